@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * libcordon: an OS-enforced sandbox for the shell commands AI coding agents run.
+ *
+ * Lifecycle of the main objects:
+ *   cordon_policy: cordon_policy_new() or cordon_policy_new_default() → setters / loaders →
+ *                  cordon_policy_resolve() → cordon_run() → cordon_policy_free().
+ *   cordon_probe:  cordon_probe_run() → cordon_probe_to_json()/..._to_text() → cordon_probe_free().
+ *
+ * Error convention (docs/design/errors.md): every public function that can fail returns 0 on
+ * success or a negative errno, and, when given a non-NULL cordon_error, fills it with a code from
+ * the closed set below and a message that says what failed and how to fix it. The library never
+ * prints and never exits.
+ *
+ * Strings passed in are copied; strings returned with "caller frees" must be released with free().
+ */
+#ifndef CORDON_CORDON_H
+#define CORDON_CORDON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CORDON_PUBLIC __attribute__((visibility("default")))
+
+/* The closed, documented set of error codes (SPEC.md §8). Never renumbered. */
+typedef enum cordon_code {
+        CORDON_OK = 0,
+        CORDON_SANDBOX_UNAVAILABLE = 1, /* no backend can confine on this host */
+        CORDON_POLICY_INVALID = 2,      /* the policy (file, flag or call) is malformed */
+        CORDON_POLICY_UNENFORCEABLE = 3,/* well-formed, but this backend cannot enforce all of it */
+        CORDON_LAUNCH_FAILED = 4,       /* building the sandbox failed */
+        CORDON_EXEC_FAILED = 5,         /* the command itself could not be executed */
+        CORDON_TIMEOUT = 6,             /* limits.timeout expired */
+        CORDON_KILLED = 7,              /* killed by a limit or on request */
+        CORDON_USAGE = 8,               /* bad command-line usage */
+        _CORDON_CODE_MAX,
+} cordon_code;
+
+typedef struct cordon_error {
+        cordon_code code;
+        int sys_errno;      /* the errno behind the failure, or 0 */
+        char message[1024]; /* one line, no trailing newline */
+} cordon_error;
+
+/* "SANDBOX_UNAVAILABLE", ...; "UNKNOWN" for values outside the set. Static storage. */
+CORDON_PUBLIC const char *cordon_code_name(cordon_code code);
+
+/* ---- Policy ------------------------------------------------------------------------------- */
+
+typedef enum cordon_mode {
+        CORDON_MODE_WORKSPACE_WRITE = 0, /* "chat", "workspace-write" */
+        CORDON_MODE_READ_ONLY,           /* "review", "plan", "orchestrate", "read-only" */
+        CORDON_MODE_DANGER_FULL_ACCESS,  /* "danger-full-access": no sandbox at all */
+} cordon_mode;
+
+/* Parses a mode name or alias. Returns 0, or -EINVAL for an unknown name. */
+CORDON_PUBLIC int cordon_mode_from_string(const char *name, cordon_mode *ret);
+/* Canonical name: "workspace-write", "read-only", "danger-full-access". */
+CORDON_PUBLIC const char *cordon_mode_to_string(cordon_mode mode);
+
+typedef struct cordon_policy cordon_policy;
+
+/* An empty policy layer: nothing set. Used for session and escalation layers. Caller frees with
+ * cordon_policy_free(). Returns NULL only on allocation failure. */
+CORDON_PUBLIC cordon_policy *cordon_policy_new(void);
+
+/* The built-in deployment default (the "embedded default"): workspace = cwd (writable), the rest of
+ * the filesystem readable, the secret set unreadable, the mandatory write-deny set inside every
+ * writable root and $HOME, default deny-create names, network off. `cwd` and `home` must be
+ * absolute. */
+CORDON_PUBLIC int cordon_policy_new_default(const char *cwd, const char *home,
+                                            cordon_policy **ret, cordon_error *err);
+
+CORDON_PUBLIC void cordon_policy_free(cordon_policy *policy);
+
+/* Merges a JSON policy file into `policy` (lists append, scalars replace). Unknown keys and bad
+ * values fail with CORDON_POLICY_INVALID and a "file:line:col: ..." message. On failure `policy` is
+ * left unchanged. */
+CORDON_PUBLIC int cordon_policy_load_file(cordon_policy *policy, const char *path,
+                                          cordon_error *err);
+/* Same, from a buffer; `origin` names it in error messages. */
+CORDON_PUBLIC int cordon_policy_load_string(cordon_policy *policy, const char *json, size_t len,
+                                            const char *origin, cordon_error *err);
+
+/* Setters. Paths must be absolute (-EINVAL otherwise); strings are copied. */
+CORDON_PUBLIC int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode);
+CORDON_PUBLIC int cordon_policy_set_session_id(cordon_policy *p, const char *id);
+CORDON_PUBLIC int cordon_policy_set_workdir(cordon_policy *p, const char *dir);
+CORDON_PUBLIC int cordon_policy_set_network_enabled(cordon_policy *p, bool enabled);
+CORDON_PUBLIC int cordon_policy_add_bind(cordon_policy *p, const char *host_path, bool read_only);
+CORDON_PUBLIC int cordon_policy_add_protected_path(cordon_policy *p, const char *path);
+CORDON_PUBLIC int cordon_policy_add_runner_state_dir(cordon_policy *p, const char *path);
+CORDON_PUBLIC int cordon_policy_add_deny_read(cordon_policy *p, const char *path);
+CORDON_PUBLIC int cordon_policy_add_deny_write(cordon_policy *p, const char *path);
+/* A glob over a file name (not a path): '*', '?', '[...]'; matched case-insensitively. */
+CORDON_PUBLIC int cordon_policy_add_deny_create_name(cordon_policy *p, const char *glob);
+CORDON_PUBLIC int cordon_policy_env_pass(cordon_policy *p, const char *name);
+CORDON_PUBLIC int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value);
+/* A glob over variable names, e.g. "*_TOKEN". */
+CORDON_PUBLIC int cordon_policy_env_scrub(cordon_policy *p, const char *glob);
+CORDON_PUBLIC int cordon_policy_set_timeout_ms(cordon_policy *p, uint64_t ms);
+CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t bytes);
+CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);
+CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
+
+/* Per-call resolution (SPEC.md §3.1): approved escalation > session > deployment default. Any layer
+ * but `deployment_default` may be NULL. Scalars come from the highest layer that sets them; lists
+ * are the union of all layers (a higher layer cannot remove a deny rule). The result is a new,
+ * complete policy that shares nothing with its inputs. */
+CORDON_PUBLIC int cordon_policy_resolve(const cordon_policy *deployment_default,
+                                        const cordon_policy *session,
+                                        const cordon_policy *approved_escalation,
+                                        cordon_policy **ret, cordon_error *err);
+
+#define CORDON_JSON_WITH_PLAN (1u << 0) /* include the derived plan (mounts, Landlock, seccomp, env) */
+/* The policy as JSON text, caller frees. `environ` (may be NULL) is the environment the plan's
+ * env section is computed from. */
+CORDON_PUBLIC int cordon_policy_to_json(const cordon_policy *p, unsigned flags,
+                                        char *const *environ, char **ret, cordon_error *err);
+
+/* ---- Running a command -------------------------------------------------------------------- */
+
+typedef enum cordon_backend {
+        CORDON_BACKEND_AUTO = 0, /* the best available, stepping down only as SPEC.md §4 allows */
+        CORDON_BACKEND_NATIVE,
+        CORDON_BACKEND_LANDLOCK,
+        CORDON_BACKEND_MICROVM,
+        CORDON_BACKEND_NONE,     /* explicit opt-out: no confinement */
+} cordon_backend;
+
+CORDON_PUBLIC const char *cordon_backend_to_string(cordon_backend backend);
+/* Parses a backend name for the command line: unknown names are -EINVAL (a usage error). */
+CORDON_PUBLIC int cordon_backend_from_string(const char *name, cordon_backend *ret);
+
+typedef struct cordon_run_options {
+        cordon_backend backend;
+        char *const *environ;   /* the environment to filter for the command; NULL = environ */
+} cordon_run_options;
+
+typedef struct cordon_run_result {
+        cordon_backend backend; /* the backend actually used */
+        int wait_status;        /* raw wait(2) status of the command */
+        int exit_code;          /* the status cordon exits with: the command's, or 128+signal */
+} cordon_run_result;
+
+/* Runs argv[0] (searched in the sandbox's PATH) under `policy`, with the caller's fds 0-2, and
+ * waits for it. Returns 0 when the command ran (whatever its status), or a negative errno with
+ * `err` set when the sandbox could not be built or the command could not be executed: then nothing
+ * of the command ran unconfined. */
+CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
+                             const cordon_run_options *opts, cordon_run_result *ret,
+                             cordon_error *err);
+
+/* ---- Probe -------------------------------------------------------------------------------- */
+
+typedef struct cordon_probe cordon_probe;
+
+/* Probes the host once (user namespaces, Landlock ABI, seccomp user notification, KVM). */
+CORDON_PUBLIC int cordon_probe_run(cordon_probe **ret, cordon_error *err);
+CORDON_PUBLIC void cordon_probe_free(cordon_probe *probe);
+/* Caller frees. */
+CORDON_PUBLIC char *cordon_probe_to_json(const cordon_probe *probe);
+CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
+
+CORDON_PUBLIC const char *cordon_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

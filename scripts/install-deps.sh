@@ -1,0 +1,17 @@
+#!/bin/sh
+# Installs the Debian packages cordon needs to build, test and benchmark, when any is missing.
+# Used by `make demo`, `make check` and .ci/run; safe to run again.
+set -eu
+pkgs="build-essential meson ninja-build pkg-config libjansson-dev libseccomp-dev libcmocka-dev
+      clang libclang-rt-14-dev bubblewrap util-linux passwd git python3 make"
+missing=""
+for p in $pkgs; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+                || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "installing:$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan: a resolved policy turned into plain data that the Linux backend applies verbatim.
+ * Building a plan reads the filesystem (to resolve symlinks and see what exists) but changes no
+ * kernel state, so every part of it is unit-tested without namespaces, and `cordon policy show
+ * --json` prints it. Only src/linux/ applies a plan. */
+#pragma once
+
+#include "policy/policy.h"
+
+/* One step of building the sandbox's root. Applied in array order; the plan orders them so that a
+ * path's parents are mounted before it (depth first, then kind). */
+typedef enum mount_op_kind {
+        MOUNT_OP_ROOT_RO,   /* the host's root, recursively, read-only, nosuid: `path` is "/" */
+        MOUNT_OP_DEV,       /* a minimal /dev: null zero full random urandom tty, pts, shm, fd links */
+        MOUNT_OP_PROC,      /* a fresh procfs for the sandbox's PID namespace at /proc */
+        MOUNT_OP_TMPFS,     /* an empty private tmpfs (e.g. /tmp), writable */
+        MOUNT_OP_BIND_RW,   /* the host tree at `path`, at the same path, writable, nosuid, nodev */
+        MOUNT_OP_BIND_RO,   /* the host tree at `path`, at the same path, read-only */
+        MOUNT_OP_HIDE,      /* cover `path`: an empty read-only dir (is_dir) or empty file */
+        _MOUNT_OP_MAX,
+} mount_op_kind;
+
+typedef struct mount_op {
+        mount_op_kind kind;
+        char *path;   /* absolute, symlink-free (resolved) */
+        bool is_dir;  /* what exists at `path` on the host (BIND_*, HIDE) */
+        const char *why; /* static text: "writable root", "protected path", "secret", ... */
+} mount_op;
+
+/* Landlock, as data. The backend handles only write-type access (reads are governed by the mount
+ * plan, which can hide a secret inside a readable tree; Landlock cannot). */
+typedef struct landlock_rule {
+        char *path;      /* absolute, resolved; opened O_PATH at apply time */
+        bool write;      /* true: every write right beneath `path`; false: nothing (placeholder) */
+} landlock_rule;
+
+/* The creation-time name rules the seccomp supervisor enforces (src/plan/name-rules.c). */
+typedef struct name_rules {
+        /* Absolute paths or path globs (fnmatch FNM_PATHNAME) that must not come into existence,
+         * be renamed, or have anything created beneath them; their ancestors may not be renamed
+         * away nor renamed into place. Each listed literal and symlink-resolved. */
+        strv protected;
+        /* File-name globs (denyCreateNames): FNM_CASEFOLD, no FNM_PERIOD (so "*.pem" catches
+         * ".id.pem"). */
+        strv deny_names;
+} name_rules;
+
+typedef struct plan {
+        cordon_mode mode;
+        char *workdir;         /* absolute; where the command starts */
+        strv writable_roots;   /* resolved absolute paths, in mount order */
+
+        mount_op *mounts;
+        size_t n_mounts;
+
+        landlock_rule *landlock;
+        size_t n_landlock;
+
+        name_rules names;
+
+        strv env;              /* "NAME=value" entries, the command's whole environment */
+        strv env_scrubbed;     /* names removed (for display only; never values) */
+
+        uint64_t timeout_ms, memory_bytes, pids, cpu_seconds;
+} plan;
+
+/* Builds the plan for a resolved policy. `home` is the invoking user's home (absolute), `cwd` the
+ * current directory, `environ` the environment to filter (may be NULL). Fails with
+ * CORDON_POLICY_INVALID for contradictions (e.g. a writable root inside a secret directory) and
+ * CORDON_POLICY_UNENFORCEABLE for fields the native backend cannot honour yet. */
+int plan_build(const cordon_policy *policy, const char *home, const char *cwd,
+               char *const *environ, plan **ret, cordon_error *err);
+void plan_free(plan *p);
+
+const char *mount_op_kind_to_string(mount_op_kind kind);
+
+/* Returns a jansson json_t * (as void * so this header needs no jansson include); caller
+ * json_decref()s. */
+void *plan_to_json(const plan *p);
+
+/* The secret read-deny set (SPEC.md §5) relative to $HOME, and the mandatory write-deny names
+ * relative to each writable root and $HOME. NULL-terminated static arrays. */
+extern const char *const plan_secret_home_paths[];
+extern const char *const plan_mandatory_protected_names[];
+extern const char *const plan_default_deny_create_names[];
+extern const char *const plan_default_env_scrub[];

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "util/util.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+int safe_close(int fd) {
+        if (fd >= 0)
+                (void) close(fd); /* nothing useful to do with a close error on our own fd */
+        return -1;
+}
+
+ssize_t write_all(int fd, const void *buf, size_t len) {
+        const char *p = buf;
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = write(fd, p + done, len - done);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                done += (size_t) n;
+        }
+        return (ssize_t) done;
+}
+
+ssize_t read_full(int fd, void *buf, size_t len) {
+        char *p = buf;
+        size_t done = 0;
+        while (done < len) {
+                ssize_t n = read(fd, p + done, len - done);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                done += (size_t) n;
+        }
+        return (ssize_t) done;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return -errno;
+        size_t cap = 4096, len = 0;
+        _cleanup_free_ char *buf = malloc(cap + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                if (len == cap) {
+                        if (cap >= max)
+                                return -EFBIG;
+                        size_t ncap = cap * 2 > max ? max : cap * 2;
+                        char *nb = realloc(buf, ncap + 1);
+                        if (!nb)
+                                return -ENOMEM;
+                        buf = nb;
+                        cap = ncap;
+                }
+                ssize_t n = read(fd, buf + len, cap - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+        }
+        buf[len] = '\0';
+        if (ret_len)
+                *ret_len = len;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int cordon_set_error(cordon_error *err, cordon_code code, int sys_errno, const char *fmt, ...) {
+        if (sys_errno < 0)
+                sys_errno = -sys_errno;
+        if (err) {
+                va_list ap;
+                err->code = code;
+                err->sys_errno = sys_errno;
+                va_start(ap, fmt);
+                (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                va_end(ap);
+                /* One line by contract: fold any newline a path or value smuggled in. */
+                for (char *c = err->message; *c; c++)
+                        if (*c == '\n' || *c == '\r')
+                                *c = ' ';
+        }
+        return sys_errno > 0 ? -sys_errno : -EINVAL;
+}
+
+void cordon_error_prefix(cordon_error *err, const char *fmt, ...) {
+        if (!err)
+                return;
+        char prefix[512], old[sizeof(err->message)];
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(prefix, sizeof(prefix), fmt, ap);
+        va_end(ap);
+        memcpy(old, err->message, sizeof(old));
+        (void) snprintf(err->message, sizeof(err->message), "%s: %s", prefix, old);
+}
+
+const char *cordon_code_name(cordon_code code) {
+        static const char *const names[_CORDON_CODE_MAX] = {
+                [CORDON_OK] = "OK",
+                [CORDON_SANDBOX_UNAVAILABLE] = "SANDBOX_UNAVAILABLE",
+                [CORDON_POLICY_INVALID] = "POLICY_INVALID",
+                [CORDON_POLICY_UNENFORCEABLE] = "POLICY_UNENFORCEABLE",
+                [CORDON_LAUNCH_FAILED] = "LAUNCH_FAILED",
+                [CORDON_EXEC_FAILED] = "EXEC_FAILED",
+                [CORDON_TIMEOUT] = "TIMEOUT",
+                [CORDON_KILLED] = "KILLED",
+                [CORDON_USAGE] = "USAGE",
+        };
+        if ((unsigned) code >= _CORDON_CODE_MAX || !names[code])
+                return "UNKNOWN";
+        return names[code];
+}
+
+/* ---- strv --------------------------------------------------------------------------------- */
+
+int strv_push_take(strv *s, char *str) {
+        if (!str)
+                return -ENOMEM;
+        char **nv = realloc(s->v, (s->n + 2) * sizeof(char *));
+        if (!nv) {
+                free(str);
+                return -ENOMEM;
+        }
+        s->v = nv;
+        s->v[s->n++] = str;
+        s->v[s->n] = NULL;
+        return 0;
+}
+
+int strv_push(strv *s, const char *str) {
+        return strv_push_take(s, strdup(str));
+}
+
+bool strv_contains(const strv *s, const char *str) {
+        for (size_t i = 0; i < s->n; i++)
+                if (strcmp(s->v[i], str) == 0)
+                        return true;
+        return false;
+}
+
+int strv_push_unique(strv *s, const char *str) {
+        if (strv_contains(s, str))
+                return 0;
+        return strv_push(s, str);
+}
+
+int strv_extend(strv *dst, const strv *src) {
+        for (size_t i = 0; i < src->n; i++) {
+                int r = strv_push_unique(dst, src->v[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int strv_copy(strv *dst, const strv *src) {
+        for (size_t i = 0; i < src->n; i++) {
+                int r = strv_push(dst, src->v[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void strv_done(strv *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i]);
+        free(s->v);
+        s->v = NULL;
+        s->n = 0;
+}
+
+/* ---- paths -------------------------------------------------------------------------------- */
+
+bool path_is_absolute(const char *p) {
+        return p && p[0] == '/';
+}
+
+int path_normalize(const char *in, char **ret) {
+        if (!path_is_absolute(in))
+                return -EINVAL;
+        size_t len = strlen(in);
+        if (len >= PATH_MAX)
+                return -ENAMETOOLONG;
+        char *out = malloc(len + 2);
+        if (!out)
+                return -ENOMEM;
+        size_t o = 0;
+        const char *p = in;
+        while (*p) {
+                while (*p == '/')
+                        p++;
+                if (!*p)
+                        break;
+                const char *e = strchrnul(p, '/');
+                size_t cl = (size_t) (e - p);
+                if (cl == 1 && p[0] == '.') {
+                        p = e;
+                        continue;
+                }
+                if (cl == 2 && p[0] == '.' && p[1] == '.') {
+                        free(out); /* ".." would need the filesystem to resolve honestly */
+                        return -EINVAL;
+                }
+                out[o++] = '/';
+                memcpy(out + o, p, cl);
+                o += cl;
+                p = e;
+        }
+        if (o == 0)
+                out[o++] = '/';
+        out[o] = '\0';
+        *ret = out;
+        return 0;
+}
+
+bool path_startswith(const char *path, const char *prefix) {
+        size_t pl = strlen(prefix);
+        while (pl > 1 && prefix[pl - 1] == '/')
+                pl--;
+        if (pl == 1 && prefix[0] == '/')
+                return path[0] == '/';
+        if (strncmp(path, prefix, pl) != 0)
+                return false;
+        return path[pl] == '\0' || path[pl] == '/';
+}
+
+char *path_join(const char *a, const char *b) {
+        size_t al = strlen(a);
+        while (al > 0 && a[al - 1] == '/')
+                al--;
+        while (*b == '/')
+                b++;
+        size_t bl = strlen(b);
+        char *r = malloc(al + 1 + bl + 1);
+        if (!r)
+                return NULL;
+        memcpy(r, a, al);
+        r[al] = '/';
+        memcpy(r + al + 1, b, bl + 1);
+        return r;
+}
+
+/* ---- numbers ------------------------------------------------------------------------------ */
+
+int parse_u64(const char *s, uint64_t *ret) {
+        if (!s || !isdigit((unsigned char) s[0]))
+                return -EINVAL;
+        uint64_t v = 0;
+        for (const char *c = s; *c; c++) {
+                if (!isdigit((unsigned char) *c))
+                        return -EINVAL;
+                unsigned d = (unsigned) (*c - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+struct unit {
+        const char *sfx;
+        uint64_t mul;
+};
+
+static int parse_with_suffix(const char *s, const struct unit *units, size_t n_units,
+                             uint64_t *ret) {
+        if (!s || !isdigit((unsigned char) s[0]))
+                return -EINVAL;
+        size_t digits = strspn(s, "0123456789");
+        if (digits > 20)
+                return -ERANGE;
+        char num[21];
+        memcpy(num, s, digits);
+        num[digits] = '\0';
+        uint64_t v;
+        int r = parse_u64(num, &v);
+        if (r < 0)
+                return r;
+        const char *sfx = s + digits;
+        for (size_t i = 0; i < n_units; i++) {
+                if (strcmp(sfx, units[i].sfx) != 0)
+                        continue;
+                if (units[i].mul != 0 && v > UINT64_MAX / units[i].mul)
+                        return -ERANGE;
+                *ret = v * units[i].mul;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int parse_size(const char *s, uint64_t *ret) {
+        static const struct unit units[] = {
+                { "", 1 }, { "K", 1ULL << 10 }, { "M", 1ULL << 20 }, { "G", 1ULL << 30 },
+                { "KiB", 1ULL << 10 }, { "MiB", 1ULL << 20 }, { "GiB", 1ULL << 30 },
+        };
+        return parse_with_suffix(s, units, ELEMENTSOF(units), ret);
+}
+
+int parse_duration_ms(const char *s, uint64_t *ret) {
+        static const struct unit units[] = {
+                { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 },
+        };
+        return parse_with_suffix(s, units, ELEMENTSOF(units), ret);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal helpers shared by every module: cleanup attributes, ownership transfer, small checked
+ * wrappers. Conventions (docs/design/errors.md): internal functions return >= 0 or -errno. */
+#pragma once
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cordon/cordon.h"
+
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _unused_ __attribute__((unused))
+#define _noreturn_ __attribute__((noreturn))
+#define _printf_(a, b) __attribute__((format(printf, a, b)))
+#define _warn_unused_ __attribute__((warn_unused_result))
+
+#define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
+
+static inline void freep(void *p) {
+        free(*(void **) p);
+}
+#define _cleanup_free_ _cleanup_(freep)
+
+static inline void closep(int *fd) {
+        if (*fd >= 0) {
+                int saved = errno;
+                (void) close(*fd); /* close(2) errors on a read-only/path fd carry no information */
+                errno = saved;
+        }
+}
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Hand ownership out of a _cleanup_ variable. */
+#define TAKE_PTR(p)                                                                               \
+        ({                                                                                        \
+                __typeof__(p) _tp = (p);                                                          \
+                (p) = NULL;                                                                       \
+                _tp;                                                                              \
+        })
+#define TAKE_FD(fd)                                                                               \
+        ({                                                                                        \
+                int _tf = (fd);                                                                   \
+                (fd) = -1;                                                                        \
+                _tf;                                                                              \
+        })
+
+/* Closes fd if >= 0 and returns -1, for "fd = safe_close(fd);". */
+int safe_close(int fd);
+
+/* Retries on EINTR; returns bytes or -errno. Loops until all is written. */
+ssize_t write_all(int fd, const void *buf, size_t len);
+/* Reads until len bytes or EOF; returns bytes read or -errno. */
+ssize_t read_full(int fd, void *buf, size_t len);
+/* Reads a whole (small) file below max bytes; NUL-terminated. Returns 0 or -errno (-EFBIG). */
+int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+
+/* Error reporting into a public cordon_error (NULL-safe). Returns -abs(sys_errno) or -EINVAL so
+ * callers can `return cordon_set_error(...)`. */
+int cordon_set_error(cordon_error *err, cordon_code code, int sys_errno, const char *fmt, ...)
+        _printf_(4, 5);
+/* Prefixes context to an already-set message: "context: previous message". */
+void cordon_error_prefix(cordon_error *err, const char *fmt, ...) _printf_(2, 3);
+
+/* ---- A growable vector of owned strings, NULL-terminated. ------------------------------------ */
+typedef struct strv {
+        char **v;  /* v[n] == NULL when v != NULL */
+        size_t n;
+} strv;
+
+int strv_push(strv *s, const char *str);         /* copies */
+int strv_push_take(strv *s, char *str);          /* takes ownership (also on failure) */
+int strv_push_unique(strv *s, const char *str);  /* copies unless already present */
+bool strv_contains(const strv *s, const char *str);
+int strv_extend(strv *dst, const strv *src);     /* copies each */
+int strv_copy(strv *dst, const strv *src);       /* dst must be empty */
+void strv_done(strv *s);                         /* frees content, leaves {NULL,0} */
+
+/* Path helpers (pure string operations, no filesystem access). */
+bool path_is_absolute(const char *p);
+/* Lexical normalisation: collapses "//", "/./", trailing "/"; refuses ".." (returns -EINVAL). */
+int path_normalize(const char *in, char **ret);
+/* True when `path` is `prefix` or beneath it (component-wise). */
+bool path_startswith(const char *path, const char *prefix);
+/* "a" + "/" + "b" with exactly one slash. */
+char *path_join(const char *a, const char *b);
+
+/* Checked decimal/size parsing: "512", "64M", "1G" (binary units). -EINVAL / -ERANGE. */
+int parse_u64(const char *s, uint64_t *ret);
+int parse_size(const char *s, uint64_t *ret);
+/* "30", "30s", "500ms", "2m" → milliseconds. */
+int parse_duration_ms(const char *s, uint64_t *ret);
