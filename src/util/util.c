@@ -108,7 +108,16 @@ void cordon_error_prefix(cordon_error *err, const char *fmt, ...) {
         (void) vsnprintf(prefix, sizeof(prefix), fmt, ap);
         va_end(ap);
         memcpy(old, err->message, sizeof(old));
-        (void) snprintf(err->message, sizeof(err->message), "%s: %s", prefix, old);
+        /* Truncation is intended: the message is one bounded line. */
+        size_t pl = strnlen(prefix, sizeof(prefix)), cap = sizeof(err->message) - 1, o = 0;
+        const char *parts[] = { prefix, ": ", old };
+        size_t lens[] = { pl, 2, strnlen(old, sizeof(old)) };
+        for (size_t i = 0; i < ELEMENTSOF(parts) && o < cap; i++) {
+                size_t n = lens[i] < cap - o ? lens[i] : cap - o;
+                memcpy(err->message + o, parts[i], n);
+                o += n;
+        }
+        err->message[o] = '\0';
 }
 
 const char *cordon_code_name(cordon_code code) {
