@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordon_run(): plans the sandbox, starts its processes (linux/sandbox.h), and turns what they
+ * report into the run's result or a structured error. */
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "linux/landlock.h"
+#include "linux/report.h"
+#include "linux/sandbox.h"
+#include "plan/plan.h"
+
+extern char **environ;
+
+typedef struct run_state {
+        bool have_status;
+        int status;         /* the command's wait status */
+        bool have_fatal;
+        cordon_error fatal; /* the first failure reported */
+        bool timed_out;
+} run_state;
+
+static char *home_dir(char *const *env) {
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
+                        return strdup(env[i] + 5);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
+            res->pw_dir[0] == '/')
+                return strdup(res->pw_dir);
+        return NULL;
+}
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void handle_msg(run_state *st, const report_msg *m) {
+        switch ((report_type) m->type) {
+        case REPORT_FATAL:
+                if (!st->have_fatal) {
+                        st->have_fatal = true;
+                        (void) cordon_set_error(&st->fatal, (cordon_code) m->code, m->sys_errno,
+                                                "%s", m->text);
+                }
+                break;
+        case REPORT_CHILD_STATUS:
+                st->have_status = true;
+                st->status = m->status;
+                break;
+        case REPORT_VIOLATION: /* recorded for the events stream (observability issue) */
+        case REPORT_READY:
+        default:
+                break;
+        }
+}
+
+/* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. */
+static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
+        int64_t deadline = timeout_ms ? now_ms() + (int64_t) timeout_ms : -1;
+        for (;;) {
+                int wait = -1;
+                if (deadline >= 0 && !st->timed_out) {
+                        int64_t left = deadline - now_ms();
+                        wait = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
+                }
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                int n = poll(&pfd, 1, wait);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0) {
+                        /* The monitor's death takes init and the whole PID namespace with it. */
+                        st->timed_out = true;
+                        (void) kill(child, SIGKILL);
+                        continue;
+                }
+                report_msg m;
+                int r = report_read(fd, &m);
+                if (r == 0)
+                        return 0;
+                if (r < 0 && r != -EBADMSG)
+                        return r;
+                if (r > 0)
+                        handle_msg(st, &m);
+        }
+}
+
+static int finish(run_state *st, pid_t child, int child_status_direct, bool direct,
+                  const plan *p, cordon_run_result *ret, cordon_error *err) {
+        if (st->timed_out)
+                return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
+                                        "the command ran longer than limits.timeout (%llu ms) "
+                                        "and was killed with everything it started",
+                                        (unsigned long long) p->timeout_ms);
+        if (st->have_fatal) {
+                if (err)
+                        *err = st->fatal;
+                return -(st->fatal.sys_errno ? st->fatal.sys_errno : EINVAL);
+        }
+        int status = direct ? child_status_direct : st->status;
+        if (!direct && !st->have_status)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ECHILD,
+                                        "the sandbox monitor ended without reporting the "
+                                        "command's status (monitor wait status 0x%x)",
+                                        (unsigned) child_status_direct);
+        ret->wait_status = status;
+        ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+                         : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 125;
+        (void) child;
+        return 0;
+}
+
+static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
+                          cordon_run_result *ret, cordon_error *err) {
+        int fds[2];
+        int r = report_channel(fds);
+        if (r < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
+                                        "cannot create the report channel: %s", strerror(-r));
+        pid_t launcher = getpid();
+        pid_t child = fork();
+        if (child < 0) {
+                int e = errno;
+                safe_close(fds[0]);
+                safe_close(fds[1]);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
+        }
+        if (child == 0) {
+                (void) close(fds[0]);
+                if (confined)
+                        sandbox_monitor_main(p, argv, fds[1], launcher);
+                sandbox_unconfined_main(p, argv, fds[1]);
+        }
+        safe_close(fds[1]);
+        run_state st = { 0 };
+        r = collect(fds[0], child, p->timeout_ms, &st);
+        safe_close(fds[0]);
+        if (r < 0)
+                (void) kill(child, SIGKILL); /* fail closed: never leave a sandbox unattended */
+        int cst = 0;
+        while (waitpid(child, &cst, 0) < 0 && errno == EINTR)
+                ;
+        if (r < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
+                                        "lost the report channel: %s", strerror(-r));
+        return finish(&st, child, cst, !confined, p, ret, err);
+}
+
+static int check_backend(cordon_backend b, cordon_error *err) {
+        switch (b) {
+        case CORDON_BACKEND_AUTO:
+        case CORDON_BACKEND_NATIVE:
+                break;
+        case CORDON_BACKEND_LANDLOCK:
+        case CORDON_BACKEND_MICROVM:
+                /* SPEC.md §4: an explicitly requested backend never steps down. */
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                        "refusing to run the command unconfined: the %s backend "
+                                        "is not available in this build; hint: use --backend "
+                                        "native (see 'cordon probe')",
+                                        cordon_backend_to_string(b));
+        case CORDON_BACKEND_NONE:
+        default:
+                break;
+        }
+        if (landlock_abi() < 1)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOSYS,
+                                        "refusing to run the command unconfined: Landlock is not "
+                                        "available on this kernel; hint: enable unprivileged user "
+                                        "namespaces and a Landlock-enforcing kernel "
+                                        "(lsm=...,landlock), see 'cordon probe'");
+        return 0;
+}
+
+int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               cordon_run_result *ret, cordon_error *err) {
+        if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
+        cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
+        char *const *env = opts && opts->environ ? opts->environ : environ;
+        _cleanup_free_ char *home = home_dir(env);
+        _cleanup_free_ char *cwd = getcwd(NULL, 0);
+        if (!home || !cwd)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
+                                        "cannot determine the %s directory",
+                                        home ? "current" : "home");
+        plan *p = NULL;
+        int r = plan_build(policy, home, cwd, env, &p, err);
+        if (r < 0)
+                return r;
+        bool unconfined = p->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
+                          backend == CORDON_BACKEND_NONE;
+        *ret = (cordon_run_result) { .backend = unconfined ? CORDON_BACKEND_NONE
+                                                           : CORDON_BACKEND_NATIVE };
+        r = unconfined ? 0 : check_backend(backend, err);
+        if (r >= 0)
+                r = spawn_and_wait(p, argv, !unconfined, ret, err);
+        plan_free(p);
+        return r;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Credentials and process attributes of the sandbox's setup processes. Each returns 0 or -errno. */
+#pragma once
+
+#include <sys/types.h>
+
+/* Maps exactly one uid and gid (the caller's own) into the user namespace the caller just
+ * unshared: the command keeps its identity, and no other id exists inside, so set*id() can change
+ * nothing. Writes "deny" to setgroups first (required to write gid_map unprivileged). */
+int userns_map_self(uid_t outer_uid, gid_t outer_gid);
+
+/* Drops every capability for good: ambient and inheritable cleared, bounding set emptied,
+ * securebits NOROOT/NO_SETUID_FIXUP/KEEP_CAPS/NO_CAP_AMBIENT_RAISE set and locked (so uid 0 inside
+ * does not regain capabilities at execve), then effective/permitted emptied. */
+int process_drop_capabilities(void);
+
+/* Dies with SIGKILL when the parent thread dies; fails with -ESRCH if the parent is already gone
+ * (then the caller must exit: nothing may outlive the launcher). `expected_parent` <= 0 skips the
+ * check (PID namespace init, whose parent is outside and reads as 0). */
+int process_die_with_parent(pid_t expected_parent);
+
+/* Closes every fd >= 3 except `keep` (may be -1). */
+int process_close_fds_except(int keep);

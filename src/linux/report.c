@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "linux/report.h"
+
+#include <stdio.h>
+#include <sys/socket.h>
+
+int report_channel(int fds[2]) {
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
+                return -errno;
+        return 0;
+}
+
+static void report_send(int fd, report_msg *m) {
+        size_t len = offsetof(report_msg, text) + m->text_len;
+        /* A failed report cannot be reported; the launcher then sees EOF without a status and
+         * fails closed with LAUNCH_FAILED. */
+        (void) write_all(fd, m, len);
+}
+
+void report_fatal(int fd, cordon_code code, int sys_errno, const char *fmt, ...) {
+        report_msg m = { .type = REPORT_FATAL, .code = code, .sys_errno = sys_errno };
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(m.text, sizeof(m.text), fmt, ap);
+        va_end(ap);
+        m.text_len = n < 0 ? 0 : (size_t) n >= sizeof(m.text) ? sizeof(m.text) - 1 : (uint32_t) n;
+        report_send(fd, &m);
+}
+
+void report_error(int fd, const cordon_error *err) {
+        report_fatal(fd, err->code, err->sys_errno, "%s", err->message);
+}
+
+void report_child_status(int fd, int wait_status) {
+        report_msg m = { .type = REPORT_CHILD_STATUS, .status = wait_status };
+        report_send(fd, &m);
+}
+
+void report_ready(int fd) {
+        report_msg m = { .type = REPORT_READY };
+        report_send(fd, &m);
+}
+
+void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
+        report_msg m = { .type = REPORT_VIOLATION };
+        const char *parts[] = { syscall ? syscall : "", path ? path : "", rule ? rule : "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                size_t l = strnlen(parts[i], 1000);
+                if (o + l + 1 > sizeof(m.text))
+                        break;
+                memcpy(m.text + o, parts[i], l);
+                o += l;
+                m.text[o++] = '\0';
+        }
+        m.text_len = (uint32_t) o;
+        report_send(fd, &m);
+}
+
+int report_read(int fd, report_msg *msg) {
+        memset(msg, 0, sizeof(*msg));
+        /* SOCK_SEQPACKET: one read returns exactly one record. */
+        ssize_t n;
+        do
+                n = read(fd, msg, sizeof(*msg));
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        if (n == 0)
+                return 0;
+        if ((size_t) n < offsetof(report_msg, text) ||
+            msg->text_len != (size_t) n - offsetof(report_msg, text) ||
+            msg->text_len >= sizeof(msg->text))
+                return -EBADMSG;
+        msg->text[msg->text_len] = '\0';
+        return 1;
+}

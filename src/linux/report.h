@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The report channel: how the sandbox's setup processes (monitor, init, command before exec) tell
+ * the launching process what happened, so a launch fails synchronously with a real error code
+ * (STYLE.md §8). It is a SOCK_SEQPACKET socketpair, so each message is one record that never
+ * interleaves with another process's, and it is close-on-exec: a successful exec closes the
+ * command's copy. */
+#pragma once
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include "util/util.h"
+
+typedef enum report_type {
+        REPORT_FATAL = 1,     /* setup failed: code, sys_errno, text */
+        REPORT_CHILD_STATUS,  /* the command's raw wait status in `status` */
+        REPORT_VIOLATION,     /* a creation-rule refusal: text = "syscall\0path\0rule" */
+        REPORT_READY,         /* the command is about to be executed */
+} report_type;
+
+typedef struct report_msg {
+        uint32_t type;
+        int32_t code;
+        int32_t sys_errno;
+        int32_t status;
+        uint32_t text_len;
+        char text[3072];
+} report_msg;
+
+_Static_assert(sizeof(report_msg) <= 4096, "report messages stay small");
+
+/* A connected pair: [0] for the launcher to read, [1] for the sandbox side. */
+int report_channel(int fds[2]);
+
+/* Sends a failure; usable after fork (no allocation, async-signal-safe apart from vsnprintf). */
+void report_fatal(int fd, cordon_code code, int sys_errno, const char *fmt, ...) _printf_(4, 5);
+/* Forwards a cordon_error filled by a library function. */
+void report_error(int fd, const cordon_error *err);
+void report_child_status(int fd, int wait_status);
+void report_ready(int fd);
+void report_violation(int fd, const char *syscall, const char *path, const char *rule);
+
+/* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */
+int report_read(int fd, report_msg *msg);

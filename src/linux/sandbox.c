@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "linux/sandbox.h"
+
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "linux/fdpass.h"
+#include "linux/landlock.h"
+#include "linux/mount.h"
+#include "linux/process.h"
+#include "linux/report.h"
+#include "linux/seccomp.h"
+#include "linux/supervisor.h"
+
+extern char **environ;
+
+#define SANDBOX_NAMESPACES                                                                        \
+        (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+
+static _noreturn_ void fail(int report_fd, cordon_code code, int e, const char *what) {
+        report_fatal(report_fd, code, e, "%s: %s", what, strerror(e < 0 ? -e : e));
+        _exit(125);
+}
+
+static _noreturn_ void fail_error(int report_fd, const cordon_error *err) {
+        report_error(report_fd, err);
+        _exit(125);
+}
+
+/* ---- command -------------------------------------------------------------------------------- */
+
+static void apply_rlimits(const plan *p, int report_fd) {
+        struct { int res; uint64_t v; const char *name; } lim[] = {
+                { RLIMIT_CPU, p->cpu_seconds, "limits.cpu" },
+                { RLIMIT_AS, p->memory_bytes, "limits.memory" },
+                /* Counted per user namespace (Linux 5.14+), so only the sandbox's processes count. */
+                { RLIMIT_NPROC, p->pids, "limits.pids" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(lim); i++) {
+                if (lim[i].v == 0)
+                        continue;
+                struct rlimit rl = { .rlim_cur = lim[i].v, .rlim_max = lim[i].v };
+                if (setrlimit(lim[i].res, &rl) < 0)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, errno, lim[i].name);
+        }
+}
+
+static void reset_signals(void) {
+        sigset_t all;
+        sigemptyset(&all);
+        (void) sigprocmask(SIG_SETMASK, &all, NULL); /* cannot fail with a valid set */
+        for (int s = 1; s < _NSIG; s++)
+                (void) signal(s, SIG_DFL); /* EINVAL for SIGKILL/SIGSTOP and RT internals: fine */
+}
+
+static _noreturn_ void command_main(const plan *p, char *const argv[], int report_fd) {
+        /* A new session: no controlling terminal, so TIOCSTI/TIOCLINUX into the caller's
+         * terminal are impossible even if the seccomp filter were bypassed. */
+        if (setsid() < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "setsid");
+        reset_signals();
+        apply_rlimits(p, report_fd);
+        if (chdir(p->workdir) < 0)
+                report_fatal(report_fd, CORDON_LAUNCH_FAILED, errno,
+                             "cannot enter the working directory %s: %s", p->workdir,
+                             strerror(errno)), _exit(125);
+        /* Only 0-2 survive the exec; the report channel closes on success. */
+        if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "close_range");
+        environ = p->env.v ? p->env.v : (char *[]) { NULL };
+        execvp(argv[0], argv);
+        report_fatal(report_fd, CORDON_EXEC_FAILED, errno, "cannot execute '%s': %s", argv[0],
+                     strerror(errno));
+        _exit(127);
+}
+
+_noreturn_ void sandbox_unconfined_main(const plan *p, char *const argv[], int report_fd) {
+        command_main(p, argv, report_fd);
+}
+
+/* ---- init (PID 1) ----------------------------------------------------------------------------- */
+
+static _noreturn_ void reap_until(pid_t command, int report_fd) {
+        for (;;) {
+                int st;
+                pid_t w = waitpid(-1, &st, 0);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: waitpid");
+                if (w == command) {
+                        /* Exiting ends the PID namespace: the kernel kills every process left in
+                         * it, daemons included. */
+                        report_child_status(report_fd, st);
+                        _exit(0);
+                }
+        }
+}
+
+static void confine_self(const plan *p, int report_fd, int sock) {
+        cordon_error e = { 0 };
+        if (mount_proc(&e) < 0)
+                fail_error(report_fd, &e);
+        int r = process_drop_capabilities();
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot drop capabilities");
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "no_new_privs");
+        /* Non-dumpable: the command cannot open /proc/1/fd/* to reach the report channel. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "PR_SET_DUMPABLE");
+        r = sandbox_disable_core_dumps();
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot disable core dumps");
+        if (landlock_apply(p, &e) < 0)
+                fail_error(report_fd, &e);
+        int listener = -1;
+        seccomp_options so = { .notify_creates = true };
+        r = seccomp_install_sandbox_filter(&so, &listener);
+        if (r < 0)
+                report_fatal(report_fd, CORDON_POLICY_UNENFORCEABLE, r,
+                             "cannot install the seccomp filter that enforces creation-time name "
+                             "rules (%s); hint: needs seccomp user notification with "
+                             "WAIT_KILLABLE_RECV (Linux 5.19+)", strerror(-r)), _exit(125);
+        r = fd_send(sock, listener);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot hand the listener to the monitor");
+        (void) close(listener); /* a listener kept here could answer CONTINUE to itself */
+}
+
+static _noreturn_ void init_main(const plan *p, char *const argv[], int report_fd, int sock) {
+        /* The parent is outside this PID namespace (getppid() reads 0), so liveness is checked by
+         * the handshake below instead. */
+        if (process_die_with_parent(0) < 0)
+                _exit(125);
+        confine_self(p, report_fd, sock);
+        char ack;
+        if (read(sock, &ack, 1) != 1)
+                _exit(125); /* the monitor died: there is no supervisor, run nothing */
+        (void) close(sock);
+        report_ready(report_fd);
+        pid_t c = fork();
+        if (c < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: fork");
+        if (c == 0)
+                command_main(p, argv, report_fd);
+        reap_until(c, report_fd);
+}
+
+/* ---- monitor ---------------------------------------------------------------------------------- */
+
+static int loopback_up(void) {
+        _cleanup_close_ int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+                return -errno;
+        struct ifreq ifr = { 0 };
+        memcpy(ifr.ifr_name, "lo", 3);
+        if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+                return -errno;
+        ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+        if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+                return -errno;
+        return 0;
+}
+
+static void enter_namespaces(const plan *p, int report_fd) {
+        uid_t uid = getuid();
+        gid_t gid = getgid();
+        if (unshare(SANDBOX_NAMESPACES) < 0)
+                report_fatal(report_fd, CORDON_SANDBOX_UNAVAILABLE, errno,
+                             "refusing to run the command unconfined: cannot create user "
+                             "namespaces (unshare: %s); hint: enable unprivileged user namespaces "
+                             "(sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+                             "or an AppArmor profile allowing userns for cordon)",
+                             strerror(errno)), _exit(125);
+        int r = userns_map_self(uid, gid);
+        if (r < 0)
+                fail(report_fd, CORDON_SANDBOX_UNAVAILABLE, r,
+                     "refusing to run the command unconfined: cannot map ids in the user namespace");
+        cordon_error e = { 0 };
+        if (mount_build_root(p, &e) < 0)
+                fail_error(report_fd, &e);
+        /* The network namespace has only loopback, down; bring it up so local servers the command
+         * starts for itself work. Nothing outside is reachable from here. */
+        r = loopback_up();
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot bring up loopback");
+}
+
+typedef struct monitor_ctx {
+        int report_fd;
+} monitor_ctx;
+
+static void on_violation(void *userdata, const char *syscall_name, const char *path,
+                         const char *rule) {
+        const monitor_ctx *m = userdata;
+        report_violation(m->report_fd, syscall_name, path, rule);
+}
+
+static void wait_for(pid_t pid) {
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
+static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init) {
+        /* The supervisor performs creations for the command: it keeps no capability the command
+         * does not have, and nothing may attach to it. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || process_drop_capabilities() < 0 ||
+            prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+                kill(init, SIGKILL);
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: cannot drop privileges");
+        }
+        int listener = fd_recv(sock);
+        if (listener < 0) {
+                wait_for(init); /* init failed first and reported why */
+                _exit(0);
+        }
+        monitor_ctx m = { .report_fd = report_fd };
+        supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd,
+                                  .rules = &p->names, .on_violation = on_violation,
+                                  .userdata = &m };
+        supervisor *s = NULL;
+        int r = supervisor_start(&cfg, &s);
+        if (r < 0) {
+                kill(init, SIGKILL);
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot start the creation supervisor");
+        }
+        if (write(sock, "A", 1) != 1) {
+                kill(init, SIGKILL);
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: handshake");
+        }
+        wait_for(init);
+        supervisor_stop(s);
+        _exit(0);
+}
+
+_noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
+                                     pid_t launcher) {
+        if (process_die_with_parent(launcher) < 0)
+                _exit(125);
+        /* No controlling terminal: an O_CREAT open of /dev/tty performed by the supervisor must
+         * not reach the user's terminal. */
+        if (setsid() < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: setsid");
+        int r = process_close_fds_except(report_fd);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: close_range");
+        /* The host's procfs, where notification pids (from this PID namespace) are valid. */
+        int proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (proc_fd < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: open /proc");
+        enter_namespaces(p, report_fd);
+        if (unshare(CLONE_NEWPID) < 0)
+                fail(report_fd, CORDON_SANDBOX_UNAVAILABLE, errno,
+                     "refusing to run the command unconfined: cannot create a PID namespace");
+        int sp[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: socketpair");
+        pid_t init = fork();
+        if (init < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: fork");
+        if (init == 0) {
+                (void) close(sp[0]);
+                (void) close(proc_fd); /* the command's tree must never hold the host's /proc */
+                init_main(p, argv, report_fd, sp[1]);
+        }
+        (void) close(sp[1]);
+        supervise(p, report_fd, proc_fd, sp[0], init);
+}
