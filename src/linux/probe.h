@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Host probing (SPEC.md §4 "Probe"): which kernel features cordon's backends need are really
+ * usable here. Every fact is found by trying the feature (in a throw-away child when trying it
+ * changes process state), never by reading the kernel version. The public face is
+ * cordon_probe_run()/..._to_json()/..._to_text(); launch code reads the cached facts directly. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cordon/cordon.h"
+
+typedef enum probe_cgroup {
+        PROBE_CGROUP_NONE = 0, /* no cgroup2 hierarchy mounted where we look */
+        PROBE_CGROUP_HYBRID,   /* v1 at /sys/fs/cgroup, v2 only at /sys/fs/cgroup/unified */
+        PROBE_CGROUP_UNIFIED,  /* /sys/fs/cgroup is a cgroup2 mount */
+} probe_cgroup;
+
+typedef struct probe_facts {
+        char release[65];          /* uname -r */
+        bool root;                 /* effective uid 0 */
+
+        /* unshare(USER|NS|PID|NET|IPC|UTS|CGROUP) in a child, then setgroups/uid_map/gid_map and a
+         * private remount of "/" (proves CAP_SYS_ADMIN inside, which AppArmor's userns
+         * restriction would withhold). */
+        bool userns;
+        const char *userns_step;   /* static: the step that failed, NULL when usable */
+        int userns_errno;
+        long max_user_namespaces;  /* /proc/sys/user/max_user_namespaces, -1 if absent */
+        long unprivileged_userns_clone; /* /proc/sys/kernel/unprivileged_userns_clone, -1 if absent */
+        long apparmor_restrict_userns;  /* /proc/sys/kernel/apparmor_restrict_unprivileged_userns */
+
+        int landlock_abi;          /* 0 = no Landlock */
+        int landlock_errno;        /* why 0: ENOSYS (not built), EOPNOTSUPP (disabled at boot) */
+
+        bool seccomp_filter;       /* SECCOMP_RET_ERRNO filters available */
+        bool seccomp_user_notif;   /* SECCOMP_RET_USER_NOTIF available and a listener created */
+        int seccomp_listener_errno;/* why no listener (EBUSY: one exists above us already) */
+        bool seccomp_wait_killable_recv;
+        bool seccomp_addfd_send;
+
+        bool openat2;
+        probe_cgroup cgroup2;
+        bool kvm;                  /* /dev/kvm opened O_RDWR */
+        int kvm_errno;             /* ENOENT: no device; EACCES: no permission */
+} probe_facts;
+
+typedef enum probe_status {
+        PROBE_UNUSABLE = 0,
+        PROBE_PARTIAL,
+        PROBE_FULL,
+} probe_status;
+
+typedef struct probe_enforces {
+        bool fs, name_rules, network, pid, syscalls;
+} probe_enforces;
+
+typedef struct probe_backend {
+        cordon_backend backend;
+        probe_status status;
+        probe_enforces enforces;
+        bool requires_install;
+        char description[256];
+        char hint[768];
+} probe_backend;
+
+#define PROBE_N_BACKENDS 4 /* native, landlock, microvm, none: the order they are reported in */
+
+/* Probes the host now (no cache). Returns 0, or -errno when a probe could not even be attempted
+ * (pipe/fork failed): then *ret is undefined. */
+int probe_facts_collect(probe_facts *ret);
+
+/* The facts, probed on first use and cached for the life of the process; thread-safe. A failed
+ * attempt is not cached. */
+int probe_facts_get(const probe_facts **ret);
+
+/* Pure: what each backend can do given `facts`. `ret` gets PROBE_N_BACKENDS entries. */
+void probe_evaluate(const probe_facts *facts, probe_backend ret[PROBE_N_BACKENDS]);
+
+/* Pure: the backend CORDON_BACKEND_AUTO resolves to (a cordon_backend value), or -1 when no
+ * confining backend is usable: auto never steps down to "none" (SPEC.md §4). */
+int probe_default_backend(const probe_backend backends[PROBE_N_BACKENDS]);
+
+/* Accessors for a public probe result. probe_get_backend returns NULL for AUTO. */
+const probe_facts *probe_get_facts(const cordon_probe *probe);
+const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend backend);
+
+const char *probe_status_to_string(probe_status s);
+const char *probe_cgroup_to_string(probe_cgroup c);
