@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include "util/util.h"
@@ -80,6 +81,13 @@ int process_close_fds_except(int keep) {
                 first = (unsigned) keep + 1;
         }
         if (syscall(SYS_close_range, first, ~0U, 0U) < 0)
+                return -errno;
+        return 0;
+}
+
+int process_disable_core_dumps(void) {
+        struct rlimit rl = { 0, 0 };
+        if (setrlimit(RLIMIT_CORE, &rl) < 0)
                 return -errno;
         return 0;
 }

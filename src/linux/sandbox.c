@@ -116,10 +116,10 @@ static void confine_self(const plan *p, int report_fd, int sock) {
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot drop capabilities");
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "no_new_privs");
-        /* Non-dumpable: the command cannot open /proc/1/fd/* to reach the report channel. */
+        /* Non-dumpable: the command cannot open the fds under /proc/1/fd to reach the report channel. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "PR_SET_DUMPABLE");
-        r = sandbox_disable_core_dumps();
+        r = process_disable_core_dumps();
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot disable core dumps");
         if (landlock_apply(p, &e) < 0)
