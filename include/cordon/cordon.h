@@ -108,6 +108,18 @@ CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t byte
 CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);
 CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
 
+/* The mode this layer sets, or CORDON_MODE_WORKSPACE_WRITE when it sets none (the default). On a
+ * resolved policy this is the mode a run uses: consumers read it to warn before an unconfined
+ * (danger-full-access) run. */
+CORDON_PUBLIC cordon_mode cordon_policy_get_mode(const cordon_policy *p);
+
+/* The size and duration grammar shared by policy consumers (CLI flags, daemon requests), so every
+ * front end accepts the same strings. Sizes: decimal bytes with an optional binary suffix K, M, G
+ * (or KiB, MiB, GiB): "512", "64M". Durations: decimal with an optional suffix ms, s, m, h (none =
+ * seconds): "30", "500ms", "2m". Return 0, -EINVAL when malformed, -ERANGE on overflow. */
+CORDON_PUBLIC int cordon_parse_size(const char *s, uint64_t *ret);
+CORDON_PUBLIC int cordon_parse_duration_ms(const char *s, uint64_t *ret);
+
 /* Per-call resolution (SPEC.md §3.1): approved escalation > session > deployment default. Any layer
  * but `deployment_default` may be NULL. Scalars come from the highest layer that sets them; lists
  * are the union of all layers (a higher layer cannot remove a deny rule). The result is a new,
