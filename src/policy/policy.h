@@ -9,6 +9,17 @@
 #define POLICY_MAX_LIST 4096        /* entries in any one list */
 #define POLICY_MAX_STRING 4096      /* bytes in any one string (PATH_MAX) */
 #define POLICY_MAX_FILE (1u << 20)  /* bytes in a policy file */
+#define POLICY_MAX_DEPTH 16         /* nesting of JSON arrays/objects in a policy file */
+#define POLICY_MAX_ID 256           /* bytes in sessionId/workspaceId/agentId */
+#define POLICY_MAX_NAME 255         /* bytes in a file-name glob, env name or env glob (NAME_MAX) */
+#define POLICY_MAX_ENV_VALUE (1u << 16) /* bytes in one env.set value */
+
+/* Sane ranges for limits (0 means "unset" in the struct, so a setter refuses 0). */
+#define POLICY_TIMEOUT_MAX_MS (30ULL * 24 * 3600 * 1000) /* 30 days */
+#define POLICY_MEMORY_MIN (1ULL << 20)                    /* 1 MiB: less cannot exec a shell */
+#define POLICY_MEMORY_MAX (1ULL << 50)                    /* 1 PiB */
+#define POLICY_PIDS_MAX 4194304ULL                        /* PID_MAX_LIMIT on 64-bit */
+#define POLICY_CPU_MAX_S (30ULL * 24 * 3600)               /* 30 days of CPU time */
 
 typedef struct policy_bind {
         char *host_path;  /* absolute, lexically normalised */
@@ -58,5 +69,45 @@ struct cordon_policy {
         uint64_t cpu_seconds;
 };
 
-/* Deep copy of src merged over dst (src wins scalars it sets; lists union). */
+/* Deep copy of src merged over dst (src wins scalars it sets; lists union; a bind or env.set entry
+ * with the same host path / name takes src's flag / value). On failure (-ENOMEM) dst may hold part
+ * of src: merge into a scratch copy when atomicity matters (policy_dup). */
 int policy_merge(cordon_policy *dst, const cordon_policy *src);
+/* A deep copy; NULL on allocation failure. */
+cordon_policy *policy_dup(const cordon_policy *p);
+/* Swaps the contents of two policies (for "parse into a scratch copy, then commit"). */
+void policy_swap(cordon_policy *a, cordon_policy *b);
+
+/* Validators shared by the setters and the JSON loader: NULL when `s` is acceptable, else a static
+ * phrase saying what is wrong ("must be an absolute path"), used in error messages. */
+/* An absolute path, normalisable (no ".."), no control characters. In deny lists an entry with '*'
+ * or '?' is a glob (SPEC.md §5); elsewhere every character is literal. */
+const char *policy_check_path(const char *s);
+const char *policy_check_id(const char *s);
+const char *policy_check_name_glob(const char *s);
+const char *policy_check_env_name(const char *s);
+const char *policy_check_env_glob(const char *s);
+const char *policy_check_env_value(const char *s);
+const char *policy_check_host_pattern(const char *s);
+
+typedef enum policy_limit {
+        POLICY_LIMIT_TIMEOUT_MS,
+        POLICY_LIMIT_MEMORY_BYTES,
+        POLICY_LIMIT_PIDS,
+        POLICY_LIMIT_CPU_SECONDS,
+        _POLICY_LIMIT_MAX,
+} policy_limit;
+const char *policy_check_limit(policy_limit which, uint64_t v);
+
+/* Setters for fields without a public one yet (same contract as the public setters: copies,
+ * -EINVAL for bad input, -E2BIG when a list is full). */
+int policy_set_workspace_id(cordon_policy *p, const char *id);
+int policy_set_agent_id(cordon_policy *p, const char *id);
+int policy_add_exec_grant_root(cordon_policy *p, const char *path);
+int policy_add_egress_allow(cordon_policy *p, const char *pattern);
+int policy_add_unix_socket(cordon_policy *p, const char *path);
+
+/* The layer as a jansson json_t * object in the policy-file schema (docs/policy.md), as void * so
+ * this header needs no jansson include; caller json_decref()s. env.set values are redacted: a
+ * printed policy must never leak a secret someone put there. NULL on allocation failure. */
+void *policy_to_json(const cordon_policy *p);

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The command's environment: the caller's, minus secret-looking variables (SPEC.md §7), plus
+ * env.set. A prompt-injected command's first move is `env`; API keys and agent sockets must not
+ * be there. */
+#include <fnmatch.h>
+#include <stdio.h>
+
+#include "plan/plan-internal.h"
+
+#define ENV_MAX_VARS 4096
+#define ENV_MAX_BYTES (1u << 20)
+
+/* Name globs, matched case-sensitively with fnmatch(3). Sockets and bus addresses are here too:
+ * ssh-agent, gpg-agent, D-Bus, Docker, tmux and screen let a command act with the user's
+ * credentials or type into the user's other terminals without reading a single secret. */
+const char *const plan_default_env_scrub[] = {
+        "*_TOKEN", "*_TOKEN_*", "*_SECRET", "*_SECRET_*", "*SECRET_KEY*", "*_PASSWORD",
+        "*_PASSWD", "*_API_KEY", "*_APIKEY", "*_ACCESS_KEY*", "*_PRIVATE_KEY*", "*_CREDENTIALS",
+        "*_AUTH*", "AWS_*", "GITHUB_TOKEN", "GH_TOKEN", "GITLAB_TOKEN", "NPM_TOKEN",
+        "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "SSH_AUTH_SOCK",
+        "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DOCKER_HOST",
+        "KUBECONFIG", "TMUX", "TMUX_PANE", "STY",
+        NULL,
+};
+
+/* Caught by "*_AUTH*" but holding no secret; commits need them. Only the built-in list yields to
+ * these: a policy's own env.scrub still removes them. */
+static const char *const builtin_exempt[] = {
+        "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE", NULL,
+};
+
+static bool in_list(const char *const *list, const char *name) {
+        for (size_t i = 0; list[i]; i++)
+                if (strcmp(list[i], name) == 0)
+                        return true;
+        return false;
+}
+
+static bool matches_any(const char *const *globs, size_t n, const char *name) {
+        for (size_t i = 0; i < n && globs[i]; i++)
+                if (fnmatch(globs[i], name, 0) == 0)
+                        return true;
+        return false;
+}
+
+static bool should_scrub(const cordon_policy *pol, const char *name) {
+        if (strv_contains(&pol->env_pass, name))
+                return false;
+        if (matches_any(plan_default_env_scrub, SIZE_MAX, name) &&
+            !in_list(builtin_exempt, name))
+                return true;
+        return matches_any((const char *const *) pol->env_scrub.v, pol->env_scrub.n, name);
+}
+
+/* Index of the entry "name=..." in env, or -1. */
+static ssize_t find_var(const strv *env, const char *name) {
+        size_t nl = strlen(name);
+        for (size_t i = 0; i < env->n; i++)
+                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=')
+                        return (ssize_t) i;
+        return -1;
+}
+
+static int check_size(const strv *env, cordon_error *err, const char *which) {
+        size_t bytes = 0;
+        for (size_t i = 0; i < env->n; i++)
+                bytes += strlen(env->v[i]) + 1;
+        if (env->n > ENV_MAX_VARS || bytes > ENV_MAX_BYTES)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, E2BIG,
+                                        "%s environment is too large (%zu variables, %zu bytes; "
+                                        "at most %u and %u); unset what the command does not "
+                                        "need",
+                                        which, env->n, bytes, ENV_MAX_VARS, ENV_MAX_BYTES);
+        return 0;
+}
+
+/* Filters the caller's environment into p->env. */
+static int filter_environ(const cordon_policy *pol, char *const *envp, plan *p,
+                          cordon_error *err) {
+        size_t count = 0, bytes = 0;
+        for (char *const *e = envp; e && *e; e++) {
+                /* Counted before anything is copied: a huge environment costs nothing. */
+                bytes += strlen(*e) + 1;
+                if (++count > ENV_MAX_VARS || bytes > ENV_MAX_BYTES)
+                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, E2BIG,
+                                                "the caller's environment is larger than %u "
+                                                "variables or %u bytes; unset what the command "
+                                                "does not need",
+                                                ENV_MAX_VARS, ENV_MAX_BYTES);
+                const char *eq = strchr(*e, '=');
+                if (!eq || eq == *e)
+                        continue; /* not NAME=value: nothing a program could look up */
+                _cleanup_free_ char *name = strndup(*e, (size_t) (eq - *e));
+                if (!name)
+                        return -ENOMEM;
+                /* Keep the first of duplicate names, as getenv() does; a second copy could
+                 * smuggle a different value past a program that reads the last one. */
+                if (find_var(&p->env, name) >= 0)
+                        continue;
+                int r = should_scrub(pol, name) ? strv_push_unique(&p->env_scrubbed, name)
+                                                : strv_push(&p->env, *e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int apply_set(const cordon_policy *pol, plan *p) {
+        for (size_t i = 0; i < pol->n_env_set; i++) {
+                const policy_env_var *v = &pol->env_set[i];
+                size_t len = strlen(v->name) + 1 + strlen(v->value) + 1;
+                char *entry = malloc(len);
+                if (!entry)
+                        return -ENOMEM;
+                (void) snprintf(entry, len, "%s=%s", v->name, v->value);
+                ssize_t at = find_var(&p->env, v->name);
+                if (at >= 0) {
+                        free(p->env.v[at]);
+                        p->env.v[at] = entry;
+                } else {
+                        int r = strv_push_take(&p->env, entry);
+                        if (r < 0)
+                                return r;
+                }
+        }
+        return 0;
+}
+
+int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {
+        int r = filter_environ(policy, envp, p, err);
+        if (r < 0)
+                return r;
+        if ((r = apply_set(policy, p)) < 0)
+                return r;
+        return check_size(&p->env, err, "the command's");
+}

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The deny side of the plan: the secret read-deny set (hidden), the mandatory and configured
+ * write-deny set (read-only binds for what exists, creation-time name rules for everything), and
+ * linked git worktrees (SPEC.md §5). */
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "plan/plan-internal.h"
+
+#define GITFILE_MAX 4096
+
+/* `path` is `rule` or beneath it; a glob rule matches `path` or one of its leading directories. */
+static bool inside(const char *path, const char *rule) {
+        if (path_is_glob(rule))
+                return fnmatch(rule, path, FNM_PATHNAME | FNM_LEADING_DIR) == 0;
+        return path_startswith(path, rule);
+}
+
+static const char *first_rule_containing(const strv *rules, const char *path) {
+        for (size_t i = 0; i < rules->n; i++)
+                if (inside(path, rules->v[i]))
+                        return rules->v[i];
+        return NULL;
+}
+
+static int push_joined_forms(strv *list, const char *base, const char *name) {
+        _cleanup_free_ char *p = path_join(base, name);
+        if (!p)
+                return -ENOMEM;
+        return path_push_forms(list, p);
+}
+
+/* ---- linked git worktrees ------------------------------------------------------------------- */
+
+static void strip_line(char *s) {
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+                s[--n] = '\0';
+}
+
+/* The realpath of a path read from a git file, relative ones taken from `base`. */
+static int realpath_from(const char *base, const char *path, char out[PATH_MAX]) {
+        _cleanup_free_ char *joined = path[0] == '/' ? strdup(path) : path_join(base, path);
+        if (!joined)
+                return -ENOMEM;
+        return realpath(joined, out) ? 0 : -errno;
+}
+
+/* Reads a one-line git file into a realpath; -ENOENT for anything unexpected. */
+static int read_git_pointer(const char *file, const char *prefix, const char *base,
+                            char out[PATH_MAX]) {
+        _cleanup_free_ char *content = NULL;
+        int r = read_small_file(file, GITFILE_MAX, &content);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || strncmp(content, prefix, strlen(prefix)) != 0)
+                return -ENOENT;
+        char *v = content + strlen(prefix);
+        strip_line(v);
+        if (!*v || strchr(v, '\n'))
+                return -ENOENT;
+        r = realpath_from(base, v, out);
+        return r == -ENOMEM ? r : (r < 0 ? -ENOENT : 0);
+}
+
+/* If ROOT/.git is a file "gitdir: X/worktrees/N", returns X (the common dir) and the worktree's
+ * own git dir. The link is trusted only if it points back: X/worktrees/N/gitdir names ROOT/.git.
+ * A command confined earlier can rewrite ROOT/.git, but not files outside its writable roots, so
+ * it cannot make an unrelated repository (or any directory with a "worktrees" child) writable. */
+static int worktree_dirs(const char *root, char **ret_common, char **ret_gitdir) {
+        _cleanup_free_ char *gitfile = path_join(root, ".git"), *back = NULL;
+        bool is_dir;
+        if (!gitfile)
+                return -ENOMEM;
+        if (!path_exists(gitfile, &is_dir) || is_dir)
+                return 0;
+        char gitdir[PATH_MAX], pointed[PATH_MAX];
+        int r = read_git_pointer(gitfile, "gitdir: ", root, gitdir);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        back = path_join(gitdir, "gitdir");
+        if (!back)
+                return -ENOMEM;
+        r = read_git_pointer(back, "", gitdir, pointed);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if (strcmp(pointed, gitfile) != 0)
+                return 0;
+        char common[PATH_MAX];
+        strcpy(common, gitdir);
+        char *slash = strrchr(common, '/');
+        if (!slash || slash == common)
+                return 0;
+        *slash = '\0'; /* X/worktrees */
+        slash = strrchr(common, '/');
+        /* X = "/" would make the whole filesystem writable: never a git common dir. */
+        if (!slash || slash == common || strcmp(slash + 1, "worktrees") != 0)
+                return 0;
+        *slash = '\0';
+        *ret_common = strdup(common);
+        *ret_gitdir = strdup(gitdir);
+        return *ret_common && *ret_gitdir ? 1 : -ENOMEM;
+}
+
+/* SPEC.md §5: in a linked worktree the main repository's shared .git stays writable (refs,
+ * index, objects) so commits work, but what git executes or obeys there stays denied. */
+static int add_worktree(plan_builder *b, const plan_root *root, const char *common,
+                        const char *gitdir) {
+        static const char *const common_denied[] = { "hooks", "config", "config.worktree" };
+        int r = 0;
+        /* ROOT/.git itself: rewriting it would point git at another repository. */
+        if ((r = push_joined_forms(&b->protect, root->literal, ".git")) < 0 ||
+            (r = push_joined_forms(&b->protect, root->resolved, ".git")) < 0 ||
+            (r = push_joined_forms(&b->protect, gitdir, "config.worktree")) < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(common_denied); i++)
+                if ((r = push_joined_forms(&b->protect, common, common_denied[i])) < 0)
+                        return r;
+        if (plan_beneath_root(b, common))
+                return 0; /* already writable through another root */
+        return plan_add_root(b, common, common, true, plan_why_git_common);
+}
+
+int plan_worktrees(plan_builder *b) {
+        size_t n = b->n_roots; /* add_worktree() appends; those are not worktrees themselves */
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *common = NULL, *gitdir = NULL;
+                if (!b->roots[i].is_dir)
+                        continue;
+                int r = worktree_dirs(b->roots[i].resolved, &common, &gitdir);
+                if (r <= 0) {
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
+                plan_root root = b->roots[i]; /* a copy: add_worktree() may move the array */
+                if ((r = add_worktree(b, &root, common, gitdir)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- secrets -------------------------------------------------------------------------------- */
+
+/* Refuses a bind (writable roots, and read-only binds when `with_ro`) at or beneath a rule. */
+static int refuse_binds_inside(plan_builder *b, const strv *rules, const char *what, bool with_ro,
+                               bool skip_git_common, const char *hint) {
+        const plan_root *lists[] = { b->roots, b->ro_binds };
+        size_t counts[] = { b->n_roots, with_ro ? b->n_ro_binds : 0 };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                for (size_t i = 0; i < counts[l]; i++) {
+                        const plan_root *root = &lists[l][i];
+                        if (root->git_common && skip_git_common)
+                                continue; /* the one writable place inside a protected repo */
+                        const char *rule = first_rule_containing(rules, root->resolved);
+                        if (!rule)
+                                rule = first_rule_containing(rules, root->literal);
+                        if (rule)
+                                return cordon_set_error(b->err, CORDON_POLICY_INVALID, EINVAL,
+                                                        "%s '%s' is inside the %s '%s'; %s",
+                                                        root->why, root->literal, what, rule,
+                                                        hint);
+                }
+        return 0;
+}
+
+static int add_existing_mounts(plan_builder *b, const strv *rules, mount_op_kind kind,
+                               const char *why, bool only_beneath_roots) {
+        strv found = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < rules->n; i++) {
+                r = path_expand_existing(rules->v[i], &found);
+                if (r == -E2BIG)
+                        r = cordon_set_error(b->err, CORDON_POLICY_INVALID, E2BIG,
+                                             "the deny pattern '%s' matches more than %u paths; "
+                                             "narrow it",
+                                             rules->v[i], POLICY_MAX_LIST);
+        }
+        for (size_t i = 0; r >= 0 && i < found.n; i++) {
+                bool is_dir = false;
+                /* Outside the writable roots everything is read-only already (the root bind):
+                 * another read-only mount there would only cost start-up time. */
+                if (only_beneath_roots && !plan_beneath_root(b, found.v[i]))
+                        continue;
+                if (path_exists(found.v[i], &is_dir))
+                        r = plan_add_mount(b->p, kind, found.v[i], is_dir, why);
+        }
+        strv_done(&found);
+        return r;
+}
+
+int plan_secrets(plan_builder *b) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && plan_secret_home_paths[i]; i++)
+                r = push_joined_forms(&b->secrets, b->home, plan_secret_home_paths[i]);
+        for (size_t i = 0; r >= 0 && i < b->policy->deny_read.n; i++)
+                r = path_push_forms(&b->secrets, b->policy->deny_read.v[i]);
+        if (r < 0)
+                return r;
+        /* A bind inside a secret would re-expose what the hide covers. */
+        if ((r = refuse_binds_inside(b, &b->secrets, "secret", true, false,
+                                       "a secret stays unreadable whatever is bound: bind a "
+                                       "directory outside it")) < 0)
+                return r;
+        return add_existing_mounts(b, &b->secrets, MOUNT_OP_HIDE, plan_why_secret, false);
+}
+
+/* ---- the write-deny set --------------------------------------------------------------------- */
+
+static int push_mandatory(plan_builder *b, const char *base) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && plan_mandatory_protected_names[i]; i++)
+                r = push_joined_forms(&b->protect, base, plan_mandatory_protected_names[i]);
+        return r;
+}
+
+int plan_protected(plan_builder *b) {
+        int r = push_mandatory(b, b->home);
+        for (size_t i = 0; r >= 0 && i < b->n_roots; i++) {
+                /* The shared .git of a worktree must keep HEAD, objects and refs writable. */
+                if (b->roots[i].git_common || !b->roots[i].is_dir)
+                        continue;
+                if ((r = push_mandatory(b, b->roots[i].literal)) >= 0)
+                        r = push_mandatory(b, b->roots[i].resolved);
+        }
+        const strv *lists[] = { &b->policy->protected_paths, &b->policy->deny_write };
+        for (size_t l = 0; r >= 0 && l < ELEMENTSOF(lists); l++)
+                for (size_t i = 0; r >= 0 && i < lists[l]->n; i++)
+                        r = path_push_forms(&b->protect, lists[l]->v[i]);
+        if (r < 0)
+                return r;
+        /* A writable root inside a protected path would make the protected path writable. */
+        if ((r = refuse_binds_inside(b, &b->protect, "protected path", false, true,
+                                       "a protected path stays read-only in every mode: make "
+                                       "another directory writable")) < 0)
+                return r;
+        return add_existing_mounts(b, &b->protect, MOUNT_OP_BIND_RO, plan_why_protected, true);
+}
+
+/* ---- name rules ----------------------------------------------------------------------------- */
+
+/* A literal protected path above a worktree's shared .git (e.g. protectedPaths holds the
+ * original checkout) would forbid every commit. It is left out of the name rules: its existing
+ * tree is read-only by mount (and a mountpoint cannot be renamed), which is what protects it. */
+static bool above_git_common(const plan_builder *b, const char *rule) {
+        if (path_is_glob(rule))
+                return false;
+        for (size_t i = 0; i < b->n_roots; i++)
+                if (b->roots[i].git_common && path_startswith(b->roots[i].resolved, rule) &&
+                    strcmp(b->roots[i].resolved, rule) != 0)
+                        return true;
+        return false;
+}
+
+int plan_name_rules(plan_builder *b) {
+        const strv *lists[] = { &b->protect, &b->secrets };
+        int r = 0;
+        for (size_t l = 0; r >= 0 && l < ELEMENTSOF(lists); l++)
+                for (size_t i = 0; r >= 0 && i < lists[l]->n; i++)
+                        if (!above_git_common(b, lists[l]->v[i]))
+                                r = strv_push_unique(&b->p->names.protected, lists[l]->v[i]);
+        for (size_t i = 0; r >= 0 && i < b->policy->deny_create_names.n; i++)
+                r = strv_push_unique(&b->p->names.deny_names, b->policy->deny_create_names.v[i]);
+        return r;
+}

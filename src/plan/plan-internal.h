@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared between the files of the planner (plan.c, plan-deny.c, resolve.c, env.c). */
+#pragma once
+
+#include "plan/plan.h"
+
+/* `why` texts of mount ops. Compared by address: the finishing pass tells the user's own binds
+ * from protective ones by them. */
+extern const char plan_why_writable_root[];
+extern const char plan_why_runner_state[];
+extern const char plan_why_git_common[];
+extern const char plan_why_ro_bind[];
+extern const char plan_why_secret[];
+extern const char plan_why_protected[];
+
+typedef struct plan_root {
+        char *literal;   /* as the policy wrote it (normalised) */
+        char *resolved;  /* realpath() */
+        bool is_dir;
+        bool git_common; /* the shared .git of a linked worktree: writable, no mandatory set */
+        const char *why;
+} plan_root;
+
+typedef struct plan_builder {
+        const cordon_policy *policy;
+        const char *home;   /* as given (normalised) */
+        plan *p;
+        cordon_error *err;
+
+        plan_root *roots;   /* writable roots */
+        size_t n_roots;
+        plan_root *ro_binds;
+        size_t n_ro_binds;
+
+        strv secrets;       /* the read-deny set: literal + resolved forms, globs as written */
+        strv protect;       /* the write-deny set: literal + resolved forms, globs as written */
+} plan_builder;
+
+/* plan.c */
+int plan_add_mount(plan *p, mount_op_kind kind, const char *path, bool is_dir, const char *why);
+/* True when `path` is (beneath) one of the writable roots' resolved paths. */
+bool plan_beneath_root(const plan_builder *b, const char *path);
+int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bool git_common,
+                  const char *why);
+
+/* plan-deny.c */
+int plan_worktrees(plan_builder *b);
+int plan_secrets(plan_builder *b);
+int plan_protected(plan_builder *b);
+int plan_name_rules(plan_builder *b);
+
+/* resolve.c: path resolution that tolerates paths which do not exist (yet). */
+bool path_is_glob(const char *path); /* contains '*' or '?' (SPEC.md §5) */
+/* Resolves symlinks like realpath(3), but a missing final part is kept lexically: for
+ * "/link/new/x" with /link -> /real it gives "/real/new/x". Dangling symlinks are followed as
+ * text, as the kernel would when creating through them. -ELOOP after 40 links. */
+int path_resolve_lenient(const char *path, char **ret);
+/* Appends `path` and its resolved form (a glob: its leading glob-free directory resolved). */
+int path_push_forms(strv *list, const char *path);
+/* The existing, resolved paths a deny entry names now: its own resolution, or every glob match
+ * (at most POLICY_MAX_LIST, else -E2BIG). Symlinks that do not resolve are left out. */
+int path_expand_existing(const char *path, strv *ret);
+/* lstat() of a resolved path: 1 and *is_dir when it exists and is not a symlink, 0 otherwise. */
+int path_exists(const char *path, bool *is_dir);
+/* Reads a small regular file (never a FIFO or device) without following a final symlink. */
+int read_small_file(const char *path, size_t max, char **ret);
+
+/* env.c */
+int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The plan as JSON (`cordon policy show --json`), and cordon_policy_to_json(). Environment values
+ * are never printed, only names: the environment is where secrets live. */
+#include <jansson.h>
+#include <limits.h>
+#include <pwd.h>
+
+#include "plan/plan-internal.h"
+
+const char *mount_op_kind_to_string(mount_op_kind kind) {
+        switch (kind) {
+        case MOUNT_OP_ROOT_RO:
+                return "root-ro";
+        case MOUNT_OP_DEV:
+                return "dev";
+        case MOUNT_OP_PROC:
+                return "proc";
+        case MOUNT_OP_TMPFS:
+                return "tmpfs";
+        case MOUNT_OP_BIND_RW:
+                return "bind-rw";
+        case MOUNT_OP_BIND_RO:
+                return "bind-ro";
+        case MOUNT_OP_HIDE:
+                return "hide";
+        case _MOUNT_OP_MAX:
+        default:
+                return "unknown";
+        }
+}
+
+/* json_object_set_new() and json_array_append_new() steal the value even on failure. */
+static bool put(json_t *obj, const char *key, json_t *value) {
+        return value && json_object_set_new(obj, key, value) == 0;
+}
+
+static bool append(json_t *arr, json_t *value) {
+        return value && json_array_append_new(arr, value) == 0;
+}
+
+static json_t *strv_json(const strv *s) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < s->n; i++)
+                if (!append(a, json_string(s->v[i]))) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static json_t *mount_json(const mount_op *m) {
+        json_t *o = json_object();
+        if (o && put(o, "kind", json_string(mount_op_kind_to_string(m->kind))) &&
+            put(o, "path", json_string(m->path)) && put(o, "isDir", json_boolean(m->is_dir)) &&
+            put(o, "why", json_string(m->why ? m->why : "")))
+                return o;
+        json_decref(o);
+        return NULL;
+}
+
+static json_t *mounts_json(const plan *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->n_mounts; i++)
+                if (!append(a, mount_json(&p->mounts[i]))) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static json_t *landlock_json(const plan *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->n_landlock; i++) {
+                json_t *o = json_object();
+                if (!o || !put(o, "path", json_string(p->landlock[i].path)) ||
+                    !put(o, "write", json_boolean(p->landlock[i].write))) {
+                        json_decref(o);
+                        json_decref(a);
+                        return NULL;
+                }
+                if (!append(a, o)) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+/* Names only, never values. */
+static json_t *env_names_json(const strv *env) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < env->n; i++) {
+                const char *eq = strchr(env->v[i], '=');
+                size_t n = eq ? (size_t) (eq - env->v[i]) : strlen(env->v[i]);
+                if (!append(a, json_stringn(env->v[i], n))) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+static json_t *limit_json(uint64_t v) {
+        return v ? json_integer((json_int_t) v) : json_null();
+}
+
+static json_t *names_json(const plan *p) {
+        json_t *o = json_object();
+        if (o && put(o, "protected", strv_json(&p->names.protected)) &&
+            put(o, "denyNames", strv_json(&p->names.deny_names)))
+                return o;
+        json_decref(o);
+        return NULL;
+}
+
+static json_t *limits_json(const plan *p) {
+        json_t *o = json_object();
+        if (o && put(o, "timeoutMs", limit_json(p->timeout_ms)) &&
+            put(o, "memoryBytes", limit_json(p->memory_bytes)) &&
+            put(o, "pids", limit_json(p->pids)) &&
+            put(o, "cpuSeconds", limit_json(p->cpu_seconds)))
+                return o;
+        json_decref(o);
+        return NULL;
+}
+
+void *plan_to_json(const plan *p) {
+        json_t *o = json_object();
+        if (!o)
+                return NULL;
+        bool ok = put(o, "mode", json_string(cordon_mode_to_string(p->mode))) &&
+                  put(o, "confined", json_boolean(p->mode != CORDON_MODE_DANGER_FULL_ACCESS)) &&
+                  put(o, "workdir", json_string(p->workdir ? p->workdir : "")) &&
+                  put(o, "writableRoots", strv_json(&p->writable_roots)) &&
+                  put(o, "mounts", mounts_json(p)) && put(o, "landlock", landlock_json(p)) &&
+                  put(o, "nameRules", names_json(p)) && put(o, "env", env_names_json(&p->env)) &&
+                  put(o, "envScrubbed", strv_json(&p->env_scrubbed)) &&
+                  put(o, "limits", limits_json(p));
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* ---- cordon_policy_to_json ------------------------------------------------------------------ */
+
+/* $HOME from the given environment, else the password database. */
+static int find_home(char *const *envp, char **ret) {
+        for (char *const *e = envp; e && *e; e++)
+                if (strncmp(*e, "HOME=", 5) == 0 && path_is_absolute(*e + 5)) {
+                        *ret = strdup(*e + 5);
+                        return *ret ? 0 : -ENOMEM;
+                }
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) != 0 || !res ||
+            !path_is_absolute(res->pw_dir))
+                return -ENOENT;
+        *ret = strdup(res->pw_dir);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int add_plan(json_t *root, const cordon_policy *p, char *const *envp,
+                    cordon_error *err) {
+        _cleanup_free_ char *home = NULL;
+        char cwd[PATH_MAX];
+        int r = find_home(envp, &home);
+        if (r < 0)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, r,
+                                        "cannot find the home directory: set HOME");
+        if (!getcwd(cwd, sizeof(cwd)))
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno,
+                                        "cannot get the current directory: %s", strerror(errno));
+        plan *pl = NULL;
+        if ((r = plan_build(p, home, cwd, envp, &pl, err)) < 0)
+                return r;
+        json_t *pj = plan_to_json(pl);
+        plan_free(pl);
+        if (!put(root, "plan", pj))
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        return 0;
+}
+
+int cordon_policy_to_json(const cordon_policy *p, unsigned flags, char *const *envp, char **ret,
+                          cordon_error *err) {
+        if (!p || !ret)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "cordon_policy_to_json: no policy");
+        json_t *root = json_object();
+        if (!root || !put(root, "policy", policy_to_json(p))) {
+                json_decref(root);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        }
+        if (flags & CORDON_JSON_WITH_PLAN) {
+                int r = add_plan(root, p, envp, err);
+                if (r < 0) {
+                        json_decref(root);
+                        return r;
+                }
+        }
+        char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(root);
+        if (!s)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        *ret = s;
+        return 0;
+}

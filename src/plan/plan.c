@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* plan_build(): a resolved policy → the mount plan, Landlock rules, name rules and environment the
+ * Linux backend applies verbatim. Reads the filesystem (realpath, lstat) but changes nothing. */
+#include <limits.h>
+#include <stdio.h>
+
+#include "plan/plan-internal.h"
+
+const char plan_why_writable_root[] = "writable root";
+const char plan_why_runner_state[] = "runner state dir";
+const char plan_why_git_common[] = "git worktree common dir";
+const char plan_why_ro_bind[] = "read-only bind";
+const char plan_why_secret[] = "secret";
+const char plan_why_protected[] = "protected path";
+
+/* SPEC.md §5: the secret read-deny set, relative to $HOME. */
+const char *const plan_secret_home_paths[] = {
+        ".ssh", ".aws", ".gnupg", ".config/gh", ".config/gcloud", ".azure", ".kube",
+        ".docker/config.json", ".netrc", ".git-credentials", "Library/Keychains",
+        ".config/cordon/secrets", /* cordon's own secret store (SPEC.md §11) */
+        NULL,
+};
+
+/* SPEC.md §5: the mandatory write-deny set, relative to every writable root and $HOME. Each is
+ * something a later, unconfined process executes or obeys: shell start-up files, git hooks and
+ * config (core.hooksPath, core.fsmonitor), editor tasks, agent settings and hooks, MCP servers,
+ * and the files that turn a workdir into a bare repository git would pick up. */
+const char *const plan_mandatory_protected_names[] = {
+        ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv", ".bash_login",
+        ".bash_logout", ".gitconfig", ".git/hooks", ".git/config", ".vscode", ".idea",
+        ".claude/settings*.json", ".claude/skills", ".claude/agents", ".claude/commands",
+        ".claude/hooks", ".mcp.json", ".cursor", ".codex", ".gemini/settings.json",
+        "HEAD", "objects", "refs",
+        NULL,
+};
+
+const char *const plan_default_deny_create_names[] = {
+        ".env", ".env.*", "*.pem", "*.key", NULL,
+};
+
+/* ---- small pieces --------------------------------------------------------------------------- */
+
+int plan_add_mount(plan *p, mount_op_kind kind, const char *path, bool is_dir, const char *why) {
+        char *c = strdup(path);
+        if (!c)
+                return -ENOMEM;
+        mount_op *n = realloc(p->mounts, (p->n_mounts + 1) * sizeof(*n));
+        if (!n) {
+                free(c);
+                return -ENOMEM;
+        }
+        p->mounts = n;
+        p->mounts[p->n_mounts++] = (mount_op){ kind, c, is_dir, why };
+        return 0;
+}
+
+static int add_landlock(plan *p, const char *path) {
+        for (size_t i = 0; i < p->n_landlock; i++)
+                if (strcmp(p->landlock[i].path, path) == 0)
+                        return 0;
+        char *c = strdup(path);
+        if (!c)
+                return -ENOMEM;
+        landlock_rule *n = realloc(p->landlock, (p->n_landlock + 1) * sizeof(*n));
+        if (!n) {
+                free(c);
+                return -ENOMEM;
+        }
+        p->landlock = n;
+        p->landlock[p->n_landlock++] = (landlock_rule){ c, true };
+        return 0;
+}
+
+bool plan_beneath_root(const plan_builder *b, const char *path) {
+        for (size_t i = 0; i < b->n_roots; i++)
+                if (path_startswith(path, b->roots[i].resolved))
+                        return true;
+        return false;
+}
+
+static void roots_free(plan_root *r, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(r[i].literal);
+                free(r[i].resolved);
+        }
+        free(r);
+}
+
+static int push_root(plan_root **list, size_t *n, const char *literal, const char *resolved,
+                     bool git_common, const char *why) {
+        plan_root r = { strdup(literal), strdup(resolved), true, git_common, why };
+        if (!r.literal || !r.resolved) {
+                free(r.literal);
+                free(r.resolved);
+                return -ENOMEM;
+        }
+        (void) path_exists(resolved, &r.is_dir); /* it exists: realpath() just succeeded */
+        plan_root *nl = realloc(*list, (*n + 1) * sizeof(*nl));
+        if (!nl) {
+                free(r.literal);
+                free(r.resolved);
+                return -ENOMEM;
+        }
+        *list = nl;
+        (*list)[(*n)++] = r;
+        return 0;
+}
+
+int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bool git_common,
+                  const char *why) {
+        return push_root(&b->roots, &b->n_roots, literal, resolved, git_common, why);
+}
+
+/* ---- the steps ------------------------------------------------------------------------------ */
+
+/* Fails closed on fields this backend cannot enforce yet instead of dropping them (SPEC.md §4). */
+static int check_enforceable(const plan_builder *b) {
+        const cordon_policy *pol = b->policy;
+        if (pol->egress_allowlist.n > 0)
+                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "egressAllowlist is set, but allowing destinations needs "
+                                        "the egress proxy, which this build does not have yet; "
+                                        "remove egressAllowlist");
+        if (pol->allow_unix_sockets.n > 0)
+                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "allowUnixSockets is set, but path-selective Unix "
+                                        "sockets are not implemented yet (every AF_UNIX socket "
+                                        "is refused); remove allowUnixSockets");
+        if (!pol->network_set || pol->network_enabled)
+                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "networkEnabled is %s, but network access is only "
+                                        "possible through the egress proxy, which this build "
+                                        "does not have yet; set \"networkEnabled\": false",
+                                        pol->network_set ? "true" : "unset (default true)");
+        return 0;
+}
+
+static int set_workdir(plan_builder *b, const char *cwd) {
+        const char *wd = b->policy->workdir ? b->policy->workdir : cwd;
+        const char *why = policy_check_path(wd);
+        if (why)
+                return cordon_set_error(b->err, CORDON_POLICY_INVALID, EINVAL,
+                                        "the working directory '%s' %s", wd, why);
+        int r = path_normalize(wd, &b->p->workdir);
+        return r < 0 ? cordon_set_error(b->err, CORDON_LAUNCH_FAILED, r, "workdir: %s",
+                                        strerror(-r))
+                     : 0;
+}
+
+/* Host kernel interfaces are never a workspace: a writable (or re-bound) /proc, /dev or /sys
+ * would hand the command the host's devices, processes and kernel knobs. */
+static bool is_kernel_path(const char *resolved, bool writable) {
+        return path_startswith(resolved, "/proc") || path_startswith(resolved, "/dev") ||
+               (writable && path_startswith(resolved, "/sys"));
+}
+
+static int add_one_root(plan_builder *b, const char *path, bool writable, const char *why) {
+        char resolved[PATH_MAX];
+        if (!realpath(path, resolved))
+                return cordon_set_error(b->err, CORDON_POLICY_INVALID, errno,
+                                        "%s '%s' cannot be resolved: %s; create it or remove it "
+                                        "from the policy",
+                                        why, path, strerror(errno));
+        if (strcmp(resolved, "/") == 0)
+                /* The whole filesystem writable is not a sandbox; say so instead of pretending. */
+                return cordon_set_error(b->err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s '%s' is the root directory; bind a project "
+                                        "directory, or use mode danger-full-access to run "
+                                        "without a sandbox",
+                                        why, path);
+        if (is_kernel_path(resolved, writable))
+                return cordon_set_error(b->err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s '%s' (%s) is a host kernel interface; bind a "
+                                        "directory outside /proc, /dev and /sys",
+                                        why, path, resolved);
+        if (writable)
+                return plan_add_root(b, path, resolved, false, why);
+        return push_root(&b->ro_binds, &b->n_ro_binds, path, resolved, false, why);
+}
+
+/* Writable roots: rw binds (workspace-write only) + runnerStateDirs (every mode). */
+static int collect_roots(plan_builder *b) {
+        const cordon_policy *pol = b->policy;
+        bool rw_mode = b->p->mode == CORDON_MODE_WORKSPACE_WRITE;
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < pol->n_binds; i++) {
+                bool w = rw_mode && !pol->binds[i].read_only;
+                r = add_one_root(b, pol->binds[i].host_path, w,
+                                 w ? plan_why_writable_root : plan_why_ro_bind);
+        }
+        for (size_t i = 0; r >= 0 && i < pol->runner_state_dirs.n; i++)
+                r = add_one_root(b, pol->runner_state_dirs.v[i], true, plan_why_runner_state);
+        return r;
+}
+
+static int add_fixed_mounts(plan *p) {
+        int r;
+        if ((r = plan_add_mount(p, MOUNT_OP_ROOT_RO, "/", true, "host root, read-only")) < 0 ||
+            (r = plan_add_mount(p, MOUNT_OP_DEV, "/dev", true, "minimal /dev")) < 0 ||
+            (r = plan_add_mount(p, MOUNT_OP_PROC, "/proc", true, "own /proc")) < 0 ||
+            (r = plan_add_mount(p, MOUNT_OP_TMPFS, "/tmp", true, "private /tmp")) < 0 ||
+            (r = plan_add_mount(p, MOUNT_OP_TMPFS, "/dev/shm", true, "private /dev/shm")) < 0)
+                return r;
+        return 0;
+}
+
+static int add_root_mounts(plan_builder *b) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < b->n_roots; i++)
+                r = plan_add_mount(b->p, MOUNT_OP_BIND_RW, b->roots[i].resolved,
+                                   b->roots[i].is_dir, b->roots[i].why);
+        for (size_t i = 0; r >= 0 && i < b->n_ro_binds; i++)
+                r = plan_add_mount(b->p, MOUNT_OP_BIND_RO, b->ro_binds[i].resolved,
+                                   b->ro_binds[i].is_dir, b->ro_binds[i].why);
+        return r;
+}
+
+static int add_landlock_rules(plan_builder *b) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < b->n_roots; i++)
+                r = add_landlock(b->p, b->roots[i].resolved);
+        /* Our own private tmpfs mounts and minimal /dev (for /dev/null, /dev/tty). */
+        static const char *const fixed[] = { "/tmp", "/dev", "/dev/shm" };
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(fixed); i++)
+                r = add_landlock(b->p, fixed[i]);
+        return r;
+}
+
+/* ---- finishing the mount list --------------------------------------------------------------- */
+
+#define N_FIXED_MOUNTS 5 /* ROOT_RO, DEV, PROC, TMPFS /tmp, TMPFS /dev/shm: always first */
+
+static size_t path_depth(const char *path) {
+        size_t d = 0;
+        for (const char *c = path; *c; c++)
+                if (*c == '/' && c[1])
+                        d++;
+        return d;
+}
+
+static int kind_rank(mount_op_kind k) {
+        switch (k) {
+        case MOUNT_OP_BIND_RW:
+                return 0;
+        case MOUNT_OP_BIND_RO:
+                return 1;
+        case MOUNT_OP_HIDE:
+                return 2;
+        case MOUNT_OP_ROOT_RO:
+        case MOUNT_OP_DEV:
+        case MOUNT_OP_PROC:
+        case MOUNT_OP_TMPFS:
+        case _MOUNT_OP_MAX:
+        default:
+                return 3;
+        }
+}
+
+/* Parents before children; at equal path the stronger op last, so it ends up on top. */
+static int compare_mounts(const void *a, const void *b) {
+        const mount_op *x = a, *y = b;
+        size_t dx = path_depth(x->path), dy = path_depth(y->path);
+        if (dx != dy)
+                return dx < dy ? -1 : 1;
+        int c = strcmp(x->path, y->path);
+        if (c != 0)
+                return c;
+        return kind_rank(x->kind) - kind_rank(y->kind);
+}
+
+/* A protective op: it only narrows what an earlier mount shows (HIDE, or a read-only bind made
+ * for a deny rule rather than for a bindMounts entry). */
+static bool is_protective(const mount_op *m) {
+        return m->kind == MOUNT_OP_HIDE ||
+               (m->kind == MOUNT_OP_BIND_RO && m->why != plan_why_ro_bind);
+}
+
+/* The op that shows `path` before m[i] is applied: the deepest earlier op at or above it. */
+static const mount_op *covering_op(const mount_op *m, size_t i) {
+        const mount_op *best = NULL;
+        for (size_t j = 0; j < i; j++)
+                if (path_startswith(m[i].path, m[j].path) && strcmp(m[i].path, m[j].path) != 0 &&
+                    (!best || strlen(m[j].path) >= strlen(best->path)))
+                        best = &m[j];
+        return best;
+}
+
+/* Sorts, drops duplicates (keeping the strongest op at a path), and drops protective ops whose
+ * host path is not visible anyway: beneath a hidden path or a fresh tmpfs/proc/dev, where the
+ * mountpoint would not even exist. */
+static void finish_mounts(plan *p) {
+        if (p->n_mounts <= N_FIXED_MOUNTS)
+                return;
+        mount_op *m = p->mounts;
+        qsort(m + N_FIXED_MOUNTS, p->n_mounts - N_FIXED_MOUNTS, sizeof(*m), compare_mounts);
+        size_t o = N_FIXED_MOUNTS;
+        for (size_t i = N_FIXED_MOUNTS; i < p->n_mounts; i++) {
+                if (i + 1 < p->n_mounts && strcmp(m[i].path, m[i + 1].path) == 0) {
+                        free(m[i].path); /* a weaker op at the same path */
+                        continue;
+                }
+                m[o] = m[i]; /* o <= i: that slot was moved out or freed already */
+                const mount_op *c = is_protective(&m[o]) ? covering_op(m, o) : NULL;
+                if (c && (c->kind == MOUNT_OP_HIDE || c->kind == MOUNT_OP_TMPFS ||
+                          c->kind == MOUNT_OP_PROC || c->kind == MOUNT_OP_DEV)) {
+                        free(m[o].path);
+                        continue;
+                }
+                o++;
+        }
+        p->n_mounts = o;
+}
+
+static int collect_writable_roots(plan *p) {
+        for (size_t i = 0; i < p->n_mounts; i++)
+                if (p->mounts[i].kind == MOUNT_OP_BIND_RW) {
+                        int r = strv_push_unique(&p->writable_roots, p->mounts[i].path);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
+/* ---- entry points --------------------------------------------------------------------------- */
+
+void plan_free(plan *p) {
+        if (!p)
+                return;
+        free(p->workdir);
+        strv_done(&p->writable_roots);
+        for (size_t i = 0; i < p->n_mounts; i++)
+                free(p->mounts[i].path);
+        free(p->mounts);
+        for (size_t i = 0; i < p->n_landlock; i++)
+                free(p->landlock[i].path);
+        free(p->landlock);
+        strv_done(&p->names.protected);
+        strv_done(&p->names.deny_names);
+        strv_done(&p->env);
+        strv_done(&p->env_scrubbed);
+        free(p);
+}
+
+static void builder_done(plan_builder *b) {
+        roots_free(b->roots, b->n_roots);
+        roots_free(b->ro_binds, b->n_ro_binds);
+        strv_done(&b->secrets);
+        strv_done(&b->protect);
+        plan_free(b->p);
+}
+
+/* The file-system part: everything but env, workdir and limits. */
+static int build_confinement(plan_builder *b) {
+        int r;
+        if ((r = add_fixed_mounts(b->p)) < 0)
+                return r;
+        if ((r = collect_roots(b)) < 0 || (r = plan_worktrees(b)) < 0 ||
+            (r = plan_secrets(b)) < 0 || (r = plan_protected(b)) < 0)
+                return r;
+        if ((r = add_root_mounts(b)) < 0 || (r = add_landlock_rules(b)) < 0 ||
+            (r = plan_name_rules(b)) < 0)
+                return r;
+        finish_mounts(b->p);
+        return collect_writable_roots(b->p);
+}
+
+int plan_build(const cordon_policy *policy, const char *home, const char *cwd,
+               char *const *envp, plan **ret, cordon_error *err) {
+        if (!policy || !ret)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL, "plan_build: no policy");
+        const char *why;
+        if ((why = policy_check_path(home)))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "the home directory '%s' %s; set HOME to an absolute "
+                                        "path",
+                                        home ? home : "(null)", why);
+        if ((why = policy_check_path(cwd)))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "the current directory '%s' %s", cwd ? cwd : "(null)",
+                                        why);
+        _cleanup_(builder_done) plan_builder b = { .policy = policy, .home = home, .err = err };
+        if (err)
+                err->code = CORDON_OK;
+        b.p = calloc(1, sizeof(plan));
+        if (!b.p)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        plan *p = b.p;
+        p->mode = policy->mode_set ? policy->mode : CORDON_MODE_WORKSPACE_WRITE;
+        p->timeout_ms = policy->timeout_ms;
+        p->memory_bytes = policy->memory_bytes;
+        p->pids = policy->pids;
+        p->cpu_seconds = policy->cpu_seconds;
+        int r = set_workdir(&b, cwd);
+        /* danger-full-access runs without a sandbox on purpose: nothing there is "unenforced". */
+        if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)
+                r = check_enforceable(&b);
+        if (r >= 0)
+                r = plan_env(policy, envp, p, err);
+        if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)
+                r = build_confinement(&b);
+        if (r < 0) {
+                /* Steps that fail with a message set err themselves; the rest is memory. */
+                if (err && err->code == CORDON_OK)
+                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
+                                                "building the sandbox plan: %s", strerror(-r));
+                return r;
+        }
+        *ret = TAKE_PTR(b.p);
+        return 0;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Symlink resolution for deny rules. The kernel (and the creation-rule supervisor) match resolved
+ * paths, so a rule written against a symlinked path would never fire: every deny path is emitted
+ * as written and resolved (SPEC.md §5). Protected paths often do not exist yet (a future
+ * ~/.bashrc), so resolution must not stop at the first missing component the way realpath(3)
+ * does. Runs at plan time, in the caller's view of the filesystem; changes nothing. */
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "plan/plan-internal.h"
+
+#define MAX_LINKS 40 /* the kernel's own limit (MAXSYMLINKS) */
+
+bool path_is_glob(const char *path) {
+        return strpbrk(path, "*?") != NULL;
+}
+
+/* Drops the last component of `cur` ("" is the root). */
+static void pop_component(char *cur) {
+        char *slash = strrchr(cur, '/');
+        if (slash)
+                *slash = '\0';
+}
+
+/* Replaces *rest with target + "/" + remainder. */
+static int splice_link(char **rest, const char *remainder, const char *target) {
+        size_t tl = strlen(target), rl = strlen(remainder);
+        if (tl + rl + 2 > 2 * PATH_MAX)
+                return -ENAMETOOLONG;
+        char *n = malloc(tl + rl + 2);
+        if (!n)
+                return -ENOMEM;
+        memcpy(n, target, tl);
+        n[tl] = '/';
+        memcpy(n + tl + 1, remainder, rl + 1);
+        free(*rest);
+        *rest = n;
+        return 0;
+}
+
+/* One step: appends component c (len cl) to cur, following it if it is a symlink. */
+static int resolve_step(char *cur, const char *c, size_t cl, char **rest, const char *remainder,
+                        unsigned *links) {
+        size_t len = strlen(cur);
+        if (len + 1 + cl >= PATH_MAX)
+                return -ENAMETOOLONG;
+        cur[len] = '/';
+        memcpy(cur + len + 1, c, cl);
+        cur[len + 1 + cl] = '\0';
+        struct stat st;
+        if (lstat(cur, &st) < 0 || !S_ISLNK(st.st_mode))
+                /* Missing or not searchable: nothing below can be a symlink we can see, so the
+                 * rest is appended as text. */
+                return 0;
+        if (++*links > MAX_LINKS)
+                return -ELOOP;
+        char target[PATH_MAX];
+        ssize_t n = readlink(cur, target, sizeof(target) - 1);
+        if (n <= 0)
+                return n < 0 ? -errno : -ENOENT;
+        target[n] = '\0';
+        cur[len] = '\0'; /* a relative target starts from the link's directory */
+        if (target[0] == '/')
+                cur[0] = '\0';
+        return splice_link(rest, remainder, target);
+}
+
+int path_resolve_lenient(const char *path, char **ret) {
+        if (!path_is_absolute(path))
+                return -EINVAL;
+        _cleanup_free_ char *cur = malloc(PATH_MAX), *rest = strdup(path);
+        if (!cur || !rest)
+                return -ENOMEM;
+        cur[0] = '\0'; /* "" is "/" */
+        unsigned links = 0;
+        size_t pos = 0;
+        for (;;) {
+                while (rest[pos] == '/')
+                        pos++;
+                if (!rest[pos])
+                        break;
+                const char *c = rest + pos;
+                size_t cl = strcspn(c, "/");
+                pos += cl;
+                if (cl == 1 && c[0] == '.')
+                        continue;
+                if (cl == 2 && c[0] == '.' && c[1] == '.') {
+                        pop_component(cur);
+                        continue;
+                }
+                _cleanup_free_ char *remainder = strdup(rest + pos);
+                if (!remainder)
+                        return -ENOMEM;
+                char *before = rest;
+                int r = resolve_step(cur, c, cl, &rest, remainder, &links);
+                if (r < 0)
+                        return r;
+                if (rest != before)
+                        pos = 0; /* the link's target was spliced in front of the remainder */
+        }
+        if (!cur[0])
+                strcpy(cur, "/");
+        *ret = TAKE_PTR(cur);
+        return 0;
+}
+
+/* For a glob: resolves the directory part before the first wildcard component. */
+static int resolve_glob_prefix(const char *glob, char **ret) {
+        const char *w = strpbrk(glob, "*?");
+        const char *slash = w;
+        while (slash > glob && *slash != '/')
+                slash--;
+        if (slash == glob) /* "/x*": nothing to resolve */
+                return -ENOENT;
+        _cleanup_free_ char *dir = strndup(glob, (size_t) (slash - glob)), *rdir = NULL;
+        if (!dir)
+                return -ENOMEM;
+        int r = path_resolve_lenient(dir, &rdir);
+        if (r < 0)
+                return r;
+        *ret = path_join(rdir, slash + 1);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int path_push_forms(strv *list, const char *path) {
+        int r = strv_push_unique(list, path);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *resolved = NULL;
+        r = path_is_glob(path) ? resolve_glob_prefix(path, &resolved)
+                               : path_resolve_lenient(path, &resolved);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0; /* does not resolve (a loop, too long): stays as written */
+        return strv_push_unique(list, resolved);
+}
+
+int path_exists(const char *path, bool *is_dir) {
+        struct stat st;
+        if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+                return 0;
+        if (is_dir)
+                *is_dir = S_ISDIR(st.st_mode);
+        return 1;
+}
+
+static int push_existing(strv *ret, const char *path) {
+        _cleanup_free_ char *resolved = NULL;
+        int r = path_resolve_lenient(path, &resolved);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || !path_exists(resolved, NULL))
+                return 0;
+        return strv_push_unique(ret, resolved);
+}
+
+int path_expand_existing(const char *path, strv *ret) {
+        if (!path_is_glob(path))
+                return push_existing(ret, path);
+        glob_t g = { 0 };
+        int gr = glob(path, GLOB_NOSORT, NULL, &g);
+        if (gr == GLOB_NOSPACE) {
+                globfree(&g);
+                return -ENOMEM;
+        }
+        int r = 0;
+        if (gr == 0 && g.gl_pathc > POLICY_MAX_LIST)
+                r = -E2BIG;
+        for (size_t i = 0; gr == 0 && r >= 0 && i < g.gl_pathc; i++)
+                r = push_existing(ret, g.gl_pathv[i]);
+        globfree(&g);
+        return r;
+}
+
+int read_small_file(const char *path, size_t max, char **ret) {
+        /* O_NOFOLLOW|O_NONBLOCK and the S_ISREG check: a FIFO or a symlink swapped in by a
+         * command running in the same workspace must neither hang the launcher nor redirect it. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
+                                                    O_NONBLOCK);
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -EINVAL;
+        _cleanup_free_ char *buf = malloc(max + 1);
+        if (!buf)
+                return -ENOMEM;
+        ssize_t n = read_full(fd, buf, max + 1);
+        if (n < 0)
+                return (int) n;
+        if ((size_t) n > max)
+                return -EFBIG;
+        buf[n] = '\0';
+        if (strlen(buf) != (size_t) n)
+                return -EINVAL; /* a NUL byte: not a text file */
+        *ret = TAKE_PTR(buf);
+        return 0;
+}

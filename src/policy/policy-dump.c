@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A policy layer printed in the policy-file schema (docs/policy.md), for `cordon policy show`. */
+#include <jansson.h>
+
+#include "policy/policy.h"
+
+/* json_object_set_new() steals the value even on failure, so one check per object suffices. */
+static bool put(json_t *obj, const char *key, json_t *value) {
+        return value && json_object_set_new(obj, key, value) == 0;
+}
+
+static json_t *string_or_null(const char *s) {
+        return s ? json_string(s) : json_null();
+}
+
+static json_t *strv_to_json(const strv *s) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < s->n; i++)
+                if (json_array_append_new(a, json_string(s->v[i])) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        return a;
+}
+
+static json_t *binds_to_json(const cordon_policy *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->n_binds; i++) {
+                json_t *b = json_object();
+                bool ok = b && put(b, "hostPath", json_string(p->binds[i].host_path)) &&
+                          put(b, "guestPath", json_string(p->binds[i].guest_path)) &&
+                          put(b, "readOnly", json_boolean(p->binds[i].read_only));
+                if (!ok)
+                        json_decref(b);
+                /* json_array_append_new() steals `b` even when it fails. */
+                if (!ok || json_array_append_new(a, b) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+static json_t *env_to_json(const cordon_policy *p) {
+        json_t *env = json_object(), *set = json_object();
+        bool ok = env && set;
+        /* Values are never printed: a policy may carry a credential on purpose (env.set), and
+         * `policy show` output ends up in logs and bug reports. */
+        for (size_t i = 0; ok && i < p->n_env_set; i++)
+                ok = put(set, p->env_set[i].name, json_string("<redacted>"));
+        ok = ok && put(env, "pass", strv_to_json(&p->env_pass));
+        if (ok) {
+                ok = put(env, "set", set);
+                set = NULL; /* stolen */
+        }
+        ok = ok && put(env, "scrub", strv_to_json(&p->env_scrub));
+        json_decref(set);
+        if (!ok) {
+                json_decref(env);
+                return NULL;
+        }
+        return env;
+}
+
+static json_t *limit_or_null(uint64_t v) {
+        return v ? json_integer((json_int_t) v) : json_null();
+}
+
+static json_t *limits_to_json(const cordon_policy *p) {
+        json_t *l = json_object();
+        if (l && put(l, "timeout", limit_or_null(p->timeout_ms)) &&
+            put(l, "memory", limit_or_null(p->memory_bytes)) &&
+            put(l, "pids", limit_or_null(p->pids)) &&
+            put(l, "cpu", limit_or_null(p->cpu_seconds)))
+                return l;
+        json_decref(l);
+        return NULL;
+}
+
+void *policy_to_json(const cordon_policy *p) {
+        json_t *o = json_object();
+        if (!o)
+                return NULL;
+        /* Unset scalars print their effective defaults (SPEC.md §5): mode chat, network on. */
+        bool ok = put(o, "sessionId", string_or_null(p->session_id)) &&
+                  put(o, "workspaceId", string_or_null(p->workspace_id)) &&
+                  put(o, "agentId", string_or_null(p->agent_id)) &&
+                  put(o, "bindMounts", binds_to_json(p)) &&
+                  put(o, "mode", json_string(cordon_mode_to_string(
+                                         p->mode_set ? p->mode : CORDON_MODE_WORKSPACE_WRITE))) &&
+                  put(o, "protectedPaths", strv_to_json(&p->protected_paths)) &&
+                  put(o, "runnerStateDirs", strv_to_json(&p->runner_state_dirs)) &&
+                  put(o, "denyRead", strv_to_json(&p->deny_read)) &&
+                  put(o, "denyWrite", strv_to_json(&p->deny_write)) &&
+                  put(o, "denyCreateNames", strv_to_json(&p->deny_create_names)) &&
+                  put(o, "execGrantRoots", strv_to_json(&p->exec_grant_roots)) &&
+                  put(o, "networkEnabled",
+                      json_boolean(p->network_set ? p->network_enabled : true)) &&
+                  put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
+                  put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
+                  put(o, "guestWorkdir", string_or_null(p->workdir)) &&
+                  put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p));
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}

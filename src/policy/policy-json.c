@@ -1,0 +1,725 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The one boundary where policy JSON (untrusted input) becomes a typed, validated cordon_policy
+ * layer. Raw JSON never leaves this file. Every error names the file, line and column of the
+ * offending key or value, what is wrong, and a hint; a file that cannot be read or parsed is an
+ * error, never replaced by defaults; on any error the target policy is left unchanged. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "policy/json-pos.h"
+#include "policy/policy.h"
+
+typedef struct parse_ctx {
+        const char *origin;
+        const char *text;
+        size_t len;
+        json_pos_step path[POLICY_MAX_DEPTH];
+        size_t depth;
+        cordon_policy *layer;
+        cordon_error *err;
+} parse_ctx;
+
+/* `target`: what the member is parsed into (NULL for top-level fields, which go to c->layer). */
+typedef int (*field_fn)(parse_ctx *c, json_t *v, void *target);
+
+typedef struct field {
+        const char *key;
+        field_fn parse;
+        const char *example; /* used in hints: how a correct value looks */
+} field;
+
+/* ---- error reporting ------------------------------------------------------------------------ */
+
+/* A bounded, printable rendering of a user string for messages (keys and values may be huge or
+ * contain control characters). */
+static const char *shorten(const char *s, char *buf, size_t size) {
+        size_t o = 0;
+        for (const unsigned char *p = (const unsigned char *) s; *p && o + 4 < size; p++)
+                buf[o++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char) *p;
+        if (s[o] && o + 4 >= size) {
+                memcpy(buf + o, "...", 3);
+                o += 3;
+        }
+        buf[o] = '\0';
+        return buf;
+}
+
+/* "limits.memory", "bindMounts[0].hostPath", "env.set.FOO". */
+static void format_key_path(const parse_ctx *c, char *buf, size_t size) {
+        size_t o = 0;
+        buf[0] = '\0';
+        for (size_t i = 0; i < c->depth && o < size; i++) {
+                char part[80];
+                const json_pos_step *s = &c->path[i];
+                int n;
+                if (s->key)
+                        n = snprintf(buf + o, size - o, "%s%s", i ? "." : "",
+                                     shorten(s->key, part, sizeof(part)));
+                else
+                        n = snprintf(buf + o, size - o, "[%zu]", s->index);
+                if (n < 0)
+                        break;
+                o += (size_t) n;
+        }
+}
+
+/* Fails with POLICY_INVALID at the current path: the key itself (at_key) or its value. */
+static int fail(parse_ctx *c, bool at_key, const char *hint, const char *fmt, ...)
+        _printf_(4, 5);
+static int fail(parse_ctx *c, bool at_key, const char *hint, const char *fmt, ...) {
+        char what[512], key[256], where[64] = "";
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        format_key_path(c, key, sizeof(key));
+        json_pos pos;
+        if (json_pos_find(c->text, c->len, c->path, c->depth, at_key && c->depth > 0, &pos) >= 0)
+                (void) snprintf(where, sizeof(where), ":%u:%u", pos.line, pos.column);
+        if (c->depth == 0)
+                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL, "%s%s: %s; %s",
+                                        c->origin, where, what, hint);
+        return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL, "%s%s: key '%s': %s; %s",
+                                c->origin, where, key, what, hint);
+}
+
+static int fail_errno(parse_ctx *c, int r) {
+        if (r == -E2BIG)
+                return fail(c, false, "split the policy or merge entries",
+                            "too many entries (at most %u)", POLICY_MAX_LIST);
+        return cordon_set_error(c->err, CORDON_LAUNCH_FAILED, r, "%s: loading the policy: %s",
+                                c->origin, strerror(-r));
+}
+
+static void push_key(parse_ctx *c, const char *key) {
+        c->path[c->depth++] = (json_pos_step){ key, 0 };
+}
+
+static void push_index(parse_ctx *c, size_t index) {
+        c->path[c->depth++] = (json_pos_step){ NULL, index };
+}
+
+static void pop(parse_ctx *c) {
+        c->depth--;
+}
+
+static const char *type_name(const json_t *v) {
+        switch (json_typeof(v)) {
+        case JSON_OBJECT:
+                return "an object";
+        case JSON_ARRAY:
+                return "an array";
+        case JSON_STRING:
+                return "a string";
+        case JSON_INTEGER:
+                return "an integer";
+        case JSON_REAL:
+                return "a real number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return "a boolean";
+        case JSON_NULL:
+                return "null";
+        default:
+                return "something else";
+        }
+}
+
+static int expect(parse_ctx *c, json_t *v, bool ok, const char *what, const char *example) {
+        if (ok)
+                return 0;
+        char hint[256];
+        (void) snprintf(hint, sizeof(hint), "write it like %s", example);
+        return fail(c, false, hint, "expected %s, got %s", what, type_name(v));
+}
+
+/* ---- unknown keys: "did you mean" ----------------------------------------------------------- */
+
+/* Edit distance, case-insensitive, for short keys only (bounded work). */
+static size_t edit_distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b), row[65];
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t up = row[j];
+                        size_t cost = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
+                        size_t best = diag + cost;
+                        if (up + 1 < best)
+                                best = up + 1;
+                        if (row[j - 1] + 1 < best)
+                                best = row[j - 1] + 1;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[lb];
+}
+
+static int fail_unknown_key(parse_ctx *c, const char *key, const field *fields, size_t n) {
+        char hint[512], list[384] = "";
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (edit_distance(key, fields[i].key) <= 2) {
+                        (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", fields[i].key);
+                        return fail(c, true, hint, "unknown key");
+                }
+                int w = snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "",
+                                 fields[i].key);
+                if (w > 0 && (size_t) w < sizeof(list) - o)
+                        o += (size_t) w;
+        }
+        (void) snprintf(hint, sizeof(hint), "allowed keys here: %s", list);
+        return fail(c, true, hint, "unknown key");
+}
+
+/* Parses an object whose members are described by `fields`. */
+static int parse_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
+                        const char *example, void *target) {
+        int r = expect(c, obj, json_is_object(obj), "an object", example);
+        if (r < 0)
+                return r;
+        const char *key;
+        json_t *v;
+        json_object_foreach(obj, key, v) {
+                const field *f = NULL;
+                for (size_t i = 0; i < n && !f; i++)
+                        if (strcmp(fields[i].key, key) == 0)
+                                f = &fields[i];
+                push_key(c, key);
+                r = f ? f->parse(c, v, target) : fail_unknown_key(c, key, fields, n);
+                pop(c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- scalar and list values ----------------------------------------------------------------- */
+
+typedef int (*string_adder)(cordon_policy *p, const char *s);
+
+/* A string value, checked by `check`, then handed to `add`. */
+static int parse_string_with(parse_ctx *c, json_t *v, const char *example,
+                             const char *(*check)(const char *), string_adder add,
+                             const char *hint) {
+        int r = expect(c, v, json_is_string(v), "a string", example);
+        if (r < 0)
+                return r;
+        const char *s = json_string_value(v);
+        const char *why = check(s);
+        if (why) {
+                char shown[160];
+                return fail(c, false, hint, "'%s' %s", shorten(s, shown, sizeof(shown)), why);
+        }
+        r = add(c->layer, s);
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_list_with(parse_ctx *c, json_t *v, const char *example,
+                           const char *(*check)(const char *), string_adder add,
+                           const char *hint) {
+        int r = expect(c, v, json_is_array(v), "an array of strings", example);
+        if (r < 0)
+                return r;
+        if (json_array_size(v) > POLICY_MAX_LIST)
+                return fail(c, false, "split the list or use globs",
+                            "has %zu entries; at most %u are allowed", json_array_size(v),
+                            POLICY_MAX_LIST);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                push_index(c, i);
+                r = parse_string_with(c, e, example, check, add, hint);
+                pop(c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+#define PATH_HINT "use an absolute path without '..', e.g. \"/home/me/project\""
+
+#define DEFINE_LIST(fn, adder, check, example, hint)                                           \
+        static int fn(parse_ctx *c, json_t *v, void *target) {                                  \
+                return parse_list_with(c, v, example, check, adder, hint);                      \
+        }
+
+DEFINE_LIST(parse_protected, cordon_policy_add_protected_path, policy_check_path,
+            "[\"/home/me/repo\"]", PATH_HINT)
+DEFINE_LIST(parse_runner_dirs, cordon_policy_add_runner_state_dir, policy_check_path,
+            "[\"/home/me/.runner\"]", PATH_HINT)
+DEFINE_LIST(parse_deny_read, cordon_policy_add_deny_read, policy_check_path,
+            "[\"/home/me/.secrets\"]", PATH_HINT)
+DEFINE_LIST(parse_deny_write, cordon_policy_add_deny_write, policy_check_path,
+            "[\"/home/me/project/ci.yml\"]", PATH_HINT)
+DEFINE_LIST(parse_exec_grant, policy_add_exec_grant_root, policy_check_path,
+            "[\"/home/me/tools\"]", PATH_HINT)
+DEFINE_LIST(parse_unix_sockets, policy_add_unix_socket, policy_check_path,
+            "[\"/run/user/1000/docker.sock\"]", PATH_HINT)
+DEFINE_LIST(parse_deny_create, cordon_policy_add_deny_create_name, policy_check_name_glob,
+            "[\".env\", \"*.pem\"]", "a file-name glob such as \"*.pem\" (no '/')")
+DEFINE_LIST(parse_egress, policy_add_egress_allow, policy_check_host_pattern,
+            "[\"*.example.com\", \"api.example.com:443\"]",
+            "a host name, \"*.example.com\" or \"host:port\"")
+DEFINE_LIST(parse_env_pass, cordon_policy_env_pass, policy_check_env_name, "[\"GITHUB_TOKEN\"]",
+            "a variable name such as \"MY_VAR\"")
+DEFINE_LIST(parse_env_scrub, cordon_policy_env_scrub, policy_check_env_glob, "[\"*_COOKIE\"]",
+            "a name glob such as \"*_COOKIE\"")
+
+#define ID_HINT "use letters, digits and punctuation such as - _ . : (no spaces or '/')"
+
+static int parse_session_id(parse_ctx *c, json_t *v, void *target) {
+        return parse_string_with(c, v, "\"sessionId\": \"s-123\"", policy_check_id,
+                                 cordon_policy_set_session_id, ID_HINT);
+}
+
+static int parse_workspace_id(parse_ctx *c, json_t *v, void *target) {
+        return parse_string_with(c, v, "\"workspaceId\": \"w-1\"", policy_check_id,
+                                 policy_set_workspace_id, ID_HINT);
+}
+
+static int parse_agent_id(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_null(v)) /* "agentId": string? — null means none */
+                return 0;
+        return parse_string_with(c, v, "\"agentId\": \"a-1\"", policy_check_id,
+                                 policy_set_agent_id, ID_HINT);
+}
+
+static int parse_workdir(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_null(v)) /* "guestWorkdir": string? — null means the current directory */
+                return 0;
+        return parse_string_with(c, v, "\"guestWorkdir\": \"/home/me/project\"",
+                                 policy_check_path, cordon_policy_set_workdir, PATH_HINT);
+}
+
+static int parse_mode(parse_ctx *c, json_t *v, void *target) {
+        int r = expect(c, v, json_is_string(v), "a string", "\"mode\": \"workspace-write\"");
+        if (r < 0)
+                return r;
+        cordon_mode m;
+        if (cordon_mode_from_string(json_string_value(v), &m) < 0) {
+                char shown[80];
+                return fail(c, false,
+                            "use one of chat, workspace-write, review, plan, orchestrate, "
+                            "read-only, danger-full-access",
+                            "unknown mode '%s'",
+                            shorten(json_string_value(v), shown, sizeof(shown)));
+        }
+        return cordon_policy_set_mode(c->layer, m);
+}
+
+static int parse_network(parse_ctx *c, json_t *v, void *target) {
+        int r = expect(c, v, json_is_boolean(v), "a boolean", "\"networkEnabled\": false");
+        if (r < 0)
+                return r;
+        return cordon_policy_set_network_enabled(c->layer, json_is_true(v));
+}
+
+/* ---- bindMounts ----------------------------------------------------------------------------- */
+
+typedef struct bind_parse {
+        const char *host, *guest;
+        bool read_only;
+} bind_parse;
+
+static int parse_bind_path(parse_ctx *c, json_t *v, const char **slot, const char *example) {
+        int r = expect(c, v, json_is_string(v), "a string", example);
+        if (r < 0)
+                return r;
+        const char *why = policy_check_path(json_string_value(v));
+        char shown[160];
+        if (why)
+                return fail(c, false, PATH_HINT, "'%s' %s",
+                            shorten(json_string_value(v), shown, sizeof(shown)), why);
+        *slot = json_string_value(v);
+        return 0;
+}
+
+static int parse_bind_host(parse_ctx *c, json_t *v, void *target) {
+        bind_parse *b = target;
+        return parse_bind_path(c, v, &b->host, "\"hostPath\": \"/home/me/project\"");
+}
+
+static int parse_bind_guest(parse_ctx *c, json_t *v, void *target) {
+        bind_parse *b = target;
+        return parse_bind_path(c, v, &b->guest, "\"guestPath\": \"/home/me/project\"");
+}
+
+static int parse_bind_ro(parse_ctx *c, json_t *v, void *target) {
+        bind_parse *b = target;
+        int r = expect(c, v, json_is_boolean(v), "a boolean", "\"readOnly\": true");
+        b->read_only = json_is_true(v);
+        return r;
+}
+
+static const field bind_fields[] = {
+        { "hostPath", parse_bind_host, NULL },
+        { "guestPath", parse_bind_guest, NULL },
+        { "readOnly", parse_bind_ro, NULL },
+};
+
+static bool same_path(const char *a, const char *b) {
+        _cleanup_free_ char *na = NULL, *nb = NULL;
+        return path_normalize(a, &na) >= 0 && path_normalize(b, &nb) >= 0 && strcmp(na, nb) == 0;
+}
+
+static bool layer_has_bind(const cordon_policy *p, const char *host) {
+        _cleanup_free_ char *n = NULL;
+        if (path_normalize(host, &n) < 0)
+                return false;
+        for (size_t i = 0; i < p->n_binds; i++)
+                if (strcmp(p->binds[i].host_path, n) == 0)
+                        return true;
+        return false;
+}
+
+static int parse_one_bind(parse_ctx *c, json_t *v) {
+        static const char example[] = "{\"hostPath\": \"/home/me/project\", \"readOnly\": false}";
+        bind_parse b = { 0 };
+        int r = parse_fields(c, v, bind_fields, ELEMENTSOF(bind_fields), example, &b);
+        if (r < 0)
+                return r;
+        if (!b.host)
+                return fail(c, false, "add \"hostPath\": \"/absolute/path\"",
+                            "a bind mount needs 'hostPath'");
+        if (b.guest && !same_path(b.host, b.guest)) {
+                /* The native backend shares the host's path namespace (SPEC.md §3.3): a path the
+                 * fs seam returns must be the path the command sees. */
+                push_key(c, "guestPath");
+                r = fail(c, false, "omit guestPath or set it to hostPath",
+                         "must equal hostPath on the native backend");
+                pop(c);
+                return r;
+        }
+        if (layer_has_bind(c->layer, b.host)) {
+                push_key(c, "hostPath");
+                r = fail(c, false, "list each host path once", "this hostPath is already bound");
+                pop(c);
+                return r;
+        }
+        r = cordon_policy_add_bind(c->layer, b.host, b.read_only);
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_binds(parse_ctx *c, json_t *v, void *target) {
+        int r = expect(c, v, json_is_array(v), "an array of objects",
+                       "\"bindMounts\": [{\"hostPath\": \"/home/me/project\"}]");
+        if (r < 0)
+                return r;
+        if (json_array_size(v) > POLICY_MAX_LIST)
+                return fail(c, false, "bind a common parent instead",
+                            "has %zu entries; at most %u are allowed", json_array_size(v),
+                            POLICY_MAX_LIST);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                push_index(c, i);
+                r = parse_one_bind(c, e);
+                pop(c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- env -------------------------------------------------------------------------------------- */
+
+static int parse_env_set_one(parse_ctx *c, const char *name, json_t *val) {
+        const char *why = policy_check_env_name(name);
+        if (why)
+                return fail(c, true, "use a variable name such as \"MY_VAR\"",
+                            "variable name %s", why);
+        int r = expect(c, val, json_is_string(val), "a string", "\"LANG\": \"C.UTF-8\"");
+        if (r < 0)
+                return r;
+        if ((why = policy_check_env_value(json_string_value(val))))
+                return fail(c, false, "shorten the value", "value %s", why);
+        r = cordon_policy_env_set(c->layer, name, json_string_value(val));
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_env_set(parse_ctx *c, json_t *v, void *target) {
+        int r = expect(c, v, json_is_object(v), "an object", "\"set\": {\"LANG\": \"C.UTF-8\"}");
+        if (r < 0)
+                return r;
+        if (json_object_size(v) > POLICY_MAX_LIST)
+                return fail(c, false, "set fewer variables", "has %zu entries; at most %u",
+                            json_object_size(v), POLICY_MAX_LIST);
+        const char *name;
+        json_t *val;
+        json_object_foreach(v, name, val) {
+                push_key(c, name);
+                r = parse_env_set_one(c, name, val);
+                pop(c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static const field env_fields[] = {
+        { "pass", parse_env_pass, NULL },
+        { "set", parse_env_set, NULL },
+        { "scrub", parse_env_scrub, NULL },
+};
+
+static int parse_env(parse_ctx *c, json_t *v, void *target) {
+        return parse_fields(c, v, env_fields, ELEMENTSOF(env_fields),
+                            "\"env\": {\"pass\": [], \"set\": {}, \"scrub\": []}", NULL);
+}
+
+/* ---- limits --------------------------------------------------------------------------------- */
+
+typedef struct limit_desc {
+        policy_limit which;
+        int (*parse_text)(const char *s, uint64_t *ret); /* NULL: integers only */
+        int (*set)(cordon_policy *p, uint64_t v);
+        const char *hint;
+} limit_desc;
+
+static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
+        [POLICY_LIMIT_TIMEOUT_MS] = { POLICY_LIMIT_TIMEOUT_MS, parse_duration_ms,
+                                      cordon_policy_set_timeout_ms,
+                                      "write milliseconds (30000) or a duration (\"30s\", "
+                                      "\"500ms\", \"2m\", \"1h\")" },
+        [POLICY_LIMIT_MEMORY_BYTES] = { POLICY_LIMIT_MEMORY_BYTES, parse_size,
+                                        cordon_policy_set_memory_bytes,
+                                        "write bytes (536870912) or a size (\"512M\", \"2G\")" },
+        [POLICY_LIMIT_PIDS] = { POLICY_LIMIT_PIDS, NULL, cordon_policy_set_pids,
+                                "write a number of processes, e.g. 256" },
+        [POLICY_LIMIT_CPU_SECONDS] = { POLICY_LIMIT_CPU_SECONDS, NULL,
+                                       cordon_policy_set_cpu_seconds,
+                                       "write CPU seconds, e.g. 60" },
+};
+
+static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
+        uint64_t val;
+        char shown[80];
+        if (json_is_integer(v)) {
+                if (json_integer_value(v) < 0)
+                        return fail(c, false, d->hint, "must not be negative");
+                val = (uint64_t) json_integer_value(v);
+        } else if (d->parse_text && json_is_string(v)) {
+                if (d->parse_text(json_string_value(v), &val) < 0)
+                        return fail(c, false, d->hint, "'%s' is not a valid value",
+                                    shorten(json_string_value(v), shown, sizeof(shown)));
+        } else {
+                return fail(c, false, d->hint, "expected %s, got %s",
+                            d->parse_text ? "an integer or a string" : "an integer",
+                            type_name(v));
+        }
+        const char *why = policy_check_limit(d->which, val);
+        if (why)
+                return fail(c, false, d->hint, "%s", why);
+        int r = d->set(c->layer, val);
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_timeout(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_TIMEOUT_MS]);
+}
+
+static int parse_memory(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_MEMORY_BYTES]);
+}
+
+static int parse_pids(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_PIDS]);
+}
+
+static int parse_cpu(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_CPU_SECONDS]);
+}
+
+static const field limit_fields[] = {
+        { "timeout", parse_timeout, NULL },
+        { "memory", parse_memory, NULL },
+        { "pids", parse_pids, NULL },
+        { "cpu", parse_cpu, NULL },
+};
+
+static int parse_limits(parse_ctx *c, json_t *v, void *target) {
+        return parse_fields(c, v, limit_fields, ELEMENTSOF(limit_fields),
+                            "\"limits\": {\"timeout\": \"30s\", \"memory\": \"1G\"}", NULL);
+}
+
+/* ---- the document --------------------------------------------------------------------------- */
+
+/* Exactly SPEC.md §5's keys. */
+static const field root_fields[] = {
+        { "sessionId", parse_session_id, NULL },
+        { "workspaceId", parse_workspace_id, NULL },
+        { "agentId", parse_agent_id, NULL },
+        { "bindMounts", parse_binds, NULL },
+        { "mode", parse_mode, NULL },
+        { "protectedPaths", parse_protected, NULL },
+        { "runnerStateDirs", parse_runner_dirs, NULL },
+        { "denyRead", parse_deny_read, NULL },
+        { "denyWrite", parse_deny_write, NULL },
+        { "denyCreateNames", parse_deny_create, NULL },
+        { "execGrantRoots", parse_exec_grant, NULL },
+        { "networkEnabled", parse_network, NULL },
+        { "egressAllowlist", parse_egress, NULL },
+        { "allowUnixSockets", parse_unix_sockets, NULL },
+        { "guestWorkdir", parse_workdir, NULL },
+        { "env", parse_env, NULL },
+        { "limits", parse_limits, NULL },
+};
+
+static const char *json_hint(const json_error_t *e) {
+        switch (json_error_code(e)) {
+        case json_error_duplicate_key:
+                return "each key may appear only once in an object";
+        case json_error_null_character:
+        case json_error_null_byte_in_key:
+                return "strings may not contain NUL (\\u0000)";
+        case json_error_end_of_input_expected:
+                return "remove what follows the closing '}'";
+        case json_error_premature_end_of_input:
+                return "the file ends early: close every string, array and object";
+        case json_error_invalid_utf8:
+                return "save the file as UTF-8";
+        case json_error_numeric_overflow:
+                return "the number is too large";
+        case json_error_unknown:
+        case json_error_out_of_memory:
+        case json_error_stack_overflow:
+        case json_error_cannot_open_file:
+        case json_error_invalid_argument:
+        case json_error_invalid_syntax:
+        case json_error_invalid_format:
+        case json_error_wrong_type:
+        case json_error_null_value:
+        case json_error_item_not_found:
+        case json_error_index_out_of_range:
+        default:
+                return "fix the JSON syntax there";
+        }
+}
+
+/* Parses `text` into the fresh layer c->layer. */
+static int parse_document(parse_ctx *c) {
+        json_pos deep;
+        if (json_pos_check_depth(c->text, c->len, POLICY_MAX_DEPTH, &deep) < 0)
+                return cordon_set_error(c->err, CORDON_POLICY_INVALID, E2BIG,
+                                        "%s:%u:%u: nesting deeper than %u levels; a policy "
+                                        "needs at most 3",
+                                        c->origin, deep.line, deep.column, POLICY_MAX_DEPTH);
+        json_error_t jerr;
+        /* Duplicate keys are refused: with "last one wins" a reviewer reading the first
+         * occurrence would approve a different policy than the one enforced. */
+        json_t *root = json_loadb(c->text, c->len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!root)
+                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s:%d:%d: invalid JSON: %s; %s", c->origin, jerr.line,
+                                        jerr.column, jerr.text, json_hint(&jerr));
+        int r = json_is_object(root)
+                        ? parse_fields(c, root, root_fields, ELEMENTSOF(root_fields), "{}", NULL)
+                        : fail(c, false, "write the policy as { \"key\": value, ... }",
+                               "the policy must be a JSON object, not %s", type_name(root));
+        json_decref(root);
+        return r;
+}
+
+static void policy_freep(cordon_policy **p) {
+        cordon_policy_free(*p);
+}
+
+int cordon_policy_load_string(cordon_policy *policy, const char *json, size_t len,
+                              const char *origin, cordon_error *err) {
+        if (!origin)
+                origin = "<string>";
+        if (!policy || !json)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s: no policy or no text to load", origin);
+        if (len > POLICY_MAX_FILE)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
+                                        "%s: the policy is %zu bytes; at most %u are allowed",
+                                        origin, len, POLICY_MAX_FILE);
+        _cleanup_(policy_freep) cordon_policy *layer = cordon_policy_new();
+        if (!layer)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        parse_ctx c = { .origin = origin, .text = json, .len = len, .layer = layer, .err = err };
+        int r = parse_document(&c);
+        if (r < 0)
+                return r;
+        /* Merge into a scratch copy and swap, so a failure leaves `policy` untouched. */
+        _cleanup_(policy_freep) cordon_policy *next = policy_dup(policy);
+        if (!next)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        r = policy_merge(next, layer);
+        if (r < 0)
+                return cordon_set_error(err, r == -E2BIG ? CORDON_POLICY_INVALID
+                                                         : CORDON_LAUNCH_FAILED,
+                                        r, "%s: merging the policy: %s", origin, strerror(-r));
+        policy_swap(policy, next);
+        return 0;
+}
+
+/* Reads a policy file: a regular file, at most POLICY_MAX_FILE bytes, not writable by other
+ * users. */
+static int read_policy_file(const char *path, char **ret, size_t *ret_len, cordon_error *err) {
+        /* O_NONBLOCK: a FIFO planted at the path must not hang us; it is refused below. */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, errno,
+                                        "%s: cannot open the policy file: %s; check the path",
+                                        path, strerror(errno));
+        struct stat st;
+        if (fstat(fd, &st) < 0)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, errno, "%s: fstat: %s",
+                                        path, strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s: not a regular file; pass a policy file", path);
+        /* Like doas.conf: a policy another user can edit lets that user widen this sandbox. */
+        if (st.st_mode & S_IWOTH)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
+                                        "%s: the policy file is world-writable; run chmod o-w "
+                                        "on it",
+                                        path);
+        if (st.st_uid != geteuid() && st.st_uid != 0)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
+                                        "%s: the policy file belongs to uid %u, not to you or "
+                                        "root; copy it to a file you own",
+                                        path, (unsigned) st.st_uid);
+        if (st.st_size > (off_t) POLICY_MAX_FILE)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
+                                        "%s: the policy is %lld bytes; at most %u are allowed",
+                                        path, (long long) st.st_size, POLICY_MAX_FILE);
+        _cleanup_free_ char *buf = malloc(POLICY_MAX_FILE + 1);
+        if (!buf)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        /* Read one byte more than allowed: a file that grew after fstat is still caught. */
+        ssize_t n = read_full(fd, buf, POLICY_MAX_FILE + 1);
+        if (n < 0)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, (int) n,
+                                        "%s: cannot read the policy file: %s", path,
+                                        strerror((int) -n));
+        if ((size_t) n > POLICY_MAX_FILE)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
+                                        "%s: the policy is larger than %u bytes", path,
+                                        POLICY_MAX_FILE);
+        *ret_len = (size_t) n;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int cordon_policy_load_file(cordon_policy *policy, const char *path, cordon_error *err) {
+        if (!policy || !path)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "no policy or no file name given");
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = read_policy_file(path, &buf, &len, err);
+        if (r < 0)
+                return r;
+        return cordon_policy_load_string(policy, buf, len, path, err);
+}
