@@ -5,7 +5,11 @@
  * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV). */
 #pragma once
 
+/* This file shadows the kernel's <linux/seccomp.h> for every file compiled with -Isrc; pull the
+ * real UAPI header in behind it so both are visible whichever way this one was reached. */
+#include_next <linux/seccomp.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct seccomp_options {
         bool notify_creates; /* add the user-notification rules (name rules enforced) */

@@ -21,3 +21,25 @@ name_verdict name_rules_check_rename_target(const name_rules *r, const char *pat
 /* A rename source: may not be a protected path, beneath one, or an ancestor of one. */
 name_verdict name_rules_check_rename_source(const name_rules *r, const char *path,
                                             const char **ret_rule);
+
+/* ---- Refinement (additive): one entry point with the check kind and flags. -------------------- */
+typedef enum name_check_kind {
+        NAME_CHECK_CREATE,
+        NAME_CHECK_RENAME_TARGET,
+        NAME_CHECK_RENAME_SOURCE,
+} name_check_kind;
+
+/* By default a final component holding non-ASCII bytes is treated as possibly case-folded by the
+ * filesystem (ext4/f2fs/tmpfs casefold fold e.g. U+212A KELVIN SIGN to 'k', "ﬆ" to "st"): every run
+ * of non-ASCII bytes may stand for any string, and the name is refused when some such string could
+ * match a rule. NAME_CHECK_EXACT_BYTES says the directory is known not to fold names, so bytes
+ * match only themselves (ASCII letters still match case-insensitively). */
+#define NAME_CHECK_EXACT_BYTES (1U << 0)
+
+name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const char *path,
+                              unsigned flags, const char **ret_rule);
+
+/* Glob matching as the rules use it, exposed for tests: `pattern` against `str` (bytes, ASCII
+ * case-insensitive; '*' '?' '[...]' '\\'; no FNM_PERIOD). With `pathname`, wildcards never match
+ * '/' (FNM_PATHNAME). Independent of the process locale. */
+bool name_glob_match(const char *pattern, const char *str, bool pathname);

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Creation-time name rules: pure string decisions on a path the supervisor resolved itself.
+ *
+ * Matching is done here rather than with fnmatch(3) because fnmatch follows the process locale
+ * (a host program calling setlocale() would turn byte matching into multibyte matching, and
+ * invalid UTF-8 in an attacker's file name into a different code path). Semantics are those of
+ * fnmatch with FNM_CASEFOLD (ASCII only) and without FNM_PERIOD, so "*.pem" matches ".id.pem".
+ * Protected entries use FNM_PATHNAME semantics, compared component by component. */
+#include "plan/name-rules.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+/* ---- Byte sets ------------------------------------------------------------------------------ */
+
+typedef struct charset {
+        uint64_t w[4];
+} charset;
+
+static void cs_add(charset *s, unsigned char c) {
+        s->w[c >> 6] |= UINT64_C(1) << (c & 63);
+}
+
+static bool cs_has(const charset *s, unsigned char c) {
+        return s->w[c >> 6] & (UINT64_C(1) << (c & 63));
+}
+
+static unsigned char ascii_lower(unsigned char c) {
+        return c >= 'A' && c <= 'Z' ? (unsigned char) (c - 'A' + 'a') : c;
+}
+
+static unsigned char ascii_upper(unsigned char c) {
+        return c >= 'a' && c <= 'z' ? (unsigned char) (c - 'a' + 'A') : c;
+}
+
+/* Case folding is ASCII only: the filesystems that fold more (Unicode casefold) are handled by
+ * treating non-ASCII runs as unknown (see could_match). */
+static void cs_add_folded(charset *s, unsigned char c) {
+        cs_add(s, c);
+        cs_add(s, ascii_lower(c));
+        cs_add(s, ascii_upper(c));
+}
+
+/* Every byte a wildcard may stand for: anything but NUL and '/' (names never hold either). */
+static void cs_fill(charset *s) {
+        *s = (charset) { { ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0) } };
+        s->w[0] &= ~UINT64_C(1);                       /* NUL */
+        s->w['/' >> 6] &= ~(UINT64_C(1) << ('/' & 63)); /* '/' */
+}
+
+static bool cs_intersects(const charset *a, const charset *b) {
+        for (size_t i = 0; i < 4; i++)
+                if (a->w[i] & b->w[i])
+                        return true;
+        return false;
+}
+
+/* ---- Glob tokens ------------------------------------------------------------------------------ */
+
+typedef struct gtok {
+        bool star;
+        charset set; /* when !star: the bytes this token matches, already case-folded */
+        size_t len;  /* pattern bytes consumed */
+} gtok;
+
+/* POSIX classes, ASCII only (the C locale), so the result never depends on setlocale(). Each
+ * class is a list of inclusive ranges written as byte pairs. */
+static bool class_add(charset *s, const char *name, size_t n) {
+        static const struct { const char *name, *ranges; } classes[] = {
+                { "alpha", "azAZ" }, { "digit", "09" },   { "alnum", "azAZ09" },
+                { "upper", "AZ" },   { "lower", "az" },   { "xdigit", "09afAF" },
+                { "space", "\t\r  " }, { "blank", "\t\t  " }, { "punct", "!/:@[`{~" },
+                { "print", " ~" },   { "graph", "!~" },   { "cntrl", "\x01\x1f\x7f\x7f" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(classes); i++) {
+                if (strlen(classes[i].name) != n || memcmp(classes[i].name, name, n) != 0)
+                        continue;
+                for (const char *r = classes[i].ranges; r[0] && r[1]; r += 2)
+                        for (unsigned c = (unsigned char) r[0]; c <= (unsigned char) r[1]; c++)
+                                cs_add_folded(s, (unsigned char) c);
+                return true;
+        }
+        return false;
+}
+
+/* A bracket expression at p[0] == '['. Returns the bytes consumed, or 0 when it is not closed
+ * (then '[' is an ordinary character, as in fnmatch). Unknown constructs ([=x=], [.x.], unknown
+ * classes) widen the set to every byte: for deny rules, matching more is the safe direction. */
+static size_t parse_bracket(const char *p, size_t plen, charset *ret) {
+        charset s = { { 0 } };
+        bool negate = false, widen = false;
+        size_t i = 1;
+        if (i < plen && (p[i] == '!' || p[i] == '^')) {
+                negate = true;
+                i++;
+        }
+        for (bool first = true; i < plen; first = false) {
+                unsigned char c = (unsigned char) p[i];
+                if (c == ']' && !first) {
+                        if (widen)
+                                cs_fill(&s);
+                        else if (negate)
+                                for (size_t k = 0; k < 4; k++)
+                                        s.w[k] = ~s.w[k];
+                        charset all;
+                        cs_fill(&all);
+                        for (size_t k = 0; k < 4; k++)
+                                ret->w[k] = s.w[k] & all.w[k];
+                        return i + 1;
+                }
+                if (c == '[' && i + 1 < plen && strchr(":=.", p[i + 1])) {
+                        char kind = p[i + 1];
+                        const char *end = NULL;
+                        for (size_t k = i + 2; k + 1 < plen; k++)
+                                if (p[k] == kind && p[k + 1] == ']') {
+                                        end = p + k;
+                                        break;
+                                }
+                        if (!end)
+                                return 0;
+                        if (kind != ':' || !class_add(&s, p + i + 2, (size_t) (end - (p + i + 2))))
+                                widen = true;
+                        i = (size_t) (end - p) + 2;
+                        continue;
+                }
+                if (c == '\\' && i + 1 < plen)
+                        c = (unsigned char) p[++i];
+                i++;
+                unsigned char hi = c;
+                if (i + 1 < plen && p[i] == '-' && p[i + 1] != ']') {
+                        size_t k = i + 1;
+                        if (p[k] == '\\' && k + 1 < plen)
+                                k++;
+                        hi = (unsigned char) p[k];
+                        i = k + 1;
+                }
+                for (unsigned k = c; k <= hi; k++)
+                        cs_add_folded(&s, (unsigned char) k);
+        }
+        return 0;
+}
+
+static void glob_token(const char *p, size_t plen, gtok *t) {
+        *t = (gtok) { .len = 1 };
+        unsigned char c = (unsigned char) p[0];
+        if (c == '*') {
+                t->star = true;
+                return;
+        }
+        if (c == '?') {
+                cs_fill(&t->set);
+                return;
+        }
+        if (c == '[') {
+                size_t n = parse_bracket(p, plen, &t->set);
+                if (n > 0) {
+                        t->len = n;
+                        return;
+                }
+        }
+        if (c == '\\' && plen > 1) {
+                c = (unsigned char) p[1];
+                t->len = 2;
+        }
+        cs_add_folded(&t->set, c);
+}
+
+/* ---- Matching one component (or a whole string without FNM_PATHNAME) ----------------------- */
+
+/* Classic wildcard matching with backtracking to the last '*': O(len(p) * len(s)). */
+static bool match_component(const char *p, size_t plen, const char *s, size_t slen) {
+        size_t pi = 0, si = 0, star_p = SIZE_MAX, star_s = 0;
+        gtok t;
+        while (si < slen) {
+                if (pi < plen) {
+                        glob_token(p + pi, plen - pi, &t);
+                        if (t.star) {
+                                star_p = pi + t.len;
+                                star_s = si;
+                                pi += t.len;
+                                continue;
+                        }
+                        if (cs_has(&t.set, (unsigned char) s[si])) {
+                                pi += t.len;
+                                si++;
+                                continue;
+                        }
+                }
+                if (star_p == SIZE_MAX)
+                        return false;
+                pi = star_p;
+                si = ++star_s;
+        }
+        while (pi < plen) {
+                glob_token(p + pi, plen - pi, &t);
+                if (!t.star)
+                        return false;
+                pi += t.len;
+        }
+        return true;
+}
+
+/* Could some string that `name` may stand for on a case-folding filesystem match `p`? Each run
+ * of non-ASCII bytes in `name` may fold to any string (U+212A KELVIN SIGN folds to "k", U+FB06
+ * to "st", and a folding table may change with the kernel), so it becomes a '*' and the question
+ * is whether two patterns share a string: a reachability search over position pairs. */
+static bool could_match(const char *p, size_t plen, const char *name, size_t nlen) {
+        size_t np = 0;
+        _cleanup_free_ gtok *pt = calloc(plen + 1, sizeof(gtok));
+        _cleanup_free_ gtok *nt = calloc(nlen + 1, sizeof(gtok));
+        if (!pt || !nt)
+                return true; /* fail closed: out of memory counts as a match */
+        for (size_t i = 0; i < plen; i += pt[np++].len)
+                glob_token(p + i, plen - i, &pt[np]);
+        size_t nn = 0;
+        for (size_t i = 0; i < nlen;) {
+                nt[nn] = (gtok) { .len = 1 };
+                if ((unsigned char) name[i] >= 0x80) {
+                        nt[nn].star = true;
+                        while (i < nlen && (unsigned char) name[i] >= 0x80)
+                                i++;
+                } else
+                        cs_add_folded(&nt[nn].set, (unsigned char) name[i++]);
+                nn++;
+        }
+        size_t w = np + 1, states = (nn + 1) * w;
+        _cleanup_free_ bool *seen = calloc(states, sizeof(bool));
+        _cleanup_free_ size_t *stack = calloc(states, sizeof(size_t));
+        if (!seen || !stack)
+                return true;
+        size_t top = 0;
+        seen[0] = true;
+        stack[top++] = 0;
+        charset all;
+        cs_fill(&all);
+        while (top > 0) {
+                size_t st = stack[--top], i = st / w, j = st % w;
+                if (i == nn && j == np)
+                        return true;
+                size_t next[3];
+                size_t n_next = 0;
+                if (i < nn && nt[i].star)
+                        next[n_next++] = (i + 1) * w + j;
+                if (j < np && pt[j].star)
+                        next[n_next++] = i * w + j + 1;
+                if (i < nn && j < np && !(nt[i].star && pt[j].star)) {
+                        const charset *a = nt[i].star ? &all : &nt[i].set;
+                        const charset *b = pt[j].star ? &all : &pt[j].set;
+                        if (cs_intersects(a, b))
+                                next[n_next++] = (nt[i].star ? i : i + 1) * w +
+                                                 (pt[j].star ? j : j + 1);
+                }
+                for (size_t k = 0; k < n_next; k++)
+                        if (!seen[next[k]]) {
+                                seen[next[k]] = true;
+                                stack[top++] = next[k];
+                        }
+        }
+        return false;
+}
+
+/* ---- Paths ------------------------------------------------------------------------------------ */
+
+typedef struct comp {
+        const char *s;
+        size_t n;
+} comp;
+
+static comp next_comp(const char **cursor) {
+        const char *c = *cursor;
+        while (*c == '/')
+                c++;
+        const char *e = c;
+        while (*e && *e != '/')
+                e++;
+        *cursor = e;
+        return (comp) { c, (size_t) (e - c) };
+}
+
+static bool has_non_ascii(const char *s, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char) s[i] >= 0x80)
+                        return true;
+        return false;
+}
+
+typedef enum relation {
+        REL_NONE,
+        REL_SELF_OR_BENEATH, /* the path is the protected entry or lies beneath it */
+        REL_ANCESTOR,        /* the path is a proper ancestor of (something the entry matches) */
+} relation;
+
+/* Walks pattern and path component by component (FNM_PATHNAME: a wildcard never spans '/').
+ * `fold_last` applies the non-ASCII widening to the path's final component only: its ancestors
+ * exist already and are what they are. */
+static relation relate(const char *pattern, const char *path, bool fold_last) {
+        const char *q = pattern, *p = path;
+        for (;;) {
+                comp qc = next_comp(&q), pc = next_comp(&p);
+                if (qc.n == 0)
+                        return REL_SELF_OR_BENEATH;
+                if (pc.n == 0)
+                        return REL_ANCESTOR;
+                const char *rest = p;
+                bool last = next_comp(&rest).n == 0;
+                bool ok = last && fold_last ? could_match(qc.s, qc.n, pc.s, pc.n)
+                                            : match_component(qc.s, qc.n, pc.s, pc.n);
+                if (!ok)
+                        return REL_NONE;
+        }
+}
+
+static const char *last_component(const char *path, size_t *ret_len) {
+        const char *cursor = path, *last = path;
+        size_t n = 0;
+        for (;;) {
+                comp c = next_comp(&cursor);
+                if (c.n == 0)
+                        break;
+                last = c.s;
+                n = c.n;
+        }
+        *ret_len = n;
+        return last;
+}
+
+name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const char *path,
+                              unsigned flags, const char **ret_rule) {
+        const char *rule = NULL;
+        name_verdict v = NAME_ALLOWED;
+        size_t nlen;
+        const char *name = last_component(path ? path : "", &nlen);
+        bool fold = !(flags & NAME_CHECK_EXACT_BYTES) && has_non_ascii(name, nlen);
+
+        if (!path || path[0] != '/') {
+                /* The supervisor only ever asks about absolute paths; anything else is a bug and
+                 * must not turn into "allowed". */
+                v = NAME_DENIED_PROTECTED;
+                rule = "(path not absolute)";
+                goto done;
+        }
+        for (size_t i = 0; i < r->protected.n; i++) {
+                relation rel = relate(r->protected.v[i], path, fold);
+                /* Renaming into place a directory that is an ancestor of a protected path (or
+                 * renaming such an ancestor away and back) would bring the protected path into
+                 * existence without a create ever naming it. */
+                if (rel == REL_SELF_OR_BENEATH || (rel == REL_ANCESTOR && kind != NAME_CHECK_CREATE)) {
+                        v = NAME_DENIED_PROTECTED;
+                        rule = r->protected.v[i];
+                        goto done;
+                }
+        }
+        if (kind == NAME_CHECK_RENAME_SOURCE || nlen == 0)
+                goto done;
+        for (size_t i = 0; i < r->deny_names.n; i++) {
+                const char *g = r->deny_names.v[i];
+                bool hit = fold ? could_match(g, strlen(g), name, nlen)
+                                : match_component(g, strlen(g), name, nlen);
+                if (hit) {
+                        v = NAME_DENIED_NAME;
+                        rule = g;
+                        goto done;
+                }
+        }
+done:
+        if (ret_rule)
+                *ret_rule = rule;
+        return v;
+}
+
+name_verdict name_rules_check_create(const name_rules *r, const char *path, const char **ret_rule) {
+        return name_rules_check(r, NAME_CHECK_CREATE, path, 0, ret_rule);
+}
+
+name_verdict name_rules_check_rename_target(const name_rules *r, const char *path,
+                                            const char **ret_rule) {
+        return name_rules_check(r, NAME_CHECK_RENAME_TARGET, path, 0, ret_rule);
+}
+
+name_verdict name_rules_check_rename_source(const name_rules *r, const char *path,
+                                            const char **ret_rule) {
+        return name_rules_check(r, NAME_CHECK_RENAME_SOURCE, path, 0, ret_rule);
+}
+
+bool name_glob_match(const char *pattern, const char *str, bool pathname) {
+        if (!pathname)
+                return match_component(pattern, strlen(pattern), str, strlen(str));
+        /* FNM_PATHNAME: slashes must line up exactly, so compare segment by segment. */
+        const char *p = pattern, *s = str;
+        for (;;) {
+                const char *pe = strchrnul(p, '/'), *se = strchrnul(s, '/');
+                if (!match_component(p, (size_t) (pe - p), s, (size_t) (se - s)))
+                        return false;
+                if (!*pe || !*se)
+                        return !*pe && !*se;
+                p = pe + 1;
+                s = se + 1;
+        }
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The seccomp rule table (data) and a classic-BPF interpreter for testing exported programs.
+ * Everything not listed is allowed: the filter is a deny list on top of namespaces, Landlock and
+ * dropped capabilities, not the only wall. Rationale per entry: docs/design/seccomp.md. */
+#include "plan/seccomp-plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "util/util.h"
+
+#define M32 UINT64_C(0xffffffff)
+
+#define DENY(name, e, why) { name, 0, SECCOMP_PLAN_ERRNO, e, 0, { { 0 } }, why }
+#define DENY_NR(name, nr, e, why) { name, nr, SECCOMP_PLAN_ERRNO, e, 0, { { 0 } }, why }
+#define DENY_IF(name, e, a, mask, val, why)                                                       \
+        { name, 0, SECCOMP_PLAN_ERRNO, e, 1, { { a, mask, val } }, why }
+#define NOTIFY(name, why) { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, { { 0 } }, why }
+#define NOTIFY_IF(name, a, mask, val, why)                                                        \
+        { name, 0, SECCOMP_PLAN_NOTIFY, 0, 1, { { a, mask, val } }, why }
+#define DENY_CLONE(flag) DENY_IF("clone", EPERM, 0, flag, flag, "clone with " #flag ": no new namespaces")
+
+/* Namespace flags of clone(2) (values from linux/sched.h, spelled out so this file needs no
+ * kernel header beyond the seccomp ABI). */
+#define CLONE_NEWNS_ 0x00020000ULL
+#define CLONE_NEWCGROUP_ 0x02000000ULL
+#define CLONE_NEWUTS_ 0x04000000ULL
+#define CLONE_NEWIPC_ 0x08000000ULL
+#define CLONE_NEWUSER_ 0x10000000ULL
+#define CLONE_NEWPID_ 0x20000000ULL
+#define CLONE_NEWNET_ 0x40000000ULL
+#define TIOCSTI_ 0x5412ULL
+#define TIOCLINUX_ 0x541CULL
+#define AF_VSOCK_ 40ULL
+#define SOCK_TYPE_MASK_ 0xfULL
+
+static const seccomp_plan_rule rules[] = {
+        /* Reaching other processes. */
+        DENY("ptrace", EPERM, "inspect or patch other processes (the supervisor, the agent)"),
+        DENY("process_vm_readv", EPERM, "read another process's memory"),
+        DENY("process_vm_writev", EPERM, "write another process's memory"),
+        DENY("pidfd_getfd", EPERM, "steal descriptors from another process"),
+        /* Changing the filesystem view: would desynchronise the supervisor's path resolution and
+         * undo read-only binds. */
+        DENY("mount", EPERM, "mount over or remount protected paths"),
+        DENY("umount2", EPERM, "unmount the binds that hide secrets / protect paths"),
+        DENY("pivot_root", EPERM, "change the root the supervisor resolves against"),
+        DENY("chroot", EPERM, "change the root the supervisor resolves against"),
+        DENY("move_mount", EPERM, "new mount API: move mounts"),
+        DENY("open_tree", EPERM, "new mount API: clone mount trees"),
+        DENY_NR("open_tree_attr", 467, EPERM, "new mount API (6.15): clone and reconfigure"),
+        DENY("fsopen", EPERM, "new mount API: create filesystems"),
+        DENY("fsconfig", EPERM, "new mount API: configure filesystems"),
+        DENY("fsmount", EPERM, "new mount API: create mounts"),
+        DENY("fspick", EPERM, "new mount API: reconfigure mounts"),
+        DENY_NR("mount_setattr", 442, EPERM, "new mount API: make read-only binds writable"),
+        DENY("unshare", EPERM, "new namespaces (user namespaces: mount tricks, kernel attack surface)"),
+        DENY("setns", EPERM, "enter other namespaces"),
+        DENY_CLONE(CLONE_NEWNS_),
+        DENY_CLONE(CLONE_NEWCGROUP_),
+        DENY_CLONE(CLONE_NEWUTS_),
+        DENY_CLONE(CLONE_NEWIPC_),
+        DENY_CLONE(CLONE_NEWUSER_),
+        DENY_CLONE(CLONE_NEWPID_),
+        DENY_CLONE(CLONE_NEWNET_),
+        DENY("clone3", ENOSYS, "flags live in memory, cannot be checked; glibc falls back to clone"),
+        /* Kernel attack surface a build never needs. */
+        DENY("keyctl", EPERM, "kernel keyrings are not namespaced"),
+        DENY("add_key", EPERM, "kernel keyrings are not namespaced"),
+        DENY("request_key", EPERM, "kernel keyrings are not namespaced"),
+        DENY("bpf", EPERM, "verifier/JIT attack surface; bpffs pins create names"),
+        DENY("io_uring_setup", ENOSYS, "io_uring performs opens/renames/links invisible to seccomp"),
+        DENY("io_uring_enter", ENOSYS, "io_uring performs opens/renames/links invisible to seccomp"),
+        DENY("io_uring_register", ENOSYS, "io_uring performs opens/renames/links invisible to seccomp"),
+        DENY("perf_event_open", EPERM, "side channels, kernel attack surface"),
+        DENY("userfaultfd", EPERM, "stalls the supervisor's memory reads; widens kernel races"),
+        DENY("kexec_load", EPERM, "replace the kernel"),
+        DENY("kexec_file_load", EPERM, "replace the kernel"),
+        DENY("init_module", EPERM, "load kernel code"),
+        DENY("finit_module", EPERM, "load kernel code"),
+        DENY("delete_module", EPERM, "unload kernel code"),
+        DENY("open_by_handle_at", ENOSYS, "opens by inode handle, bypassing path checks"),
+        DENY("name_to_handle_at", ENOSYS, "companion of open_by_handle_at"),
+        DENY("lookup_dcookie", EPERM, "kernel-internal path lookup"),
+        DENY("quotactl", EPERM, "host quota administration"),
+        DENY_NR("quotactl_fd", 443, EPERM, "host quota administration"),
+        DENY("swapon", EPERM, "swap files: host administration"),
+        DENY("swapoff", EPERM, "swap files: host administration"),
+        DENY("reboot", EPERM, "host administration"),
+        DENY("acct", EPERM, "process accounting writes a file the kernel names"),
+        DENY("syslog", EPERM, "kernel log: addresses and host information"),
+        DENY("iopl", EPERM, "raw I/O port access"),
+        DENY("ioperm", EPERM, "raw I/O port access"),
+        DENY("vhangup", EPERM, "hang up the terminal"),
+        DENY("settimeofday", EPERM, "host clock"),
+        DENY("clock_settime", EPERM, "host clock"),
+        DENY("clock_adjtime", EPERM, "host clock (modes live in memory: denied whole)"),
+        DENY("adjtimex", EPERM, "host clock (modes live in memory: denied whole)"),
+        /* Terminal injection (CVE-2017-5226, CVE-2023-28100). ioctl's cmd is an unsigned int. */
+        DENY_IF("ioctl", EPERM, 1, M32, TIOCSTI_, "TIOCSTI: type into the caller's terminal"),
+        DENY_IF("ioctl", EPERM, 1, M32, TIOCLINUX_, "TIOCLINUX: VT paste injection"),
+        /* Sockets that reach outside the sandbox's network namespace. */
+        DENY_IF("socket", EPERM, 0, M32, AF_UNIX, "AF_UNIX: docker.sock, D-Bus, agents (path-selective later)"),
+        DENY_IF("socket", EPERM, 0, M32, AF_VSOCK_, "AF_VSOCK: host services (WSL interop, VMs)"),
+        { "socketpair", 0, SECCOMP_PLAN_ERRNO, EPERM, 2,
+          { { 0, M32, AF_UNIX }, { 1, SOCK_TYPE_MASK_, SOCK_DGRAM } },
+          "AF_UNIX datagram pair: sendto() any pathname socket (journald, ...)" },
+        /* The supervisor cannot see a Landlock domain the command adds to itself: creations it
+         * performs would ignore it (pitfall 11), so the command learns Landlock is unavailable. */
+        DENY_NR("landlock_create_ruleset", 444, ENOSYS, "self-imposed Landlock would be bypassed"),
+        DENY_NR("landlock_restrict_self", 446, ENOSYS, "self-imposed Landlock would be bypassed"),
+        DENY_NR("openat2", 437, ENOSYS, "flags live in memory; callers fall back to openat"),
+
+        /* Creation-time name rules: the supervisor performs these calls itself. open/openat only
+         * with O_CREAT, so plain opens of existing files never pay for it. */
+        NOTIFY_IF("open", 1, O_CREAT, O_CREAT, "may create a name"),
+        NOTIFY_IF("openat", 2, O_CREAT, O_CREAT, "may create a name"),
+        NOTIFY("creat", "creates a name"),
+        NOTIFY("mkdir", "creates a name"),
+        NOTIFY("mkdirat", "creates a name"),
+        NOTIFY("mknod", "creates a name"),
+        NOTIFY("mknodat", "creates a name"),
+        NOTIFY("rename", "moves a name into place"),
+        NOTIFY("renameat", "moves a name into place"),
+        NOTIFY("renameat2", "moves a name into place"),
+        NOTIFY("link", "creates a name"),
+        NOTIFY("linkat", "creates a name (also links O_TMPFILE files into view)"),
+        NOTIFY("symlink", "creates a name"),
+        NOTIFY("symlinkat", "creates a name"),
+        NOTIFY("bind", "AF_UNIX bind creates a name; the address lives in memory"),
+};
+
+const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {
+        *ret_n = ELEMENTSOF(rules);
+        return rules;
+}
+
+bool seccomp_plan_rule_wanted(const seccomp_plan_rule *rule, bool notify_creates) {
+        return rule->action != SECCOMP_PLAN_NOTIFY || notify_creates;
+}
+
+static const char *action_name(const seccomp_plan_rule *r) {
+        if (r->action == SECCOMP_PLAN_NOTIFY)
+                return "NOTIFY";
+        switch (r->err) {
+        case EPERM:
+                return "EPERM";
+        case ENOSYS:
+                return "ENOSYS";
+        case EACCES:
+                return "EACCES";
+        default:
+                return "ERRNO";
+        }
+}
+
+int seccomp_plan_rule_format(const seccomp_plan_rule *r, char *buf, size_t size) {
+        int n = snprintf(buf, size, "%s: %s", r->syscall, action_name(r));
+        for (uint8_t i = 0; i < r->n_conds && n >= 0 && (size_t) n < size; i++) {
+                const seccomp_plan_cond *c = &r->conds[i];
+                n += snprintf(buf + n, size - (size_t) n, "%s(arg%u & %#llx) == %#llx",
+                              i == 0 ? " if " : " && ", c->arg, (unsigned long long) c->mask,
+                              (unsigned long long) c->value);
+        }
+        return n;
+}
+
+static json_t *rule_to_json(const seccomp_plan_rule *r) {
+        json_t *conds = json_array();
+        for (uint8_t i = 0; conds && i < r->n_conds; i++)
+                if (json_array_append_new(conds, json_pack("{s:i,s:I,s:I}", "arg", r->conds[i].arg,
+                                                           "mask", (json_int_t) r->conds[i].mask,
+                                                           "value", (json_int_t) r->conds[i].value)) < 0) {
+                        json_decref(conds);
+                        return NULL;
+                }
+        if (!conds)
+                return NULL;
+        return json_pack("{s:s,s:s,s:o,s:s}", "syscall", r->syscall, "action", action_name(r),
+                         "conditions", conds, "why", r->why);
+}
+
+void *seccomp_plan_to_json(bool notify_creates) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < ELEMENTSOF(rules); i++) {
+                if (!seccomp_plan_rule_wanted(&rules[i], notify_creates))
+                        continue;
+                if (json_array_append_new(a, rule_to_json(&rules[i])) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+/* ---- A classic-BPF interpreter with the kernel's seccomp semantics ----------------------------- */
+
+static bool alu(uint16_t op, uint32_t *a, uint32_t src) {
+        switch (op) {
+        case BPF_ADD: *a += src; return true;
+        case BPF_SUB: *a -= src; return true;
+        case BPF_MUL: *a *= src; return true;
+        case BPF_DIV: if (src == 0) return false; *a /= src; return true;
+        case BPF_MOD: if (src == 0) return false; *a %= src; return true;
+        case BPF_OR: *a |= src; return true;
+        case BPF_AND: *a &= src; return true;
+        case BPF_XOR: *a ^= src; return true;
+        case BPF_LSH: *a = src < 32 ? *a << src : 0; return true;
+        case BPF_RSH: *a = src < 32 ? *a >> src : 0; return true;
+        case BPF_NEG: *a = (uint32_t) -*a; return true;
+        default: return false;
+        }
+}
+
+static bool jump_taken(uint16_t op, uint32_t a, uint32_t src, bool *ret_ok) {
+        *ret_ok = true;
+        switch (op) {
+        case BPF_JEQ: return a == src;
+        case BPF_JGT: return a > src;
+        case BPF_JGE: return a >= src;
+        case BPF_JSET: return (a & src) != 0;
+        default: *ret_ok = false; return false;
+        }
+}
+
+uint32_t seccomp_bpf_run(const struct sock_filter *prog, size_t n, const struct seccomp_data *d) {
+        uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
+        const unsigned char *data = (const unsigned char *) d;
+        for (size_t pc = 0; pc < n; pc++) {
+                const struct sock_filter *f = &prog[pc];
+                uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
+                bool ok = true;
+                switch (BPF_CLASS(f->code)) {
+                case BPF_LD:
+                case BPF_LDX: {
+                        uint32_t v;
+                        if (BPF_MODE(f->code) == BPF_ABS && BPF_SIZE(f->code) == BPF_W &&
+                            f->k % 4 == 0 && f->k + 4 <= sizeof(*d))
+                                memcpy(&v, data + f->k, 4); /* seccomp_data is host-endian */
+                        else if (BPF_MODE(f->code) == BPF_IMM)
+                                v = f->k;
+                        else if (BPF_MODE(f->code) == BPF_MEM && f->k < BPF_MEMWORDS)
+                                v = mem[f->k];
+                        else if (BPF_MODE(f->code) == BPF_LEN)
+                                v = sizeof(*d);
+                        else
+                                return SECCOMP_RET_KILL_PROCESS;
+                        *(BPF_CLASS(f->code) == BPF_LD ? &a : &x) = v;
+                        break;
+                }
+                case BPF_ST:
+                case BPF_STX:
+                        if (f->k >= BPF_MEMWORDS)
+                                return SECCOMP_RET_KILL_PROCESS;
+                        mem[f->k] = BPF_CLASS(f->code) == BPF_ST ? a : x;
+                        break;
+                case BPF_ALU:
+                        ok = alu(BPF_OP(f->code), &a, src);
+                        break;
+                case BPF_JMP:
+                        if (BPF_OP(f->code) == BPF_JA)
+                                pc += f->k;
+                        else
+                                pc += jump_taken(BPF_OP(f->code), a, src, &ok) ? f->jt : f->jf;
+                        break;
+                case BPF_RET:
+                        return BPF_RVAL(f->code) == BPF_A ? a : f->k;
+                case BPF_MISC:
+                        if (BPF_MISCOP(f->code) == BPF_TAX)
+                                x = a;
+                        else
+                                a = x;
+                        break;
+                default:
+                        ok = false;
+                }
+                if (!ok)
+                        return SECCOMP_RET_KILL_PROCESS;
+        }
+        return SECCOMP_RET_KILL_PROCESS; /* fell off the end: the kernel rejects such programs */
+}
