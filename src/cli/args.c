@@ -1,0 +1,546 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Argument parsing for `cordon` (see args.h). Table-driven: one row per option says what value it
+ * takes; one function per value kind checks it. Every message that quotes user input goes
+ * through quote() so a fatal line stays one printable line. */
+#include "cli/args.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+typedef enum value_kind {
+        VALUE_NONE = 0,
+        VALUE_PATH,     /* made absolute against cwd */
+        VALUE_TEXT,     /* non-empty string, checked by the policy setter */
+        VALUE_ENV_SET,  /* NAME=VALUE */
+        VALUE_MODE,
+        VALUE_DURATION, /* milliseconds, > 0 */
+        VALUE_SIZE,     /* bytes, > 0 */
+        VALUE_COUNT,    /* plain decimal, > 0 */
+} value_kind;
+
+typedef struct flag_def {
+        const char *name;
+        value_kind kind;
+        const char *hint; /* what a good value looks like, ends every POLICY_INVALID message */
+} flag_def;
+
+static const flag_def flag_defs[_CLI_FLAG_MAX] = {
+        [CLI_FLAG_POLICY] = { "--policy", VALUE_PATH, "give the path of a JSON policy file" },
+        [CLI_FLAG_MODE] = { "--mode", VALUE_MODE,
+                            "use workspace-write (alias chat), read-only (aliases review, plan, "
+                            "orchestrate) or danger-full-access" },
+        [CLI_FLAG_WRITABLE] = { "--writable", VALUE_PATH, "give a directory the command may write" },
+        [CLI_FLAG_READ_ONLY] = { "--read-only", VALUE_PATH,
+                                 "give a path the command may read but not write" },
+        [CLI_FLAG_PROTECT] = { "--protect", VALUE_PATH, "give a path that is never writable" },
+        [CLI_FLAG_RUNNER_STATE_DIR] = { "--runner-state-dir", VALUE_PATH,
+                                        "give a directory writable in every mode" },
+        [CLI_FLAG_DENY_READ] = { "--deny-read", VALUE_PATH, "give a path (or glob) never readable" },
+        [CLI_FLAG_DENY_WRITE] = { "--deny-write", VALUE_PATH,
+                                  "give a path (or glob) never writable" },
+        [CLI_FLAG_DENY_CREATE_NAME] = { "--deny-create-name", VALUE_TEXT,
+                                        "give a file-name glob such as '*.pem' or '.env.*'" },
+        [CLI_FLAG_ENV_PASS] = { "--env-pass", VALUE_TEXT,
+                                "give the name of an environment variable to keep" },
+        [CLI_FLAG_ENV_SET] = { "--env-set", VALUE_ENV_SET, "use NAME=VALUE, e.g. LANG=C.UTF-8" },
+        [CLI_FLAG_ENV_SCRUB] = { "--env-scrub", VALUE_TEXT,
+                                 "give a variable-name glob such as '*_TOKEN'" },
+        [CLI_FLAG_WORKDIR] = { "--workdir", VALUE_PATH,
+                               "give the directory the command starts in" },
+        [CLI_FLAG_SESSION_ID] = { "--session-id", VALUE_TEXT, "give a stable session identifier" },
+        [CLI_FLAG_TIMEOUT] = { "--timeout", VALUE_DURATION,
+                               "use a whole number with an optional unit ms, s, m or h (e.g. "
+                               "30s, 500ms, 2m)" },
+        [CLI_FLAG_MEMORY] = { "--memory", VALUE_SIZE,
+                              "use a whole number of bytes with an optional unit K, M or G (e.g. "
+                              "512M, 2G)" },
+        [CLI_FLAG_PIDS] = { "--pids", VALUE_COUNT, "use a whole number of processes (e.g. 256)" },
+        [CLI_FLAG_CPU] = { "--cpu", VALUE_COUNT, "use a whole number of CPU seconds (e.g. 600)" },
+        [CLI_FLAG_NO_NETWORK] = { "--no-network", VALUE_NONE, "" },
+};
+
+const char *cli_flag_name(cli_flag flag) {
+        return (unsigned) flag < _CLI_FLAG_MAX ? flag_defs[flag].name : "--?";
+}
+
+const char *cli_flag_hint(cli_flag flag) {
+        return (unsigned) flag < _CLI_FLAG_MAX ? flag_defs[flag].hint : "";
+}
+
+typedef struct parser {
+        int argc;
+        char *const *argv;
+        int i;           /* next argv index */
+        const char *cwd;
+        const char *see; /* the help to point at in usage errors */
+        cli_args *out;
+        cordon_error *err;
+} parser;
+
+/* ---- Messages ----------------------------------------------------------------------------- */
+
+/* User input as it may appear in a one-line message: control and non-ASCII bytes become '?'
+ * (a hostile argument must not forge extra diagnostic lines), long values are cut. */
+const char *cli_quote(const char *s, char *buf, size_t size) {
+        size_t n = 0;
+        for (; s[n] && n + 4 < size; n++)
+                buf[n] = (s[n] >= 0x20 && s[n] < 0x7f) ? s[n] : '?';
+        if (s[n])
+                memcpy(buf + (n > 3 ? n - 3 : 0), "...", 4);
+        else
+                buf[n] = '\0';
+        return buf;
+}
+
+CLI_PRINTF(3, 4)
+static int set_error(cordon_error *err, cordon_code code, const char *fmt, ...) {
+        if (err) {
+                va_list ap;
+                va_start(ap, fmt);
+                err->code = code;
+                err->sys_errno = EINVAL;
+                (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                va_end(ap);
+        }
+        return -EINVAL;
+}
+
+/* "<what> (see '<help>')", code USAGE. */
+CLI_PRINTF(2, 3)
+static int usage(parser *p, const char *fmt, ...) {
+        char what[768];
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return set_error(p->err, CORDON_USAGE, "%s (see '%s')", what, p->see);
+}
+
+/* "--flag: <what>; <hint>", code POLICY_INVALID. */
+CLI_PRINTF(3, 4)
+static int bad_value(parser *p, cli_flag flag, const char *fmt, ...) {
+        char what[768];
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(what, sizeof(what), fmt, ap);
+        va_end(ap);
+        return set_error(p->err, CORDON_POLICY_INVALID, "%s: %s; %s", flag_defs[flag].name, what,
+                         flag_defs[flag].hint);
+}
+
+/* ---- Values ------------------------------------------------------------------------------- */
+
+/* A path as typed by a person, made absolute against the (physical, getcwd) cwd. Leading "." and
+ * ".." components are resolved here, which is exact because cwd contains no symlinks; a ".."
+ * anywhere else is kept, and the policy setter refuses it rather than guess what a symlink before
+ * it points to. */
+static int make_absolute(const char *cwd, const char *in, char **ret) {
+        if (in[0] == '/') {
+                *ret = strdup(in);
+                return *ret ? 0 : -ENOMEM;
+        }
+        size_t base = strlen(cwd);
+        while (base > 1 && cwd[base - 1] == '/')
+                base--;
+        const char *rest = in;
+        for (;;) {
+                size_t len = strcspn(rest, "/");
+                if (len == 1 && rest[0] == '.') {
+                        /* "./": nothing to do */
+                } else if (len == 2 && rest[0] == '.' && rest[1] == '.') {
+                        while (base > 1 && cwd[base - 1] != '/')
+                                base--;
+                        while (base > 1 && cwd[base - 1] == '/')
+                                base--;
+                } else
+                        break;
+                rest += len;
+                rest += strspn(rest, "/");
+        }
+        bool root = base == 1 && cwd[0] == '/';
+        if (asprintf(ret, "%.*s%s%s", (int) base, cwd, root || !*rest ? "" : "/", rest) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int parse_count(const char *s, uint64_t *ret) {
+        if (!s[0] || strspn(s, "0123456789") != strlen(s))
+                return -EINVAL;
+        uint64_t v = 0;
+        for (const char *c = s; *c; c++) {
+                unsigned d = (unsigned) (*c - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        return 0;
+}
+
+/* Sizes, durations and counts: the number must parse and be > 0 (0 would mean "no limit", which
+ * is what leaving the flag out says). */
+static int parse_limit(parser *p, cli_flag flag, const char *value, cli_setting *s) {
+        static const char *const kind_names[] = {
+                [VALUE_DURATION] = "duration", [VALUE_SIZE] = "size", [VALUE_COUNT] = "number",
+        };
+        value_kind kind = flag_defs[flag].kind;
+        s->text = strdup(value); /* kept for messages about the range (cli-policy.c) */
+        if (!s->text)
+                return -ENOMEM;
+        int r = kind == VALUE_DURATION ? cordon_parse_duration_ms(value, &s->number)
+                : kind == VALUE_SIZE   ? cordon_parse_size(value, &s->number)
+                                       : parse_count(value, &s->number);
+        if (r == -ERANGE)
+                return bad_value(p, flag, "%s '%s' is too large", kind_names[kind], CLI_QUOTE(value));
+        if (r < 0)
+                return bad_value(p, flag, "invalid %s '%s'", kind_names[kind], CLI_QUOTE(value));
+        if (s->number == 0)
+                return bad_value(p, flag, "'%s' is not a limit (leave %s out for none)",
+                                 CLI_QUOTE(value), flag_defs[flag].name);
+        return 0;
+}
+
+static int parse_env_set(parser *p, const char *value, cli_setting *s) {
+        const char *eq = strchr(value, '=');
+        if (!eq || eq == value)
+                return bad_value(p, CLI_FLAG_ENV_SET, "expected NAME=VALUE, got '%s'",
+                                 CLI_QUOTE(value));
+        s->text = strndup(value, (size_t) (eq - value));
+        s->text2 = strdup(eq + 1);
+        return s->text && s->text2 ? 0 : -ENOMEM;
+}
+
+/* Checks and converts one policy flag's value into `s`. */
+static int parse_value(parser *p, cli_flag flag, const char *value, cli_setting *s) {
+        s->flag = flag;
+        switch (flag_defs[flag].kind) {
+        case VALUE_NONE:
+                return 0;
+        case VALUE_PATH:
+                if (!value[0])
+                        return bad_value(p, flag, "empty path");
+                return make_absolute(p->cwd, value, &s->text);
+        case VALUE_TEXT:
+                if (!value[0])
+                        return bad_value(p, flag, "empty value");
+                s->text = strdup(value);
+                return s->text ? 0 : -ENOMEM;
+        case VALUE_ENV_SET:
+                return parse_env_set(p, value, s);
+        case VALUE_MODE:
+                if (cordon_mode_from_string(value, &s->mode) < 0)
+                        return bad_value(p, flag, "unknown mode '%s'", CLI_QUOTE(value));
+                return 0;
+        case VALUE_DURATION:
+        case VALUE_SIZE:
+        case VALUE_COUNT:
+                return parse_limit(p, flag, value, s);
+        default:
+                return -EINVAL;
+        }
+}
+
+static void setting_done(cli_setting *s) {
+        free(s->text);
+        free(s->text2);
+        *s = (cli_setting) { 0 };
+}
+
+static int add_setting(parser *p, cli_flag flag, const char *value) {
+        cli_args *a = p->out;
+        cli_setting s = { 0 };
+        int r = parse_value(p, flag, value, &s);
+        if (r < 0) {
+                setting_done(&s);
+                return r;
+        }
+        cli_setting *n = reallocarray(a->settings, a->n_settings + 1, sizeof(*n));
+        if (!n) {
+                setting_done(&s);
+                return -ENOMEM;
+        }
+        a->settings = n;
+        a->settings[a->n_settings++] = s;
+        return 0;
+}
+
+/* ---- Options ------------------------------------------------------------------------------ */
+
+typedef enum extra_opt {
+        EXTRA_HELP,
+        EXTRA_JSON,
+        EXTRA_SANDBOX,
+        EXTRA_BACKEND,
+} extra_opt;
+
+#define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
+#define ALLOW_JSON (1u << 1)
+#define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
+
+static const struct {
+        const char *name;
+        extra_opt opt;
+        bool takes_value;
+        unsigned needs; /* ALLOW_* bit the command must have */
+} extra_defs[] = {
+        { "--help", EXTRA_HELP, false, 0 },
+        { "--json", EXTRA_JSON, false, ALLOW_JSON },
+        { "--sandbox", EXTRA_SANDBOX, true, ALLOW_POLICY },
+        { "--backend", EXTRA_BACKEND, true, ALLOW_POLICY },
+};
+
+static int set_sandbox(parser *p, const char *value) {
+        if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+                return set_error(p->err, CORDON_POLICY_INVALID,
+                                 "--sandbox: expected 'on' or 'off', got '%s'; 'off' runs the "
+                                 "command unprotected", CLI_QUOTE(value));
+        p->out->sandbox_set = true;
+        p->out->sandbox = strcmp(value, "on") == 0;
+        return 0;
+}
+
+static int set_backend(parser *p, const char *value) {
+        /* SPEC.md §4: an unknown backend name on the command line is a usage error. */
+        if (cordon_backend_from_string(value, &p->out->backend) < 0)
+                return usage(p, "--backend: unknown backend '%s'; use auto, native, landlock, "
+                                "microvm or none", CLI_QUOTE(value));
+        p->out->backend_set = true;
+        return 0;
+}
+
+/* The value of an option: after '=' or the next argument. */
+static int take_value(parser *p, const char *name, const char *inline_value, const char **ret) {
+        if (inline_value) {
+                *ret = inline_value;
+                return 0;
+        }
+        if (p->i >= p->argc)
+                return usage(p, "option '%s' needs a value", name);
+        *ret = p->argv[p->i++];
+        return 0;
+}
+
+static int apply_extra(parser *p, extra_opt opt, const char *value) {
+        switch (opt) {
+        case EXTRA_HELP:
+                p->out->help_topic = p->out->command;
+                p->out->command = CLI_COMMAND_HELP;
+                return 1; /* stop: everything after --help is ignored */
+        case EXTRA_JSON:
+                p->out->json = true;
+                return 0;
+        case EXTRA_SANDBOX:
+                return set_sandbox(p, value);
+        case EXTRA_BACKEND:
+                return set_backend(p, value);
+        default:
+                return -EINVAL;
+        }
+}
+
+/* One "--name[=value]" argument (already consumed). Returns 1 when parsing should stop (--help). */
+static int parse_option(parser *p, const char *arg, unsigned allow) {
+        char name[64];
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t) (eq - arg) : strlen(arg);
+        if (len >= sizeof(name))
+                return usage(p, "unknown option '%s'", CLI_QUOTE(arg));
+        memcpy(name, arg, len);
+        name[len] = '\0';
+        const char *inline_value = eq ? eq + 1 : NULL;
+        const char *value = NULL;
+
+        if (strcmp(name, "-h") == 0)
+                memcpy(name, "--help", sizeof("--help"));
+        for (size_t i = 0; i < sizeof(extra_defs) / sizeof(extra_defs[0]); i++) {
+                if (strcmp(name, extra_defs[i].name) != 0 || (extra_defs[i].needs & ~allow))
+                        continue;
+                if (!extra_defs[i].takes_value && inline_value)
+                        return usage(p, "option '%s' takes no value", name);
+                if (extra_defs[i].takes_value && take_value(p, name, inline_value, &value) < 0)
+                        return -EINVAL;
+                return apply_extra(p, extra_defs[i].opt, value);
+        }
+        for (int f = 0; (allow & ALLOW_POLICY) && f < _CLI_FLAG_MAX; f++) {
+                if (strcmp(name, flag_defs[f].name) != 0)
+                        continue;
+                bool takes_value = flag_defs[f].kind != VALUE_NONE;
+                if (!takes_value && inline_value)
+                        return usage(p, "option '%s' takes no value", name);
+                if (takes_value && take_value(p, name, inline_value, &value) < 0)
+                        return -EINVAL;
+                return add_setting(p, (cli_flag) f, value);
+        }
+        return usage(p, "unknown option '%s'", CLI_QUOTE(name));
+}
+
+/* Options up to "--", the first non-option (with ALLOW_POSITIONAL) or the end. Returns 1 when
+ * --help ended parsing, 0 otherwise, or -errno. */
+static int parse_options(parser *p, unsigned allow) {
+        while (p->i < p->argc) {
+                const char *arg = p->argv[p->i];
+                if (strcmp(arg, "--") == 0 && (allow & ALLOW_POSITIONAL)) {
+                        p->i++;
+                        return 0;
+                }
+                if (arg[0] != '-' || arg[1] == '\0') {
+                        if (allow & ALLOW_POSITIONAL)
+                                return 0;
+                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(arg));
+                }
+                p->i++;
+                int r = parse_option(p, arg, allow);
+                if (r != 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* --sandbox off means backend "none"; a contradicting --backend is refused rather than one of
+ * them silently winning. */
+static int check_conflicts(parser *p) {
+        const cli_args *a = p->out;
+        if (!a->sandbox_set || !a->backend_set || a->backend == CORDON_BACKEND_AUTO)
+                return 0;
+        if (a->sandbox && a->backend == CORDON_BACKEND_NONE)
+                return usage(p, "--sandbox on conflicts with --backend none");
+        if (!a->sandbox && a->backend != CORDON_BACKEND_NONE)
+                return usage(p, "--sandbox off conflicts with --backend %s",
+                             cordon_backend_to_string(a->backend));
+        return 0;
+}
+
+/* ---- Commands ----------------------------------------------------------------------------- */
+
+static int copy_command(parser *p) {
+        size_t n = (size_t) (p->argc - p->i);
+        if (n == 0)
+                return usage(p, "no command given: cordon run [OPTIONS] [--] CMD [ARG...]");
+        if (p->argv[p->i][0] == '\0')
+                return usage(p, "empty command name");
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        p->out->argv = v;
+        for (size_t k = 0; k < n; k++)
+                if (!(v[k] = strdup(p->argv[p->i + (int) k])))
+                        return -ENOMEM;
+        p->i = p->argc;
+        return 0;
+}
+
+static int parse_run(parser *p) {
+        p->out->command = CLI_COMMAND_RUN;
+        p->see = "cordon run --help";
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = check_conflicts(p);
+        return r < 0 ? r : copy_command(p);
+}
+
+static int parse_probe(parser *p) {
+        p->out->command = CLI_COMMAND_PROBE;
+        p->see = "cordon probe --help";
+        int r = parse_options(p, ALLOW_JSON);
+        return r < 0 ? r : 0;
+}
+
+static int parse_policy(parser *p) {
+        p->see = "cordon policy show --help";
+        if (p->i >= p->argc)
+                return usage(p, "'cordon policy' needs a subcommand: show");
+        const char *sub = p->argv[p->i++];
+        p->out->command = CLI_COMMAND_POLICY_SHOW;
+        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "show") != 0)
+                return usage(p, "unknown policy subcommand '%s'; the only one is 'show'",
+                             CLI_QUOTE(sub));
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return check_conflicts(p);
+}
+
+static int parse_help(parser *p) {
+        static const struct {
+                const char *name;
+                cli_command topic;
+        } topics[] = {
+                { "run", CLI_COMMAND_RUN },         { "probe", CLI_COMMAND_PROBE },
+                { "policy", CLI_COMMAND_POLICY_SHOW }, { "version", CLI_COMMAND_VERSION },
+                { "help", CLI_COMMAND_HELP },
+        };
+        p->out->command = CLI_COMMAND_HELP;
+        p->out->help_topic = CLI_COMMAND_HELP;
+        if (p->i >= p->argc)
+                return 0;
+        const char *t = p->argv[p->i++];
+        if (p->i < p->argc)
+                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+        for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++)
+                if (strcmp(t, topics[i].name) == 0) {
+                        p->out->help_topic = topics[i].topic;
+                        return 0;
+                }
+        return usage(p, "unknown help topic '%s'", CLI_QUOTE(t));
+}
+
+static int parse_command(parser *p) {
+        if (p->argc < 2)
+                return usage(p, "no command given; the commands are run, probe, policy show, "
+                                "version and help");
+        const char *cmd = p->argv[p->i++];
+        if (strcmp(cmd, "run") == 0)
+                return parse_run(p);
+        if (strcmp(cmd, "probe") == 0)
+                return parse_probe(p);
+        if (strcmp(cmd, "policy") == 0)
+                return parse_policy(p);
+        if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
+                return parse_help(p);
+        if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+                p->out->command = CLI_COMMAND_VERSION;
+                if (p->i < p->argc)
+                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+                return 0;
+        }
+        if (cmd[0] == '-')
+                return usage(p, "unknown option '%s'", CLI_QUOTE(cmd));
+        return usage(p, "unknown command '%s'", CLI_QUOTE(cmd));
+}
+
+int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
+                   cordon_error *err) {
+        *ret = (cli_args) { 0 };
+        parser p = { .argc = argc, .argv = argv, .i = 1, .cwd = cwd, .see = "cordon help",
+                     .out = ret, .err = err };
+        if (!cwd || cwd[0] != '/')
+                return set_error(err, CORDON_USAGE, "the current directory is not known");
+        int r = parse_command(&p);
+        if (r == -ENOMEM) {
+                (void) set_error(err, CORDON_LAUNCH_FAILED, "out of memory parsing arguments");
+                if (err)
+                        err->sys_errno = ENOMEM;
+        }
+        if (r < 0)
+                cli_args_done(ret);
+        return r < 0 ? r : 0;
+}
+
+void cli_args_done(cli_args *a) {
+        for (size_t i = 0; i < a->n_settings; i++)
+                setting_done(&a->settings[i]);
+        free(a->settings);
+        if (a->argv)
+                for (char **v = a->argv; *v; v++)
+                        free(*v);
+        free(a->argv);
+        *a = (cli_args) { 0 };
+}

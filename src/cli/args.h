@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The command line of `cordon`, parsed into a plain struct: no globals, no I/O, no filesystem
+ * access (relative paths are made absolute against the `cwd` string the caller passes). Values
+ * are checked for syntax here (sizes, durations, modes, backends); the policy setters check the
+ * rest when cli-policy.c applies them. Fuzzed by fuzz/fuzz-cli-args.c. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cordon/cordon.h"
+
+typedef enum cli_command {
+        CLI_COMMAND_HELP = 0,    /* cordon, cordon help [TOPIC], --help, -h, CMD --help */
+        CLI_COMMAND_VERSION,     /* cordon version, --version */
+        CLI_COMMAND_RUN,         /* cordon run [OPTIONS] [--] CMD [ARG...] */
+        CLI_COMMAND_PROBE,       /* cordon probe [--json] */
+        CLI_COMMAND_POLICY_SHOW, /* cordon policy show [--json] [OPTIONS] */
+} cli_command;
+
+/* The policy flags, applied to the session layer in the order given. */
+typedef enum cli_flag {
+        CLI_FLAG_POLICY = 0,       /* path: a JSON policy file */
+        CLI_FLAG_MODE,             /* mode */
+        CLI_FLAG_WRITABLE,         /* path */
+        CLI_FLAG_READ_ONLY,        /* path */
+        CLI_FLAG_PROTECT,          /* path */
+        CLI_FLAG_RUNNER_STATE_DIR, /* path */
+        CLI_FLAG_DENY_READ,        /* path */
+        CLI_FLAG_DENY_WRITE,       /* path */
+        CLI_FLAG_DENY_CREATE_NAME, /* text: file-name glob */
+        CLI_FLAG_ENV_PASS,         /* text: variable name */
+        CLI_FLAG_ENV_SET,          /* text: NAME, text2: VALUE */
+        CLI_FLAG_ENV_SCRUB,        /* text: variable-name glob */
+        CLI_FLAG_WORKDIR,          /* path */
+        CLI_FLAG_SESSION_ID,       /* text */
+        CLI_FLAG_TIMEOUT,          /* number: milliseconds */
+        CLI_FLAG_MEMORY,           /* number: bytes */
+        CLI_FLAG_PIDS,             /* number */
+        CLI_FLAG_CPU,              /* number: seconds */
+        CLI_FLAG_NO_NETWORK,       /* no value */
+        _CLI_FLAG_MAX,
+} cli_flag;
+
+typedef struct cli_setting {
+        cli_flag flag;
+        char *text;      /* owned; paths are absolute; limits keep the text as typed */
+        char *text2;     /* owned; --env-set's VALUE */
+        uint64_t number;
+        cordon_mode mode;
+} cli_setting;
+
+typedef struct cli_args {
+        cli_command command;
+        cli_command help_topic;  /* HELP: the command asked about; HELP = general help */
+        bool json;               /* probe, policy show */
+        bool sandbox_set;        /* --sandbox given */
+        bool sandbox;            /* its value (true = on) */
+        bool backend_set;
+        cordon_backend backend;  /* AUTO unless --backend */
+        cli_setting *settings;   /* owned, in command-line order */
+        size_t n_settings;
+        char **argv;             /* run: the command, owned and NULL-terminated; else NULL */
+} cli_args;
+
+/* The option's spelling ("--writable") and what a good value looks like, for messages. */
+const char *cli_flag_name(cli_flag flag);
+const char *cli_flag_hint(cli_flag flag);
+
+/* `s` made fit for a one-line message in `buf`: control and non-ASCII bytes become '?' (a hostile
+ * argument must not forge extra diagnostic lines); long values are cut with "...". */
+const char *cli_quote(const char *s, char *buf, size_t size);
+#define CLI_QUOTE(s) cli_quote((s), (char[160]) { 0 }, 160)
+
+/* Parses argv (argv[0] is the program name and is ignored). `cwd` must be absolute. Returns 0, or
+ * -EINVAL with `err` set: CORDON_USAGE for unknown options, missing values, a missing command or
+ * conflicting options ("<what> (see 'cordon run --help')"); CORDON_POLICY_INVALID for a bad value
+ * ("--flag: <what>; <hint>"). On failure *ret is left empty. -ENOMEM on allocation failure. */
+int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
+                   cordon_error *err);
+
+/* Frees what cli_args_parse allocated; leaves *a zeroed. Safe on a zeroed struct. */
+void cli_args_done(cli_args *a);

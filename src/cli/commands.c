@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The `cordon` commands on top of the public API (see commands.h). */
+#include "cli/commands.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/args.h"
+#include "cli/cli-policy.h"
+#include "cli/help.h"
+#include "cli/render.h"
+
+#define EXIT_FATAL 125 /* SPEC.md §8: cordon itself failed */
+
+extern char **environ;
+
+/* Exactly one line: a message is one line by contract, but control characters are replaced
+ * anyway, because the denial decoder trusts this line to be the only one cordon printed. */
+static int fatal(const cordon_error *err) {
+        char msg[sizeof(err->message)];
+        size_t n = strnlen(err->message, sizeof(err->message) - 1);
+        for (size_t i = 0; i < n; i++) {
+                unsigned char c = (unsigned char) err->message[i];
+                msg[i] = c < 0x20 || c == 0x7f ? '?' : (char) c;
+        }
+        msg[n] = '\0';
+        fprintf(stderr, "cordon: fatal: %s: %s\n", cordon_code_name(err->code),
+                msg[0] ? msg : "unknown error");
+        return EXIT_FATAL;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int fatal_msg(cordon_code code, const char *fmt, ...) {
+        cordon_error err = { .code = code };
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(err.message, sizeof(err.message), fmt, ap);
+        va_end(ap);
+        return fatal(&err);
+}
+
+/* $HOME when it is absolute, else the password database. Caller frees. */
+static char *home_dir(void) {
+        const char *h = getenv("HOME");
+        if (h && h[0] == '/')
+                return strdup(h);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && pw.pw_dir &&
+            pw.pw_dir[0] == '/')
+                return strdup(pw.pw_dir);
+        return NULL;
+}
+
+static int print_text(const char *s) {
+        if (!s)
+                return fatal_msg(CORDON_LAUNCH_FAILED, "out of memory");
+        if (fputs(s, stdout) < 0 || fflush(stdout) != 0)
+                return fatal_msg(CORDON_LAUNCH_FAILED, "cannot write to standard output: %s",
+                                 strerror(errno));
+        return 0;
+}
+
+static int cmd_probe(const cli_args *a) {
+        cordon_error err = { 0 };
+        cordon_probe *probe = NULL;
+        if (cordon_probe_run(&probe, &err) < 0)
+                return fatal(&err);
+        char *s = a->json ? cordon_probe_to_json(probe) : cordon_probe_to_text(probe);
+        cordon_probe_free(probe);
+        int status = print_text(s);
+        if (status == 0 && a->json)
+                status = print_text("\n");
+        free(s);
+        return status;
+}
+
+/* danger-full-access runs unconfined: an explicit --sandbox on or confining --backend next to it
+ * is a contradiction, refused rather than resolved silently in either direction (SPEC.md §4). */
+static int check_mode_conflict(const cli_args *a, const cordon_policy *resolved) {
+        if (cordon_policy_get_mode(resolved) != CORDON_MODE_DANGER_FULL_ACCESS)
+                return 0;
+        if (a->sandbox_set && a->sandbox)
+                return fatal_msg(CORDON_POLICY_INVALID,
+                                 "--sandbox: 'on' contradicts mode danger-full-access, which runs "
+                                 "the command unconfined; drop --sandbox on or choose another "
+                                 "--mode");
+        if (a->backend_set && a->backend != CORDON_BACKEND_AUTO &&
+            a->backend != CORDON_BACKEND_NONE)
+                return fatal_msg(CORDON_POLICY_INVALID,
+                                 "--backend: '%s' contradicts mode danger-full-access, which runs "
+                                 "the command unconfined; drop --backend or choose another --mode",
+                                 cordon_backend_to_string(a->backend));
+        return 0;
+}
+
+/* The resolved policy for run / policy show, or a fatal exit status in *ret_status. */
+static cordon_policy *build_policy(const cli_args *a, const char *cwd, int *ret_status) {
+        char *home = home_dir();
+        if (!home) {
+                *ret_status = fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the home "
+                                        "directory; set HOME to an absolute path");
+                return NULL;
+        }
+        cordon_error err = { 0 };
+        cordon_policy *resolved = NULL;
+        int r = cli_policy_build(a, cwd, home, &resolved, &err);
+        free(home);
+        if (r < 0) {
+                *ret_status = fatal(&err);
+                return NULL;
+        }
+        *ret_status = check_mode_conflict(a, resolved);
+        if (*ret_status != 0) {
+                cordon_policy_free(resolved);
+                return NULL;
+        }
+        return resolved;
+}
+
+static int cmd_policy_show(const cli_args *a, const char *cwd) {
+        int status;
+        cordon_policy *policy = build_policy(a, cwd, &status);
+        if (!policy)
+                return status;
+        cordon_error err = { 0 };
+        char *json = NULL;
+        int r = cordon_policy_to_json(policy, CORDON_JSON_WITH_PLAN, environ, &json, &err);
+        cordon_policy_free(policy);
+        if (r < 0)
+                return fatal(&err);
+        if (a->json) {
+                status = print_text(json);
+                if (status == 0)
+                        status = print_text("\n");
+        } else if (cli_render_json_text(json, stdout) < 0 || fflush(stdout) != 0)
+                status = fatal_msg(CORDON_LAUNCH_FAILED, "cannot write the policy to standard "
+                                   "output");
+        free(json);
+        return status;
+}
+
+/* Why this run is unconfined, or NULL when it is confined. */
+static const char *unprotected_reason(const cli_args *a, const cordon_policy *policy) {
+        if (a->sandbox_set && !a->sandbox)
+                return "--sandbox off";
+        if (a->backend_set && a->backend == CORDON_BACKEND_NONE)
+                return "--backend none";
+        if (cordon_policy_get_mode(policy) == CORDON_MODE_DANGER_FULL_ACCESS)
+                return "mode danger-full-access";
+        return NULL;
+}
+
+/* Nothing but the command's own output may reach stdout here. */
+static int cmd_run(const cli_args *a, const char *cwd) {
+        int status;
+        cordon_policy *policy = build_policy(a, cwd, &status);
+        if (!policy)
+                return status;
+        const char *reason = unprotected_reason(a, policy);
+        if (reason)
+                fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
+                                "%s\n", reason);
+        cordon_run_options opts = {
+                .backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend,
+                .environ = environ,
+        };
+        cordon_run_result res = { 0 };
+        cordon_error err = { 0 };
+        int r = cordon_run(policy, a->argv, &opts, &res, &err);
+        cordon_policy_free(policy);
+        if (r < 0)
+                return fatal(&err);
+        return res.exit_code;
+}
+
+static int dispatch(const cli_args *a, const char *cwd) {
+        switch (a->command) {
+        case CLI_COMMAND_HELP:
+                return print_text(cli_help_text(a->help_topic));
+        case CLI_COMMAND_VERSION:
+                printf("cordon %s\n", cordon_version());
+                return fflush(stdout) == 0 ? 0 : EXIT_FATAL;
+        case CLI_COMMAND_PROBE:
+                return cmd_probe(a);
+        case CLI_COMMAND_POLICY_SHOW:
+                return cmd_policy_show(a, cwd);
+        case CLI_COMMAND_RUN:
+                return cmd_run(a, cwd);
+        default:
+                return fatal_msg(CORDON_USAGE, "unknown command");
+        }
+}
+
+int cli_main(int argc, char *argv[]) {
+        char *cwd = getcwd(NULL, 0);
+        if (!cwd)
+                return fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the current directory: "
+                                 "%s; cd to an existing directory", strerror(errno));
+        cli_args args;
+        cordon_error err = { 0 };
+        int status = cli_args_parse(argc, argv, cwd, &args, &err) < 0 ? fatal(&err)
+                                                                      : dispatch(&args, cwd);
+        cli_args_done(&args);
+        free(cwd);
+        return status;
+}

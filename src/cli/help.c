@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "cli/help.h"
+
+static const char overview[] =
+        "Usage: cordon COMMAND [OPTIONS]\n"
+        "\n"
+        "Runs a command inside an OS-enforced sandbox (Linux namespaces + Landlock + seccomp).\n"
+        "\n"
+        "Commands:\n"
+        "  run [OPTIONS] [--] CMD [ARG...]   run CMD under the resolved policy\n"
+        "  probe [--json]                    report which sandbox backends work on this host\n"
+        "  policy show [--json] [OPTIONS]    print the resolved policy and its plan\n"
+        "  version, --version                print the version\n"
+        "  help [COMMAND], --help, -h        print this help, or a command's\n"
+        "\n"
+        "Exit status of 'run': the command's own status, 128+N when it died of signal N, and 125\n"
+        "with one line 'cordon: fatal: CODE: message' on stderr when cordon itself failed.\n"
+        "See docs/cli.md.\n";
+
+#define POLICY_OPTIONS                                                                            \
+        "Policy options (applied in order over the built-in default; relative paths are made\n"   \
+        "absolute against the current directory; '--opt value' and '--opt=value' both work):\n"  \
+        "  --policy FILE              merge a JSON policy file (repeatable)\n"                    \
+        "  --mode MODE                workspace-write (chat), read-only (review, plan,\n"         \
+        "                             orchestrate) or danger-full-access (no sandbox)\n"          \
+        "  --sandbox on|off           off runs the command UNPROTECTED\n"                         \
+        "  --backend NAME             auto, native, landlock, microvm or none\n"                  \
+        "  --writable PATH            add a writable root\n"                                      \
+        "  --read-only PATH           add a read-only bind\n"                                     \
+        "  --protect PATH             never writable, in any mode\n"                              \
+        "  --runner-state-dir PATH    writable in every mode\n"                                   \
+        "  --deny-read PATH           never readable (added to the secret set)\n"                 \
+        "  --deny-write PATH          never writable\n"                                           \
+        "  --deny-create-name GLOB    a file name that may not be created in writable roots\n"   \
+        "  --env-pass NAME            keep this variable even if it looks secret\n"               \
+        "  --env-set NAME=VALUE       set a variable for the command\n"                           \
+        "  --env-scrub GLOB           also drop variables whose name matches\n"                   \
+        "  --workdir DIR              the directory the command starts in\n"                      \
+        "  --session-id ID            the session identifier\n"                                   \
+        "  --timeout DURATION         kill the command after DURATION (30s, 500ms, 2m, 1h)\n"     \
+        "  --memory SIZE              memory limit (512M, 2G)\n"                                  \
+        "  --pids N                   at most N processes\n"                                      \
+        "  --cpu SECONDS              CPU-time limit\n"                                           \
+        "  --no-network               no network at all\n"
+
+static const char run_help[] =
+        "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"
+        "\n"
+        "Runs CMD (searched in PATH) in a sandbox built from the resolved policy and waits for it.\n"
+        "Options end at '--' or at the first argument that is not an option.\n"
+        "\n" POLICY_OPTIONS
+        "  -h, --help                 print this help\n"
+        "\n"
+        "Exit status: CMD's own; 128+N if CMD died of signal N; 125 plus one line\n"
+        "'cordon: fatal: CODE: message' on stderr if the sandbox could not be built, the command\n"
+        "could not be executed or the arguments are wrong (CODE is USAGE, POLICY_INVALID,\n"
+        "POLICY_UNENFORCEABLE, SANDBOX_UNAVAILABLE, LAUNCH_FAILED, EXEC_FAILED, TIMEOUT, KILLED).\n"
+        "When no backend can enforce the policy nothing runs (SANDBOX_UNAVAILABLE).\n";
+
+static const char probe_help[] =
+        "Usage: cordon probe [--json]\n"
+        "\n"
+        "Reports each backend (native, landlock, microvm, none) as full, partial or unusable,\n"
+        "what it enforces, whether it needs something installed, and the kernel facts behind it\n"
+        "(user namespaces, Landlock ABI, seccomp user notification, openat2, cgroup v2, KVM),\n"
+        "each found by trying the feature.\n"
+        "\n"
+        "  --json       machine-readable output\n"
+        "  -h, --help   print this help\n";
+
+static const char policy_help[] =
+        "Usage: cordon policy show [--json] [OPTIONS]\n"
+        "\n"
+        "Prints the policy 'cordon run' would use with the same options, resolved over the\n"
+        "built-in default, and the plan derived from it (mounts, Landlock rules, seccomp rules,\n"
+        "environment). --sandbox and --backend are checked but do not change the plan.\n"
+        "\n"
+        "  --json                     print JSON instead of indented text\n" POLICY_OPTIONS
+        "  -h, --help                 print this help\n";
+
+static const char version_help[] = "Usage: cordon version | cordon --version\n";
+
+const char *cli_help_text(cli_command topic) {
+        switch (topic) {
+        case CLI_COMMAND_RUN:
+                return run_help;
+        case CLI_COMMAND_PROBE:
+                return probe_help;
+        case CLI_COMMAND_POLICY_SHOW:
+                return policy_help;
+        case CLI_COMMAND_VERSION:
+                return version_help;
+        case CLI_COMMAND_HELP:
+        default:
+                return overview;
+        }
+}
