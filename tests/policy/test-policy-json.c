@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The JSON policy loader: every key, and every error with its exact file:line:col. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "policy/json-pos.h"
+#include "policy/policy.h"
+#include "tmptree.h"
+
+static void policy_freep(cordon_policy **p) {
+        cordon_policy_free(*p);
+}
+#define _cleanup_policy_ _cleanup_(policy_freep)
+
+static int load(cordon_policy *p, const char *json, cordon_error *err) {
+        return cordon_policy_load_string(p, json, strlen(json), "t.json", err);
+}
+
+/* Loads `json` (len bytes) into a fresh policy and checks the message starts with `prefix`. */
+static void expect_error_n(const char *json, size_t len, const char *prefix) {
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+        assert_true(cordon_policy_load_string(p, json, len, "t.json", &err) < 0);
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        char got[sizeof(err.message)];
+        snprintf(got, sizeof(got), "%.*s", (int) strlen(prefix), err.message);
+        if (strcmp(got, prefix) != 0)
+                print_message("full message: %s\n", err.message);
+        assert_string_equal(got, prefix);
+        /* A failed load leaves nothing behind. */
+        assert_int_equal(p->n_binds + p->deny_read.n + p->protected_paths.n, 0);
+        assert_false(p->mode_set);
+}
+
+static void expect_error(const char *json, const char *prefix) {
+        expect_error_n(json, strlen(json), prefix);
+}
+
+static void test_unknown_keys(void **state) {
+        expect_error("{\n  \"mode\": \"read-only\",\n  \"bogus\": 1\n}",
+                     "t.json:3:3: key 'bogus': unknown key; allowed keys here: sessionId, "
+                     "workspaceId, agentId, bindMounts, mode");
+        expect_error("{\"netwrkEnabled\": false}",
+                     "t.json:1:2: key 'netwrkEnabled': unknown key; did you mean "
+                     "'networkEnabled'?");
+        expect_error("{\"limits\": {\"timeout\": \"30s\",\n            \"memroy\": 5}}",
+                     "t.json:2:13: key 'limits.memroy': unknown key; did you mean 'memory'?");
+        expect_error("{\"bindMounts\": [{\"hostPath\": \"/w\"}, {\"hostPath\": \"/x\", "
+                     "\"ro\": true}]}",
+                     "t.json:1:56: key 'bindMounts[1].ro': unknown key; allowed keys here: "
+                     "hostPath, guestPath, readOnly");
+        expect_error("{\"env\": {\"passthrough\": []}}",
+                     "t.json:1:10: key 'env.passthrough': unknown key; allowed keys here: pass, "
+                     "set, scrub");
+        /* Keys are matched exactly: SPEC.md's camelCase only. */
+        expect_error("{\"session_id\": \"x\"}", "t.json:1:2: key 'session_id': unknown key");
+}
+
+static void test_wrong_types(void **state) {
+        expect_error("{\"mode\": 1}",
+                     "t.json:1:10: key 'mode': expected a string, got an integer; write it like "
+                     "\"mode\": \"workspace-write\"");
+        expect_error("{\"denyRead\": [1]}",
+                     "t.json:1:15: key 'denyRead[0]': expected a string, got an integer");
+        expect_error("{\"denyRead\": \"/x\"}",
+                     "t.json:1:14: key 'denyRead': expected an array of strings, got a string");
+        expect_error("{\"networkEnabled\": \"false\"}",
+                     "t.json:1:20: key 'networkEnabled': expected a boolean, got a string");
+        expect_error("{\"mode\": null}", "t.json:1:10: key 'mode': expected a string, got null");
+        expect_error("{\"env\": []}", "t.json:1:9: key 'env': expected an object, got an array");
+        expect_error("{\"limits\": {\"pids\": 1.5}}",
+                     "t.json:1:21: key 'limits.pids': expected an integer, got a real number");
+        expect_error("{\"bindMounts\": [{\"hostPath\": \"/w\", \"readOnly\": \"yes\"}]}",
+                     "t.json:1:48: key 'bindMounts[0].readOnly': expected a boolean, got a "
+                     "string");
+        expect_error("[1]", "t.json:1:1: the policy must be a JSON object, not an array");
+}
+
+static void test_bad_values(void **state) {
+        expect_error("{\"protectedPaths\": [\"/ok\",\n                    \"rel/x\"]}",
+                     "t.json:2:21: key 'protectedPaths[1]': 'rel/x' must be an absolute path; "
+                     "use an absolute path");
+        expect_error("{\"denyWrite\": [\"/a/../b\"]}",
+                     "t.json:1:16: key 'denyWrite[0]': '/a/../b' must not contain '..' "
+                     "components");
+        expect_error("{\"bindMounts\": [\n  {\"hostPath\": \"/w\", \"guestPath\": \"/x\"}\n]}",
+                     "t.json:2:35: key 'bindMounts[0].guestPath': must equal hostPath on the "
+                     "native backend; omit guestPath or set it to hostPath");
+        expect_error("{\"bindMounts\": [{\"readOnly\": true}]}",
+                     "t.json:1:17: key 'bindMounts[0]': a bind mount needs 'hostPath'");
+        expect_error("{\"bindMounts\": [{\"hostPath\": \"/w\"}, {\"hostPath\": \"/w/\"}]}",
+                     "t.json:1:50: key 'bindMounts[1].hostPath': this hostPath is already "
+                     "bound");
+        expect_error("{\"mode\": \"yolo\"}",
+                     "t.json:1:10: key 'mode': unknown mode 'yolo'; use one of chat, "
+                     "workspace-write, review, plan, orchestrate, read-only, danger-full-access");
+        expect_error("{\"limits\": {\"memory\": \"12Q\"}}",
+                     "t.json:1:23: key 'limits.memory': '12Q' is not a valid value; write bytes");
+        expect_error("{\"limits\": {\"memory\": 1024}}",
+                     "t.json:1:23: key 'limits.memory': must be between 1M and 1P bytes");
+        expect_error("{\"limits\": {\"pids\": -1}}",
+                     "t.json:1:21: key 'limits.pids': must not be negative");
+        expect_error("{\"limits\": {\"timeout\": 0}}",
+                     "t.json:1:24: key 'limits.timeout': must be between 1ms and 30 days");
+        expect_error("{\"limits\": {\"timeout\": \"30x\"}}",
+                     "t.json:1:24: key 'limits.timeout': '30x' is not a valid value");
+        expect_error("{\"limits\": {\"cpu\": \"60s\"}}",
+                     "t.json:1:20: key 'limits.cpu': expected an integer, got a string");
+        expect_error("{\"denyCreateNames\": [\"a/b\"]}",
+                     "t.json:1:22: key 'denyCreateNames[0]': 'a/b' is a file-name glob and must "
+                     "not contain '/'");
+        expect_error("{\"env\": {\"set\": {\"1A\": \"x\"}}}",
+                     "t.json:1:18: key 'env.set.1A': variable name must match");
+        expect_error("{\"env\": {\"set\": {\"A\": 1}}}",
+                     "t.json:1:23: key 'env.set.A': expected a string, got an integer");
+        expect_error("{\"env\": {\"pass\": [\"A-B\"]}}",
+                     "t.json:1:19: key 'env.pass[0]': 'A-B' must match");
+        expect_error("{\"sessionId\": \"a b\"}",
+                     "t.json:1:15: key 'sessionId': 'a b' may contain only printable ASCII");
+        expect_error("{\"egressAllowlist\": [\"http://x\"]}",
+                     "t.json:1:22: key 'egressAllowlist[0]': 'http://x' may contain only");
+        /* A control character in a value is shown as '?', never echoed raw. */
+        expect_error("{\"denyRead\": [\"/a\\nb\"]}",
+                     "t.json:1:15: key 'denyRead[0]': '/a?b' must not contain control "
+                     "characters");
+}
+
+/* Positions survive escapes in keys and multi-byte characters before the error. */
+static void test_positions(void **state) {
+        expect_error("{\"mo\\u0064e\": 5}", "t.json:1:15: key 'mode': expected a string");
+        expect_error("{\"denyRead\": [\"/\xc3\xa9\"], \"mode\": 7}",
+                     "t.json:1:30: key 'mode': expected a string");
+        expect_error("{\"sessionId\": \"\\ud83d\\ude00\"}",
+                     "t.json:1:15: key 'sessionId': '\xf0\x9f\x98\x80' may contain only");
+        expect_error("\r\n\t{ \"denyRead\" :\r\n [ \"/a\" , 3 ] }",
+                     "t.json:3:11: key 'denyRead[1]': expected a string");
+        /* The value of a duplicate-free sibling with the same prefix is not confused. */
+        expect_error("{\"modeX\": 1}", "t.json:1:2: key 'modeX': unknown key; did you mean");
+}
+
+static void test_syntax_errors(void **state) {
+        expect_error("{\"mode\": \"chat\",\n \"mode\": \"plan\"}",
+                     "t.json:2:7: invalid JSON: duplicate object key near '\"mode\"'; each key "
+                     "may appear only once in an object");
+        expect_error("{\"mode\": \"chat\"} x",
+                     "t.json:1:18: invalid JSON: end of file expected near 'x'; remove what "
+                     "follows the closing '}'");
+        expect_error("{\"sessionId\": \"a\\u0000b\"}",
+                     "t.json:1:24: invalid JSON: \\u0000 is not allowed without JSON_ALLOW_NUL");
+        static const char raw_nul[] = "{\"sessionId\": \"a\0b\"}";
+        expect_error_n(raw_nul, sizeof(raw_nul) - 1,
+                       "t.json:1:16: invalid JSON: control character 0x0");
+        expect_error("", "t.json:1:0: invalid JSON: '[' or '{' expected near end of file");
+        expect_error("{\"mode\": \"chat\"", "t.json:1:15: invalid JSON: '}' expected");
+        expect_error("{\"mode\": \"ch\xff\"}", "t.json:1:12: invalid JSON: unable to decode");
+        expect_error("{\"mode\": \"chat\",}", "t.json:1:17: invalid JSON:");
+}
+
+static void test_limits_on_input(void **state) {
+        /* 17 levels: the root object plus 16 arrays; the 17th opening bracket is reported. */
+        expect_error("{\"a\":[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]}",
+                     "t.json:1:21: nesting deeper than 16 levels");
+        /* Brackets inside strings do not count. */
+        expect_error("{\"denyRead\": [\"/[[[[[[[[[[[[[[[[[[[[[[[[\"], \"x\": 1}",
+                     "t.json:1:45: key 'x': unknown key");
+        size_t big = POLICY_MAX_FILE + 1;
+        char *buf = malloc(big);
+        assert_non_null(buf);
+        memset(buf, ' ', big);
+        buf[0] = '{';
+        buf[big - 1] = '}';
+        expect_error_n(buf, big, "t.json: the policy is 1048577 bytes; at most 1048576 are "
+                                 "allowed");
+        /* Exactly at the limit it parses. */
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+        buf[big - 2] = '}';
+        assert_int_equal(cordon_policy_load_string(p, buf, big - 1, "t.json", &err), 0);
+        free(buf);
+        /* An enormous unknown key is named, shortened, in a bounded message. */
+        char *key = malloc(6000);
+        assert_non_null(key);
+        memset(key, 'k', 6000);
+        memcpy(key, "{\"", 2);
+        memcpy(key + 5990, "\": 1}", 6);
+        expect_error(key, "t.json:1:2: key 'kkkk");
+        free(key);
+}
+
+static const char full_policy[] =
+        "{\n"
+        "  \"sessionId\": \"s-1\",\n"
+        "  \"workspaceId\": \"w-1\",\n"
+        "  \"agentId\": \"a-1\",\n"
+        "  \"bindMounts\": [{\"hostPath\": \"/w\", \"guestPath\": \"/w/\", \"readOnly\": false},\n"
+        "                 {\"hostPath\": \"/data\", \"readOnly\": true}],\n"
+        "  \"mode\": \"review\",\n"
+        "  \"protectedPaths\": [\"/repo\"],\n"
+        "  \"runnerStateDirs\": [\"/state\"],\n"
+        "  \"denyRead\": [\"/w/secret\", \"/home/*/.token\"],\n"
+        "  \"denyWrite\": [\"/w/ci.yml\"],\n"
+        "  \"denyCreateNames\": [\"*.p12\"],\n"
+        "  \"execGrantRoots\": [\"/tools\"],\n"
+        "  \"networkEnabled\": false,\n"
+        "  \"egressAllowlist\": [\"*.example.com\", \"api.example.org:443\"],\n"
+        "  \"allowUnixSockets\": [\"/run/x.sock\"],\n"
+        "  \"guestWorkdir\": \"/w/src\",\n"
+        "  \"env\": {\"pass\": [\"GITHUB_TOKEN\"], \"set\": {\"LANG\": \"C.UTF-8\"},\n"
+        "          \"scrub\": [\"*_COOKIE\"]},\n"
+        "  \"limits\": {\"timeout\": \"2m\", \"memory\": \"512M\", \"pids\": 128, \"cpu\": 30}\n"
+        "}\n";
+
+static void test_every_key(void **state) {
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+        int r = load(p, full_policy, &err);
+        if (r < 0)
+                print_message("%s\n", err.message);
+        assert_int_equal(r, 0);
+        assert_string_equal(p->session_id, "s-1");
+        assert_string_equal(p->workspace_id, "w-1");
+        assert_string_equal(p->agent_id, "a-1");
+        assert_int_equal(p->n_binds, 2);
+        assert_string_equal(p->binds[0].host_path, "/w");
+        assert_false(p->binds[0].read_only);
+        assert_string_equal(p->binds[1].host_path, "/data");
+        assert_true(p->binds[1].read_only);
+        assert_true(p->mode_set);
+        assert_int_equal(p->mode, CORDON_MODE_READ_ONLY);
+        assert_string_equal(p->protected_paths.v[0], "/repo");
+        assert_string_equal(p->runner_state_dirs.v[0], "/state");
+        assert_int_equal(p->deny_read.n, 2);
+        assert_string_equal(p->deny_read.v[1], "/home/*/.token");
+        assert_string_equal(p->deny_write.v[0], "/w/ci.yml");
+        assert_string_equal(p->deny_create_names.v[0], "*.p12");
+        assert_string_equal(p->exec_grant_roots.v[0], "/tools");
+        assert_true(p->network_set);
+        assert_false(p->network_enabled);
+        assert_int_equal(p->egress_allowlist.n, 2);
+        assert_string_equal(p->allow_unix_sockets.v[0], "/run/x.sock");
+        assert_string_equal(p->workdir, "/w/src");
+        assert_string_equal(p->env_pass.v[0], "GITHUB_TOKEN");
+        assert_string_equal(p->env_set[0].name, "LANG");
+        assert_string_equal(p->env_set[0].value, "C.UTF-8");
+        assert_string_equal(p->env_scrub.v[0], "*_COOKIE");
+        assert_int_equal(p->timeout_ms, 120000);
+        assert_int_equal(p->memory_bytes, 512ULL << 20);
+        assert_int_equal(p->pids, 128);
+        assert_int_equal(p->cpu_seconds, 30);
+
+        /* Integer forms of timeout and memory; null for the optional strings. */
+        _cleanup_policy_ cordon_policy *q = cordon_policy_new();
+        assert_int_equal(load(q,
+                              "{\"limits\": {\"timeout\": 1500, \"memory\": 2097152}, "
+                              "\"agentId\": null, \"guestWorkdir\": null}",
+                              &err),
+                         0);
+        assert_int_equal(q->timeout_ms, 1500);
+        assert_int_equal(q->memory_bytes, 2097152);
+        assert_null(q->agent_id);
+        assert_null(q->workdir);
+}
+
+static char *dump(const cordon_policy *p) {
+        char *s = NULL;
+        assert_int_equal(cordon_policy_to_json(p, 0, NULL, &s, NULL), 0);
+        return s;
+}
+
+/* Loading merges (lists append, scalars replace); a failed load changes nothing. */
+static void test_merge_and_atomicity(void **state) {
+        _cleanup_policy_ cordon_policy *p = NULL;
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_policy_new_default("/w", "/home/u", &p, &err), 0);
+        assert_int_equal(load(p, "{\"mode\": \"plan\", \"denyCreateNames\": [\"*.p12\"]}", &err),
+                         0);
+        assert_int_equal(p->mode, CORDON_MODE_READ_ONLY);
+        assert_true(strv_contains(&p->deny_create_names, ".env"));
+        assert_true(strv_contains(&p->deny_create_names, "*.p12"));
+        assert_int_equal(p->n_binds, 1);
+
+        _cleanup_free_ char *before = dump(p);
+        /* Valid keys before the bad one must not leak into the policy. */
+        assert_true(load(p,
+                         "{\"mode\": \"chat\", \"denyRead\": [\"/x\"], \"bindMounts\": "
+                         "[{\"hostPath\": \"/y\"}], \"limits\": {\"pids\": \"many\"}}",
+                         &err) < 0);
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        _cleanup_free_ char *after = dump(p);
+        assert_string_equal(before, after);
+}
+
+static void test_load_file(void **state) {
+        char *root = tmptree_new();
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+
+        char missing[4096];
+        snprintf(missing, sizeof(missing), "%s", tmptree_path(root, "nope.json"));
+        assert_true(cordon_policy_load_file(p, missing, &err) < 0);
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_int_equal(err.sys_errno, ENOENT);
+        assert_non_null(strstr(err.message, "nope.json: cannot open the policy file"));
+
+        tmptree_file(root, "ok.json", "{\"mode\": \"review\"}\n");
+        char ok[4096];
+        snprintf(ok, sizeof(ok), "%s", tmptree_path(root, "ok.json"));
+        assert_int_equal(cordon_policy_load_file(p, ok, &err), 0);
+        assert_int_equal(p->mode, CORDON_MODE_READ_ONLY);
+
+        /* Errors name the file. */
+        tmptree_file(root, "bad.json", "{\n\"mode\": 3}\n");
+        char bad[4096];
+        snprintf(bad, sizeof(bad), "%s", tmptree_path(root, "bad.json"));
+        assert_true(cordon_policy_load_file(p, bad, &err) < 0);
+        char want[4200];
+        snprintf(want, sizeof(want), "%s:2:9: key 'mode': expected a string", bad);
+        assert_memory_equal(err.message, want, strlen(want));
+
+        /* Another user could widen the sandbox through a world-writable policy. */
+        assert_int_equal(chmod(ok, 0666), 0);
+        assert_true(cordon_policy_load_file(p, ok, &err) < 0);
+        assert_non_null(strstr(err.message, "world-writable"));
+        assert_int_equal(chmod(ok, 0644), 0);
+
+        /* Not a regular file: a directory, a FIFO (must not hang). */
+        tmptree_mkdir(root, "dir.json");
+        assert_true(cordon_policy_load_file(p, tmptree_path(root, "dir.json"), &err) < 0);
+        assert_non_null(strstr(err.message, "not a regular file"));
+        assert_int_equal(mkfifo(tmptree_path(root, "fifo.json"), 0600), 0);
+        assert_true(cordon_policy_load_file(p, tmptree_path(root, "fifo.json"), &err) < 0);
+        assert_non_null(strstr(err.message, "not a regular file"));
+
+        /* Oversize. */
+        FILE *f = fopen(tmptree_path(root, "big.json"), "w");
+        assert_non_null(f);
+        assert_int_equal(fseek(f, POLICY_MAX_FILE, SEEK_SET), 0);
+        fputc('}', f);
+        fclose(f);
+        assert_true(cordon_policy_load_file(p, tmptree_path(root, "big.json"), &err) < 0);
+        assert_int_equal(err.sys_errno, EFBIG);
+        assert_int_equal(p->mode, CORDON_MODE_READ_ONLY); /* unchanged by the failures */
+        tmptree_remove(root);
+}
+
+static void test_json_pos_direct(void **state) {
+        static const char doc[] = "{\"a\": {\"b\\\"c\": [10, {\"d\": true}]}, \"e\": null}";
+        json_pos pos;
+        json_pos_step path[] = { { "a", 0 }, { "b\"c", 0 }, { NULL, 1 }, { "d", 0 } };
+        assert_int_equal(json_pos_find(doc, strlen(doc), path, 4, false, &pos), 0);
+        assert_int_equal(pos.line, 1);
+        assert_int_equal(pos.column, 27);
+        assert_int_equal(json_pos_find(doc, strlen(doc), path, 4, true, &pos), 0);
+        assert_int_equal(pos.column, 22);
+        json_pos_step e[] = { { "e", 0 } };
+        assert_int_equal(json_pos_find(doc, strlen(doc), e, 1, false, &pos), 0);
+        assert_int_equal(pos.column, 41);
+        json_pos_step missing[] = { { "a", 0 }, { "zz", 0 } };
+        assert_int_equal(json_pos_find(doc, strlen(doc), missing, 2, false, &pos), -ENOENT);
+        json_pos_step oob[] = { { "a", 0 }, { "b\"c", 0 }, { NULL, 5 } };
+        assert_int_equal(json_pos_find(doc, strlen(doc), oob, 3, false, &pos), -ENOENT);
+        /* Garbage never crashes it. */
+        static const char junk[] = "{\"a\": [1, {\"b\": \"\\u12";
+        json_pos_step deep[] = { { "a", 0 }, { NULL, 1 }, { "b", 0 }, { "c", 0 } };
+        assert_int_equal(json_pos_find(junk, strlen(junk), deep, 4, false, &pos), -ENOENT);
+        assert_int_equal(json_pos_check_depth("[[\"[[[\"]]", 9, 2, &pos), 0);
+        assert_int_equal(json_pos_check_depth("[[[", 3, 2, &pos), -E2BIG);
+        assert_int_equal(pos.column, 3);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_unknown_keys),
+                cmocka_unit_test(test_wrong_types),
+                cmocka_unit_test(test_bad_values),
+                cmocka_unit_test(test_positions),
+                cmocka_unit_test(test_syntax_errors),
+                cmocka_unit_test(test_limits_on_input),
+                cmocka_unit_test(test_every_key),
+                cmocka_unit_test(test_merge_and_atomicity),
+                cmocka_unit_test(test_load_file),
+                cmocka_unit_test(test_json_pos_direct),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "tmptree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+char *tmptree_new(void) {
+        const char *base = getenv("CORDON_BUILD_DIR");
+        char tmpl[PATH_MAX];
+        snprintf(tmpl, sizeof(tmpl), "%s/cordon-test-XXXXXX", base ? base : "/var/tmp");
+        char *d = mkdtemp(tmpl);
+        assert_non_null(d);
+        char *r = realpath(d, NULL);
+        assert_non_null(r);
+        return r;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) st;
+        (void) ftw;
+        if (flag == FTW_DP)
+                return rmdir(path) < 0 ? -1 : 0;
+        return unlink(path) < 0 ? -1 : 0;
+}
+
+void tmptree_remove(char *root) {
+        if (!root)
+                return;
+        (void) nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        free(root);
+}
+
+const char *tmptree_path(const char *root, const char *rel) {
+        static char buf[PATH_MAX];
+        snprintf(buf, sizeof(buf), "%s/%s", root, rel);
+        return buf;
+}
+
+void tmptree_mkdir(const char *root, const char *rel) {
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/%s", root, rel);
+        for (char *s = p + strlen(root) + 1; *s; s++)
+                if (*s == '/') {
+                        *s = '\0';
+                        assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+                        *s = '/';
+                }
+        assert_true(mkdir(p, 0755) == 0 || errno == EEXIST);
+}
+
+void tmptree_file(const char *root, const char *rel, const char *content) {
+        const char *p = tmptree_path(root, rel);
+        int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        size_t n = strlen(content);
+        assert_int_equal(write(fd, content, n), (ssize_t) n);
+        close(fd);
+}
+
+void tmptree_symlink(const char *root, const char *rel, const char *target) {
+        assert_int_equal(symlink(target, tmptree_path(root, rel)), 0);
+}
