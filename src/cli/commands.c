@@ -17,8 +17,6 @@
 
 #define EXIT_FATAL 125 /* SPEC.md §8: cordon itself failed */
 
-extern char **environ;
-
 /* Exactly one line: a message is one line by contract, but control characters are replaced
  * anyway, because the denial decoder trusts this line to be the only one cordon printed. */
 static int fatal(const cordon_error *err) {

@@ -87,8 +87,13 @@ static int run_probe_child(probe_child_fn fn, const void *arg, void *out, size_t
         ssize_t n = read_full(rfd, out, size);
         int status;
         while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
+                if (errno != EINTR) {
+                        /* ECHILD: the embedding program ignores SIGCHLD, so the kernel reaped
+                         * the child already; its answer (or its absence) is in the pipe. */
+                        if (errno == ECHILD)
+                                break;
                         return -errno;
+                }
         if (n != (ssize_t) size) {
                 memset(out, 0, size);
                 return 0;
@@ -103,8 +108,23 @@ static int run_probe_child(probe_child_fn fn, const void *arg, void *out, size_t
         (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |  \
          CLONE_NEWCGROUP)
 
-static const char *const userns_steps[] = {
-        "probe child died", "unshare", "setgroups", "uid_map", "gid_map", "mount",
+typedef enum userns_step {
+        USERNS_STEP_NONE = 0, /* the child died before answering */
+        USERNS_STEP_UNSHARE,
+        USERNS_STEP_SETGROUPS,
+        USERNS_STEP_UID_MAP,
+        USERNS_STEP_GID_MAP,
+        USERNS_STEP_MOUNT,
+        _USERNS_STEP_MAX,
+} userns_step;
+
+static const char *const userns_step_names[_USERNS_STEP_MAX] = {
+        [USERNS_STEP_NONE] = "probe child died",
+        [USERNS_STEP_UNSHARE] = "unshare",
+        [USERNS_STEP_SETGROUPS] = "setgroups",
+        [USERNS_STEP_UID_MAP] = "uid_map",
+        [USERNS_STEP_GID_MAP] = "gid_map",
+        [USERNS_STEP_MOUNT] = "mount",
 };
 
 typedef struct userns_arg {
@@ -114,29 +134,44 @@ typedef struct userns_arg {
 
 typedef struct userns_out {
         int ok;
-        int step; /* index in userns_steps of the failing step */
+        int step; /* the userns_step that failed */
         int err;
 } userns_out;
 
-static void userns_child(const void *varg, void *vout) {
-        const userns_arg *arg = varg;
-        userns_out *out = vout;
-        int r = 0;
+/* One step, in the child; async-signal-safe. */
+static int userns_do_step(userns_step step, const userns_arg *arg) {
+        switch (step) {
+        case USERNS_STEP_UNSHARE:
+                return unshare(PROBE_NS_FLAGS) < 0 ? -errno : 0;
+        case USERNS_STEP_SETGROUPS:
+                return write_string_file("/proc/self/setgroups", "deny");
+        case USERNS_STEP_UID_MAP:
+                return write_string_file("/proc/self/uid_map", arg->uid_map);
+        case USERNS_STEP_GID_MAP:
+                return write_string_file("/proc/self/gid_map", arg->gid_map);
+        case USERNS_STEP_MOUNT:
+                /* A private remount needs CAP_SYS_ADMIN over the new mount namespace: it fails
+                 * where an LSM (e.g. AppArmor's userns restriction) lets unshare succeed but
+                 * strips the capabilities. */
+                return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ? -errno : 0;
+        case USERNS_STEP_NONE:
+        case _USERNS_STEP_MAX:
+        default:
+                return -EINVAL;
+        }
+}
 
-        out->step = 1;
-        r = unshare(PROBE_NS_FLAGS) < 0 ? -errno : 0;
-        if (r == 0 && (out->step = 2))
-                r = write_string_file("/proc/self/setgroups", "deny");
-        if (r == 0 && (out->step = 3))
-                r = write_string_file("/proc/self/uid_map", arg->uid_map);
-        if (r == 0 && (out->step = 4))
-                r = write_string_file("/proc/self/gid_map", arg->gid_map);
-        /* A private remount needs CAP_SYS_ADMIN over the new mount namespace: it fails where an LSM
-         * (e.g. AppArmor's userns restriction) lets unshare succeed but strips capabilities. */
-        if (r == 0 && (out->step = 5))
-                r = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ? -errno : 0;
-        out->ok = r == 0;
-        out->err = -r;
+static void userns_child(const void *varg, void *vout) {
+        userns_out *out = vout;
+        for (int step = USERNS_STEP_UNSHARE; step < _USERNS_STEP_MAX; step++) {
+                int r = userns_do_step((userns_step) step, varg);
+                if (r < 0) {
+                        out->step = step;
+                        out->err = -r;
+                        return;
+                }
+        }
+        out->ok = 1;
 }
 
 static int probe_userns(probe_facts *f) {
@@ -152,8 +187,8 @@ static int probe_userns(probe_facts *f) {
                 return r;
         f->userns = out.ok;
         if (!out.ok) {
-                unsigned step = (unsigned) out.step < ELEMENTSOF(userns_steps) ? (unsigned) out.step : 0;
-                f->userns_step = userns_steps[step];
+                unsigned step = (unsigned) out.step < _USERNS_STEP_MAX ? (unsigned) out.step : 0;
+                f->userns_step = userns_step_names[step];
                 f->userns_errno = out.err;
         }
         f->max_user_namespaces = read_sysctl("/proc/sys/user/max_user_namespaces");
