@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * nosandbox: runs a command on a host that "has no sandbox". It installs a seccomp filter that
+ * makes the kernel features cordon's backends need fail the way a restricted host fails them, then
+ * execs its arguments. In the spirit of crun's tests/no_openat2.c: the whole fail-closed path is
+ * tested on a machine that does have the features.
+ *
+ *   nosandbox [--only-userns | --only-landlock] CMD [ARGS...]
+ *
+ * default: both of the below
+ * --only-userns:   unshare() -> EPERM, clone(CLONE_NEWUSER) -> EPERM, clone3() -> ENOSYS (its
+ *                  flags live in memory, so a filter cannot look at them; glibc then falls back to
+ *                  clone), as a host with unprivileged user namespaces disabled answers
+ * --only-landlock: landlock_create_ruleset/add_rule/restrict_self -> ENOSYS, as a kernel built
+ *                  without Landlock answers
+ */
+#include <errno.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_add_rule 445
+#define __NR_landlock_restrict_self 446
+#endif
+
+static int deny_userns(scmp_filter_ctx ctx) {
+        int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0);
+        if (r == 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
+                                     SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_NEWUSER, CLONE_NEWUSER));
+        if (r == 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+        return r;
+}
+
+static int deny_landlock(scmp_filter_ctx ctx) {
+        static const int nrs[] = { __NR_landlock_create_ruleset, __NR_landlock_add_rule,
+                                   __NR_landlock_restrict_self };
+        for (size_t i = 0; i < sizeof nrs / sizeof nrs[0]; i++) {
+                int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), nrs[i], 0);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        bool userns = true, landlock = true;
+        int i = 1;
+        if (i < argc && strcmp(argv[i], "--only-userns") == 0)
+                landlock = false, i++;
+        else if (i < argc && strcmp(argv[i], "--only-landlock") == 0)
+                userns = false, i++;
+        if (i < argc && strcmp(argv[i], "--") == 0)
+                i++;
+        if (i >= argc) {
+                fprintf(stderr, "usage: nosandbox [--only-userns|--only-landlock] CMD [ARGS...]\n");
+                return 2;
+        }
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        if (!ctx) {
+                fprintf(stderr, "nosandbox: seccomp_init failed\n");
+                return 2;
+        }
+        int r = 0;
+        if (userns)
+                r = deny_userns(ctx);
+        if (r == 0 && landlock)
+                r = deny_landlock(ctx);
+        /* no_new_privs lets an unprivileged user load the filter; cordon sets it anyway. */
+        if (r == 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                r = -errno;
+        if (r == 0)
+                r = seccomp_load(ctx);
+        seccomp_release(ctx);
+        if (r < 0) {
+                fprintf(stderr, "nosandbox: installing the filter: %s\n", strerror(-r));
+                return 2;
+        }
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "nosandbox: exec %s: %s\n", argv[i], strerror(errno));
+        return 127;
+}
