@@ -275,25 +275,31 @@ DEFINE_LIST(parse_env_scrub, cordon_policy_env_scrub, policy_check_env_glob, "[\
 
 #define ID_HINT "use letters, digits and punctuation such as - _ . : (no spaces or '/')"
 
+/* null stands for "unset" wherever a scalar is optional, so `cordon policy show` output (which
+ * prints unset scalars as null) loads back. */
 static int parse_session_id(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_null(v))
+                return 0;
         return parse_string_with(c, v, "\"sessionId\": \"s-123\"", policy_check_id,
                                  cordon_policy_set_session_id, ID_HINT);
 }
 
 static int parse_workspace_id(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_null(v))
+                return 0;
         return parse_string_with(c, v, "\"workspaceId\": \"w-1\"", policy_check_id,
                                  policy_set_workspace_id, ID_HINT);
 }
 
 static int parse_agent_id(parse_ctx *c, json_t *v, void *target) {
-        if (json_is_null(v)) /* "agentId": string? — null means none */
+        if (json_is_null(v))
                 return 0;
         return parse_string_with(c, v, "\"agentId\": \"a-1\"", policy_check_id,
                                  policy_set_agent_id, ID_HINT);
 }
 
 static int parse_workdir(parse_ctx *c, json_t *v, void *target) {
-        if (json_is_null(v)) /* "guestWorkdir": string? — null means the current directory */
+        if (json_is_null(v)) /* the current directory */
                 return 0;
         return parse_string_with(c, v, "\"guestWorkdir\": \"/home/me/project\"",
                                  policy_check_path, cordon_policy_set_workdir, PATH_HINT);
@@ -502,6 +508,8 @@ static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
 static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
         uint64_t val;
         char shown[80];
+        if (json_is_null(v)) /* no limit */
+                return 0;
         if (json_is_integer(v)) {
                 if (json_integer_value(v) < 0)
                         return fail(c, false, d->hint, "must not be negative");

@@ -257,14 +257,17 @@ static void test_every_key(void **state) {
         /* Integer forms of timeout and memory; null for the optional strings. */
         _cleanup_policy_ cordon_policy *q = cordon_policy_new();
         assert_int_equal(load(q,
-                              "{\"limits\": {\"timeout\": 1500, \"memory\": 2097152}, "
-                              "\"agentId\": null, \"guestWorkdir\": null}",
+                              "{\"limits\": {\"timeout\": 1500, \"memory\": 2097152, "
+                              "\"pids\": null, \"cpu\": null}, \"sessionId\": null, "
+                              "\"workspaceId\": null, \"agentId\": null, \"guestWorkdir\": null}",
                               &err),
                          0);
         assert_int_equal(q->timeout_ms, 1500);
         assert_int_equal(q->memory_bytes, 2097152);
         assert_null(q->agent_id);
         assert_null(q->workdir);
+        assert_null(q->session_id);
+        assert_int_equal(q->pids, 0);
 }
 
 static char *dump(const cordon_policy *p) {
