@@ -285,9 +285,33 @@ static const mount_op *covering_op(const mount_op *m, size_t i) {
         return best;
 }
 
-/* Sorts, drops duplicates (keeping the strongest op at a path), and drops protective ops whose
- * host path is not visible anyway: beneath a hidden path or a fresh tmpfs/proc/dev, where the
- * mountpoint would not even exist. */
+/* Whether protective op `m` changes nothing under `cover`, the op that shows its path:
+ * - under a hide, a private tmpfs or our minimal /dev the host's file is not there at all (and
+ *   the mountpoint would not exist);
+ * - a read-only bind under a read-only view adds nothing.
+ * Not under /proc: a fresh procfs still has global files (/proc/kcore, /proc/sys/...), so a deny
+ * rule there stays, and fails the launch loudly if its path does not exist. */
+static bool redundant(const mount_op *m, const mount_op *cover) {
+        if (!cover)
+                return false;
+        switch (cover->kind) {
+        case MOUNT_OP_HIDE:
+        case MOUNT_OP_TMPFS:
+        case MOUNT_OP_DEV:
+                return true;
+        case MOUNT_OP_ROOT_RO:
+        case MOUNT_OP_BIND_RO:
+                return m->kind == MOUNT_OP_BIND_RO;
+        case MOUNT_OP_PROC:
+        case MOUNT_OP_BIND_RW:
+        case _MOUNT_OP_MAX:
+        default:
+                return false;
+        }
+}
+
+/* Sorts parents first, keeps only the strongest op at each path, and drops protective ops that
+ * change nothing (redundant()). */
 static void finish_mounts(plan *p) {
         if (p->n_mounts <= N_FIXED_MOUNTS)
                 return;
@@ -300,9 +324,7 @@ static void finish_mounts(plan *p) {
                         continue;
                 }
                 m[o] = m[i]; /* o <= i: that slot was moved out or freed already */
-                const mount_op *c = is_protective(&m[o]) ? covering_op(m, o) : NULL;
-                if (c && (c->kind == MOUNT_OP_HIDE || c->kind == MOUNT_OP_TMPFS ||
-                          c->kind == MOUNT_OP_PROC || c->kind == MOUNT_OP_DEV)) {
+                if (is_protective(&m[o]) && redundant(&m[o], covering_op(m, o))) {
                         free(m[o].path);
                         continue;
                 }

@@ -247,6 +247,22 @@ static void test_deny_lists(void **state) {
         assert_protected(pl, P("ws/src"), true);
 }
 
+/* Read-only inside read-only adds nothing; a hide under the fresh /proc still matters. */
+static void test_redundant_and_proc(void **state) {
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        tmptree_file(T, "ws/src/main.c", "int main;");
+        assert_int_equal(cordon_policy_add_protected_path(pol, P("ws/src")), 0);
+        assert_int_equal(cordon_policy_add_deny_write(pol, P("ws/src/main.c")), 0);
+        assert_int_equal(cordon_policy_add_deny_read(pol, "/proc/cmdline"), 0);
+        assert_int_equal(cordon_policy_add_deny_read(pol, "/dev/zero"), 0);
+        _cleanup_plan_ plan *pl = build_ok(pol, P("ws"));
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/src")) >= 0);
+        assert_int_equal(find_path(pl, P("ws/src/main.c")), -1);
+        assert_protected(pl, P("ws/src/main.c"), true);
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, "/proc/cmdline") >= 0);
+        assert_int_equal(find_path(pl, "/dev/zero"), -1); /* not in our minimal /dev */
+}
+
 /* At one path only the strongest op stays; protective ops under a hidden path are dropped. */
 static void test_dedupe_and_cover(void **state) {
         _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
@@ -521,7 +537,7 @@ static void test_mount_kind_names(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                T_(test_default_plan),   T_(test_deny_lists),        T_(test_dedupe_and_cover),
+                T_(test_default_plan),   T_(test_deny_lists),        T_(test_redundant_and_proc),        T_(test_dedupe_and_cover),
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),
