@@ -1,0 +1,110 @@
+#!/bin/sh
+# tests/integration/run.sh: runs suite.sh as root or as an unprivileged user (meson tests
+# integration-root and integration-user).
+#
+#   run.sh root|user ATTACK NOSANDBOX
+#
+# cordon is $CORDON, else $CORDON_BUILD_DIR/cordon. As root, `user` creates the account
+# cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
+# account owns under /var/tmp (not /tmp: the sandbox has a private /tmp, and /root is 0700). If the
+# binaries are not reachable by that account they are copied into the tree.
+#
+# Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
+# failure.
+set -u
+
+who=${1:?root|user}
+attack=${2:?attack helper}
+nosandbox=${3:?nosandbox helper}
+here=$(cd "$(dirname "$0")" && pwd)
+cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
+test_user=cordon-test
+
+skip() {
+        echo "1..0 # SKIP $*"
+        echo "0 passed, 0 failed, 1 skipped"
+        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
+                echo "CORDON_TEST_MUST_WORK=1: a skip is a failure"
+                exit 1
+        fi
+        exit 77
+}
+
+[ -x "$cordon" ] || skip "no cordon binary at $cordon"
+for t in "$attack" "$nosandbox"; do [ -x "$t" ] || skip "no helper $t"; done
+cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon")
+
+tmp=
+cleanup() {
+        [ -n "$tmp" ] || return 0
+        if [ "${CORDON_IT_KEEP:-0}" = 1 ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+as_user() {
+        setpriv --reuid="$test_user" --regid="$test_user" --clear-groups "$@"
+}
+
+# Copies what the test user cannot reach into $tmp/bin; sets cordon/attack/nosandbox/suite_dir.
+stage_binaries() {
+        suite_dir=$here
+        if as_user sh -c 'test -x "$1" && test -x "$2" && test -x "$3" && test -r "$4/suite.sh"' \
+                sh "$cordon" "$attack" "$nosandbox" "$here" 2>/dev/null; then
+                return 0
+        fi
+        echo "# the build tree is not reachable by $test_user: copying the binaries"
+        mkdir -p "$tmp/bin"
+        cp "$cordon" "$attack" "$nosandbox" "$here/suite.sh" "$here/lib.sh" "$tmp/bin/"
+        # A shared libcordon next to the CLI (meson's RUNPATH points into the build tree).
+        for lib in "$(dirname "$cordon")"/libcordon.so*; do
+                [ -e "$lib" ] && cp -P "$lib" "$tmp/bin/"
+        done
+        chmod -R a+rX "$tmp/bin"
+        export LD_LIBRARY_PATH="$tmp/bin"
+        cordon=$tmp/bin/$(basename "$cordon")
+        attack=$tmp/bin/$(basename "$attack")
+        nosandbox=$tmp/bin/$(basename "$nosandbox")
+        suite_dir=$tmp/bin
+}
+
+case $who in
+root)
+        [ "$(id -u)" -eq 0 ] || skip "not root"
+        tmp=$(mktemp -d /var/tmp/cordon-it-root.XXXXXX)
+        sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
+        rc=$?
+        ;;
+user)
+        if [ "$(id -u)" -ne 0 ]; then
+                tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
+                sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
+                rc=$?
+        else
+                command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
+                if ! id -u "$test_user" >/dev/null 2>&1; then
+                        useradd -M -s /usr/sbin/nologin "$test_user" ||
+                                skip "could not create the user $test_user"
+                fi
+                tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
+                chmod 755 "$tmp"
+                stage_binaries
+                mkdir "$tmp/run"
+                chown "$test_user:" "$tmp/run"
+                # A clean environment: HOME is replaced by the suite's fake home anyway.
+                as_user env -i PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+                        HOME="$tmp/run" LC_ALL=C \
+                        CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-0}" \
+                        CORDON_IT_ONLY="${CORDON_IT_ONLY:-}" \
+                        ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+                        LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+                        sh "$suite_dir/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
+                rc=$?
+        fi
+        ;;
+*)
+        echo "usage: run.sh root|user ATTACK NOSANDBOX" >&2
+        exit 2
+        ;;
+esac
+exit "$rc"

@@ -1,0 +1,562 @@
+#!/bin/sh
+# tests/integration/suite.sh: the attacker's suite. Every test runs `cordon run` with the built-in
+# default policy (HOME = a fake home full of marked secrets, cwd = a git workspace) and one
+# `attack` subcommand inside; afterwards the host side is checked too (no denied name left behind,
+# secrets and protected files unchanged). Allowed cases are tested next to the refused ones.
+#
+#   suite.sh CORDON ATTACK NOSANDBOX IT_TMP
+#
+# Run by run.sh (as root, and again as an unprivileged user). Output: see lib.sh.
+set -u
+
+CORDON=$1
+ATTACK=$2
+NOSANDBOX=$3
+IT_TMP=$4
+MARK=CORDON-IT-SECRET-7f3a9c # must match SECRET_MARKER in tests/helpers/attack.h
+ID=$$
+
+# shellcheck source=tests/integration/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FAKE_HOME=$IT_TMP/home
+WS=$IT_TMP/ws
+WS_NOGIT=$IT_TMP/ws-nogit
+OUTSIDE=$IT_TMP/outside
+
+SECRETS=".ssh/id_rsa .aws/credentials .git-credentials .netrc .gnupg/private-keys.gpg
+.config/gh/hosts.yml .config/gcloud/credentials.db .kube/config .docker/config.json .azure/token"
+
+secret_file() {
+        mkdir -p "$(dirname "$1")"
+        printf 'fake secret for the cordon integration suite\n%s\n' "$MARK" > "$1"
+        chmod 600 "$1"
+}
+
+git_q() {
+        git -c user.name=cordon-it -c user.email=it@example.invalid -c init.defaultBranch=main "$@"
+}
+
+make_fixture() {
+        mkdir -p "$IT_TMP/log" "$FAKE_HOME" "$WS" "$WS_NOGIT" "$OUTSIDE"
+        for s in $SECRETS; do secret_file "$FAKE_HOME/$s"; done
+        echo "ssh-ed25519 AAAA host" > "$FAKE_HOME/.ssh/known_hosts"
+        printf '# the host user'"'"'s bashrc\n' > "$FAKE_HOME/.bashrc"
+        echo "outside the workspace" > "$OUTSIDE/existing.txt"
+        git_q init -q "$WS"
+        printf 'all: hello\nhello: hello.c\n\tcc -o hello hello.c\n' > "$WS/Makefile"
+        mkdir -p "$WS/mk" "$WS/sub" "$WS/.vscode" "$WS/.claude"
+        printf 'all: hello\nhello: hello.c\n\tcc -O0 -o hello hello.c\n' > "$WS/mk/Makefile"
+        printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' > "$WS/mk/hello.c"
+        echo "a tracked file" > "$WS/file.txt"
+        echo "# the project's zshrc (protected, exists)" > "$WS/.zshrc"
+        secret_file "$WS/private.txt"
+        ln -s "$FAKE_HOME/.ssh/id_rsa" "$WS/secret-link"
+        git_q -C "$WS" add Makefile mk file.txt
+        git_q -C "$WS" commit -qm init
+}
+
+# ---- secrets ---------------------------------------------------------------------------------
+
+t_secrets() {
+        for s in $SECRETS; do
+                expect_refused "secret: read ~/$s (every resolution route)" read "$FAKE_HOME/$s"
+        done
+        expect_refused "secret: read through a symlink in the workspace" read "$WS/secret-link"
+        expect_refused "secret: ~/.ssh is not even listable" list "$FAKE_HOME/.ssh" id_rsa
+        expect_refused "secret: hard link ~/.ssh/id_rsa into the workspace" \
+                link-secret "$FAKE_HOME/.ssh/id_rsa" "$WS/stolen-key"
+        host_absent "secret: no hard link left on the host" "$WS/stolen-key"
+        sb -- sh -c 'cat ~/.ssh/id_rsa'
+        if [ "$LAST_STATUS" -ne 0 ] && ! grep -q "$MARK" "$LAST_OUT"; then
+                ok "secret: sh -c 'cat ~/.ssh/id_rsa' fails"
+        else
+                not_ok "secret: sh -c 'cat ~/.ssh/id_rsa' fails" "status $LAST_STATUS"
+        fi
+        SB_OPTS="--deny-read $WS/private.txt" expect_refused \
+                "secret: --deny-read hides a workspace file" read "$WS/private.txt"
+        expect_works "allowed: the same workspace file is readable without --deny-read" \
+                grep -q "$MARK" "$WS/private.txt"
+        expect_works "allowed: the rest of the file system is readable" \
+                sh -c 'test -r /etc/passwd && cat /etc/passwd >/dev/null && ls /usr/bin >/dev/null'
+}
+
+# ---- writes outside the writable roots --------------------------------------------------------
+
+t_outside() {
+        for p in "$FAKE_HOME/x" /etc/cordon-it-x /usr/cordon-it-x "/var/tmp/cordon-it-x-$ID" \
+                "$OUTSIDE/new.txt"; do
+                for route in open mkdir symlink rename link tmpfile; do
+                        expect_create_refused "outside: $route $p" "$route" "$p"
+                done
+        done
+        take_snapshot
+        for route in write trunc unlink rename-away; do
+                expect_refused "outside: $route an existing file outside" \
+                        modify "$route" "$OUTSIDE/existing.txt"
+        done
+        for route in write unlink; do
+                expect_refused "outside: $route ~/.bashrc" modify "$route" "$FAKE_HOME/.bashrc"
+        done
+        host_unchanged "outside: host files unchanged"
+        SB_OPTS="--mode read-only" expect_create_refused "read-only mode: create in the workspace" \
+                open ro-mode.txt
+        SB_OPTS="--mode read-only" expect_refused "read-only mode: modify a workspace file" \
+                modify write file.txt
+}
+
+# ---- protected paths and denied names inside the workspace -----------------------------------
+
+CORE_ROUTES="open creat openat2 mkdir mknod rename rename-dir link symlink dangling tmpfile"
+EXTRA_ROUTES="open-excl openat mkfifo rename-noreplace tmpfile-proc bind x32 ia32"
+
+t_protected_create() {
+        for p in .bashrc .profile .zshenv .gitconfig .mcp.json .idea .claude/settings.json \
+                .claude/settings.local.json .claude/hooks .vscode/tasks.json .git/hooks/pre-commit \
+                HEAD objects refs; do
+                for route in $CORE_ROUTES; do
+                        expect_create_refused "protected: $route $p" "$route" "$p"
+                done
+        done
+        for p in .bashrc .git/hooks/pre-commit; do
+                for route in $EXTRA_ROUTES; do
+                        expect_create_refused "protected: $route $p" "$route" "$p"
+                done
+        done
+        SB_DIR=$WS_NOGIT expect_create_refused "protected: mkdir .vscode (absent)" mkdir .vscode
+        SB_DIR=$WS_NOGIT expect_refused "protected: build a fake .git elsewhere, rename it into place" \
+                rename-into-git cordon-it-evil
+        host_absent "protected: no .git/config or .git/hooks left by the rename" \
+                "$WS_NOGIT/.git/config" "$WS_NOGIT/.git/hooks"
+        rm -rf "$WS_NOGIT/cordon-it-evil" "$WS_NOGIT/.git"
+}
+
+t_protected_modify() {
+        take_snapshot
+        for p in .git/config .zshrc; do
+                for route in write trunc truncate rename-over exchange rename-away unlink; do
+                        expect_refused "protected: $route $p (exists)" modify "$route" "$p"
+                done
+        done
+        for p in .git/hooks .git .vscode .claude; do
+                for route in rename-away exchange unlink; do
+                        expect_refused "protected: $route $p/ (exists)" modify "$route" "$p"
+                done
+        done
+        host_unchanged "protected: .git/config, hooks, .zshrc, .vscode, .claude unchanged"
+}
+
+t_denied_names() {
+        for p in .env .env.local a.pem b.KEY .x.pem A.PEM sub/.env sub/c.key; do
+                for route in $CORE_ROUTES; do
+                        expect_create_refused "deny-create-name: $route $p" "$route" "$p"
+                done
+        done
+        for p in .env a.pem; do
+                for route in $EXTRA_ROUTES; do
+                        expect_create_refused "deny-create-name: $route $p" "$route" "$p"
+                done
+        done
+        SB_OPTS="--deny-create-name *.secret" expect_create_refused \
+                "deny-create-name: a --deny-create-name glob is enforced" open x.secret
+        sb -- sh -c 'touch .env'
+        if [ "$LAST_STATUS" -ne 0 ] && [ ! -e "$WS/.env" ]; then
+                ok "deny-create-name: touch .env fails, nothing left"
+        else
+                not_ok "deny-create-name: touch .env fails, nothing left" "status $LAST_STATUS"
+        fi
+        sb -- sh -c 'echo k > x && mv x key.pem'
+        if [ "$LAST_STATUS" -ne 0 ] && [ ! -e "$WS/key.pem" ]; then
+                ok "deny-create-name: mv x key.pem fails, nothing left"
+        else
+                not_ok "deny-create-name: mv x key.pem fails, nothing left" "status $LAST_STATUS"
+        fi
+        rm -f "$WS/x"
+        sb -- sh -c 'echo > .bashrc'
+        if [ "$LAST_STATUS" -ne 0 ] && [ ! -e "$WS/.bashrc" ]; then
+                ok "protected: echo > .bashrc fails, nothing left"
+        else
+                not_ok "protected: echo > .bashrc fails, nothing left" "status $LAST_STATUS"
+        fi
+}
+
+# $HOME made writable: its secrets and start-up files stay protected.
+t_home_writable() {
+        SB_OPTS="--writable $FAKE_HOME"
+        expect_works "home writable: an ordinary file in ~ can be created" \
+                "$ATTACK" allow-create open "$FAKE_HOME/ok-home.txt"
+        rm -f "$FAKE_HOME/ok-home.txt"
+        take_snapshot
+        expect_refused "home writable: ~/.ssh/id_rsa still unreadable" read "$FAKE_HOME/.ssh/id_rsa"
+        expect_create_refused "home writable: create ~/.ssh/authorized_keys" \
+                open "$FAKE_HOME/.ssh/authorized_keys"
+        expect_create_refused "home writable: create ~/.profile" open "$FAKE_HOME/.profile"
+        expect_refused "home writable: write ~/.bashrc" modify write "$FAKE_HOME/.bashrc"
+        expect_refused "home writable: rename ~/.bashrc away" modify rename-away "$FAKE_HOME/.bashrc"
+        host_unchanged "home writable: home secrets and start-up files unchanged"
+        SB_OPTS=
+}
+
+# ---- processes, namespaces, kernel surface ---------------------------------------------------
+
+t_processes() {
+        hostmark=cordon-it-host-$ID
+        "$ATTACK" sleeper "$hostmark" 60 &
+        hostpid=$!
+        "$ATTACK" wait-marker "$hostmark" 5000 || true
+        expect_refused "process: ptrace/process_vm_readv/mem/pidfd_getfd of pid 1" \
+                proc-access init
+        expect_refused "process: the same against the parent" proc-access parent
+        expect_refused "process: host processes are not listed in /proc" proc-scan "$hostmark"
+        expect_refused "process: SIGKILL to a host process by pid" kill "$hostpid" "$hostmark"
+        if kill -0 "$hostpid" 2>/dev/null; then
+                ok "process: the host process is still alive"
+        else
+                not_ok "process: the host process is still alive"
+        fi
+        kill "$hostpid" 2>/dev/null || true
+        wait "$hostpid" 2>/dev/null || true
+}
+
+t_namespaces() {
+        expect_refused "mount: umount/remount/bind/tmpfs/mount_setattr/open_tree/fsopen/chroot" \
+                mount "$FAKE_HOME/.ssh" /usr "$WS/sub"
+        expect_refused "userns: unshare/clone/clone3 with CLONE_NEWUSER" userns
+        expect_refused "namespaces: unshare of mount/net/pid namespaces" unshare-ns
+        expect_refused "namespaces: setns into any namespace" setns
+}
+
+t_kernel() {
+        for s in io_uring bpf perf userfaultfd open_by_handle_at; do
+                expect_refused "kernel: $s refused" syscall "$s"
+        done
+        expect_refused "kernel: keyctl, add_key and all of the above" kernel-surface
+        expect_refused "kernel: core dumps cannot be enabled (RLIMIT_CORE hard 0)" coredump x.pem
+        host_absent "kernel: no core file left" "$WS/core" "$WS/x.pem"
+        for f in "$WS"/core.*; do [ -e "$f" ] && rm -f "$f" && not_ok "kernel: core file $f"; done
+        run_in "$WS" "$ATTACK" host-pty -- "$CORDON" run -- "$ATTACK" tiocsti
+        judge_attack "tty: TIOCSTI into the caller's terminal"
+}
+
+t_network() {
+        sock=$OUTSIDE/agent.sock
+        abstract=cordon-it-abstract-$ID
+        run_in "$WS" "$ATTACK" host-listen tcp -- "$CORDON" run -- "$ATTACK" tcp-connect "{TCP}"
+        judge_attack "network: TCP connect to a host loopback listener"
+        run_in "$WS" "$ATTACK" host-listen udp -- "$CORDON" run -- "$ATTACK" udp-send "{UDP}"
+        judge_attack "network: UDP to a host loopback listener never arrives"
+        run_in "$WS" "$ATTACK" host-listen "unix:$sock" -- \
+                "$CORDON" run -- "$ATTACK" unix-connect "$sock"
+        judge_attack "network: connect to a host Unix socket outside the workspace"
+        run_in "$WS" "$ATTACK" host-listen "unix:$WS/ws.sock" -- \
+                "$CORDON" run -- "$ATTACK" unix-connect "$WS/ws.sock"
+        judge_attack "network: connect to a host Unix socket inside the workspace"
+        rm -f "$sock" "$WS/ws.sock"
+        run_in "$WS" "$ATTACK" host-listen "abstract:$abstract" -- \
+                "$CORDON" run -- "$ATTACK" abstract-connect "$abstract"
+        judge_attack "network: connect to a host abstract Unix socket"
+}
+
+# ---- inheritance and lifetime ----------------------------------------------------------------
+
+t_inheritance() {
+        sb -- "$ATTACK" fds 7< "$FAKE_HOME/.ssh/id_rsa"
+        judge_attack "inheritance: fd 7 (a secret) is not open inside"
+        EXTRA_ENV="GITHUB_TOKEN=ghp_cordonit
+AWS_SECRET_ACCESS_KEY=cordonit
+ANTHROPIC_API_KEY=cordonit
+DB_PASSWORD=cordonit
+CORDON_IT_NORMAL=ok value"
+        sb -- "$ATTACK" env-check -GITHUB_TOKEN -AWS_SECRET_ACCESS_KEY -ANTHROPIC_API_KEY \
+                -DB_PASSWORD "+CORDON_IT_NORMAL=ok value"
+        judge_attack "inheritance: secret-looking variables scrubbed, ordinary ones kept"
+        sb --env-pass GITHUB_TOKEN -- "$ATTACK" env-check +GITHUB_TOKEN=ghp_cordonit
+        judge_attack "allowed: --env-pass keeps a secret-looking variable"
+        EXTRA_ENV=
+}
+
+t_lifetime() {
+        m=cordon-it-daemon-$ID
+        sb -- "$ATTACK" daemonize "$m"
+        if [ "$LAST_STATUS" -ne 0 ]; then
+                not_ok "lifetime: a setsid+double-fork daemon dies with the run" "setup failed"
+        elif "$ATTACK" find-marker "$m" 2000 2>"$IT_TMP/log/find"; then
+                ok "lifetime: a setsid+double-fork daemon dies with the run"
+        else
+                not_ok "lifetime: a setsid+double-fork daemon dies with the run" \
+                        "$(cat "$IT_TMP/log/find")"
+        fi
+        kill_marker "$m"
+
+        m=cordon-it-bg-$ID
+        sb -- sh -c "\"$ATTACK\" sleeper $m 1000 & exit 0"
+        if "$ATTACK" find-marker "$m" 2000 2>"$IT_TMP/log/find"; then
+                ok "lifetime: a background child dies when the command exits"
+        else
+                not_ok "lifetime: a background child dies when the command exits" \
+                        "$(cat "$IT_TMP/log/find")"
+        fi
+        kill_marker "$m"
+
+        for sig in KILL TERM; do
+                m=cordon-it-sig$sig-$ID
+                base_env > "$IT_TMP/log/env"
+                # shellcheck disable=SC2046
+                (cd "$WS" && IFS='
+' && exec env -i $(cat "$IT_TMP/log/env") "$CORDON" run -- "$ATTACK" sleeper "$m" 1000) \
+                        </dev/null >/dev/null 2>"$IT_TMP/log/sig$sig" &
+                cpid=$!
+                if ! "$ATTACK" wait-marker "$m" 5000; then
+                        not_ok "lifetime: kill -$sig of cordon leaves nothing running" \
+                                "the sandboxed sleeper never started: $(cat "$IT_TMP/log/sig$sig")"
+                        kill -9 "$cpid" 2>/dev/null
+                        continue
+                fi
+                kill -"$sig" "$cpid"
+                wait "$cpid" 2>/dev/null
+                if "$ATTACK" find-marker "$m" 3000 2>"$IT_TMP/log/find"; then
+                        ok "lifetime: kill -$sig of cordon leaves nothing running"
+                else
+                        not_ok "lifetime: kill -$sig of cordon leaves nothing running" \
+                                "$(cat "$IT_TMP/log/find")"
+                fi
+                kill_marker "$m"
+        done
+}
+
+# ---- allowed cases ---------------------------------------------------------------------------
+
+t_allowed() {
+        sb -- sh -c 'echo hello > out.txt && cat out.txt'
+        if [ "$LAST_STATUS" -eq 0 ] && grep -qx hello "$LAST_OUT" && grep -qx hello "$WS/out.txt"
+        then
+                ok "allowed: write and read back a file in the workspace (visible on the host)"
+        else
+                not_ok "allowed: write and read back a file in the workspace (visible on the host)"
+        fi
+        rm -f "$WS/out.txt"
+        for spec in "open notes.txt" "open .envrc" "open env" "open pem" "open a.pem.txt" \
+                "open sub/ok.txt" "mkdir newdir" "rename renamed.txt" "link hard.txt" \
+                "symlink sym.txt" "tmpfile tmp.txt" "dangling dangling-target.txt" \
+                "mkfifo fifo" "open-excl excl.txt"; do
+                # shellcheck disable=SC2086
+                set -- $spec
+                expect_works "allowed: $1 $2" "$ATTACK" allow-create "$1" "$2"
+                [ -e "$WS/$2" ] || [ -L "$WS/$2" ] || not_ok "allowed: $2 exists on the host"
+                rm -rf "${WS:?}/$2"
+        done
+        clean_aux
+        echo scratch > "$WS/scratch.txt"
+        for route in write trunc rename-away exchange unlink; do
+                [ -e "$WS/scratch.txt" ] || echo scratch > "$WS/scratch.txt"
+                expect_works "allowed: $route an ordinary workspace file" \
+                        "$ATTACK" allow-modify "$route" scratch.txt
+        done
+        rm -f "$WS/scratch.txt"
+        clean_aux
+        expect_works "allowed: mkdir, rename a directory, rm -r inside the workspace" \
+                sh -c 'mkdir -p d1/d2 && echo x > d1/d2/f && mv d1 d3 && rm -r d3'
+        expect_works "allowed: git init (existing repo) && git add && git commit" sh -c \
+                'git init -q && echo x > g.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm m'
+        n=$(git -C "$WS" rev-list --count HEAD 2>/dev/null || echo 0)
+        if [ "$n" -eq 2 ]; then ok "allowed: the commit is in the host repository"
+        else not_ok "allowed: the commit is in the host repository" "$n commits"; fi
+        expect_works "allowed: git init && commit of a new repository in a subdirectory" sh -c \
+                'mkdir proj && cd proj && git init -q && echo y > y && git add -A && git -c user.name=a -c user.email=a@b commit -qm m'
+        rm -rf "$WS/proj"
+        SB_DIR=$WS/mk expect_works "allowed: make in a project" make
+        if [ -x "$WS/mk/hello" ] && [ "$("$WS/mk/hello")" = hello ]; then
+                ok "allowed: the binary make built works on the host"
+        else
+                not_ok "allowed: the binary make built works on the host"
+        fi
+        echo host > "/tmp/cordon-it-host-$ID"
+        expect_works "allowed: /tmp is private and writable" sh -c \
+                "test ! -e /tmp/cordon-it-host-$ID && echo in > /tmp/cordon-it-in-$ID && grep -q in /tmp/cordon-it-in-$ID"
+        host_absent "allowed: /tmp files of the sandbox stay in the sandbox" "/tmp/cordon-it-in-$ID"
+        rm -f "/tmp/cordon-it-host-$ID"
+        sb -- sh -c 'echo gone > /dev/null; echo viastdout > /dev/stdout; echo piped | tr a-z A-Z | cat'
+        if [ "$LAST_STATUS" -eq 0 ] && grep -qx viastdout "$LAST_OUT" && grep -qx PIPED "$LAST_OUT"
+        then ok "allowed: > /dev/null, > /dev/stdout and a pipeline"
+        else not_ok "allowed: > /dev/null, > /dev/stdout and a pipeline"; fi
+        echo "from stdin" > "$IT_TMP/log/stdin"
+        STDIN_FROM=$IT_TMP/log/stdin sb -- cat
+        if [ "$LAST_STATUS" -eq 0 ] && grep -qx "from stdin" "$LAST_OUT"; then
+                ok "allowed: stdin reaches the command"
+        else not_ok "allowed: stdin reaches the command"; fi
+        expect_works "allowed: pid 1 of the sandbox is not the host's init" \
+                sh -c 'test "$(cat /proc/1/comm)" != systemd && test "$(cat /proc/1/comm)" != init'
+}
+
+# ---- the exit contract and input validation --------------------------------------------------
+
+# expect_status NAME STATUS FATAL_LINES [CORDON-RUN-ARGS...]
+expect_status() {
+        name=$1 want=$2 fatals=$3
+        shift 3
+        sb "$@"
+        got_fatals=$(fatal_lines)
+        if [ "$LAST_STATUS" -eq "$want" ] && [ "$got_fatals" -eq "$fatals" ]; then
+                ok "$name"
+        else
+                not_ok "$name" "want status $want with $fatals fatal line(s)," \
+                        "got $LAST_STATUS with $got_fatals"
+        fi
+}
+
+t_exit_contract() {
+        expect_status "exit: the command's status (3)" 3 0 -- sh -c 'exit 3'
+        expect_status "exit: killed by SIGTERM -> 143" 143 0 -- sh -c 'kill -TERM $$'
+        expect_status "exit: killed by SIGKILL -> 137" 137 0 -- sh -c 'kill -KILL $$'
+        expect_status "exit: a command that exits 125 itself -> 125 without a fatal line" \
+                125 0 -- sh -c 'exit 125'
+        for cmd in /nonexistent/cordon-it-cmd cordon-it-no-such-command ./file.txt; do
+                expect_status "exit: $cmd cannot run -> 125 + one EXEC_FAILED line" 125 1 -- "$cmd"
+                grep -q '^cordon: fatal: EXEC_FAILED: ' "$LAST_ERR" ||
+                        not_ok "exit: $cmd: the fatal line names EXEC_FAILED"
+        done
+        for how in "--sandbox off" "--mode danger-full-access" "--backend none"; do
+                # shellcheck disable=SC2086
+                sb $how -- sh -c 'echo ran > ran-unprotected.txt'
+                w=$(grep -c '^cordon: warning: .*UNPROTECTED' "$LAST_ERR")
+                if [ "$LAST_STATUS" -eq 0 ] && [ "$w" -eq 1 ] && [ -e "$WS/ran-unprotected.txt" ]
+                then ok "unprotected: $how runs and prints one UNPROTECTED warning"
+                else not_ok "unprotected: $how runs and prints one UNPROTECTED warning" \
+                        "status $LAST_STATUS, $w warning line(s)"; fi
+                rm -f "$WS/ran-unprotected.txt"
+        done
+}
+
+# Controls: unconfined, the same attacks must succeed, or the suite could not tell a broken
+# sandbox from a working one.
+t_controls() {
+        SB_OPTS="--sandbox off"
+        sb -- "$ATTACK" read "$FAKE_HOME/.ssh/id_rsa"
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, the secret read is detected" ||
+                not_ok "control: unconfined, the secret read is detected"
+        sb -- "$ATTACK" create open control.pem
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, creating a.pem is detected" ||
+                not_ok "control: unconfined, creating a.pem is detected"
+        rm -f "$WS/control.pem"
+        sb -- "$ATTACK" fds 7< "$FAKE_HOME/.ssh/id_rsa"
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, the inherited fd is detected" ||
+                not_ok "control: unconfined, the inherited fd is detected"
+        SB_OPTS=
+}
+
+# expect_bad_input NAME REGEX CORDON-RUN-ARGS...: 125, one fatal line matching REGEX, and the
+# command (touch ran-bad) did not run.
+expect_bad_input() {
+        name=$1 re=$2
+        shift 2
+        sb "$@" -- touch ran-bad
+        n=$(fatal_lines)
+        if [ "$LAST_STATUS" -eq 125 ] && [ "$n" -eq 1 ] && grep -Eq "$re" "$LAST_ERR" &&
+                [ ! -e "$WS/ran-bad" ]; then
+                ok "$name"
+        else
+                not_ok "$name" "want 125 + one fatal line matching /$re/, command not run;" \
+                        "got $LAST_STATUS, $n fatal line(s)"
+        fi
+        rm -f "$WS/ran-bad"
+}
+
+t_bad_input() {
+        P=$IT_TMP/policies
+        mkdir -p "$P"
+        expect_bad_input "bad input: an unknown flag" '^cordon: fatal: USAGE: ' --cordon-it-bogus
+        expect_bad_input "bad input: an unknown mode" '^cordon: fatal: [A-Z_]+: .*mode' --mode bogus
+        expect_bad_input "bad input: a missing policy file" \
+                "^cordon: fatal: [A-Z_]+: .*$P/missing.json" --policy "$P/missing.json"
+        printf '{\n  "mode": "workspace-write",\n  "cordonItBogusKey": true\n}\n' > "$P/unknown.json"
+        expect_bad_input "bad input: an unknown policy key names file:line:col" \
+                "^cordon: fatal: POLICY_INVALID: $P/unknown.json:3:[0-9]+" --policy "$P/unknown.json"
+        printf '{\n  "mode": "chat",\n  "denyRead": [ "/x"\n}\n' > "$P/syntax.json"
+        expect_bad_input "bad input: a JSON syntax error names file:line:col" \
+                "^cordon: fatal: POLICY_INVALID: $P/syntax.json:[0-9]+:[0-9]+" --policy "$P/syntax.json"
+        printf '{\n  "mode": 42\n}\n' > "$P/type.json"
+        expect_bad_input "bad input: a wrongly typed value names file:line:col" \
+                "^cordon: fatal: POLICY_INVALID: $P/type.json:2:[0-9]+" --policy "$P/type.json"
+        printf '{\n  "denyRead": [\n    "relative/path"\n  ]\n}\n' > "$P/relative.json"
+        expect_bad_input "bad input: a relative path in a policy names file:line:col" \
+                "^cordon: fatal: POLICY_INVALID: $P/relative.json:3:[0-9]+" --policy "$P/relative.json"
+        printf '{ "mode": "read-only" }\n' > "$P/good.json"
+        SB_OPTS="--policy $P/good.json" expect_create_refused \
+                "policy file: mode read-only from a file is applied" open ro-policy.txt
+}
+
+# ---- failing closed --------------------------------------------------------------------------
+
+t_fail_closed() {
+        run_in "$WS" "$NOSANDBOX" "$CORDON" run -- touch ran-nosandbox
+        n=$(fatal_lines)
+        if [ "$LAST_STATUS" -eq 125 ] && [ "$n" -eq 1 ] && grep -q \
+                '^cordon: fatal: SANDBOX_UNAVAILABLE: refusing to run the command unconfined' \
+                "$LAST_ERR" && [ ! -e "$WS/ran-nosandbox" ]; then
+                ok "fail closed: no userns, no Landlock -> 125 SANDBOX_UNAVAILABLE, nothing ran"
+        else
+                not_ok "fail closed: no userns, no Landlock -> 125 SANDBOX_UNAVAILABLE, nothing ran" \
+                        "status $LAST_STATUS, $n fatal line(s)"
+        fi
+        rm -f "$WS/ran-nosandbox"
+        for only in --only-userns --only-landlock; do
+                run_in "$WS" "$NOSANDBOX" "$only" "$CORDON" run -- "$ATTACK" create open nosb.pem
+                n=$(fatal_lines)
+                if { [ "$LAST_STATUS" -eq 0 ] && [ "$n" -eq 0 ]; } ||
+                        { [ "$LAST_STATUS" -eq 125 ] && [ "$n" -eq 1 ]; }; then
+                        ok "fail closed: nosandbox $only: confined or refused, never weaker"
+                else
+                        not_ok "fail closed: nosandbox $only: confined or refused, never weaker" \
+                                "status $LAST_STATUS, $n fatal line(s)"
+                fi
+                host_absent "fail closed: nosandbox $only: no nosb.pem" "$WS/nosb.pem"
+        done
+        run_in "$WS" "$NOSANDBOX" "$CORDON" run --sandbox off -- touch ran-off
+        if [ "$LAST_STATUS" -eq 0 ] && [ -e "$WS/ran-off" ]; then
+                ok "fail closed: --sandbox off still runs (explicitly unprotected)"
+        else
+                not_ok "fail closed: --sandbox off still runs (explicitly unprotected)"
+        fi
+        rm -f "$WS/ran-off"
+        run_in "$WS" "$CORDON" probe --json
+        if [ "$LAST_STATUS" -eq 0 ] && probe_field native status "$LAST_OUT" | grep -qx full; then
+                ok "probe: native is full on this host"
+        else
+                not_ok "probe: native is full on this host"
+        fi
+        run_in "$WS" "$NOSANDBOX" "$CORDON" probe --json
+        st=$(probe_field native status "$LAST_OUT")
+        if [ "$LAST_STATUS" -eq 0 ] && [ -n "$st" ] && [ "$st" != full ]; then
+                ok "probe: under nosandbox native is not reported full ($st)"
+        else
+                not_ok "probe: under nosandbox native is not reported full" "status '$st'"
+        fi
+}
+
+# probe_field BACKEND FIELD FILE: one field of one backend from `cordon probe --json`.
+probe_field() {
+        /usr/bin/python3 -c 'import json,sys
+d = json.load(open(sys.argv[3]))
+print(next(b[sys.argv[2]] for b in d["backends"] if b["name"] == sys.argv[1]))' "$@" 2>/dev/null
+}
+
+# ---- main ------------------------------------------------------------------------------------
+
+echo "# cordon integration suite as $(id -un) (uid $(id -u)) in $IT_TMP"
+echo "# cordon: $CORDON"
+make_fixture
+take_snapshot
+ONLY=${CORDON_IT_ONLY:-}
+for group in secrets outside protected_create protected_modify denied_names home_writable \
+        processes namespaces kernel network inheritance lifetime allowed exit_contract controls \
+        bad_input fail_closed; do
+        case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
+        echo "# -- $group"
+        "t_$group"
+done
+left=$(find "$WS" "$WS_NOGIT" "$FAKE_HOME" \( -iname .env -o -iname '.env.*' -o -iname '*.pem' \
+        -o -iname '*.key' -o -name .bashrc -o -name .mcp.json -o -name HEAD -o -name '*.secret' \) \
+        ! -path "$WS/.git/*" ! -path "$FAKE_HOME/.bashrc" -print)
+if [ -z "$left" ]; then ok "host: no denied or protected name anywhere in the fixture"
+else not_ok "host: no denied or protected name anywhere in the fixture" "$left"; fi
+finish
