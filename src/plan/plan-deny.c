@@ -208,21 +208,43 @@ int plan_secrets(plan_builder *b) {
 
 /* ---- the write-deny set --------------------------------------------------------------------- */
 
-static int push_mandatory(plan_builder *b, const char *base) {
+/* Top-level HEAD, objects and refs turn a directory into a bare repository git picks up. */
+static bool is_bare_repo_name(const char *name) {
+        return strcmp(name, "HEAD") == 0 || strcmp(name, "objects") == 0 ||
+               strcmp(name, "refs") == 0;
+}
+
+static int push_mandatory(plan_builder *b, const char *base, bool bare_repo_names) {
         int r = 0;
         for (size_t i = 0; r >= 0 && plan_mandatory_protected_names[i]; i++)
-                r = push_joined_forms(&b->protect, base, plan_mandatory_protected_names[i]);
+                if (bare_repo_names || !is_bare_repo_name(plan_mandatory_protected_names[i]))
+                        r = push_joined_forms(&b->protect, base,
+                                              plan_mandatory_protected_names[i]);
         return r;
 }
 
+/* $HOME/HEAD, objects and refs only matter when the command can create them, i.e. when $HOME
+ * itself is writable; elsewhere they would only refuse a project kept in ~/objects or ~/refs. */
+static int home_is_writable(const plan_builder *b, bool *ret) {
+        _cleanup_free_ char *resolved = NULL;
+        int r = path_resolve_lenient(b->home, &resolved);
+        if (r == -ENOMEM)
+                return r;
+        *ret = plan_beneath_root(b, b->home) || (r >= 0 && plan_beneath_root(b, resolved));
+        return 0;
+}
+
 int plan_protected(plan_builder *b) {
-        int r = push_mandatory(b, b->home);
+        bool home_writable = false;
+        int r = home_is_writable(b, &home_writable);
+        if (r >= 0)
+                r = push_mandatory(b, b->home, home_writable);
         for (size_t i = 0; r >= 0 && i < b->n_roots; i++) {
                 /* The shared .git of a worktree must keep HEAD, objects and refs writable. */
                 if (b->roots[i].git_common || !b->roots[i].is_dir)
                         continue;
-                if ((r = push_mandatory(b, b->roots[i].literal)) >= 0)
-                        r = push_mandatory(b, b->roots[i].resolved);
+                if ((r = push_mandatory(b, b->roots[i].literal, true)) >= 0)
+                        r = push_mandatory(b, b->roots[i].resolved, true);
         }
         const strv *lists[] = { &b->policy->protected_paths, &b->policy->deny_write };
         for (size_t l = 0; r >= 0 && l < ELEMENTSOF(lists); l++)

@@ -211,6 +211,9 @@ static void test_default_plan(void **state) {
         assert_protected(pl, P("homereal/.aws"), true);
         assert_protected(pl, P("homereal/.config/cordon/secrets"), true);
         assert_protected(pl, P("ws/src"), false);
+        /* $HOME is not writable: no bare-repo names there (they would only refuse ~/refs/x). */
+        assert_protected(pl, P("home/HEAD"), false);
+        assert_protected(pl, P("homereal/refs"), false);
 
         assert_int_equal(pl->names.deny_names.n, 4);
         assert_true(strv_contains(&pl->names.deny_names, ".env.*"));
@@ -278,6 +281,8 @@ static void test_dedupe_and_cover(void **state) {
                 at_ssh += strcmp(pl->mounts[i].path, P("homereal/.ssh")) == 0;
         assert_int_equal(at_ssh, 1);
         assert_int_equal(find_path(pl, P("homereal/.ssh/id_rsa")), -1);
+        assert_protected(pl, P("homereal/HEAD"), true);
+        assert_protected(pl, P("homereal/objects"), true);
         /* $HOME is writable now: its existing start-up file is bound read-only. */
         assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("homereal/.bashrc")) >
                     find_mount(pl, MOUNT_OP_BIND_RW, P("homereal")));
@@ -386,6 +391,14 @@ static void test_worktree_forged(void **state) {
         _cleanup_plan_ plan *pl2 = build_ok(pol, P("wt"));
         assert_int_equal(pl2->writable_roots.n, 1);
         assert_int_equal(find_path(pl2, P("evil")), -1);
+}
+
+static void test_project_under_home_refs(void **state) {
+        tmptree_mkdir(T, "homereal/refs/proj");
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("home/refs/proj"));
+        _cleanup_plan_ plan *pl = build_ok(pol, P("home/refs/proj"));
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RW, P("homereal/refs/proj")) >= 0);
+        assert_protected(pl, P("homereal/refs/proj/HEAD"), true);
 }
 
 static void test_refusals(void **state) {
@@ -539,7 +552,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 T_(test_default_plan),   T_(test_deny_lists),        T_(test_redundant_and_proc),        T_(test_dedupe_and_cover),
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
-                T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
+                T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
