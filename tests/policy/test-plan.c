@@ -376,6 +376,9 @@ static void test_worktree(void **state) {
 static void test_worktree_forged(void **state) {
         char gitfile[4200], back[4200];
         snprintf(gitfile, sizeof(gitfile), "gitdir: %s\n", P("main/.git/worktrees/wt"));
+        /* The back-pointer names a real .git file, just not this worktree's. */
+        tmptree_mkdir(T, "elsewhere");
+        tmptree_file(T, "elsewhere/.git", "gitdir: /nowhere\n");
         snprintf(back, sizeof(back), "%s\n", P("elsewhere/.git"));
         make_worktree(gitfile, back);
         _cleanup_policy_ cordon_policy *pol = default_policy(P("wt"));

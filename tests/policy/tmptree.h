@@ -4,7 +4,8 @@
 
 #include <stdbool.h>
 
-/* Creates a fresh directory below $CORDON_BUILD_DIR (not /tmp: the plan treats /tmp specially).
+/* Creates a fresh directory below $CORDON_BUILD_DIR, or /var/tmp when that is under /tmp (the
+ * plan treats /tmp specially).
  * Returns a malloc'ed absolute path; aborts the test on failure. */
 char *tmptree_new(void);
 void tmptree_remove(char *root); /* rm -rf and free */
