@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target for the CLI argument parser (src/cli/args.c). The input is split on NUL bytes
- * into argv[1..]; the parser runs (nothing is executed) and its promises are checked: on success
- * every path is absolute and `run` has a non-empty command; on failure the message is one
- * printable line and the code is one the CLI documents. */
+/* Fuzz target for the CLI argument parser (src/cli/args.c). The input is split on NUL bytes into
+ * argv[1..]; the parser runs (nothing is executed) and its promises are checked: on success every
+ * path is absolute and `run` has a non-empty command; on failure the code is one the CLI documents
+ * and the message is one printable line (a hostile argument must not forge a second fatal line).
+ * Built two ways:
+ *   - with libFuzzer (-DCORDON_LIBFUZZER, clang -fsanitize=fuzzer,address,undefined);
+ *   - as a plain program that replays the files in the directories named on its command line, so
+ *     the unit suite runs the seed corpus. There, files named "valid-*" must parse and files named
+ *     "invalid-*" must be refused. */
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +20,11 @@
 #define FUZZ_MAX_ARGS 128
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+__attribute__((noreturn)) static void broken(const char *what) {
+        fprintf(stderr, "fuzz-cli-args: broken promise: %s\n", what);
+        abort();
+}
 
 static bool is_path_flag(cli_flag f) {
         return f == CLI_FLAG_POLICY || f == CLI_FLAG_WRITABLE || f == CLI_FLAG_READ_ONLY ||
@@ -24,33 +36,32 @@ static void check_success(const cli_args *a) {
         for (size_t i = 0; i < a->n_settings; i++) {
                 const cli_setting *s = &a->settings[i];
                 if ((unsigned) s->flag >= _CLI_FLAG_MAX)
-                        __builtin_trap();
+                        broken("setting with an unknown flag");
                 if (is_path_flag(s->flag) && (!s->text || s->text[0] != '/'))
-                        __builtin_trap();
+                        broken("a path flag's value is not absolute");
                 if (s->flag == CLI_FLAG_ENV_SET && (!s->text || !s->text[0] || !s->text2))
-                        __builtin_trap();
+                        broken("--env-set without a NAME or VALUE");
         }
         if (a->command == CLI_COMMAND_RUN && (!a->argv || !a->argv[0] || !a->argv[0][0]))
-                __builtin_trap();
+                broken("run without a command");
         if (a->command != CLI_COMMAND_RUN && a->argv)
-                __builtin_trap();
+                broken("a command vector outside run");
 }
 
 static void check_failure(const cordon_error *err) {
         if (err->code != CORDON_USAGE && err->code != CORDON_POLICY_INVALID &&
             err->code != CORDON_LAUNCH_FAILED)
-                __builtin_trap();
+                broken("an undocumented error code");
         size_t n = strnlen(err->message, sizeof(err->message));
         if (n == 0 || n == sizeof(err->message))
-                __builtin_trap();
+                broken("an empty or unterminated message");
         for (size_t i = 0; i < n; i++)
-                if ((unsigned char) err->message[i] < 0x20)
-                        __builtin_trap(); /* a forged second fatal line */
+                if ((unsigned char) err->message[i] < 0x20 || err->message[i] == 0x7f)
+                        broken("a control character in a message");
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        if (size > FUZZ_MAX_INPUT)
-                return 0;
+/* Returns the parser's result. */
+static int run_one(const uint8_t *data, size_t size) {
         char *buf = malloc(size + 1);
         if (!buf)
                 return 0;
@@ -66,11 +77,65 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
         cli_args a;
         cordon_error err = { 0 };
-        if (cli_args_parse(argc, argv, "/fuzz/cwd", &a, &err) == 0)
+        int r = cli_args_parse(argc, argv, "/fuzz/cwd", &a, &err);
+        if (r == 0)
                 check_success(&a);
         else
                 check_failure(&err);
         cli_args_done(&a);
         free(buf);
+        return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size <= FUZZ_MAX_INPUT)
+                (void) run_one(data, size);
         return 0;
 }
+
+#ifndef CORDON_LIBFUZZER
+static int replay_file(const char *dir, const char *name) {
+        char path[4096];
+        (void) snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "rbe");
+        if (!f) {
+                perror(path);
+                return 1;
+        }
+        static uint8_t data[FUZZ_MAX_INPUT + 1];
+        size_t n = fread(data, 1, sizeof(data), f);
+        fclose(f);
+        if (n > FUZZ_MAX_INPUT) {
+                fprintf(stderr, "%s: larger than %d bytes\n", path, FUZZ_MAX_INPUT);
+                return 1;
+        }
+        int r = run_one(data, n);
+        bool want_ok = strncmp(name, "valid-", 6) == 0;
+        bool want_fail = strncmp(name, "invalid-", 8) == 0;
+        if ((want_ok && r != 0) || (want_fail && r == 0)) {
+                fprintf(stderr, "%s: expected %s\n", path, want_ok ? "success" : "failure");
+                return 1;
+        }
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        int failed = 0, files = 0;
+        for (int i = 1; i < argc; i++) {
+                DIR *d = opendir(argv[i]);
+                if (!d) {
+                        perror(argv[i]);
+                        return 1;
+                }
+                for (struct dirent *e; (e = readdir(d));) {
+                        if (e->d_name[0] == '.')
+                                continue;
+                        failed += replay_file(argv[i], e->d_name);
+                        files++;
+                }
+                closedir(d);
+        }
+        printf("fuzz-cli-args: %d corpus files, %d failed\n", files, failed);
+        return failed || files == 0 ? 1 : 0;
+}
+#endif
