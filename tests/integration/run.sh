@@ -32,7 +32,10 @@ skip() {
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 for t in "$attack" "$nosandbox"; do [ -x "$t" ] || skip "no helper $t"; done
-cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon")
+abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+cordon=$(abspath "$cordon")
+attack=$(abspath "$attack")
+nosandbox=$(abspath "$nosandbox")
 
 tmp=
 cleanup() {
