@@ -5,9 +5,7 @@
  * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV). */
 #pragma once
 
-/* This file shadows the kernel's <linux/seccomp.h> for every file compiled with -Isrc; pull the
- * real UAPI header in behind it so both are visible whichever way this one was reached. */
-#include_next <linux/seccomp.h>
+#include <linux/seccomp.h> /* the kernel's UAPI header (src/ is searched for "" includes only) */
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -115,9 +115,11 @@ static const seccomp_plan_rule rules[] = {
         DENY_NR("openat2", 437, ENOSYS, "flags live in memory; callers fall back to openat"),
 
         /* Creation-time name rules: the supervisor performs these calls itself. open/openat only
-         * with O_CREAT, so plain opens of existing files never pay for it. */
-        NOTIFY_IF("open", 1, O_CREAT, O_CREAT, "may create a name"),
-        NOTIFY_IF("openat", 2, O_CREAT, O_CREAT, "may create a name"),
+         * with O_CREAT, so plain opens of existing files never pay for it; not with O_PATH, which
+         * makes the kernel ignore O_CREAT (and an O_PATH fd cannot be handed back by ADDFD). The
+         * flags are a register: the decision cannot be raced. */
+        NOTIFY_IF("open", 1, O_CREAT | O_PATH, O_CREAT, "may create a name"),
+        NOTIFY_IF("openat", 2, O_CREAT | O_PATH, O_CREAT, "may create a name"),
         NOTIFY("creat", "creates a name"),
         NOTIFY("mkdir", "creates a name"),
         NOTIFY("mkdirat", "creates a name"),

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared between the files of the creation-rule supervisor:
+ *   supervisor.c          lifecycle, worker pool, receiving and answering notifications
+ *   supervisor-target.c   the calling task: /proc/<tid>, argument copies, identity, ID_VALID
+ *   supervisor-resolve.c  path resolution on the caller's behalf (the confused-deputy defences)
+ *   supervisor-ops.c      the emulated syscalls
+ * Design and the attack each step stops: docs/design/creation-rules.md. */
+#pragma once
+
+#include <limits.h>
+#include <linux/capability.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "linux/supervisor.h"
+#include "linux/uapi.h"
+#include "util/util.h"
+
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64) /* 6.6 */
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD O_EXCL /* 6.9 */
+#endif
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0
+#endif
+
+static inline bool streq(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
+/* Most emulated opens of FIFOs that may wait for a peer at once; more get EAGAIN. */
+#define SUPERVISOR_MAX_BLOCKED 128
+/* Symlinks the supervisor expands itself in one request, as the kernel's MAXSYMLINKS. */
+#define SUPERVISOR_MAX_LINKS 40
+
+typedef struct blocked_open blocked_open;
+typedef struct worker worker;
+
+struct supervisor {
+        int listener;
+        int proc_fd;
+        int stop_fd; /* eventfd: readable once supervisor_stop() began */
+        const name_rules *rules;
+        supervisor_violation_fn on_violation;
+        void *userdata;
+        size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
+
+        pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
+        atomic_bool stopping;
+        atomic_bool targets_gone;  /* the listener reported POLLHUP: no task uses the filter */
+
+        unsigned n_workers;
+        worker *workers;
+        pthread_mutex_t start_lock;
+        pthread_cond_t start_cond;
+        unsigned n_started;
+        int start_error;
+
+        /* Opens that may block (FIFOs) run on their own thread so they cannot stall creations. */
+        pthread_mutex_t blocked_lock;
+        blocked_open *blocked;  /* still running */
+        blocked_open *finished; /* done, waiting to be joined */
+        unsigned n_blocked;
+};
+
+/* The supervisor's own identity, per worker thread (credentials are per thread in Linux). */
+typedef struct worker_creds {
+        uid_t fsuid;
+        gid_t fsgid;
+        gid_t *groups;
+        int n_groups;
+        struct __user_cap_data_struct caps[2]; /* as started: effective, permitted, inheritable */
+        uint64_t eff_now;                      /* the effective set currently in force */
+        dev_t userns_dev;
+        ino_t userns_ino;
+} worker_creds;
+
+typedef struct request {
+        supervisor *s;
+        worker_creds *creds;
+        struct seccomp_notif *n;
+        const char *syscall_name;
+
+        /* The caller. Opened before NOTIF_ID_VALID, so ID_VALID proves they name the right task
+         * (a pid cannot be reused while its task is blocked in the notified syscall). */
+        int tid_fd;     /* O_PATH of /proc/<tid> in cfg->proc_fd: bound to the task */
+        pid_t tgid;
+        mode_t umask;
+        bool validated; /* ID_VALID passed: act only after this */
+        const char *refusal; /* why the caller could not be served as itself (reported once) */
+
+        /* Argument copies (process_vm_readv, once). */
+        char path[2][PATH_MAX];
+        unsigned char addr[sizeof(struct sockaddr_storage)];
+        int sock_fd;    /* bind: the caller's socket, via pidfd_getfd before ID_VALID */
+
+        /* Outcome. */
+        bool returns_fd;    /* the op's result is an fd to install in the caller */
+        bool cloexec;       /* ... with O_CLOEXEC */
+        bool handed_off;    /* a blocked-open thread answers this request */
+} request;
+
+/* ---- supervisor-target.c ---------------------------------------------------------------------- */
+int worker_creds_init(worker_creds *c, int proc_fd);
+void worker_creds_done(worker_creds *c);
+/* Opens /proc/<tid>, reads umask, tgid and credentials. Refuses (-EPERM) a caller whose file
+ * system identity differs from the supervisor's, and lowers this thread's effective
+ * capabilities to what the caller has: the supervisor must never be a stronger opener. */
+int target_open(request *r);
+/* Copies a NUL-terminated string (at most PATH_MAX bytes with the NUL) from the caller. */
+int target_copy_string(request *r, uint64_t addr, char *buf, size_t size);
+int target_copy_mem(request *r, uint64_t addr, void *buf, size_t len);
+/* Takes a copy of the caller's descriptor `fd` (pidfd_getfd). Call before target_validate(). */
+int target_dup_fd(request *r, int fd);
+/* NOTIF_ID_VALID, then applies the caller's umask to this worker. */
+int target_validate(request *r);
+void target_close(request *r);
+
+/* Reports a refusal to the embedder and returns -EACCES. */
+int request_refuse(request *r, const char *path, const char *rule);
+
+/* ---- supervisor-resolve.c --------------------------------------------------------------------- */
+typedef struct resolved {
+        int dir_fd;             /* O_PATH|O_DIRECTORY of the parent */
+        char name[NAME_MAX + 1];
+        bool trailing_slash;    /* the path ended in '/' */
+        bool in_target_proc;    /* the parent lies in the caller's own /proc/<pid> */
+        char path[PATH_MAX];    /* absolute path of dir_fd + "/" + name; set by resolved_path() */
+} resolved;
+
+#define RESOLVED_INIT { .dir_fd = -1 }
+
+/* Resolves everything but the final component of `path` (relative to the caller's `dirfd` or
+ * cwd) as the caller would. Never follows magic links except those of the caller's own
+ * /proc/<pid>, never lands in another procfs directory. */
+int resolve_parent(request *r, int dirfd, const char *path, resolved *ret);
+/* As above, but starting from an fd the supervisor holds (a previous parent, for a relative
+ * symlink text). */
+int resolve_parent_at(request *r, int startfd, const char *path, resolved *ret);
+void resolved_done(resolved *res);
+/* Fills res->path with the absolute path of the parent (d_path) plus the name. */
+int resolved_path(request *r, resolved *res);
+/* True for "." and "..": no call can create those, the kernel fails every creation on them. */
+bool resolved_is_dot(const resolved *res);
+/* name plus a trailing '/' when the path had one, for passing to the *at() call. */
+const char *resolved_name_arg(const resolved *res, char buf[static NAME_MAX + 2]);
+/* NAME_CHECK_EXACT_BYTES when the parent provably does not fold case, else 0. */
+unsigned resolved_check_flags(const resolved *res);
+
+/* ---- supervisor-ops.c ------------------------------------------------------------------------- */
+typedef int (*supervisor_op_fn)(request *r);
+/* The handler for a syscall number, or NULL. */
+supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name);
+
+/* ---- supervisor.c ------------------------------------------------------------------------------ */
+/* Runs the open of an existing FIFO (pinned as O_PATH `pin`, taken) on its own thread, which
+ * answers the notification. */
+int supervisor_hand_off_open(request *r, int pin, int flags);
+/* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
+int supervisor_reopen(const supervisor *s, int pin, int flags);

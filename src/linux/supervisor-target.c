@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The task behind a notification: its /proc/<tid>, its memory (copied once), its identity.
+ *
+ * Order matters (docs/design/creation-rules.md, "per notification"): everything that names the
+ * task (/proc/<tid>, a pidfd, the memory copies, the status) is obtained first, then
+ * SECCOMP_IOCTL_NOTIF_ID_VALID proves the task was still blocked in this very syscall, so none
+ * of it can belong to a process that reused the tid. Only then does the supervisor act. */
+#include "linux/supervisor-internal.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/fsuid.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
+/* ---- The supervisor thread's own identity ---------------------------------------------------- */
+
+static int sys_capget(struct __user_cap_data_struct data[2]) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        return syscall(SYS_capget, &h, data) < 0 ? -errno : 0;
+}
+
+/* capset with pid 0 changes the calling thread only: other workers keep their own sets. */
+static int sys_capset_thread(const struct __user_cap_data_struct data[2]) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        return syscall(SYS_capset, &h, data) < 0 ? -errno : 0;
+}
+
+static int cmp_gid(const void *a, const void *b) {
+        gid_t x = *(const gid_t *) a, y = *(const gid_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static int own_userns(int proc_fd, dev_t *ret_dev, ino_t *ret_ino) {
+        struct stat st;
+        if (fstatat(proc_fd, "thread-self/ns/user", &st, 0) < 0)
+                return -errno;
+        *ret_dev = st.st_dev;
+        *ret_ino = st.st_ino;
+        return 0;
+}
+
+int worker_creds_init(worker_creds *c, int proc_fd) {
+        *c = (worker_creds) { 0 };
+        /* setfsuid() with an invalid id changes nothing and returns the current one. */
+        c->fsuid = (uid_t) setfsuid((uid_t) -1);
+        c->fsgid = (gid_t) setfsgid((gid_t) -1);
+        int n = getgroups(0, NULL);
+        if (n < 0)
+                return -errno;
+        c->groups = calloc((size_t) n + 1, sizeof(gid_t));
+        if (!c->groups)
+                return -ENOMEM;
+        c->n_groups = getgroups(n, c->groups);
+        if (c->n_groups < 0)
+                return -errno;
+        qsort(c->groups, (size_t) c->n_groups, sizeof(gid_t), cmp_gid);
+        int r = sys_capget(c->caps);
+        if (r < 0)
+                return r;
+        c->eff_now = c->caps[0].effective | (uint64_t) c->caps[1].effective << 32;
+        return own_userns(proc_fd, &c->userns_dev, &c->userns_ino);
+}
+
+void worker_creds_done(worker_creds *c) {
+        free(c->groups);
+        c->groups = NULL;
+}
+
+/* ---- Reading /proc/<tid>/status ----------------------------------------------------------------- */
+
+typedef struct target_status {
+        bool have_umask, have_tgid, have_uid, have_gid, have_groups, have_caps;
+        mode_t umask;
+        pid_t tgid;
+        uid_t fsuid;
+        gid_t fsgid;
+        gid_t groups[128];
+        int n_groups; /* -1: more than fit, treated as a mismatch (fails closed) */
+        uint64_t cap_eff;
+} target_status;
+
+/* "Uid:\t0\t0\t0\t0": real, effective, saved, filesystem. */
+static bool parse_fs_id(const char *v, unsigned *ret) {
+        unsigned long ids[4];
+        if (sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
+            ids[3] > UINT32_MAX)
+                return false;
+        *ret = (unsigned) ids[3];
+        return true;
+}
+
+static bool parse_groups(const char *v, target_status *t) {
+        t->n_groups = 0;
+        for (char *end;; v = end) {
+                while (*v == ' ' || *v == '\t')
+                        v++;
+                if (*v == '\n' || *v == '\0')
+                        break;
+                errno = 0;
+                unsigned long g = strtoul(v, &end, 10);
+                if (end == v || errno || g > UINT32_MAX)
+                        return false;
+                if (t->n_groups < 0 || t->n_groups == (int) ELEMENTSOF(t->groups))
+                        t->n_groups = -1;
+                else
+                        t->groups[t->n_groups++] = (gid_t) g;
+        }
+        if (t->n_groups > 0)
+                qsort(t->groups, (size_t) t->n_groups, sizeof(gid_t), cmp_gid);
+        return true;
+}
+
+static void parse_status_line(const char *line, target_status *t) {
+        static const char *const keys[] = { "Umask:", "Tgid:", "Uid:", "Gid:", "Groups:", "CapEff:" };
+        size_t k = 0;
+        while (k < ELEMENTSOF(keys) && strncmp(line, keys[k], strlen(keys[k])) != 0)
+                k++;
+        if (k == ELEMENTSOF(keys))
+                return;
+        const char *v = line + strlen(keys[k]);
+        unsigned long long x;
+        switch (k) {
+        case 0:
+                t->have_umask = sscanf(v, "%llo", &x) == 1 && x <= 0777;
+                t->umask = (mode_t) x;
+                break;
+        case 1:
+                t->have_tgid = sscanf(v, "%llu", &x) == 1 && x > 0 && x <= INT32_MAX;
+                t->tgid = (pid_t) x;
+                break;
+        case 2:
+                t->have_uid = parse_fs_id(v, &t->fsuid);
+                break;
+        case 3:
+                t->have_gid = parse_fs_id(v, &t->fsgid);
+                break;
+        case 4:
+                t->have_groups = parse_groups(v, t);
+                break;
+        default:
+                t->have_caps = sscanf(v, "%llx", &x) == 1;
+                t->cap_eff = x;
+                break;
+        }
+}
+
+static int read_status(int tid_fd, target_status *t) {
+        char buf[8192];
+        _cleanup_close_ int fd = openat(tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        ssize_t n = read_full(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return (int) n;
+        buf[n] = '\0';
+        *t = (target_status) { 0 };
+        for (char *line = buf; line;) {
+                parse_status_line(line, t);
+                char *nl = strchr(line, '\n');
+                line = nl ? nl + 1 : NULL;
+        }
+        if (!t->have_umask || !t->have_tgid || !t->have_uid || !t->have_gid || !t->have_groups ||
+            !t->have_caps)
+                return -EPERM; /* cannot tell who the caller is: act for nobody */
+        return 0;
+}
+
+/* ---- Identity: the supervisor must never be a stronger opener than the caller ----------------- */
+
+static bool same_groups(const worker_creds *c, const target_status *t) {
+        return t->n_groups == c->n_groups &&
+               memcmp(t->groups, c->groups, sizeof(gid_t) * (size_t) c->n_groups) == 0;
+}
+
+static int same_userns(const request *r) {
+        struct stat st;
+        if (fstatat(r->tid_fd, "ns/user", &st, 0) < 0)
+                return -errno;
+        return st.st_dev == r->creds->userns_dev && st.st_ino == r->creds->userns_ino;
+}
+
+/* A caller that changed its file-system identity (setfsuid, setuid to another user, dropped
+ * groups) would otherwise have files created and opened with the supervisor's, older identity:
+ * fail closed. Capabilities are lowered per thread instead, because dropping them is routine
+ * (cordon's own init does it) and the result must not depend on which side dropped first. */
+static int adopt_identity(request *r, const target_status *t) {
+        worker_creds *c = r->creds;
+        if (t->fsuid != c->fsuid || t->fsgid != c->fsgid || !same_groups(c, t)) {
+                r->refusal = "caller changed its uid/gid/groups: the supervisor cannot act as it";
+                return -EPERM;
+        }
+        uint64_t started = c->caps[0].effective | (uint64_t) c->caps[1].effective << 32;
+        uint64_t want = started & t->cap_eff;
+        if (want != 0) {
+                /* Capabilities held in another user namespace are not comparable bit by bit: an
+                 * ancestor namespace's CAP_DAC_OVERRIDE reaches further than the caller's. */
+                int same = same_userns(r);
+                if (same < 0)
+                        return same;
+                if (!same)
+                        want = 0;
+        }
+        if (want == c->eff_now)
+                return 0;
+        struct __user_cap_data_struct d[2] = { c->caps[0], c->caps[1] };
+        d[0].effective = (uint32_t) want;
+        d[1].effective = (uint32_t) (want >> 32);
+        int e = sys_capset_thread(d);
+        if (e < 0)
+                return e;
+        c->eff_now = want;
+        return 0;
+}
+
+int target_open(request *r) {
+        char name[32];
+        (void) snprintf(name, sizeof(name), "%u", r->n->pid);
+        r->tid_fd = openat(r->s->proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (r->tid_fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        target_status t;
+        int e = read_status(r->tid_fd, &t);
+        if (e < 0) {
+                if (e == -EPERM)
+                        r->refusal = "caller's /proc status unreadable";
+                return e;
+        }
+        r->tgid = t.tgid;
+        r->umask = t.umask;
+        return adopt_identity(r, &t);
+}
+
+/* ---- Memory ------------------------------------------------------------------------------------- */
+
+/* process_vm_readv transfers whole iovec elements only, so the remote range is split at page
+ * boundaries: a string that ends just before an unmapped page is still read. */
+static ssize_t read_remote(request *r, uint64_t addr, void *buf, size_t len) {
+        static size_t page;
+        if (!page)
+                page = (size_t) sysconf(_SC_PAGESIZE);
+        struct iovec remote[PATH_MAX / 4096 + 2], local = { buf, len };
+        size_t n = 0;
+        for (size_t off = 0; off < len && n < ELEMENTSOF(remote); n++) {
+                size_t chunk = page - (size_t) ((addr + off) % page);
+                if (chunk > len - off)
+                        chunk = len - off;
+                remote[n] = (struct iovec) { (void *) (uintptr_t) (addr + off), chunk };
+                off += chunk;
+        }
+        ssize_t got = process_vm_readv((pid_t) r->n->pid, &local, 1, remote, n, 0);
+        if (got < 0) {
+                if (errno == EPERM || errno == EACCES)
+                        r->refusal = "caller's memory unreadable (non-dumpable process?)";
+                return errno == EPERM || errno == EACCES ? -EPERM : -errno;
+        }
+        return got;
+}
+
+int target_copy_string(request *r, uint64_t addr, char *buf, size_t size) {
+        if (addr == 0)
+                return -EFAULT;
+        if (size > PATH_MAX)
+                size = PATH_MAX;
+        ssize_t got = read_remote(r, addr, buf, size);
+        if (got < 0)
+                return (int) got;
+        if (memchr(buf, '\0', (size_t) got))
+                return 0;
+        /* Unterminated within PATH_MAX: the kernel says ENAMETOOLONG; cut short by an unmapped
+         * page: EFAULT. Never act on a partial string. */
+        return (size_t) got == size ? -ENAMETOOLONG : -EFAULT;
+}
+
+int target_copy_mem(request *r, uint64_t addr, void *buf, size_t len) {
+        if (len == 0)
+                return 0;
+        ssize_t got = read_remote(r, addr, buf, len);
+        if (got < 0)
+                return (int) got;
+        return (size_t) got == len ? 0 : -EFAULT;
+}
+
+int target_dup_fd(request *r, int fd) {
+        /* PIDFD_THREAD (6.9) names the calling thread, whose descriptor table the syscall used;
+         * older kernels only take a thread-group leader. */
+        int pidfd = (int) syscall(SYS_pidfd_open, r->n->pid, PIDFD_THREAD);
+        if (pidfd < 0 && errno == EINVAL)
+                pidfd = (int) syscall(SYS_pidfd_open, r->tgid, 0);
+        if (pidfd < 0)
+                return errno == ESRCH ? -ESRCH : -EPERM;
+        int copy = (int) syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+        int e = errno;
+        (void) close(pidfd);
+        if (copy < 0)
+                return e == EBADF ? -EBADF : -EPERM;
+        r->sock_fd = copy; /* pidfd_getfd sets O_CLOEXEC */
+        return 0;
+}
+
+int target_validate(request *r) {
+        uint64_t id = r->n->id;
+        if (ioctl(r->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+                return -ESRCH; /* the caller is gone or was interrupted: nothing to do */
+        /* umask() is per fs_struct; every worker unshared CLONE_FS, so this is private. Using the
+         * real umask instead of pre-masking the mode keeps default ACLs working. */
+        (void) umask(r->umask);
+        r->validated = true;
+        return 0;
+}
+
+void target_close(request *r) {
+        r->tid_fd = safe_close(r->tid_fd);
+        r->sock_fd = safe_close(r->sock_fd);
+}
+
+int request_refuse(request *r, const char *path, const char *rule) {
+        if (r->s->on_violation)
+                r->s->on_violation(r->s->userdata, r->syscall_name, path, rule);
+        return -EACCES;
+}

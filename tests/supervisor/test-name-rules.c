@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The pure creation-rule decisions: glob semantics, protected paths and their ancestors, and the
+ * non-ASCII case-folding guard. No kernel involved. */
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "plan/name-rules.h"
+
+static void test_glob(void **state) {
+        (void) state;
+        static const struct {
+                const char *pattern, *str;
+                bool pathname, match;
+        } cases[] = {
+                { "*.pem", "a.pem", false, true },
+                { "*.pem", ".id.pem", false, true }, /* no FNM_PERIOD */
+                { "*.pem", "A.PEM", false, true },   /* FNM_CASEFOLD */
+                { "*.pem", "a.pem.txt", false, false },
+                { "*.pem", "pem", false, false },
+                { ".env", ".ENV", false, true },
+                { ".env", ".envrc", false, false },
+                { ".env.*", ".env", false, false },
+                { ".env.*", ".env.local", false, true },
+                { ".env.*", ".env.", false, true },
+                { "*.key", "a.key.bak", false, false },
+                { "a*b*c", "aXbYbZc", false, true },
+                { "a*b*c", "aXbYbZ", false, false },
+                { "*", "", false, true },
+                { "?", "", false, false },
+                { "[abc]x", "bx", false, true },
+                { "[abc]x", "Bx", false, true },
+                { "[!a]b", "ab", false, false },
+                { "[!a]b", "Ab", false, false },
+                { "[!a]b", "cb", false, true },
+                { "[a-c]", "B", false, true },
+                { "[a-c]", "d", false, false },
+                { "[]]", "]", false, true },
+                { "[[:digit:]]x", "7x", false, true },
+                { "[[:digit:]]x", "ax", false, false },
+                { "\\*", "*", false, true },
+                { "\\*", "a", false, false },
+                { "[ab", "[ab", false, true }, /* unclosed: literal '[' */
+                { "/ws/*/x", "/ws/a/x", true, true },
+                { "/ws/*/x", "/ws/a/b/x", true, false },
+                { "/ws/?", "/ws//", true, false },
+                { "/ws/*", "/ws/a/b", false, true }, /* without FNM_PATHNAME '*' spans '/' */
+                { "/ws/.claude/settings*.json", "/ws/.claude/settings.local.json", true, true },
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                if (name_glob_match(cases[i].pattern, cases[i].str, cases[i].pathname) != cases[i].match)
+                        fail_msg("%s vs %s (pathname %d): want %d", cases[i].pattern, cases[i].str,
+                                 cases[i].pathname, cases[i].match);
+}
+
+/* Byte matching must not change with the process locale (fnmatch(3) would). */
+static void test_glob_locale_independent(void **state) {
+        (void) state;
+        if (!setlocale(LC_ALL, "C.UTF-8"))
+                skip();
+        assert_true(name_glob_match("*.pem", "\xff\xfe.pem", false));
+        assert_true(name_glob_match("?.pem", "\xff.pem", false));
+        assert_false(name_glob_match("?.pem", "\xc3\xa9.pem", false)); /* two bytes, one '?' */
+        setlocale(LC_ALL, "C");
+}
+
+typedef struct fixture {
+        name_rules r;
+} fixture;
+
+static int setup(void **state) {
+        fixture *f = calloc(1, sizeof(*f));
+        static const char *const prot[] = { "/ws/.git/hooks", "/ws/.git/config", "/ws/HEAD",
+                                            "/ws/.claude/settings*.json", "/home/u/.bashrc" };
+        static const char *const names[] = { ".env", ".env.*", "*.pem", "*.key" };
+        for (size_t i = 0; i < sizeof(prot) / sizeof(prot[0]); i++)
+                assert_int_equal(strv_push(&f->r.protected, prot[i]), 0);
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                assert_int_equal(strv_push(&f->r.deny_names, names[i]), 0);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state) {
+        fixture *f = *state;
+        strv_done(&f->r.protected);
+        strv_done(&f->r.deny_names);
+        free(f);
+        return 0;
+}
+
+static void test_names(void **state) {
+        fixture *f = *state;
+        const char *rule = NULL;
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/x/.env", &rule), NAME_DENIED_NAME);
+        assert_ptr_equal(rule, f->r.deny_names.v[0]);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/A.PEM", &rule), NAME_DENIED_NAME);
+        assert_string_equal(rule, "*.pem");
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.env.production", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.hidden.key", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.envrc", &rule), NAME_ALLOWED);
+        assert_null(rule);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/env", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/a.pem/inside", NULL), NAME_ALLOWED);
+        /* A rename target is a new name too; a rename source is not. */
+        assert_int_equal(name_rules_check_rename_target(&f->r, "/ws/y.pem", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/ws/y.pem", NULL), NAME_ALLOWED);
+}
+
+static void test_protected(void **state) {
+        fixture *f = *state;
+        const char *rule = NULL;
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/hooks", &rule), NAME_DENIED_PROTECTED);
+        assert_string_equal(rule, "/ws/.git/hooks");
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/hooks/pre-commit", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/hooks/a/b/c", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/objects", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/hooksx", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/sub/HEAD", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/head", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.claude/settings.local.json", &rule),
+                         NAME_DENIED_PROTECTED);
+        assert_string_equal(rule, "/ws/.claude/settings*.json");
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.claude/other.json", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "//ws//.git//hooks", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "ws/.git/hooks", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, NULL, NULL), NAME_DENIED_PROTECTED);
+}
+
+static void test_ancestors(void **state) {
+        fixture *f = *state;
+        /* Creating an ancestor is how git init works; renaming one into place or away is not. */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.claude", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_rename_target(&f->r, "/ws/.git", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/ws/.git", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_target(&f->r, "/ws/.claude", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/ws", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/ws/src", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_rename_target(&f->r, "/ws/.gitx", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/home", NULL), NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/home/v", NULL), NAME_ALLOWED);
+}
+
+/* A casefolding filesystem folds U+212A KELVIN SIGN to 'k' and U+FB06 (st ligature) to "st": the
+ * default check refuses any non-ASCII name some folding could turn into a denied one. */
+static void test_non_ascii(void **state) {
+        fixture *f = *state;
+        const char *kelvin_key = "/ws/x.\xe2\x84\xaa" "ey";
+        assert_int_equal(name_rules_check_create(&f->r, kelvin_key, NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check(&f->r, NAME_CHECK_CREATE, kelvin_key, NAME_CHECK_EXACT_BYTES,
+                                          NULL),
+                         NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/\xef\xac\x86" "uff.pem", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/caf\xc3\xa9.txt", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/r\xc3\xa9sum\xc3\xa9.pdf", NULL), NAME_ALLOWED);
+        /* ".e" + run + "v": the run may fold to "n". */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.e\xe2\x93\x9dv", NULL), NAME_DENIED_NAME);
+        /* A leading run may stand for ".env." (conservative, documented). */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/\xe6\x97\xa5.txt", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check(&f->r, NAME_CHECK_CREATE, "/ws/\xe6\x97\xa5.txt",
+                                          NAME_CHECK_EXACT_BYTES, NULL),
+                         NAME_ALLOWED);
+        /* Protected paths: the final component is widened the same way. */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/hoo\xe2\x84\xaas", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.claude/\xc5\xbf" "ettings.json", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_rename_target(&f->r, "/ws/.gi\xe2\x84\xaa", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/r\xc3\xa9sum\xc3\xa9.pdf", NULL),
+                         NAME_ALLOWED);
+        /* A trailing run may stand for ".key": refused unless the directory is known not to fold. */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/caf\xc3\xa9", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check(&f->r, NAME_CHECK_CREATE, "/ws/caf\xc3\xa9",
+                                          NAME_CHECK_EXACT_BYTES, NULL),
+                         NAME_ALLOWED);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_glob),
+                cmocka_unit_test(test_glob_locale_independent),
+                cmocka_unit_test_setup_teardown(test_names, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_protected, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_ancestors, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_non_ascii, setup, teardown),
+        };
+        return cmocka_run_group_tests_name("name-rules", tests, NULL, NULL);
+}
