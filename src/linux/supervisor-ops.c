@@ -349,6 +349,16 @@ static int link_from_fd(request *r, int olddirfd, const resolved *dst) {
                 (void) snprintf(src, sizeof(src), "fd/%d", olddirfd);
         if (fstatat(r->tid_fd, src, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? -EBADF : -errno;
+        /* A second name for a protected file opened earlier (an O_TMPFILE file has none). */
+        char spath[PATH_MAX];
+        ssize_t n = readlinkat(r->tid_fd, src, spath, sizeof(spath) - 1);
+        if (n > 0 && spath[0] == '/') {
+                spath[n] = '\0';
+                const char *rule = NULL;
+                if (name_rules_check(r->s->rules, NAME_CHECK_RENAME_SOURCE, spath, 0, &rule) !=
+                    NAME_ALLOWED)
+                        return request_refuse(r, spath, rule);
+        }
         return errno_or(linkat(r->tid_fd, src, dst->dir_fd, resolved_name_arg(dst, name),
                                AT_SYMLINK_FOLLOW));
 }

@@ -112,10 +112,27 @@ static int resolve_general(request *r, int startfd, const char *path, resolved *
         return 0;
 }
 
+/* A magic link met beneath the caller's /proc/<pid> (cwd, root, fd/N): follow it, which leads to
+ * the caller's own directory, and resolve `rest` plus the final component from there as an
+ * ordinary path. */
+static int jump_magic_link(request *r, int dirfd, const char *comp, const char *rest,
+                           resolved *ret) {
+        char path[PATH_MAX];
+        while (*rest == '/')
+                rest++;
+        int len = snprintf(path, sizeof(path), "%s%s%s%s", rest, *rest ? "/" : "", ret->name,
+                           ret->trailing_slash ? "/" : "");
+        if (len < 0 || (size_t) len >= sizeof(path))
+                return -ENAMETOOLONG;
+        _cleanup_close_ int jumped = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (jumped < 0)
+                return -errno;
+        return resolve_general(r, jumped, path, ret);
+}
+
 /* Rule 1: walk beneath the caller's /proc/<pid> directory. ".." may not leave it (EXDEV, as
  * RESOLVE_BENEATH). The only symlinks there are magic links to the caller's own files and
- * directories (cwd, root, fd/N): following one leaves procfs, and the rest of the path is then
- * resolved normally from where it led. */
+ * directories: see jump_magic_link(). */
 static int walk_proc(request *r, int base, const char *rel, resolved *ret) {
         char dir[PATH_MAX];
         int e = split_last(*rel ? rel : ".", dir, ret);
@@ -125,7 +142,7 @@ static int walk_proc(request *r, int base, const char *rel, resolved *ret) {
         if (cur < 0)
                 return -errno;
         unsigned depth = 0;
-        for (const char *p = dir; *p;) {
+        for (const char *p = dir;;) {
                 while (*p == '/')
                         p++;
                 size_t n = strcspn(p, "/");
@@ -142,31 +159,11 @@ static int walk_proc(request *r, int base, const char *rel, resolved *ret) {
                 if (streq(comp, "..") && depth == 0)
                         return -EXDEV;
                 _cleanup_close_ int next = openat(cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-                if (next < 0)
-                        return -errno;
                 struct stat st;
-                if (fstat(next, &st) < 0)
+                if (next < 0 || fstat(next, &st) < 0)
                         return -errno;
-                if (S_ISLNK(st.st_mode)) {
-                        int jumped = openat(cur, comp, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                        if (jumped < 0)
-                                return -errno;
-                        /* The rest, including the final component, as an ordinary path. */
-                        char restbuf[PATH_MAX];
-                        while (*p == '/')
-                                p++;
-                        int len = snprintf(restbuf, sizeof(restbuf), "%s%s%s", p, *p ? "/" : "",
-                                           ret->name);
-                        if (len < 0 || (size_t) len >= sizeof(restbuf)) {
-                                (void) close(jumped);
-                                return -ENAMETOOLONG;
-                        }
-                        if (ret->trailing_slash && (size_t) len + 1 < sizeof(restbuf))
-                                strcat(restbuf, "/");
-                        e = resolve_general(r, jumped, restbuf, ret);
-                        (void) close(jumped);
-                        return e;
-                }
+                if (S_ISLNK(st.st_mode))
+                        return jump_magic_link(r, cur, comp, p, ret);
                 if (!S_ISDIR(st.st_mode))
                         return -ENOTDIR;
                 depth = streq(comp, "..") ? depth - 1 : depth + 1;
@@ -290,18 +287,16 @@ int resolve_parent_at(request *r, int startfd, const char *path, resolved *ret) 
 }
 
 int resolved_path(request *r, resolved *res) {
-        char link[64], dir[PATH_MAX];
-        (void) snprintf(link, sizeof(link), "self/fd/%d", res->dir_fd);
-        ssize_t n = readlinkat(r->s->proc_fd, link, dir, sizeof(dir));
-        if (n < 0)
-                return -errno;
-        if ((size_t) n >= sizeof(dir))
-                return -ENAMETOOLONG;
-        dir[n] = '\0';
-        /* A deleted directory accepts no new names; a path outside our root ("(unreachable)")
-         * cannot be checked. Either way nothing is created. */
-        static const char deleted[] = " (deleted)";
-        if (dir[0] != '/' || ((size_t) n >= strlen(deleted) && streq(dir + n - strlen(deleted), deleted)))
+        (void) r;
+        char dir[PATH_MAX];
+        /* The kernel's own name for the directory (d_path), relative to our root, which is the
+         * caller's. The worker's cwd is private (CLONE_FS was unshared), so fchdir() + getcwd()
+         * is a cheap way to ask: no /proc lookup. getcwd() fails with ENOENT for a deleted
+         * directory (which accepts no new names anyway) and returns "(unreachable)/..." for one
+         * outside our root, which cannot be checked: nothing is created in either case. */
+        if (fchdir(res->dir_fd) < 0 || !getcwd(dir, sizeof(dir)))
+                return errno == ERANGE ? -ENAMETOOLONG : -errno;
+        if (dir[0] != '/')
                 return -ENOENT;
         int len = snprintf(res->path, sizeof(res->path), "%s%s%s", dir, streq(dir, "/") ? "" : "/",
                            res->name);

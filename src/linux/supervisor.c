@@ -214,7 +214,11 @@ static void handle(worker *w) {
         if (result == -EPERM && r->refusal && s->on_violation)
                 /* Fail closed, but say why: the events show it rather than a bare EPERM. */
                 s->on_violation(s->userdata, r->syscall_name, "", r->refusal);
-        if (!r->handed_off && result != -ESRCH)
+        /* ESRCH: the caller vanished (the answer is then dropped by the kernel) or could not be
+         * seen from our procfs: never leave it waiting, fail closed. */
+        if (result == -ESRCH)
+                result = -EPERM;
+        if (!r->handed_off)
                 answer(s, r, result);
         target_close(r);
 }

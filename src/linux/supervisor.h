@@ -22,6 +22,31 @@ typedef struct supervisor_config {
         unsigned workers;  /* 0 = default */
 } supervisor_config;
 
+/* Starts the worker threads and returns; notifications are served until supervisor_stop().
+ *
+ * What the embedding process (the launcher's monitor) must arrange, since the supervisor performs
+ * creations with its own identity:
+ *   - the same mount namespace and root as the command (absolute paths and symlinks are resolved
+ *     here; the filter denies chroot/pivot_root/mount/setns/unshare so the command cannot move);
+ *   - the same fsuid/fsgid/groups (otherwise every creation fails closed with EPERM) and no
+ *     capability the command lacks in the same user namespace (each worker lowers its effective
+ *     set per request; in another user namespace it drops all);
+ *   - PR_SET_DUMPABLE 0 and no controlling terminal (setsid): an O_CREAT open of /dev/tty is
+ *     performed here and would reach the supervisor's terminal;
+ *   - ideally the command's Landlock domain or an ancestor of it: creations performed here are
+ *     otherwise checked only by the mount view and the name rules, not by Landlock;
+ *   - the ability to create threads: after unshare(CLONE_NEWPID) the kernel refuses
+ *     clone(CLONE_THREAD) with EINVAL, so create the PID namespace with clone(CLONE_NEWPID) for
+ *     the child instead.
+ * A command that makes itself non-dumpable cannot be read by an unprivileged supervisor: its
+ * creations fail closed with EPERM (and are reported).
+ *
+ * Violations are reported as (syscall name, absolute path as resolved here, or "" when the caller
+ * could not be inspected, rule): the rule is a string of cfg->rules, or a fixed explanation such
+ * as "procfs outside the caller's own /proc/<pid>". The listener is taken, also on failure.
+ * Returns 0 or -errno (-EINVAL: bad config, proc_fd not a procfs, or threads impossible). */
 int supervisor_start(const supervisor_config *cfg, supervisor **ret);
-/* Stops the workers (the listener is closed: pending notifications fail), joins, frees. NULL ok. */
+/* Stops the workers, releases opens still waiting on a FIFO, joins every thread, closes the
+ * listener (pending and later notified calls then fail with ENOSYS in the command) and frees.
+ * NULL ok. */
 void supervisor_stop(supervisor *s);

@@ -480,6 +480,12 @@ static int sc_tmpfile(sup_env *env, void *arg) {
         close(fd);
         CHECK(access("t2.txt", F_OK) == 0);
         CHECK_ERR(linkat(555, "", AT_FDCWD, "t3.txt", AT_EMPTY_PATH), EBADF);
+        /* A protected file, opened on the host side beforehand, gets no second name. */
+        fd = open(".git/config", O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        CHECK_ERR(linkat(fd, "", AT_FDCWD, "config-copy", AT_EMPTY_PATH), EACCES);
+        CHECK_ERR(link(".git/config", "config-copy"), EACCES);
+        close(fd);
         CHECK_ERR(linkat(AT_FDCWD, "t.txt", AT_FDCWD, "t4.txt", 0x8000), EINVAL);
         /* AT_SYMLINK_FOLLOW through an ordinary symlink links the file, not the link. */
         CHECK_OK(symlink("t.txt", "tl"));
@@ -491,9 +497,14 @@ static int sc_tmpfile(sup_env *env, void *arg) {
         return 0;
 }
 
+static void host_git_config(sup_env *env) {
+        sup_host_dir(env, ".git");
+        sup_host_file(env, ".git/config", "[core]\n");
+}
+
 static void test_tmpfile_linkat(void **state) {
         (void) state;
-        sup_check(sc_tmpfile, NULL, 0, NULL, NULL);
+        sup_check(sc_tmpfile, NULL, 0, host_git_config, NULL);
 }
 
 /* ---- bind() ------------------------------------------------------------------------------------------ */
