@@ -336,6 +336,21 @@ static int op_symlinkat(request *r) {
 
 /* ---- link, linkat --------------------------------------------------------------------------- */
 
+/* Linking through a magic link of the caller (/proc/<tid>/fd/N): the file must not be a protected
+ * one opened earlier, or it would get a second, unprotected name. An O_TMPFILE file has no path
+ * ("/dir/#123 (deleted)" is not protected). */
+static int check_magic_source(request *r, int dirfd, const char *name) {
+        char spath[PATH_MAX];
+        ssize_t n = readlinkat(dirfd, name, spath, sizeof(spath) - 1);
+        if (n <= 0 || spath[0] != '/')
+                return 0; /* pipe:[..], anon_inode:[..]: linkat itself fails */
+        spath[n] = '\0';
+        const char *rule = NULL;
+        if (name_rules_check(r->s->rules, NAME_CHECK_RENAME_SOURCE, spath, 0, &rule) != NAME_ALLOWED)
+                return request_refuse(r, spath, rule);
+        return 0;
+}
+
 /* linkat(fd, "", ..., AT_EMPTY_PATH): the file behind the caller's descriptor (an O_TMPFILE
  * file, typically), reached through /proc/<tid>/fd/N, which is the caller's own. */
 static int link_from_fd(request *r, int olddirfd, const resolved *dst) {
@@ -349,16 +364,9 @@ static int link_from_fd(request *r, int olddirfd, const resolved *dst) {
                 (void) snprintf(src, sizeof(src), "fd/%d", olddirfd);
         if (fstatat(r->tid_fd, src, &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return errno == ENOENT ? -EBADF : -errno;
-        /* A second name for a protected file opened earlier (an O_TMPFILE file has none). */
-        char spath[PATH_MAX];
-        ssize_t n = readlinkat(r->tid_fd, src, spath, sizeof(spath) - 1);
-        if (n > 0 && spath[0] == '/') {
-                spath[n] = '\0';
-                const char *rule = NULL;
-                if (name_rules_check(r->s->rules, NAME_CHECK_RENAME_SOURCE, spath, 0, &rule) !=
-                    NAME_ALLOWED)
-                        return request_refuse(r, spath, rule);
-        }
+        int e = check_magic_source(r, r->tid_fd, src);
+        if (e < 0)
+                return e;
         return errno_or(linkat(r->tid_fd, src, dst->dir_fd, resolved_name_arg(dst, name),
                                AT_SYMLINK_FOLLOW));
 }
@@ -395,8 +403,11 @@ static int link_from_path(request *r, int olddirfd, int flags, const resolved *d
                 goto out;
         if (src.in_target_proc) {
                 /* /proc/self/fd/N: the kernel follows the caller's own magic link (O_TMPFILE). */
-                e = errno_or(linkat(src.dir_fd, src.name, dst->dir_fd, resolved_name_arg(dst, dname),
-                                    flags & AT_SYMLINK_FOLLOW));
+                if (flags & AT_SYMLINK_FOLLOW)
+                        e = check_magic_source(r, src.dir_fd, src.name);
+                if (e == 0)
+                        e = errno_or(linkat(src.dir_fd, src.name, dst->dir_fd,
+                                            resolved_name_arg(dst, dname), flags & AT_SYMLINK_FOLLOW));
                 goto out;
         }
         if (!resolved_is_dot(&src)) {

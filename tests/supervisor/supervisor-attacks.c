@@ -172,11 +172,27 @@ static int sc_deputy(sup_env *env, void *arg) {
         snprintf(p, sizeof(p), "/proc/%d/root/tmp/dep2.txt", (int) sup);
         CHECK_ERR(open(p, O_CREAT | O_WRONLY, 0644), ELOOP);
         CHECK_ERR(mkdir("suplink/x", 0755), EACCES);
+        /* Through one of our own magic links into a procfs directory we hold open. */
+        int procdir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CHECK(procdir >= 0);
+        snprintf(p, sizeof(p), "/proc/self/fd/%d/self/mem", procdir);
+        CHECK_ERR(open(p, O_CREAT | O_RDWR, 0644), EACCES);
+        snprintf(p, sizeof(p), "/proc/self/fd/%d/%d/environ", procdir, (int) sup);
+        CHECK_ERR(open(p, O_CREAT | O_RDONLY, 0644), EACCES);
+        CHECK_ERR(openat(procdir, "self/mem", O_CREAT | O_RDWR, 0644), EACCES);
+        close(procdir);
+        CHECK_ERR(open("/proc/self/..", O_CREAT | O_RDONLY, 0644), EISDIR);
+        CHECK_ERR(mkdir("/proc/self/../x", 0755), EXDEV);
+        CHECK_ERR(open("/dev/stdout/../x.txt", O_CREAT | O_WRONLY, 0644), ENOTDIR);
+        /* Absolute symlink text with our own aliases is rewritten again. */
+        CHECK_OK(symlink("/proc/self/cwd/via-link.pem", "cwdlink"));
+        CHECK_ERR(open("cwdlink", O_CREAT | O_WRONLY, 0644), EACCES);
         return 0;
 }
 
 static void check_deputy(sup_env *env) {
-        assert_true(sup_violations(env, "procfs") >= 8);
+        assert_true(sup_violations(env, "procfs") >= 11);
+        assert_int_equal(sup_violations(env, "via-link.pem *.pem"), 1);
 }
 
 static void test_confused_deputy(void **state) {
@@ -391,6 +407,7 @@ static void test_fifo_stop(void **state) {
         int st = sup_run_killed(env, sc_fifo_forever, NULL, 500);
         assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
         assert_true(now_s() - t0 < 10.0);
+        assert_null(sup_first_denied(env));
         sup_env_free(env);
 }
 

@@ -485,6 +485,8 @@ static int sc_tmpfile(sup_env *env, void *arg) {
         CHECK(fd >= 0);
         CHECK_ERR(linkat(fd, "", AT_FDCWD, "config-copy", AT_EMPTY_PATH), EACCES);
         CHECK_ERR(link(".git/config", "config-copy"), EACCES);
+        snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+        CHECK_ERR(linkat(AT_FDCWD, p, AT_FDCWD, "config-copy", AT_SYMLINK_FOLLOW), EACCES);
         close(fd);
         CHECK_ERR(linkat(AT_FDCWD, "t.txt", AT_FDCWD, "t4.txt", 0x8000), EINVAL);
         /* AT_SYMLINK_FOLLOW through an ordinary symlink links the file, not the link. */
