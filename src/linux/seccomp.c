@@ -73,7 +73,7 @@ static int export_ctx(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
         off_t len = lseek(fd, 0, SEEK_END);
         if (len < 0)
                 return -errno;
-        if (len == 0 || len % sizeof(struct sock_filter) != 0 || len > BPF_MAXINSNS * 8)
+        if (len == 0 || len % sizeof(struct sock_filter) != 0 || (size_t) len > BPF_MAXINSNS * sizeof(struct sock_filter))
                 return -EBADMSG;
         _cleanup_free_ struct sock_filter *prog = malloc((size_t) len);
         if (!prog)

@@ -287,7 +287,6 @@ int resolve_parent_at(request *r, int startfd, const char *path, resolved *ret) 
 }
 
 int resolved_path(request *r, resolved *res) {
-        (void) r;
         char dir[PATH_MAX];
         /* The kernel's own name for the directory (d_path), relative to our root, which is the
          * caller's. The worker's cwd is private (CLONE_FS was unshared), so fchdir() + getcwd()

@@ -238,9 +238,7 @@ int target_open(request *r) {
 /* process_vm_readv transfers whole iovec elements only, so the remote range is split at page
  * boundaries: a string that ends just before an unmapped page is still read. */
 static ssize_t read_remote(request *r, uint64_t addr, void *buf, size_t len) {
-        static size_t page;
-        if (!page)
-                page = (size_t) sysconf(_SC_PAGESIZE);
+        const size_t page = (size_t) getpagesize();
         struct iovec remote[PATH_MAX / 4096 + 2], local = { buf, len };
         size_t n = 0;
         for (size_t off = 0; off < len && n < ELEMENTSOF(remote); n++) {

@@ -202,29 +202,59 @@ void *seccomp_plan_to_json(bool notify_creates) {
 
 static bool alu(uint16_t op, uint32_t *a, uint32_t src) {
         switch (op) {
-        case BPF_ADD: *a += src; return true;
-        case BPF_SUB: *a -= src; return true;
-        case BPF_MUL: *a *= src; return true;
-        case BPF_DIV: if (src == 0) return false; *a /= src; return true;
-        case BPF_MOD: if (src == 0) return false; *a %= src; return true;
-        case BPF_OR: *a |= src; return true;
-        case BPF_AND: *a &= src; return true;
-        case BPF_XOR: *a ^= src; return true;
-        case BPF_LSH: *a = src < 32 ? *a << src : 0; return true;
-        case BPF_RSH: *a = src < 32 ? *a >> src : 0; return true;
-        case BPF_NEG: *a = (uint32_t) -*a; return true;
-        default: return false;
+        case BPF_ADD:
+                *a += src;
+                break;
+        case BPF_SUB:
+                *a -= src;
+                break;
+        case BPF_MUL:
+                *a *= src;
+                break;
+        case BPF_DIV:
+        case BPF_MOD:
+                if (src == 0)
+                        return false; /* the kernel's verifier rejects a constant 0 */
+                *a = op == BPF_DIV ? *a / src : *a % src;
+                break;
+        case BPF_OR:
+                *a |= src;
+                break;
+        case BPF_AND:
+                *a &= src;
+                break;
+        case BPF_XOR:
+                *a ^= src;
+                break;
+        case BPF_LSH:
+                *a = src < 32 ? *a << src : 0;
+                break;
+        case BPF_RSH:
+                *a = src < 32 ? *a >> src : 0;
+                break;
+        case BPF_NEG:
+                *a = (uint32_t) -*a;
+                break;
+        default:
+                return false;
         }
+        return true;
 }
 
 static bool jump_taken(uint16_t op, uint32_t a, uint32_t src, bool *ret_ok) {
         *ret_ok = true;
         switch (op) {
-        case BPF_JEQ: return a == src;
-        case BPF_JGT: return a > src;
-        case BPF_JGE: return a >= src;
-        case BPF_JSET: return (a & src) != 0;
-        default: *ret_ok = false; return false;
+        case BPF_JEQ:
+                return a == src;
+        case BPF_JGT:
+                return a > src;
+        case BPF_JGE:
+                return a >= src;
+        case BPF_JSET:
+                return (a & src) != 0;
+        default:
+                *ret_ok = false;
+                return false;
         }
 }
 
