@@ -390,16 +390,18 @@ t_allowed() {
 
 # ---- the exit contract and input validation --------------------------------------------------
 
-# expect_status NAME STATUS FATAL_LINES [CORDON-RUN-ARGS...]
+# expect_status NAME STATUS FATAL_LINES [CORDON-RUN-ARGS...]; with $FATAL_RE set, the fatal line
+# must match it too.
 expect_status() {
         name=$1 want=$2 fatals=$3
         shift 3
         sb "$@"
         got_fatals=$(fatal_lines)
-        if [ "$LAST_STATUS" -eq "$want" ] && [ "$got_fatals" -eq "$fatals" ]; then
+        if [ "$LAST_STATUS" -eq "$want" ] && [ "$got_fatals" -eq "$fatals" ] &&
+                { [ -z "${FATAL_RE:-}" ] || grep -Eq "$FATAL_RE" "$LAST_ERR"; }; then
                 ok "$name"
         else
-                not_ok "$name" "want status $want with $fatals fatal line(s)," \
+                not_ok "$name" "want status $want with $fatals fatal line(s) ${FATAL_RE:-}," \
                         "got $LAST_STATUS with $got_fatals"
         fi
 }
@@ -411,9 +413,8 @@ t_exit_contract() {
         expect_status "exit: a command that exits 125 itself -> 125 without a fatal line" \
                 125 0 -- sh -c 'exit 125'
         for cmd in /nonexistent/cordon-it-cmd cordon-it-no-such-command ./file.txt; do
-                expect_status "exit: $cmd cannot run -> 125 + one EXEC_FAILED line" 125 1 -- "$cmd"
-                grep -q '^cordon: fatal: EXEC_FAILED: ' "$LAST_ERR" ||
-                        not_ok "exit: $cmd: the fatal line names EXEC_FAILED"
+                FATAL_RE='^cordon: fatal: EXEC_FAILED: ' expect_status \
+                        "exit: $cmd cannot run -> 125 + one EXEC_FAILED line" 125 1 -- "$cmd"
         done
         for how in "--sandbox off" "--mode danger-full-access" "--backend none"; do
                 # shellcheck disable=SC2086
