@@ -565,6 +565,42 @@ static int op_bind(request *r) {
         return e;
 }
 
+/* ---- rmdir, unlinkat(AT_REMOVEDIR) --------------------------------------------------------------- */
+
+/* A protected directory, or an ancestor of a protected path, may not be removed: an empty .claude
+ * removed today is a host change, and removing is renaming away by other means. */
+static int do_rmdir(request *r, int dirfd, uint64_t path) {
+        int e = copy_path_and_validate(r, path, UINT64_MAX);
+        if (e < 0)
+                return e;
+        resolved res = RESOLVED_INIT;
+        char name[NAME_MAX + 2];
+        const char *rule = NULL;
+        e = resolve_parent(r, dirfd, r->path[0], &res);
+        /* "." and "..", and procfs, are refused by the kernel itself (EINVAL, ENOTEMPTY, EPERM). */
+        if (e == 0 && !res.in_target_proc && !resolved_is_dot(&res)) {
+                e = rules_verdict(r, &res, NAME_CHECK_RENAME_SOURCE, &rule);
+                if (e > 0)
+                        e = request_refuse(r, res.path, rule);
+        }
+        if (e == 0)
+                e = errno_or(unlinkat(res.dir_fd, resolved_name_arg(&res, name), AT_REMOVEDIR));
+        resolved_done(&res);
+        return e;
+}
+
+#ifdef SYS_rmdir
+static int op_rmdir(request *r) {
+        return do_rmdir(r, AT_FDCWD, arg_ptr(r, 0));
+}
+#endif
+
+static int op_unlinkat(request *r) {
+        if (arg_int(r, 2) & ~AT_REMOVEDIR)
+                return -EINVAL;
+        return do_rmdir(r, arg_int(r, 0), arg_ptr(r, 1));
+}
+
 /* ---- Dispatch ------------------------------------------------------------------------------------ */
 
 static const struct {
@@ -580,6 +616,7 @@ static const struct {
         { SYS_rename, "rename", op_rename },
         { SYS_link, "link", op_link },
         { SYS_symlink, "symlink", op_symlink },
+        { SYS_rmdir, "rmdir", op_rmdir },
 #endif
         { SYS_openat, "openat", op_openat },
         { SYS_mkdirat, "mkdirat", op_mkdirat },
@@ -589,6 +626,7 @@ static const struct {
         { SYS_linkat, "linkat", op_linkat },
         { SYS_symlinkat, "symlinkat", op_symlinkat },
         { SYS_bind, "bind", op_bind },
+        { SYS_unlinkat, "unlinkat", op_unlinkat },
 };
 
 supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name) {

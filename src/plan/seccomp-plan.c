@@ -133,6 +133,11 @@ static const seccomp_plan_rule rules[] = {
         NOTIFY("symlink", "creates a name"),
         NOTIFY("symlinkat", "creates a name"),
         NOTIFY("bind", "AF_UNIX bind creates a name; the address lives in memory"),
+        /* Removing an (empty) ancestor of a protected path, such as .claude, is refused too
+         * (SPEC.md §5); existing protected files are read-only mounts already. Directories only,
+         * so the frequent unlink() of files never pays. */
+        NOTIFY("rmdir", "removes an ancestor of a protected path"),
+        NOTIFY_IF("unlinkat", 2, AT_REMOVEDIR, AT_REMOVEDIR, "removes an ancestor of a protected path"),
 };
 
 const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {

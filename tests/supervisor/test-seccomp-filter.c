@@ -124,6 +124,12 @@ static void test_details(void **state) {
         assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_openat, a), SECCOMP_RET_USER_NOTIF);
         a[1] = O_CREAT;
         assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_open, a), SECCOMP_RET_USER_NOTIF);
+        /* unlinkat of files is not notified, of directories it is. */
+        uint64_t ul[6] = { (uint64_t) AT_FDCWD, 0, 0 };
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_unlinkat, ul), SECCOMP_RET_ALLOW);
+        ul[2] = AT_REMOVEDIR;
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_unlinkat, ul), SECCOMP_RET_USER_NOTIF);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_unlink, NULL), SECCOMP_RET_ALLOW);
         /* Garbage above bit 31 of a 32-bit argument does not hide it. */
         uint64_t io[6] = { 0, 0xdeadbeef00000000ULL | 0x5412 /* TIOCSTI */ };
         assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_ioctl, io), eperm);

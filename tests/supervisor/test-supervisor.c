@@ -583,6 +583,47 @@ static void test_rename_ancestors(void **state) {
         sup_check(sc_rename_ancestors, NULL, 0, NULL, check_rename_ancestors);
 }
 
+/* ---- Removing protected ancestors ------------------------------------------------------------------ */
+
+static void host_ancestors(sup_env *env) {
+        sup_host_dir(env, ".claude");
+        sup_host_dir(env, ".git");
+}
+
+static int sc_rmdir(sup_env *env, void *arg) {
+        (void) env, (void) arg;
+        CHECK_ERR(rmdir(".claude"), EACCES);              /* ancestor of .claude/settings*.json */
+        CHECK_ERR(unlinkat(AT_FDCWD, ".git", AT_REMOVEDIR), EACCES);
+        CHECK_ERR(rmdir(".git/"), EACCES);
+        CHECK_OK(mkdir("d", 0755));
+        CHECK_OK(rmdir("d"));
+        CHECK_OK(mkdir("e", 0755));
+        CHECK_OK(mkdir("e/f", 0755));
+        CHECK_ERR(rmdir("e"), ENOTEMPTY);
+        CHECK_OK(unlinkat(AT_FDCWD, "e/f", AT_REMOVEDIR));
+        CHECK_OK(rmdir("e"));
+        CHECK_ERR(rmdir("missing"), ENOENT);
+        CHECK_CREATE("file");
+        CHECK_ERR(rmdir("file"), ENOTDIR);
+        CHECK_ERR(unlinkat(AT_FDCWD, "file", AT_REMOVEDIR), ENOTDIR);
+        CHECK_ERR(unlinkat(AT_FDCWD, "file", 0x4000), EINVAL);
+        CHECK_OK(unlink("file"));
+        CHECK_ERR(rmdir("."), EINVAL);
+        CHECK_ERR(rmdir("/proc/self/fd"), EPERM);
+        return 0;
+}
+
+static void check_rmdir(sup_env *env) {
+        assert_int_equal(sup_violations(env, NULL), 3);
+        assert_host_exists(env, ".claude", S_IFDIR);
+        assert_host_exists(env, ".git", S_IFDIR);
+}
+
+static void test_rmdir_ancestors(void **state) {
+        (void) state;
+        sup_check(sc_rmdir, NULL, 0, host_ancestors, check_rmdir);
+}
+
 /* ---- Non-ASCII names --------------------------------------------------------------------------------------- */
 
 /* On a filesystem that folds no case beyond ASCII (this test's TMPDIR, checked by the
@@ -613,6 +654,7 @@ int main(void) {
                 cmocka_unit_test(test_tmpfile_linkat),
                 cmocka_unit_test(test_bind),
                 cmocka_unit_test(test_rename_ancestors),
+                cmocka_unit_test(test_rmdir_ancestors),
                 cmocka_unit_test(test_non_ascii),
         };
         int failed = cmocka_run_group_tests_name("supervisor", tests, NULL, NULL);
