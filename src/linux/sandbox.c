@@ -260,15 +260,16 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         if (proc_fd < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: open /proc");
         enter_namespaces(p, report_fd);
-        if (unshare(CLONE_NEWPID) < 0)
-                fail(report_fd, CORDON_SANDBOX_UNAVAILABLE, errno,
-                     "refusing to run the command unconfined: cannot create a PID namespace");
         int sp[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: socketpair");
-        pid_t init = fork();
+        /* clone(CLONE_NEWPID) rather than unshare(CLONE_NEWPID) + fork(): after the unshare the
+         * kernel refuses clone(CLONE_THREAD) in this process, and the supervisor needs threads.
+         * No CLONE_VM and a NULL stack: fork semantics (glibc's fork() would be the same call). */
+        pid_t init = (pid_t) syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, NULL);
         if (init < 0)
-                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: fork");
+                fail(report_fd, CORDON_SANDBOX_UNAVAILABLE, errno,
+                     "refusing to run the command unconfined: cannot create a PID namespace");
         if (init == 0) {
                 (void) close(sp[0]);
                 (void) close(proc_fd); /* the command's tree must never hold the host's /proc */
