@@ -27,8 +27,8 @@ static mode_t arg_mode(const request *r, unsigned i) {
         return (mode_t) (uint16_t) r->n->data.args[i]; /* umode_t */
 }
 
-/* Copies path argument `slot` and then validates the notification: after this, the request acts
- * only on its own copies. */
+/* Copies the path argument(s) into r->path[0] (and r->path[1] unless addr2 is UINT64_MAX), then
+ * validates the notification: after this, the request acts only on its own copies. */
 static int copy_path_and_validate(request *r, uint64_t addr, uint64_t addr2) {
         int e = target_copy_string(r, addr, r->path[0], PATH_MAX);
         if (e == 0 && addr2 != UINT64_MAX)
@@ -95,7 +95,7 @@ static int open_existing(request *r, int pin, const struct stat *st, int flags) 
                         /* A reader present: a non-blocking open succeeds at once, as the
                          * blocking one would. Then the caller's flags are restored. */
                         int fd = supervisor_reopen(r->s, pin, oflags | O_NONBLOCK);
-                        if (fd >= 0 || fd != -ENXIO) {
+                        if (fd != -ENXIO) { /* opened, or failed for another reason */
                                 (void) close(pin);
                                 if (fd >= 0 && fcntl(fd, F_SETFL, oflags & ~O_NONBLOCK) < 0) {
                                         int e = -errno;
