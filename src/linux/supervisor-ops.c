@@ -175,6 +175,42 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
 /* The final component beneath the caller's own /proc/<pid> (/dev/stdout, /proc/self/fd/1): the
  * magic link is followed without O_CREAT, so nothing can be created, and it leads to the
  * caller's own file. */
+/* The access mode (O_ACCMODE) the caller's fd behind /proc/<pid>/fd/<name> was opened with, or
+ * -ENOENT when `name` in `dirfd` is not an fd link (exe, cwd, root, map_files/...). */
+static int caller_fd_access(int dirfd, const char *name) {
+        char rel[NAME_MAX + 16], buf[512];
+        (void) snprintf(rel, sizeof(rel), "../fdinfo/%s", name);
+        _cleanup_close_ int fd = openat(dirfd, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return -EIO;
+        buf[n] = '\0';
+        const char *f = strstr(buf, "\nflags:");
+        if (!f)
+                return -EIO;
+        errno = 0;
+        unsigned long v = strtoul(f + 8, NULL, 8);
+        return errno ? -errno : (int) (v & O_ACCMODE);
+}
+
+/* The supervisor is not in the command's Landlock domain, and a magic link leads to the file on
+ * whatever mount the caller's fd came from (stdin inherited from the host: a host mount, not the
+ * sandbox's read-only view). So reopening through a magic link may never add write access the
+ * caller's fd did not have: `cordon run sh -c 'echo x >> /dev/stdin' < ~/notes.txt` must not
+ * write the host file. Write intent through any other magic link (exe, ...) is refused. */
+static int check_magic_write(request *r, resolved *res, int flags) {
+        bool wants_write = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+        if (!wants_write)
+                return 0;
+        int acc = caller_fd_access(res->dir_fd, res->name);
+        if (acc == O_WRONLY || acc == O_RDWR)
+                return 0;
+        return request_refuse(r, res->path,
+                              "write access through a magic link the caller holds read-only");
+}
+
 static int open_in_proc(request *r, resolved *res, int flags) {
         if (resolved_is_dot(res) || res->trailing_slash)
                 return -EISDIR;
@@ -188,6 +224,8 @@ static int open_in_proc(request *r, resolved *res, int flags) {
                 : S_ISLNK(st.st_mode)       ? -ELOOP /* O_NOFOLLOW on a magic link */
                 : S_ISDIR(st.st_mode)       ? -EISDIR
                                             : 0;
+        if (e == 0)
+                e = check_magic_write(r, res, flags);
         if (e < 0) {
                 (void) close(pin);
                 return e;
@@ -309,8 +347,10 @@ static int op_mknodat(request *r) {
         return do_mknod(r, arg_int(r, 0), arg_ptr(r, 1), arg_mode(r, 2));
 }
 
-/* symlink(target, linkpath): the new name is checked; the target text is data (creating through
- * a dangling link later is an open, checked then). */
+/* symlink(target, linkpath): the new name is checked like a rename target — it may not be an
+ * ancestor of a protected path either: `ln -s elsewhere .git` would give `.git/config` a second
+ * existence through `elsewhere/config`. The target text is data (creating through a dangling link
+ * later is an open, checked then). */
 static int do_symlink(request *r, uint64_t target, int dirfd, uint64_t linkpath) {
         int e = copy_path_and_validate(r, linkpath, target);
         if (e < 0)
@@ -318,7 +358,7 @@ static int do_symlink(request *r, uint64_t target, int dirfd, uint64_t linkpath)
         if (r->path[1][0] == '\0')
                 return -ENOENT;
         resolved res = RESOLVED_INIT;
-        e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_CREATE, EEXIST, false, &res);
+        e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_RENAME_TARGET, EEXIST, false, &res);
         char name[NAME_MAX + 2];
         if (e == 0)
                 e = errno_or(symlinkat(r->path[1], res.dir_fd, resolved_name_arg(&res, name)));

@@ -583,6 +583,54 @@ static void test_rename_ancestors(void **state) {
         sup_check(sc_rename_ancestors, NULL, 0, NULL, check_rename_ancestors);
 }
 
+/* ---- Second names for protected paths, and access upgrades through magic links ------------------- */
+
+/* A symlink named like an ancestor of a protected path would give that path a second existence
+ * (`.git -> fake`, then `fake/config` is `.git/config`). And a file the caller holds read-only
+ * (stdin from the host, say) may not be reopened for writing through /proc/self/fd/N with O_CREAT:
+ * the supervisor, outside the command's Landlock domain, would otherwise do the write for it. */
+static int sc_second_names(sup_env *env, void *arg) {
+        (void) env, (void) arg;
+        CHECK_OK(mkdir("fake", 0755));
+        CHECK_ERR(symlink("fake", ".git"), EACCES);
+        CHECK_ERR(symlink("fake", ".claude"), EACCES);
+        CHECK_OK(symlink("fake", "ok-link"));
+        int fd = open("ro.txt", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        close(fd);
+        fd = open("ro.txt", O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        char p[64];
+        snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+        CHECK_ERR(open(p, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0644), EACCES);
+        CHECK_ERR(open(p, O_CREAT | O_RDONLY | O_TRUNC | O_CLOEXEC, 0644), EACCES);
+        int rd = open(p, O_CREAT | O_RDONLY | O_CLOEXEC, 0644); /* reading stays allowed */
+        CHECK(rd >= 0);
+        close(rd);
+        close(fd);
+        fd = open("rw.txt", O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        snprintf(p, sizeof(p), "/dev/fd/%d", fd);
+        int w = open(p, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0644); /* same access: fine */
+        CHECK(w >= 0);
+        CHECK(write(w, "x", 1) == 1);
+        close(w);
+        close(fd);
+        CHECK_ERR(open("/proc/self/exe", O_CREAT | O_WRONLY | O_CLOEXEC, 0644), EACCES);
+        return 0;
+}
+
+static void check_second_names(sup_env *env) {
+        assert_int_equal(sup_violations(env, NULL), 5);
+        assert_host_exists(env, "ok-link", S_IFLNK);
+        assert_host_exists(env, "fake", S_IFDIR);
+}
+
+static void test_second_names(void **state) {
+        (void) state;
+        sup_check(sc_second_names, NULL, 0, NULL, check_second_names);
+}
+
 /* ---- Removing protected ancestors ------------------------------------------------------------------ */
 
 static void host_ancestors(sup_env *env) {
@@ -654,6 +702,7 @@ int main(void) {
                 cmocka_unit_test(test_tmpfile_linkat),
                 cmocka_unit_test(test_bind),
                 cmocka_unit_test(test_rename_ancestors),
+                cmocka_unit_test(test_second_names),
                 cmocka_unit_test(test_rmdir_ancestors),
                 cmocka_unit_test(test_non_ascii),
         };
