@@ -122,7 +122,8 @@ static int cmd_kill(int argc, char **argv) {
         return refused("kill %d: %s", pid, strerror(errno));
 }
 
-/* proc-scan MARKER: no process outside the sandbox may be listed in its /proc. */
+/* proc-scan MARKER: no process outside the sandbox (the driver runs `sleeper MARKER`, whose argv[0]
+ * is MARKER) may be listed in its /proc. */
 static int cmd_proc_scan(int argc, char **argv) {
         DIR *d = opendir("/proc");
         if (!d)
@@ -139,9 +140,8 @@ static int cmd_proc_scan(int argc, char **argv) {
                         continue;
                 long n = read_some(fd, buf, sizeof buf);
                 close(fd);
-                for (long i = 0; i < n; i++)
-                        buf[i] = buf[i] ? buf[i] : ' ';
-                if (n > 0 && strstr(buf, argv[0])) {
+                /* argv[0] only: our own command line carries the marker as an argument. */
+                if (n > 0 && strcmp(buf, argv[0]) == 0) {
                         fprintf(stderr, "  pid %s: %s\n", e->d_name, buf);
                         found++;
                 }

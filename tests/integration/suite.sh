@@ -356,11 +356,18 @@ t_allowed() {
         clean_aux
         expect_works "allowed: mkdir, rename a directory, rm -r inside the workspace" \
                 sh -c 'mkdir -p d1/d2 && echo x > d1/d2/f && mv d1 d3 && rm -r d3'
-        expect_works "allowed: git init (existing repo) && git add && git commit" sh -c \
-                'git init -q && echo x > g.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm m'
+        expect_works "allowed: git add && git commit in the workspace's repository" sh -c \
+                'echo x > g.txt && git add -A && git -c user.name=a -c user.email=a@b commit -qm m && git log --oneline >/dev/null'
         n=$(git -C "$WS" rev-list --count HEAD 2>/dev/null || echo 0)
         if [ "$n" -eq 2 ]; then ok "allowed: the commit is in the host repository"
         else not_ok "allowed: the commit is in the host repository" "$n commits"; fi
+        # `git init` over the workspace's own repository rewrites .git/config (protected, SPEC.md
+        # §5): refused by design, and the config must stay as it was.
+        take_snapshot
+        sb -- git init -q
+        if [ "$LAST_STATUS" -ne 0 ]; then ok "protected: git init over the workspace repo is refused"
+        else not_ok "protected: git init over the workspace repo is refused"; fi
+        host_unchanged "protected: .git/config unchanged by the refused git init"
         expect_works "allowed: git init && commit of a new repository in a subdirectory" sh -c \
                 'mkdir proj && cd proj && git init -q && echo y > y && git add -A && git -c user.name=a -c user.email=a@b commit -qm m'
         rm -rf "$WS/proj"
@@ -375,7 +382,8 @@ t_allowed() {
                 "test ! -e /tmp/cordon-it-host-$ID && echo in > /tmp/cordon-it-in-$ID && grep -q in /tmp/cordon-it-in-$ID"
         host_absent "allowed: /tmp files of the sandbox stay in the sandbox" "/tmp/cordon-it-in-$ID"
         rm -f "/tmp/cordon-it-host-$ID"
-        sb -- sh -c 'echo gone > /dev/null; echo viastdout > /dev/stdout; echo piped | tr a-z A-Z | cat'
+        # Inside a pipe: a `> /dev/stdout` reopen of a regular file would truncate it, sandbox or not.
+        sb -- sh -c '{ echo gone > /dev/null; echo viastdout > /dev/stdout; echo piped | tr a-z A-Z | cat; } | cat'
         if [ "$LAST_STATUS" -eq 0 ] && grep -qx viastdout "$LAST_OUT" && grep -qx PIPED "$LAST_OUT"
         then ok "allowed: > /dev/null, > /dev/stdout and a pipeline"
         else not_ok "allowed: > /dev/null, > /dev/stdout and a pipeline"; fi
@@ -439,9 +447,22 @@ t_controls() {
         [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, creating a.pem is detected" ||
                 not_ok "control: unconfined, creating a.pem is detected"
         rm -f "$WS/control.pem"
-        sb -- "$ATTACK" fds 7< "$FAKE_HOME/.ssh/id_rsa"
-        [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, the inherited fd is detected" ||
-                not_ok "control: unconfined, the inherited fd is detected"
+        # Without cordon at all (cordon closes stray fds even when it does not confine).
+        run_in "$WS" "$ATTACK" fds 7< "$FAKE_HOME/.ssh/id_rsa"
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: without cordon, the inherited fd is detected" ||
+                not_ok "control: without cordon, the inherited fd is detected"
+        EXTRA_ENV="GITHUB_TOKEN=ghp_cordonit" run_in "$WS" "$ATTACK" env-check -GITHUB_TOKEN
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: without cordon, the secret variable is detected" ||
+                not_ok "control: without cordon, the secret variable is detected"
+        hostmark=cordon-it-ctl-$ID
+        "$ATTACK" sleeper "$hostmark" 60 &
+        ctlpid=$!
+        "$ATTACK" wait-marker "$hostmark" 5000 || true
+        sb -- "$ATTACK" proc-scan "$hostmark"
+        [ "$LAST_STATUS" -eq 1 ] && ok "control: unconfined, a host process is seen in /proc" ||
+                not_ok "control: unconfined, a host process is seen in /proc"
+        kill "$ctlpid" 2>/dev/null
+        wait "$ctlpid" 2>/dev/null
         SB_OPTS=
 }
 
