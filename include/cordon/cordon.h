@@ -149,15 +149,32 @@ CORDON_PUBLIC const char *cordon_backend_to_string(cordon_backend backend);
 /* Parses a backend name for the command line: unknown names are -EINVAL (a usage error). */
 CORDON_PUBLIC int cordon_backend_from_string(const char *name, cordon_backend *ret);
 
+/* A refusal observed exactly where it happened (never inferred from the command's output).
+ * `action`: "file-create-name" for a creation-time rule; `syscall`: the refused call ("openat",
+ * "rename", ...); `target`: the absolute path as the sandbox resolved it (may be empty when the
+ * caller could not be inspected); `rule`: the rule that refused it. Strings are valid only during
+ * the call. */
+typedef struct cordon_violation {
+        const char *action;
+        const char *syscall;
+        const char *target;
+        const char *rule;
+} cordon_violation;
+
+typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);
+
 typedef struct cordon_run_options {
         cordon_backend backend;
         char *const *environ;   /* the environment to filter for the command; NULL = environ */
+        cordon_violation_fn on_violation; /* may be NULL; called from cordon_run's thread */
+        void *userdata;
 } cordon_run_options;
 
 typedef struct cordon_run_result {
         cordon_backend backend; /* the backend actually used */
         int wait_status;        /* raw wait(2) status of the command */
         int exit_code;          /* the status cordon exits with: the command's, or 128+signal */
+        unsigned violations;    /* how many refusals were reported */
 } cordon_run_result;
 
 /* Runs argv[0] (searched in the sandbox's PATH) under `policy`, with the caller's fds 0-2, and

@@ -16,6 +16,8 @@
 extern char **environ;
 
 typedef struct run_state {
+        const cordon_run_options *opts;
+        unsigned violations;
         bool have_status;
         int status;         /* the command's wait status */
         bool have_fatal;
@@ -41,6 +43,22 @@ static int64_t now_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* text = "syscall\0path\0rule\0", NUL-terminated by report_read(). */
+static void report_violation_delivered(run_state *st, const report_msg *m) {
+        const char *parts[3] = { "", "", "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
+                parts[i] = m->text + o;
+                o += strnlen(m->text + o, m->text_len - o) + 1;
+        }
+        st->violations++;
+        if (st->opts && st->opts->on_violation) {
+                cordon_violation v = { .action = "file-create-name", .syscall = parts[0],
+                                       .target = parts[1], .rule = parts[2] };
+                st->opts->on_violation(st->opts->userdata, &v);
+        }
+}
+
 static void handle_msg(run_state *st, const report_msg *m) {
         switch ((report_type) m->type) {
         case REPORT_FATAL:
@@ -54,7 +72,9 @@ static void handle_msg(run_state *st, const report_msg *m) {
                 st->have_status = true;
                 st->status = m->status;
                 break;
-        case REPORT_VIOLATION: /* recorded for the events stream (observability issue) */
+        case REPORT_VIOLATION:
+                report_violation_delivered(st, m);
+                break;
         case REPORT_READY:
         default:
                 break;
@@ -112,6 +132,7 @@ static int finish(run_state *st, pid_t child, int child_status_direct, bool dire
                                         "command's status (monitor wait status 0x%x)",
                                         (unsigned) child_status_direct);
         ret->wait_status = status;
+        ret->violations = st->violations;
         ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
                          : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 125;
         (void) child;
@@ -119,7 +140,8 @@ static int finish(run_state *st, pid_t child, int child_status_direct, bool dire
 }
 
 static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
-                          cordon_run_result *ret, cordon_error *err) {
+                          const cordon_run_options *opts, cordon_run_result *ret,
+                          cordon_error *err) {
         int fds[2];
         int r = report_channel(fds);
         if (r < 0)
@@ -140,7 +162,7 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 sandbox_unconfined_main(p, argv, fds[1]);
         }
         safe_close(fds[1]);
-        run_state st = { 0 };
+        run_state st = { .opts = opts };
         r = collect(fds[0], child, p->timeout_ms, &st);
         safe_close(fds[0]);
         if (r < 0)
@@ -202,7 +224,7 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
                                                            : CORDON_BACKEND_NATIVE };
         r = unconfined ? 0 : check_backend(backend, err);
         if (r >= 0)
-                r = spawn_and_wait(p, argv, !unconfined, ret, err);
+                r = spawn_and_wait(p, argv, !unconfined, opts, ret, err);
         plan_free(p);
         return r;
 }
