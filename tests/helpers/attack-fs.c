@@ -8,11 +8,14 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,8 +111,22 @@ OPENAT2_ROUTE(rr_openat2_in_root, "/", RESOLVE_IN_ROOT)
 OPENAT2_ROUTE(rr_openat2_nosym, "/", RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 OPENAT2_ROUTE(rr_openat2_noxdev, "/", RESOLVE_NO_XDEV)
 
+/* O_CREAT on an existing file is an open the supervisor performs on the caller's behalf: if its
+ * view of the file system were wider than the command's, this would hand out the secret. */
+static int rr_creat_rdonly(const char *p) {
+        int fd = open(p, O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
+        return fd < 0 ? -errno : fd;
+}
+
+static int rr_creat_rdwr(const char *p) {
+        int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        return fd < 0 ? -errno : fd;
+}
+
 static const read_route read_routes[] = {
         { "open", rr_plain },
+        { "open O_CREAT|O_RDONLY", rr_creat_rdonly },
+        { "open O_CREAT|O_RDWR", rr_creat_rdwr },
         { "/proc/self/root", rr_proc_root },
         { "/proc/1/root", rr_proc1_root },
         { "dirfd+openat", rr_dirfd },
@@ -333,6 +350,42 @@ static int r_ia32(const char *p) {
         return WEXITSTATUS(st) == 0 ? 0 : -WEXITSTATUS(st);
 }
 
+/* The parent directory as an O_PATH fd, then the name through /proc/self/fd/N/: the supervisor
+ * must resolve /proc/self to the caller, not to itself. */
+static int r_procfd(const char *p) {
+        char a[PATH_MAX], b[PATH_MAX], via[PATH_MAX + 64];
+        snprintf(a, sizeof a, "%s", p);
+        snprintf(b, sizeof b, "%s", p);
+        int dfd = open(dirname(a), O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return -errno;
+        snprintf(via, sizeof via, "/proc/self/fd/%d/%s", dfd, basename(b));
+        int r = ret_fd(open(via, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+        close(dfd);
+        return r;
+}
+
+static void *thread_open(void *arg) {
+        return (void *) (intptr_t) r_open(arg);
+}
+
+/* From a second thread: the supervisor must look at /proc/<tid>, not /proc/<pid>. */
+static int r_thread(const char *p) {
+        pthread_t t;
+        void *res = NULL;
+        if (pthread_create(&t, NULL, thread_open, (void *) p) != 0)
+                return -EAGAIN;
+        (void) pthread_join(t, &res);
+        return (int) (intptr_t) res;
+}
+
+/* A non-dumpable caller: an unprivileged supervisor cannot read its memory and must fail closed
+ * rather than let the call through. */
+static int r_nondumpable(const char *p) {
+        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+        return r_open(p);
+}
+
 typedef struct create_route {
         const char *name;
         int (*fn)(const char *path);
@@ -348,7 +401,9 @@ static const create_route create_routes[] = {
         { "symlink", r_symlink },   { "dangling", r_dangling },
         { "tmpfile", r_tmpfile },   { "tmpfile-proc", r_tmpfile_proc },
         { "bind", r_bind },         { "x32", r_x32 },
-        { "ia32", r_ia32 },         { NULL, NULL },
+        { "ia32", r_ia32 },         { "procfd", r_procfd },
+        { "thread", r_thread },     { "nondumpable", r_nondumpable },
+        { NULL, NULL },
 };
 
 static const create_route *find_route(const create_route *t, const char *name) {
@@ -441,7 +496,36 @@ static int m_unlink(const char *p) {
         return ret(is_dir(p) ? rmdir(p) : unlink(p));
 }
 
+static int m_write_creat(const char *p) {
+        return ret_fd(open(p, O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0644));
+}
+static int m_trunc_creat(const char *p) {
+        return ret_fd(open(p, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644));
+}
+/* A second name for the file under an allowed name, then a write through that name. */
+static int m_link_alias(const char *p) {
+        if (link(p, aux_file) < 0)
+                return -errno;
+        return ret_fd(open(aux_file, O_WRONLY | O_APPEND | O_CLOEXEC));
+}
+/* A symlink with an allowed name pointing at the file, then a write through it. */
+static int m_via_symlink(const char *p) {
+        char target[PATH_MAX];
+        if (p[0] == '/')
+                snprintf(target, sizeof target, "%s", p);
+        else if (!getcwd(target, sizeof target) ||
+                 strlen(target) + strlen(p) + 2 > sizeof target)
+                return -ENAMETOOLONG;
+        else
+                strcat(strcat(target, "/"), p);
+        if (symlink(target, aux_link) < 0)
+                return -errno;
+        return ret_fd(open(aux_link, O_WRONLY | O_APPEND | O_CLOEXEC));
+}
+
 static const create_route modify_routes[] = {
+        { "write-creat", m_write_creat }, { "trunc-creat", m_trunc_creat },
+        { "link-alias", m_link_alias },   { "via-symlink", m_via_symlink },
         { "write", m_write },         { "trunc", m_trunc },
         { "truncate", m_truncate },   { "rename-over", m_rename_over },
         { "exchange", m_exchange },   { "rename-away", m_rename_away },

@@ -58,6 +58,7 @@ static inline void write_ignored(int fd, const void *buf, size_t len) {
 
 extern const attack_cmd attack_fs_cmds[];
 extern const attack_cmd attack_sys_cmds[];
+extern const attack_cmd attack_race_cmds[];
 extern const attack_cmd attack_net_cmds[];
 extern const attack_cmd attack_host_cmds[];
 extern const char *attack_current;

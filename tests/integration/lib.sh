@@ -130,12 +130,13 @@ judge_attack() {
         esac
 }
 
-# expect_create_refused NAME ROUTE PATH: `attack create ROUTE PATH` inside, refused, and PATH
-# (relative to the workspace unless absolute) absent on the host afterwards.
+# expect_create_refused NAME ROUTE PATH [HOST_PATH]: `attack create ROUTE PATH` inside, refused,
+# and HOST_PATH (default: PATH, relative to the workspace unless absolute) absent on the host.
 expect_create_refused() {
         name=$1
         sb -- "$ATTACK" create "$2" "$3"
         case $3 in /*) hostp=$3 ;; *) hostp=${SB_DIR:-$WS}/$3 ;; esac
+        [ $# -ge 4 ] && hostp=$4
         if [ -e "$hostp" ] || [ -L "$hostp" ]; then
                 not_ok "$name" "left behind on the host: $(ls -ld "$hostp")"
                 rm -rf "$hostp"

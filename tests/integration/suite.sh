@@ -52,6 +52,9 @@ make_fixture() {
         echo "# the project's zshrc (protected, exists)" > "$WS/.zshrc"
         secret_file "$WS/private.txt"
         ln -s "$FAKE_HOME/.ssh/id_rsa" "$WS/secret-link"
+        ln -s . "$WS/alias-ws"
+        ln -s .git "$WS/git-alias"
+        ln -s "$WS" "$OUTSIDE/ws-alias"
         git_q -C "$WS" add Makefile mk file.txt
         git_q -C "$WS" commit -qm init
 }
@@ -91,11 +94,11 @@ t_outside() {
                 done
         done
         take_snapshot
-        for route in write trunc unlink rename-away; do
+        for route in write write-creat trunc-creat unlink rename-away link-alias via-symlink; do
                 expect_refused "outside: $route an existing file outside" \
                         modify "$route" "$OUTSIDE/existing.txt"
         done
-        for route in write unlink; do
+        for route in write write-creat unlink via-symlink; do
                 expect_refused "outside: $route ~/.bashrc" modify "$route" "$FAKE_HOME/.bashrc"
         done
         host_unchanged "outside: host files unchanged"
@@ -108,7 +111,8 @@ t_outside() {
 # ---- protected paths and denied names inside the workspace -----------------------------------
 
 CORE_ROUTES="open creat openat2 mkdir mknod rename rename-dir link symlink dangling tmpfile"
-EXTRA_ROUTES="open-excl openat mkfifo rename-noreplace tmpfile-proc bind x32 ia32"
+EXTRA_ROUTES="open-excl openat mkfifo rename-noreplace tmpfile-proc bind x32 ia32 procfd thread
+nondumpable"
 
 t_protected_create() {
         for p in .bashrc .profile .zshenv .gitconfig .mcp.json .idea .claude/settings.json \
@@ -134,7 +138,8 @@ t_protected_create() {
 t_protected_modify() {
         take_snapshot
         for p in .git/config .zshrc; do
-                for route in write trunc truncate rename-over exchange rename-away unlink; do
+                for route in write write-creat trunc trunc-creat truncate rename-over exchange \
+                        rename-away unlink link-alias via-symlink; do
                         expect_refused "protected: $route $p (exists)" modify "$route" "$p"
                 done
         done
@@ -178,6 +183,77 @@ t_denied_names() {
         else
                 not_ok "protected: echo > .bashrc fails, nothing left" "status $LAST_STATUS"
         fi
+}
+
+# The same protected and denied names spelled differently: the rules hold for the file, not for
+# one spelling of its path.
+t_path_forms() {
+        for spec in "./.bashrc .bashrc" "sub/../.bashrc .bashrc" "/proc/self/cwd/.bashrc .bashrc" \
+                "/proc/thread-self/cwd/a.pem a.pem" "$WS/.env .env" "sub//.env sub/.env" \
+                "alias-ws/.mcp.json .mcp.json" ".git/./hooks/post-commit .git/hooks/post-commit" \
+                "git-alias/hooks/pre-push .git/hooks/pre-push" \
+                "$OUTSIDE/ws-alias/.profile .profile" "$OUTSIDE/ws-alias/b.key b.key"; do
+                # shellcheck disable=SC2086
+                set -- $spec
+                for route in open dangling rename; do
+                        expect_create_refused "path forms: $route $1" "$route" "$1" "$WS/$2"
+                done
+        done
+        take_snapshot
+        expect_refused "path forms: write .git/config through a symlink to .git" \
+                modify write git-alias/config
+        expect_refused "path forms: write .git/config through /proc/self/cwd" \
+                modify write-creat /proc/self/cwd/.git/config
+        host_unchanged "path forms: .git unchanged"
+        sb -- sh -c "cd .git/hooks && exec \"$ATTACK\" create open pre-commit"
+        if [ -e "$WS/.git/hooks/pre-commit" ]; then
+                not_ok "path forms: cd .git/hooks && create pre-commit" "left behind on the host"
+                rm -f "$WS/.git/hooks/pre-commit"
+        else
+                judge_attack "path forms: cd .git/hooks && create pre-commit"
+        fi
+}
+
+t_races() {
+        expect_refused "race: flip the path buffer between xenv and .env (3 s)" race-flip 3
+        host_absent "race: no .env after the buffer flip" "$WS/.env"
+        expect_refused "race: swap a symlink between ok and bad.pem targets (3 s)" race-symlink 3
+        host_absent "race: no race-bad.pem after the symlink swap" "$WS/race-bad.pem"
+        rm -f "$WS/xenv" "$WS/race-ok.txt" "$WS/race-sw" "$WS/race-tmp"
+        expect_works "semantics: 3,000 O_EXCL creates under a SIGALRM storm, no spurious EEXIST" \
+                "$ATTACK" signal-storm 3000
+        expect_works "semantics: created files and directories get the caller's umask" \
+                "$ATTACK" umask-check
+        expect_works "semantics: a blocked FIFO open does not stall other creates" \
+                "$ATTACK" fifo-stall
+        for spec in "thread ok-thread.txt" "procfd ok-procfd.txt" "openat ok-openat.txt"; do
+                # shellcheck disable=SC2086
+                set -- $spec
+                expect_works "allowed: $1 $2" "$ATTACK" allow-create "$1" "$2"
+                rm -f "$WS/$2"
+        done
+}
+
+# cordon inside cordon (an agent that runs cordon itself) cannot lift the outer rules.
+t_nested() {
+        sb -- "$CORDON" run -- "$ATTACK" create open nested.pem
+        if [ -e "$WS/nested.pem" ]; then
+                not_ok "nested: cordon run inside cordon cannot create a.pem" "nested.pem exists"
+                rm -f "$WS/nested.pem"
+        elif [ "$LAST_STATUS" -eq 0 ] || [ "$LAST_STATUS" -eq 125 ]; then
+                ok "nested: cordon run inside cordon cannot create a.pem (status $LAST_STATUS)"
+        else
+                not_ok "nested: cordon run inside cordon cannot create a.pem" "status $LAST_STATUS"
+        fi
+        sb -- "$CORDON" run --sandbox off -- "$ATTACK" create open nested-off.pem
+        if [ -e "$WS/nested-off.pem" ]; then
+                not_ok "nested: an inner --sandbox off cannot lift the outer rules" "created"
+                rm -f "$WS/nested-off.pem"
+        else
+                judge_attack "nested: an inner --sandbox off cannot lift the outer rules"
+        fi
+        sb -- "$CORDON" run --sandbox off -- "$ATTACK" read "$FAKE_HOME/.ssh/id_rsa"
+        judge_attack "nested: an inner --sandbox off cannot read the hidden secret"
 }
 
 # $HOME made writable: its secrets and start-up files stay protected.
@@ -234,8 +310,12 @@ t_kernel() {
         expect_refused "kernel: core dumps cannot be enabled (RLIMIT_CORE hard 0)" coredump x.pem
         host_absent "kernel: no core file left" "$WS/core" "$WS/x.pem"
         for f in "$WS"/core.*; do [ -e "$f" ] && rm -f "$f" && not_ok "kernel: core file $f"; done
+        expect_refused "devices: no raw disk, memory, kmsg, kcore, sysrq, kvm or userfaultfd device" \
+                raw-devices
         run_in "$WS" "$ATTACK" host-pty -- "$CORDON" run -- "$ATTACK" tiocsti
         judge_attack "tty: TIOCSTI into the caller's terminal"
+        run_in "$WS" "$ATTACK" host-pty -- "$CORDON" run -- "$ATTACK" devtty
+        judge_attack "tty: no injection through /dev/tty (plain or O_CREAT)"
 }
 
 t_network() {
@@ -381,6 +461,10 @@ t_allowed() {
         expect_works "allowed: /tmp is private and writable" sh -c \
                 "test ! -e /tmp/cordon-it-host-$ID && echo in > /tmp/cordon-it-in-$ID && grep -q in /tmp/cordon-it-in-$ID"
         host_absent "allowed: /tmp files of the sandbox stay in the sandbox" "/tmp/cordon-it-in-$ID"
+        # /dev/shm may be writable inside (POSIX shared memory), but only as a private one.
+        sb -- sh -c "echo in > /dev/shm/cordon-it-in-$ID; true"
+        host_absent "allowed: /dev/shm files of the sandbox stay in the sandbox" \
+                "/dev/shm/cordon-it-in-$ID"
         rm -f "/tmp/cordon-it-host-$ID"
         # Inside a pipe: a `> /dev/stdout` reopen of a regular file would truncate it, sandbox or not.
         sb -- sh -c '{ echo gone > /dev/null; echo viastdout > /dev/stdout; echo piped | tr a-z A-Z | cat; } | cat'
@@ -569,9 +653,9 @@ echo "# cordon: $CORDON"
 make_fixture
 take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
-for group in secrets outside protected_create protected_modify denied_names home_writable \
-        processes namespaces kernel network inheritance lifetime allowed exit_contract controls \
-        bad_input fail_closed; do
+for group in secrets outside protected_create protected_modify denied_names path_forms races \
+        nested home_writable processes namespaces kernel network inheritance lifetime allowed \
+        exit_contract controls bad_input fail_closed; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"
