@@ -28,15 +28,19 @@ chmod 700 "$home/.ssh" && chmod 600 "$home/.ssh/id_rsa"
 failures=0
 n=0
 
+if [ -t 1 ]; then bold=$(printf '\033[1m') green=$(printf '\033[32m') red=$(printf '\033[31m') \
+        off=$(printf '\033[0m'); else bold= green= red= off=; fi
+
 heading() {
         n=$((n + 1))
-        printf '\n\033[1m%d. %s\033[0m\n' "$n" "$1"
+        printf '\n%s%d. %s%s\n' "$bold" "$n" "$1" "$off"
 }
 
-# show CMD...: prints the command line, runs it in the workspace with the fake HOME, indents its
-# output; sets `status`.
+# show DISPLAY CMD...: prints DISPLAY (the command as a user would type it), runs CMD in the
+# workspace with the fake HOME, indents its output; sets `status`.
 show() {
-        printf '   $ %s\n' "$*"
+        printf '   $ %s\n' "$1"
+        shift
         (cd "$ws" && env HOME="$home" "$@") > "$demo/out" 2>&1
         status=$?
         sed 's/^/     /' "$demo/out"
@@ -45,15 +49,16 @@ show() {
 
 verdict() {
         if [ "$1" = ok ]; then
-                printf '   \033[32mas expected:\033[0m %s\n' "$2"
+                printf '   %sas expected:%s %s\n' "$green" "$off" "$2"
         else
-                printf '   \033[31mNOT as expected:\033[0m %s\n' "$2"
+                printf '   %sNOT as expected:%s %s\n' "$red" "$off" "$2"
                 failures=$((failures + 1))
         fi
 }
 
 heading "A command that works: write and read a file in the workspace"
-show "$cordon" run -- sh -c 'echo hello > out.txt && cat out.txt'
+show "cordon run -- sh -c 'echo hello > out.txt && cat out.txt'" \
+        "$cordon" run -- sh -c 'echo hello > out.txt && cat out.txt'
 if [ "$status" -eq 0 ] && grep -qx hello "$ws/out.txt" 2>/dev/null; then
         verdict ok "it ran, and out.txt is in the workspace on the host"
 else
@@ -61,7 +66,8 @@ else
 fi
 
 heading "A write outside the workspace is refused"
-show "$cordon" run -- sh -c 'echo pwned > "$HOME/outside.txt"'
+show "cordon run -- sh -c 'echo pwned > \"\$HOME/outside.txt\"'" \
+        "$cordon" run -- sh -c 'echo pwned > "$HOME/outside.txt"'
 if [ "$status" -ne 0 ] && [ ! -e "$home/outside.txt" ]; then
         verdict ok "refused; \$HOME/outside.txt does not exist on the host"
 else
@@ -69,7 +75,7 @@ else
 fi
 
 heading "A secret read is refused"
-show "$cordon" run -- sh -c 'cat ~/.ssh/id_rsa'
+show "cordon run -- sh -c 'cat ~/.ssh/id_rsa'" "$cordon" run -- sh -c 'cat ~/.ssh/id_rsa'
 if [ "$status" -ne 0 ] && ! grep -q "PRIVATE KEY" "$demo/out"; then
         verdict ok "the key stayed hidden"
 else
@@ -77,7 +83,7 @@ else
 fi
 
 heading "Creating .env is refused, and no file is left behind"
-show "$cordon" run -- touch .env
+show "cordon run -- touch .env" "$cordon" run -- touch .env
 if [ "$status" -ne 0 ] && [ ! -e "$ws/.env" ]; then
         verdict ok "refused at creation time; no .env in the workspace on the host"
 else
@@ -85,7 +91,7 @@ else
 fi
 
 heading "What this host can enforce: cordon probe"
-show "$cordon" probe
+show "cordon probe" "$cordon" probe
 if [ "$status" -eq 0 ]; then
         verdict ok "probe ran"
 else
