@@ -82,6 +82,10 @@ for line in open(d + "/meson-logs/testlog.json"):
     r = t["result"]
     kind = {"OK": "passed", "EXPECTEDFAIL": "passed", "SKIP": "skipped"}.get(r, "failed")
     print(f"{kind}\t{d}: {t['name']} ({r})")
+    # The integration suites count their own checks: show them (not counted again).
+    last = [l for l in (t.get("stdout") or "").splitlines() if " passed, " in l]
+    if last:
+        print(f"info\t{d}: {t['name']}: {last[-1]}")
 EOF
 }
 
