@@ -238,6 +238,11 @@ static int hide(mount_ctx *c, const mount_op *op) {
                               MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
                                       MOUNT_ATTR_NOEXEC);
         else {
+                if (c->emptyfd < 0) {
+                        int r = make_empty_source(c); /* on first use: most runs hide no file */
+                        if (r < 0)
+                                return r;
+                }
                 tree = open_tree(c->emptyfd, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
                 if (tree < 0)
                         return -errno;
@@ -318,10 +323,6 @@ int mount_build_root(const plan *p, cordon_error *err) {
         r = attach_root(&c, err);
         if (r < 0)
                 return r;
-        r = make_empty_source(&c);
-        if (r < 0)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
-                                        "cannot create a scratch tmpfs: %s", strerror(-r));
         for (size_t i = 0; i < p->n_mounts; i++) {
                 r = apply_op(&c, i);
                 if (r < 0)
