@@ -30,6 +30,11 @@
 #endif
 #define X32_SYSCALL_BIT 0x40000000
 
+static bool exists(const char *p) {
+        struct stat st;
+        return lstat(p, &st) == 0;
+}
+
 /* ---- reading secrets ------------------------------------------------------------------------ */
 
 /* Returns 1 when the fd yields the marker, 0 otherwise. Closes fd. */
@@ -156,6 +161,88 @@ static int cmd_read(int argc, char **argv) {
         if (leaks)
                 return escaped("%s: secret read by %d route(s)", path, leaks);
         return refused("%s: no route read the secret", path);
+}
+
+/* read-late PATH TIMEOUT_MS: keeps trying to read PATH, which the host creates while the sandbox
+ * runs (a secret that did not exist at launch, e.g. `aws configure` run meanwhile). */
+static int cmd_read_late(int argc, char **argv) {
+        long left = atol(argv[1]);
+        int tries = 0;
+        for (; left > 0; left -= 20, tries++) {
+                int fd = open(argv[0], O_RDONLY | O_CLOEXEC);
+                if (fd >= 0 && fd_leaks(fd))
+                        return escaped("%s became readable after %d tries", argv[0], tries);
+                usleep(20000);
+        }
+        return refused("%s never became readable (%d tries)", argv[0], tries);
+}
+
+/* Builds a complete git directory DIR under an allowed name: config with core.fsmonitor (the
+ * command host git runs on `git status`), HEAD, objects, refs. Returns 0 or a harness status. */
+static int make_evil_gitdir(const char *dir) {
+        char p[PATH_MAX];
+        static const char *const subdirs[] = { "", "/objects", "/refs", "/refs/heads" };
+        for (size_t i = 0; i < sizeof subdirs / sizeof subdirs[0]; i++) {
+                snprintf(p, sizeof p, "%s%s", dir, subdirs[i]);
+                if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                        return harness("mkdir %s: %s", p, strerror(errno));
+        }
+        snprintf(p, sizeof p, "%s/HEAD", dir);
+        int fd = open(p, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return harness("create %s: %s", p, strerror(errno));
+        write_ignored(fd, "ref: refs/heads/main\n", 21);
+        close(fd);
+        snprintf(p, sizeof p, "%s/config", dir);
+        fd = open(p, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return harness("create %s: %s", p, strerror(errno));
+        static const char cfg[] = "[core]\n\trepositoryformatversion = 0\n"
+                                  "\tfsmonitor = \"echo cordon-it-fsmonitor-ran >&2; false\"\n";
+        write_ignored(fd, cfg, sizeof cfg - 1);
+        close(fd);
+        return 0;
+}
+
+/* gitfile DIR: a crafted git directory, then a `.git` *file* ("gitdir: DIR") pointing at it. Host
+ * git in this workspace would obey DIR/config. */
+static int cmd_gitfile(int argc, char **argv) {
+        const char *dir = argv[0];
+        char p[PATH_MAX];
+        if (exists(".git"))
+                return harness(".git exists in the cwd");
+        int r = make_evil_gitdir(dir);
+        if (r != 0)
+                return r;
+        int fd = open(".git", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return refused("create the .git file: %s", strerror(errno));
+        snprintf(p, sizeof p, "gitdir: %s\n", dir);
+        write_ignored(fd, p, strlen(p));
+        close(fd);
+        return escaped("a .git file now points git at %s (with core.fsmonitor)", dir);
+}
+
+/* commondir DIR: in a workspace whose .git exists, a crafted git directory and then
+ * .git/commondir naming it: git takes config (and objects, refs) from the common dir, so host git
+ * would obey DIR/config although .git/config itself is untouched. */
+static int cmd_commondir(int argc, char **argv) {
+        const char *dir = argv[0];
+        char p[PATH_MAX];
+        if (!exists(".git/HEAD"))
+                return harness("no .git directory in the cwd");
+        if (exists(".git/commondir"))
+                return harness(".git/commondir exists already");
+        int r = make_evil_gitdir(dir);
+        if (r != 0)
+                return r;
+        int fd = open(".git/commondir", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return refused("create .git/commondir: %s", strerror(errno));
+        snprintf(p, sizeof p, "../%s\n", dir);
+        write_ignored(fd, p, strlen(p));
+        close(fd);
+        return escaped(".git/commondir now points git at %s (with core.fsmonitor)", dir);
 }
 
 /* list DIR NAME: the names inside a hidden secret directory must not be visible either. */
@@ -413,11 +500,6 @@ static const create_route *find_route(const create_route *t, const char *name) {
         return NULL;
 }
 
-static bool exists(const char *p) {
-        struct stat st;
-        return lstat(p, &st) == 0;
-}
-
 /* create ROUTE PATH: PATH must not come into existence. */
 static int cmd_create(int argc, char **argv) {
         const create_route *r = find_route(create_routes, argv[0]);
@@ -587,6 +669,9 @@ static int cmd_rename_into_git(int argc, char **argv) {
 const attack_cmd attack_fs_cmds[] = {
         { "read", "PATH", 1, cmd_read },
         { "list", "DIR NAME", 2, cmd_list },
+        { "read-late", "PATH TIMEOUT_MS", 2, cmd_read_late },
+        { "gitfile", "DIR", 1, cmd_gitfile },
+        { "commondir", "DIR", 1, cmd_commondir },
         { "link-secret", "SRC DST", 2, cmd_link_secret },
         { "create", "ROUTE PATH", 2, cmd_create },
         { "allow-create", "ROUTE PATH", 2, cmd_allow_create },

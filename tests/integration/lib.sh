@@ -26,7 +26,7 @@ not_ok() {
         N_FAIL=$((N_FAIL + 1))
         echo "not ok $N_TEST - $1"
         shift
-        for d in "$@"; do echo "#   $d"; done
+        for d in "$@"; do printf '#   %s\n' "$d"; done
         show_last_run
 }
 
@@ -43,8 +43,9 @@ skip() {
 
 show_last_run() {
         [ -n "${LAST_OUT:-}" ] || return 0
-        echo "#   command: $LAST_CMD"
-        echo "#   status: $LAST_STATUS"
+        # printf, not echo: dash's echo would expand backslash escapes in the command text.
+        printf '#   command: %s\n' "$(printf '%s' "$LAST_CMD" | tr '\n\t' '  ')"
+        printf '#   status: %s\n' "$LAST_STATUS"
         sed -n '1,25s/^/#   stdout: /p' "$LAST_OUT"
         sed -n '1,40s/^/#   stderr: /p' "$LAST_ERR"
 }
@@ -188,7 +189,7 @@ kill_marker() {
 # of the workspace (type, mode and content of each entry).
 snapshot() {
         for root in "$FAKE_HOME" "$WS/.git/config" "$WS/.git/hooks" "$WS/.git/HEAD" "$WS/.zshrc" \
-                "$WS/.vscode" "$WS/.claude" "$IT_TMP/outside"; do
+                "$WS/.vscode" "$WS/.claude" "$WS/.gemini" "$IT_TMP/outside"; do
                 [ -e "$root" ] || continue
                 find "$root" -printf '%p %y %m %l\n'
                 find "$root" -type f -exec cksum {} +

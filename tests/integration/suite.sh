@@ -45,7 +45,7 @@ make_fixture() {
         echo "outside the workspace" > "$OUTSIDE/existing.txt"
         git_q init -q "$WS"
         printf 'all: hello\nhello: hello.c\n\tcc -o hello hello.c\n' > "$WS/Makefile"
-        mkdir -p "$WS/mk" "$WS/sub" "$WS/.vscode" "$WS/.claude"
+        mkdir -p "$WS/mk" "$WS/sub" "$WS/.vscode" "$WS/.claude" "$WS/.gemini"
         printf 'all: hello\nhello: hello.c\n\tcc -O0 -o hello hello.c\n' > "$WS/mk/Makefile"
         printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' > "$WS/mk/hello.c"
         echo "a tracked file" > "$WS/file.txt"
@@ -117,7 +117,7 @@ nondumpable"
 t_protected_create() {
         for p in .bashrc .profile .zshenv .gitconfig .mcp.json .idea .claude/settings.json \
                 .claude/settings.local.json .claude/hooks .vscode/tasks.json .git/hooks/pre-commit \
-                HEAD objects refs; do
+                HEAD objects refs .cursor .codex .gemini/settings.json; do
                 for route in $CORE_ROUTES; do
                         expect_create_refused "protected: $route $p" "$route" "$p"
                 done
@@ -133,6 +133,21 @@ t_protected_create() {
         host_absent "protected: no .git/config or .git/hooks left by the rename" \
                 "$WS_NOGIT/.git/config" "$WS_NOGIT/.git/hooks"
         rm -rf "$WS_NOGIT/cordon-it-evil" "$WS_NOGIT/.git"
+        # A .git *file* ("gitdir: DIR") or symlink makes host git obey DIR/config (core.fsmonitor
+        # runs on the next `git status`): the same escape as writing .git/config.
+        SB_DIR=$WS_NOGIT expect_refused "protected: a .git file pointing at a crafted git dir" \
+                gitfile cordon-it-gitdir
+        host_absent "protected: no .git file left behind" "$WS_NOGIT/.git"
+        rm -rf "$WS_NOGIT/cordon-it-gitdir" "$WS_NOGIT/.git"
+        for route in open symlink; do
+                SB_DIR=$WS_NOGIT expect_create_refused "protected: $route .git (no repository yet)" \
+                        "$route" .git
+        done
+        # .git/commondir redirects where git reads config from: .git/config by another name.
+        expect_refused "protected: .git/commondir pointing at a crafted git dir" \
+                commondir cordon-it-common
+        host_absent "protected: no .git/commondir left behind" "$WS/.git/commondir"
+        rm -rf "$WS/cordon-it-common" "$WS/.git/commondir"
 }
 
 t_protected_modify() {
@@ -183,6 +198,120 @@ t_denied_names() {
         else
                 not_ok "protected: echo > .bashrc fails, nothing left" "status $LAST_STATUS"
         fi
+}
+
+# End to end: plant a git configuration from inside the sandbox, then run `git status` on the host
+# as the user would. core.fsmonitor is a command git runs; if the marker file appears, host git
+# executed code the sandboxed command chose (a "configuration-based sandbox escape").
+GIT_EVIL='mkdir -p "$1/objects" "$1/refs/heads" && echo "ref: refs/heads/main" > "$1/HEAD" &&
+printf "[core]\n\trepositoryformatversion = 0\n\tworktree = %s\n\tfsmonitor = \"touch %s\"\n" "$2" "$MARK" > "$1/config"'
+
+git_escape() {
+        name=$1 dir=$2 script=$3
+        mark=$IT_TMP/log/pwned-$(basename "$dir")
+        EXTRA_ENV="MARK=$mark" SB_DIR=$dir sb -- sh -c "evil() { $GIT_EVIL
+}; $script"
+        (cd "$dir" && env -i PATH="$PATH" HOME="$FAKE_HOME" git status) >/dev/null 2>&1
+        if [ -e "$mark" ]; then
+                not_ok "$name" "host 'git status' ran a command planted from inside the sandbox"
+        else
+                ok "$name"
+        fi
+}
+
+new_repo() {
+        mkdir -p "$1"
+        git_q init -q "$1"
+        git_q -C "$1" commit -q --allow-empty -m init
+}
+
+t_git_escapes() {
+        d=$IT_TMP/git-plain
+        new_repo "$d"
+        git_escape "git escape: append core.fsmonitor to .git/config" "$d" \
+                'printf "[core]\n\tfsmonitor = \"touch %s\"\n" "$MARK" >> .git/config'
+        d=$IT_TMP/git-gitfile
+        mkdir -p "$d"
+        git_escape "git escape: a .git file (gitdir:) in a workspace without a repository" "$d" \
+                'evil evil .. && echo "gitdir: evil" > .git'
+        d=$IT_TMP/git-commondir
+        new_repo "$d"
+        git_escape "git escape: .git/commondir naming a crafted common dir" "$d" \
+                'evil evil .. && echo ../evil > .git/commondir'
+        d=$IT_TMP/git-submodule
+        new_repo "$d"
+        git_escape "git escape: a submodule whose config lives in .git/modules/x/config" "$d" \
+                'evil .git/modules/x ../../../x && mkdir x && echo "gitdir: ../.git/modules/x" > x/.git &&
+printf "[submodule \"x\"]\n\tpath = x\n\turl = ./x\n" > .gitmodules &&
+git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),x"'
+        # Control: unconfined, the plain .git/config variant must run the marker command.
+        d=$IT_TMP/git-control
+        new_repo "$d"
+        mark=$IT_TMP/log/pwned-git-control
+        EXTRA_ENV="MARK=$mark" SB_DIR=$d sb --sandbox off -- sh -c \
+                'printf "[core]\n\tfsmonitor = \"touch %s\"\n" "$MARK" >> .git/config'
+        (cd "$d" && env -i PATH="$PATH" HOME="$FAKE_HOME" git status) >/dev/null 2>&1
+        if [ -e "$mark" ]; then ok "control: unconfined, the planted fsmonitor runs on the host"
+        else not_ok "control: unconfined, the planted fsmonitor runs on the host"; fi
+}
+
+# Where $HOME and the workspace are laid out differently from the main fixture.
+t_home_layouts() {
+        SB_DIR=$FAKE_HOME
+        expect_refused "home as workspace: ~/.ssh/id_rsa unreadable" read "$FAKE_HOME/.ssh/id_rsa"
+        expect_create_refused "home as workspace: create ~/.ssh/authorized_keys" \
+                open .ssh/authorized_keys
+        expect_create_refused "home as workspace: create ~/.profile" open .profile
+        expect_refused "home as workspace: write ~/.bashrc" modify write .bashrc
+        expect_works "home as workspace: an ordinary file can be created" \
+                "$ATTACK" allow-create open home-ok.txt
+        rm -f "$FAKE_HOME/home-ok.txt"
+        SB_DIR=
+
+        # ~/.ssh as a symlink into a dotfiles checkout: the resolved form is hidden too.
+        sl=$IT_TMP/home-sl
+        secret_file "$sl/dotfiles/ssh/id_rsa"
+        ln -s dotfiles/ssh "$sl/.ssh"
+        FAKE_HOME=$sl expect_refused "symlinked ~/.ssh: unreadable by its link" read "$sl/.ssh/id_rsa"
+        FAKE_HOME=$sl expect_refused "symlinked ~/.ssh: unreadable by its target" \
+                read "$sl/dotfiles/ssh/id_rsa"
+
+        # $HOME itself reached through a symlink.
+        ln -s home "$IT_TMP/home-link"
+        FAKE_HOME=$IT_TMP/home-link expect_refused "HOME through a symlink: secret by the link" \
+                read "$IT_TMP/home-link/.ssh/id_rsa"
+        FAKE_HOME=$IT_TMP/home-link expect_refused "HOME through a symlink: secret by the real path" \
+                read "$FAKE_HOME/.ssh/id_rsa"
+
+        # Secrets that appear while the sandbox runs (say, `aws configure` in another terminal).
+        late=$IT_TMP/home-late
+        mkdir -p "$late/.ssh"
+        for p in .aws/credentials .ssh/id_ed25519; do
+                (
+                        FAKE_HOME=$late sb -- "$ATTACK" read-late "$late/$p" 4000
+                        echo "$LAST_STATUS" > "$IT_TMP/log/late.status"
+                        cp "$LAST_ERR" "$IT_TMP/log/late.err"
+                ) &
+                bg=$!
+                sleep 1
+                secret_file "$late/$p"
+                wait "$bg"
+                LAST_STATUS=$(cat "$IT_TMP/log/late.status")
+                LAST_OUT=/dev/null LAST_ERR=$IT_TMP/log/late.err LAST_CMD="read-late $p"
+                judge_attack "late secret: ~/$p created during the run stays unreadable"
+        done
+}
+
+# A file given as stdin (read-only) must not become writable by reopening /proc/self/fd/0.
+t_stdin_reopen() {
+        take_snapshot
+        for f in "$WS/.git/config" "$FAKE_HOME/.bashrc" "$OUTSIDE/existing.txt"; do
+                for route in write write-creat trunc-creat; do
+                        STDIN_FROM=$f expect_refused "stdin reopen: $route /proc/self/fd/0 = $f" \
+                                modify "$route" /proc/self/fd/0
+                done
+        done
+        host_unchanged "stdin reopen: the files given as stdin are unchanged"
 }
 
 # The same protected and denied names spelled differently: the rules hold for the file, not for
@@ -660,7 +789,7 @@ make_fixture
 take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
-        nested home_writable processes namespaces kernel network inheritance lifetime allowed \
+        git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network inheritance lifetime allowed \
         exit_contract controls bad_input fail_closed; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
