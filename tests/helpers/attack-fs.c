@@ -473,6 +473,33 @@ static int r_nondumpable(const char *p) {
         return r_open(p);
 }
 
+/* The path straddles a page boundary ("split") or ends exactly at the end of a page followed by
+ * an inaccessible one ("page-end"): a supervisor that copies the path must read both pages, and
+ * must not read past the NUL. */
+static int page_route(const char *p, bool at_end) {
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t len = strlen(p) + 1;
+        if (len > (size_t) pg)
+                return -ENAMETOOLONG;
+        char *m = mmap(NULL, (size_t) pg * 3, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+                return -errno;
+        if (mprotect(m + 2 * pg, (size_t) pg, PROT_NONE) < 0)
+                return -errno;
+        char *s = at_end ? m + 2 * pg - len : m + pg - len / 2;
+        memcpy(s, p, len);
+        int r = ret_fd(open(s, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+        munmap(m, (size_t) pg * 3);
+        return r;
+}
+static int r_page_split(const char *p) {
+        return page_route(p, false);
+}
+static int r_page_end(const char *p) {
+        return page_route(p, true);
+}
+
 typedef struct create_route {
         const char *name;
         int (*fn)(const char *path);
@@ -490,6 +517,7 @@ static const create_route create_routes[] = {
         { "bind", r_bind },         { "x32", r_x32 },
         { "ia32", r_ia32 },         { "procfd", r_procfd },
         { "thread", r_thread },     { "nondumpable", r_nondumpable },
+        { "page-split", r_page_split }, { "page-end", r_page_end },
         { NULL, NULL },
 };
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <termios.h>
@@ -229,6 +230,12 @@ static int cmd_raw_devices(int argc, char **argv) {
                 { "/dev/port", O_RDONLY },   { "/dev/kmsg", O_RDONLY },
                 { "/proc/kcore", O_RDONLY }, { "/proc/sysrq-trigger", O_WRONLY },
                 { "/dev/userfaultfd", O_RDWR }, { "/dev/kvm", O_RDWR },
+                /* writable kernel and cgroup knobs of the host */
+                { "/sys/fs/cgroup/cgroup.procs", O_WRONLY },
+                { "/sys/fs/cgroup/memory/cgroup.procs", O_WRONLY },
+                { "/sys/fs/cgroup/cpu/cgroup.procs", O_WRONLY },
+                { "/sys/kernel/mm/transparent_hugepage/enabled", O_WRONLY },
+                { "/proc/sys/kernel/core_pattern", O_WRONLY },
         };
         int n = 0;
         for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) {
@@ -268,7 +275,29 @@ static int cmd_devtty(int argc, char **argv) {
         return refused("no injection through /dev/tty");
 }
 
+/* privs: no_new_privs set, and no effective or ambient capabilities left (a root command in its
+ * user namespace would otherwise hold every capability there). */
+static int cmd_privs(int argc, char **argv) {
+        int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
+        FILE *f = fopen("/proc/self/status", "re");
+        if (!f)
+                return harness("/proc/self/status: %s", strerror(errno));
+        char line[256];
+        unsigned long long eff = ~0ULL, amb = ~0ULL;
+        while (fgets(line, sizeof line, f)) {
+                (void) sscanf(line, "CapEff: %llx", &eff);
+                (void) sscanf(line, "CapAmb: %llx", &amb);
+        }
+        fclose(f);
+        fprintf(stderr, "  no_new_privs %d, CapEff %016llx, CapAmb %016llx\n", nnp, eff, amb);
+        if (nnp != 1 || eff != 0 || amb != 0)
+                return escaped("no_new_privs %d, effective capabilities %llx, ambient %llx", nnp,
+                               eff, amb);
+        return refused("no_new_privs set, no capabilities");
+}
+
 const attack_cmd attack_race_cmds[] = {
+        { "privs", "", 0, cmd_privs },
         { "race-flip", "SECONDS", 1, cmd_race_flip },
         { "race-symlink", "SECONDS", 1, cmd_race_symlink },
         { "signal-storm", "N", 1, cmd_signal_storm },

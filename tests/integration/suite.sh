@@ -112,7 +112,7 @@ t_outside() {
 
 CORE_ROUTES="open creat openat2 mkdir mknod rename rename-dir link symlink dangling tmpfile"
 EXTRA_ROUTES="open-excl openat mkfifo rename-noreplace tmpfile-proc bind x32 ia32 procfd thread
-nondumpable"
+nondumpable page-split page-end"
 
 t_protected_create() {
         for p in .bashrc .profile .zshenv .gitconfig .mcp.json .idea .claude/settings.json \
@@ -143,6 +143,14 @@ t_protected_create() {
                 SB_DIR=$WS_NOGIT expect_create_refused "protected: $route .git (no repository yet)" \
                         "$route" .git
         done
+        # core.hooksPath pointing into the working tree (husky and friends): that directory is
+        # the repository's hooks directory, whatever its name.
+        d=$IT_TMP/git-hookspath
+        new_repo "$d"
+        git_q -C "$d" config core.hooksPath .husky
+        mkdir -p "$d/.husky"
+        SB_DIR=$d expect_create_refused "protected: a hook in core.hooksPath (.husky/pre-commit)" \
+                open .husky/pre-commit
         # .git/commondir redirects where git reads config from: .git/config by another name.
         expect_refused "protected: .git/commondir pointing at a crafted git dir" \
                 commondir cordon-it-common
@@ -167,7 +175,7 @@ t_protected_modify() {
 }
 
 t_denied_names() {
-        for p in .env .env.local a.pem b.KEY .x.pem A.PEM sub/.env sub/c.key; do
+        for p in .env .env.local a.pem b.KEY .x.pem A.PEM .ENV .Env.Prod sub/.env sub/c.key; do
                 for route in $CORE_ROUTES; do
                         expect_create_refused "deny-create-name: $route $p" "$route" "$p"
                 done
@@ -355,7 +363,8 @@ t_races() {
                 "$ATTACK" umask-check
         expect_works "semantics: a blocked FIFO open does not stall other creates" \
                 "$ATTACK" fifo-stall
-        for spec in "thread ok-thread.txt" "procfd ok-procfd.txt" "openat ok-openat.txt"; do
+        for spec in "thread ok-thread.txt" "procfd ok-procfd.txt" "openat ok-openat.txt" \
+                "page-split ok-page-split.txt" "page-end ok-page-end.txt"; do
                 # shellcheck disable=SC2086
                 set -- $spec
                 expect_works "allowed: $1 $2" "$ATTACK" allow-create "$1" "$2"
@@ -445,7 +454,8 @@ t_kernel() {
         expect_refused "kernel: core dumps cannot be enabled (RLIMIT_CORE hard 0)" coredump x.pem
         host_absent "kernel: no core file left" "$WS/core" "$WS/x.pem"
         for f in "$WS"/core.*; do [ -e "$f" ] && rm -f "$f" && not_ok "kernel: core file $f"; done
-        expect_refused "devices: no raw disk, memory, kmsg, kcore, sysrq, kvm or userfaultfd device" \
+        expect_refused "privileges: no_new_privs set, no effective or ambient capabilities" privs
+        expect_refused "devices: no raw disk, memory, kmsg, kcore, sysrq, kvm, userfaultfd, cgroup or sysctl" \
                 raw-devices
         run_in "$WS" "$ATTACK" host-pty -- "$CORDON" run -- "$ATTACK" tiocsti
         judge_attack "tty: TIOCSTI into the caller's terminal"
@@ -721,6 +731,11 @@ t_bad_input() {
         printf '{\n  "denyRead": [\n    "relative/path"\n  ]\n}\n' > "$P/relative.json"
         expect_bad_input "bad input: a relative path in a policy names file:line:col" \
                 "^cordon: fatal: POLICY_INVALID: $P/relative.json:3:[0-9]+" --policy "$P/relative.json"
+        expect_bad_input "bad input: --writable of a secret directory is refused" \
+                '^cordon: fatal: POLICY_INVALID: ' --writable "$FAKE_HOME/.ssh"
+        ln -sfn "$FAKE_HOME/.aws" "$P/aws-link"
+        expect_bad_input "bad input: --writable of a symlink to a secret directory is refused" \
+                '^cordon: fatal: POLICY_INVALID: ' --writable "$P/aws-link"
         printf '{ "mode": "read-only" }\n' > "$P/good.json"
         SB_OPTS="--policy $P/good.json" expect_create_refused \
                 "policy file: mode read-only from a file is applied" open ro-policy.txt
