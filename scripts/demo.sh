@@ -19,6 +19,7 @@ fi
 # reason.
 demo=$(mktemp -d /var/tmp/cordon-demo.XXXXXX)
 trap 'rm -rf "$demo"' EXIT
+trap 'exit 1' HUP INT PIPE TERM
 home=$demo/home
 ws=$demo/workspace
 mkdir -p "$home/.ssh" "$ws"
