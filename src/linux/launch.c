@@ -8,10 +8,13 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "linux/landlock.h"
 #include "linux/report.h"
 #include "linux/sandbox.h"
-#include "plan/plan.h"
+#include "plan/name-rules.h"
 
 extern char **environ;
 
@@ -176,6 +179,42 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         return finish(&st, child, cst, !confined, p, ret, err);
 }
 
+/* Fds 0-2 reach the command as they are: they refer to the host's mounts, not to the sandbox's
+ * read-only view, and Landlock allows writes anywhere beneath a writable root. So a protected file
+ * handed over read-only (`cordon run cmd < .git/config`) could be reopened for writing through
+ * /proc/self/fd/0, and a directory on fds 0-2 would let openat() reach the protected files
+ * beneath it. Both are refused rather than run weaker; a pipe (`cat FILE | cordon run ...`) carries
+ * the same data safely. A file the caller opened for writing was handed over on purpose. */
+static int check_stdio(const plan *p, cordon_error *err) {
+        for (int fd = 0; fd <= 2; fd++) {
+                struct stat st;
+                int fl = fcntl(fd, F_GETFL);
+                if (fl < 0 || fstat(fd, &st) < 0)
+                        continue;
+                if (S_ISDIR(st.st_mode))
+                        return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, EISDIR,
+                                                "fd %d is a directory: the command could reach "
+                                                "protected files beneath it; hint: pass a file or "
+                                                "a pipe", fd);
+                if (!S_ISREG(st.st_mode) || (fl & O_ACCMODE) != O_RDONLY)
+                        continue;
+                char link[32], path[PATH_MAX];
+                (void) snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+                ssize_t n = readlink(link, path, sizeof(path) - 1);
+                if (n <= 0 || path[0] != '/')
+                        continue;
+                path[n] = '\0';
+                const char *rule = NULL;
+                if (name_rules_check_rename_source(&p->names, path, &rule) != NAME_ALLOWED)
+                        return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, EACCES,
+                                                "fd %d is the protected file %s (rule %s): the "
+                                                "command could reopen it for writing; hint: pipe "
+                                                "it in instead (cat FILE | cordon run ...)",
+                                                fd, path, rule ? rule : "?");
+        }
+        return 0;
+}
+
 static int check_backend(cordon_backend b, cordon_error *err) {
         switch (b) {
         case CORDON_BACKEND_AUTO:
@@ -223,6 +262,8 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
         *ret = (cordon_run_result) { .backend = unconfined ? CORDON_BACKEND_NONE
                                                            : CORDON_BACKEND_NATIVE };
         r = unconfined ? 0 : check_backend(backend, err);
+        if (r >= 0 && !unconfined)
+                r = check_stdio(p, err);
         if (r >= 0)
                 r = spawn_and_wait(p, argv, !unconfined, opts, ret, err);
         plan_free(p);
