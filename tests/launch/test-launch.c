@@ -195,6 +195,82 @@ static void test_per_call_policies(void **state) {
         cordon_policy_free(def);
 }
 
+
+/* Runs `script` with fd 0 replaced by `path` opened with `flags`; restores fd 0. */
+static int run_with_stdin(cordon_policy *p, const char *path, int flags, const char *script,
+                          cordon_run_result *res, cordon_error *err) {
+        int saved = dup(0), fd = open(path, flags | O_CLOEXEC);
+        assert_true(saved >= 0 && fd >= 0);
+        assert_int_equal(dup2(fd, 0), 0);
+        close(fd);
+        cordon_run_options o = { 0 };
+        int r = run(p, script, &o, res, err);
+        assert_int_equal(dup2(saved, 0), 0);
+        close(saved);
+        return r;
+}
+
+static void write_file(const char *path, const char *text) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void assert_file_is(const char *path, const char *want) {
+        char buf[256] = { 0 };
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        assert_string_equal(buf, want);
+}
+
+/* A protected file handed over as a read-only stdin would be reopened for writing through
+ * /proc/self/fd/0 on the host's writable mount: the launch is refused and nothing runs. */
+static void test_protected_stdin_refused(void **state) {
+        (void) state;
+        assert_int_equal(mkdir(".vscode", 0755), 0);
+        write_file(".vscode/tasks.json", "{}");
+        cordon_policy *p = default_policy();
+        cordon_run_result res = { 0 };
+        cordon_error err = { 0 };
+        int r = run_with_stdin(p, ".vscode/tasks.json", O_RDONLY,
+                               "echo pwn >> /proc/self/fd/0; touch ran.txt", &res, &err);
+        assert_true(r < 0);
+        assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
+        assert_non_null(strstr(err.message, "fd 0 is the protected file"));
+        assert_int_equal(access("ran.txt", F_OK), -1);
+        assert_file_is(".vscode/tasks.json", "{}");
+        /* A directory on fd 0 is refused too. */
+        r = run_with_stdin(p, ".", O_RDONLY | O_DIRECTORY, "touch ran.txt", &res, &err);
+        assert_true(r < 0);
+        assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
+        cordon_policy_free(p);
+}
+
+/* An ordinary file outside the workspace as stdin: readable, but neither writable nor
+ * truncatable through /proc/self/fd/0 (Landlock WRITE_FILE; seccomp refuses truncate(2)). */
+static void test_readonly_stdin_stays_readonly(void **state) {
+        (void) state;
+        char outside[PATH_MAX + 16];
+        snprintf(outside, sizeof(outside), "%s/input.txt", home);
+        write_file(outside, "data\n");
+        cordon_policy *p = default_policy();
+        cordon_run_result res = { 0 };
+        cordon_error err = { 0 };
+        const char *script = "read l && test \"$l\" = data || exit 10; "
+                             "(echo pwn >> /proc/self/fd/0) 2>/dev/null && exit 11; "
+                             "(echo pwn > /dev/stdin) 2>/dev/null && exit 12; "
+                             "python3 -c 'import os,sys; os.truncate(\"/proc/self/fd/0\", 0)' "
+                             "2>/dev/null && exit 13; exit 0";
+        assert_int_equal(run_with_stdin(p, outside, O_RDONLY, script, &res, &err), 0);
+        assert_int_equal(res.exit_code, 0);
+        assert_file_is(outside, "data\n");
+        cordon_policy_free(p);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_violation_reported_exactly),
@@ -203,6 +279,8 @@ int main(void) {
                 cmocka_unit_test(test_timeout_kills_everything),
                 cmocka_unit_test(test_explicit_backend_never_steps_down),
                 cmocka_unit_test(test_per_call_policies),
+                cmocka_unit_test(test_protected_stdin_refused),
+                cmocka_unit_test(test_readonly_stdin_stays_readonly),
         };
         return cmocka_run_group_tests_name("launch", tests, setup, teardown);
 }
