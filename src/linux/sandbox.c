@@ -225,6 +225,14 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
                 wait_for(init); /* init failed first and reported why */
                 _exit(0);
         }
+        /* Acknowledge first, start the workers second: init only needs to know this process
+         * holds the listener (if it dies now, the listener closes and init dies with it), and
+         * notifications wait in the kernel until a worker takes them. Thread start-up thus runs
+         * in parallel with the command's fork and exec instead of before them. */
+        if (write(sock, "A", 1) != 1) {
+                kill(init, SIGKILL);
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: handshake");
+        }
         monitor_ctx m = { .report_fd = report_fd };
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd,
                                   .rules = &p->names, .on_violation = on_violation,
@@ -232,12 +240,8 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
         if (r < 0) {
-                kill(init, SIGKILL);
+                kill(init, SIGKILL); /* fail closed: the command must not run unsupervised */
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot start the creation supervisor");
-        }
-        if (write(sock, "A", 1) != 1) {
-                kill(init, SIGKILL);
-                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: handshake");
         }
         wait_for(init);
         supervisor_stop(s);

@@ -18,6 +18,9 @@ typedef struct seccomp_options {
  * Returns 0 or -errno. */
 int seccomp_install_sandbox_filter(const seccomp_options *opt, int *ret_listener);
 
-/* The filter as a BPF program (struct sock_filter array) for tests and `policy show`; caller
- * frees *ret. */
+/* The filter as a BPF program (struct sock_filter array) built now with libseccomp, for the
+ * build-time generator, tests and `policy show`; caller frees *ret. */
 int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t *ret_len);
+
+/* The program cordon loads: generated at build time from the same rule table (static storage). */
+int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret, size_t *ret_len);

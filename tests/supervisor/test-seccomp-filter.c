@@ -94,6 +94,26 @@ static void test_table_plain(void **state) {
         check_table(false);
 }
 
+/* cordon loads the program embedded at build time; it must be exactly what the rule table gives
+ * now, so the table (and every check above, which runs on a fresh export) governs what is loaded. */
+static void check_embedded(bool notify) {
+        seccomp_options opt = { .notify_creates = notify };
+        void *fresh = NULL;
+        const void *embedded = NULL;
+        size_t fresh_len = 0, embedded_len = 0;
+        assert_int_equal(seccomp_export_sandbox_filter(&opt, &fresh, &fresh_len), 0);
+        assert_int_equal(seccomp_embedded_sandbox_filter(&opt, &embedded, &embedded_len), 0);
+        assert_int_equal(embedded_len, fresh_len);
+        assert_memory_equal(embedded, fresh, fresh_len);
+        free(fresh);
+}
+
+static void test_embedded_matches_table(void **state) {
+        (void) state;
+        check_embedded(true);
+        check_embedded(false);
+}
+
 static void test_abis(void **state) {
         (void) state;
         prog p = export(true);
@@ -219,6 +239,7 @@ int main(void) {
                 cmocka_unit_test(test_build_cost),
                 cmocka_unit_test(test_table_notify),
                 cmocka_unit_test(test_table_plain),
+                cmocka_unit_test(test_embedded_matches_table),
                 cmocka_unit_test(test_abis),
                 cmocka_unit_test(test_details),
                 cmocka_unit_test(test_interpreter),
