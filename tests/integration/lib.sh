@@ -121,6 +121,20 @@ expect_refused() {
         judge_attack "$name"
 }
 
+# expect_refused_or_fail_closed NAME ARGS...: like expect_refused, but cordon refusing to start
+# the sandbox at all (exit 125 with a POLICY_UNENFORCEABLE fatal line: it cannot enforce the
+# policy with this input) also counts as refused — nothing ran.
+expect_refused_or_fail_closed() {
+        name=$1
+        shift
+        sb -- "$ATTACK" "$@"
+        if [ "$LAST_STATUS" = 125 ] && grep -q '^cordon: fatal: POLICY_UNENFORCEABLE: ' "$LAST_ERR"; then
+                ok "$name (refused to start)"
+        else
+                judge_attack "$name"
+        fi
+}
+
 judge_attack() {
         case $LAST_STATUS in
         0) ok "$1" ;;
