@@ -20,6 +20,16 @@ ok() {
         echo "ok $N_TEST - $1"
 }
 
+# known_gap NAME REASON: a documented limitation (SECURITY.md) that the check still shows. TAP
+# "# TODO": printed and counted apart, not a failure — so the suite stays honest about it without
+# pretending it passes. Only for gaps written down as out of scope.
+N_TODO=${N_TODO:-0}
+known_gap() {
+        N_TEST=$((N_TEST + 1))
+        N_TODO=$((N_TODO + 1))
+        echo "not ok $N_TEST - $1 # TODO known limitation: $2"
+}
+
 # not_ok NAME [DETAIL...]: a failure; details and the last run's output go out as diagnostics.
 not_ok() {
         N_TEST=$((N_TEST + 1))
@@ -51,6 +61,7 @@ show_last_run() {
 }
 
 finish() {
+        [ "$N_TODO" -gt 0 ] && echo "# $N_TODO known limitation(s) shown as TODO (see SECURITY.md)"
         echo "$N_PASS passed, $N_FAIL failed, $N_SKIP skipped"
         [ "$N_FAIL" -eq 0 ] || exit 1
         [ "$N_PASS" -gt 0 ] || exit 77

@@ -306,7 +306,13 @@ t_home_layouts() {
                 wait "$bg"
                 LAST_STATUS=$(cat "$IT_TMP/log/late.status")
                 LAST_OUT=/dev/null LAST_ERR=$IT_TMP/log/late.err LAST_CMD="read-late $p"
-                judge_attack "late secret: ~/$p created during the run stays unreadable"
+                name="late secret: ~/$p created during the run stays unreadable"
+                if [ "$p" = .aws/credentials ] && [ "$LAST_STATUS" = 1 ]; then
+                        # ~/.aws did not exist at launch: nothing could be mounted over it.
+                        known_gap "$name" "a secret directory created on the host during the run"
+                else
+                        judge_attack "$name"
+                fi
         done
 }
 
