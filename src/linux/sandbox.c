@@ -143,6 +143,7 @@ static _noreturn_ void init_main(const plan *p, char *const argv[], int report_f
          * the handshake below instead. */
         if (process_die_with_parent(0) < 0)
                 _exit(125);
+        (void) prctl(PR_SET_NAME, "cordon-init", 0, 0, 0); /* cosmetic: names it in ps */
         confine_self(p, report_fd, sock);
         char ack;
         if (read(sock, &ack, 1) != 1)
@@ -252,6 +253,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
                                      pid_t launcher) {
         if (process_die_with_parent(launcher) < 0)
                 _exit(125);
+        (void) prctl(PR_SET_NAME, "cordon-monitor", 0, 0, 0); /* cosmetic: names it in ps */
         /* No controlling terminal: an O_CREAT open of /dev/tty performed by the supervisor must
          * not reach the user's terminal. */
         if (setsid() < 0)
