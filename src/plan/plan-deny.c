@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The deny side of the plan: the secret read-deny set (hidden), the mandatory and configured
- * write-deny set (read-only binds for what exists, creation-time name rules for everything), and
- * linked git worktrees (SPEC.md §5). */
+/* The deny side of the plan: the secret read-deny set (hidden) and the mandatory and configured
+ * write-deny set (read-only binds for what exists, creation-time name rules for everything),
+ * SPEC.md §5. What git adds to the write-deny set is planned in plan-git.c. */
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 
 #include "plan/plan-internal.h"
-
-#define GITFILE_MAX 4096
 
 /* `path` is `rule` or beneath it; a glob rule matches `path` or one of its leading directories. */
 static bool inside(const char *path, const char *rule) {
@@ -29,116 +27,6 @@ static int push_joined_forms(strv *list, const char *base, const char *name) {
         if (!p)
                 return -ENOMEM;
         return path_push_forms(list, p);
-}
-
-/* ---- linked git worktrees ------------------------------------------------------------------- */
-
-static void strip_line(char *s) {
-        size_t n = strlen(s);
-        while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
-                s[--n] = '\0';
-}
-
-/* The realpath of a path read from a git file, relative ones taken from `base`. */
-static int realpath_from(const char *base, const char *path, char out[PATH_MAX]) {
-        _cleanup_free_ char *joined = path[0] == '/' ? strdup(path) : path_join(base, path);
-        if (!joined)
-                return -ENOMEM;
-        return realpath(joined, out) ? 0 : -errno;
-}
-
-/* Reads a one-line git file into a realpath; -ENOENT for anything unexpected. */
-static int read_git_pointer(const char *file, const char *prefix, const char *base,
-                            char out[PATH_MAX]) {
-        _cleanup_free_ char *content = NULL;
-        int r = read_small_file(file, GITFILE_MAX, &content);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0 || strncmp(content, prefix, strlen(prefix)) != 0)
-                return -ENOENT;
-        char *v = content + strlen(prefix);
-        strip_line(v);
-        if (!*v || strchr(v, '\n'))
-                return -ENOENT;
-        r = realpath_from(base, v, out);
-        return r == -ENOMEM ? r : (r < 0 ? -ENOENT : 0);
-}
-
-/* If ROOT/.git is a file "gitdir: X/worktrees/N", returns X (the common dir) and the worktree's
- * own git dir. The link is trusted only if it points back: X/worktrees/N/gitdir names ROOT/.git.
- * A command confined earlier can rewrite ROOT/.git, but not files outside its writable roots, so
- * it cannot make an unrelated repository (or any directory with a "worktrees" child) writable. */
-static int worktree_dirs(const char *root, char **ret_common, char **ret_gitdir) {
-        _cleanup_free_ char *gitfile = path_join(root, ".git"), *back = NULL;
-        bool is_dir;
-        if (!gitfile)
-                return -ENOMEM;
-        if (!path_exists(gitfile, &is_dir) || is_dir)
-                return 0;
-        char gitdir[PATH_MAX], pointed[PATH_MAX];
-        int r = read_git_pointer(gitfile, "gitdir: ", root, gitdir);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        back = path_join(gitdir, "gitdir");
-        if (!back)
-                return -ENOMEM;
-        r = read_git_pointer(back, "", gitdir, pointed);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        if (strcmp(pointed, gitfile) != 0)
-                return 0;
-        char common[PATH_MAX];
-        strcpy(common, gitdir);
-        char *slash = strrchr(common, '/');
-        if (!slash || slash == common)
-                return 0;
-        *slash = '\0'; /* X/worktrees */
-        slash = strrchr(common, '/');
-        /* X = "/" would make the whole filesystem writable: never a git common dir. */
-        if (!slash || slash == common || strcmp(slash + 1, "worktrees") != 0)
-                return 0;
-        *slash = '\0';
-        *ret_common = strdup(common);
-        *ret_gitdir = strdup(gitdir);
-        return *ret_common && *ret_gitdir ? 1 : -ENOMEM;
-}
-
-/* SPEC.md §5: in a linked worktree the main repository's shared .git stays writable (refs,
- * index, objects) so commits work, but what git executes or obeys there stays denied. */
-static int add_worktree(plan_builder *b, const plan_root *root, const char *common,
-                        const char *gitdir) {
-        static const char *const common_denied[] = { "hooks", "config", "config.worktree" };
-        int r = 0;
-        /* ROOT/.git itself: rewriting it would point git at another repository. */
-        if ((r = push_joined_forms(&b->protect, root->literal, ".git")) < 0 ||
-            (r = push_joined_forms(&b->protect, root->resolved, ".git")) < 0 ||
-            (r = push_joined_forms(&b->protect, gitdir, "config.worktree")) < 0)
-                return r;
-        for (size_t i = 0; i < ELEMENTSOF(common_denied); i++)
-                if ((r = push_joined_forms(&b->protect, common, common_denied[i])) < 0)
-                        return r;
-        if (plan_beneath_root(b, common))
-                return 0; /* already writable through another root */
-        return plan_add_root(b, common, common, true, plan_why_git_common);
-}
-
-int plan_worktrees(plan_builder *b) {
-        size_t n = b->n_roots; /* add_worktree() appends; those are not worktrees themselves */
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *common = NULL, *gitdir = NULL;
-                if (!b->roots[i].is_dir)
-                        continue;
-                int r = worktree_dirs(b->roots[i].resolved, &common, &gitdir);
-                if (r <= 0) {
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
-                plan_root root = b->roots[i]; /* a copy: add_worktree() may move the array */
-                if ((r = add_worktree(b, &root, common, gitdir)) < 0)
-                        return r;
-        }
-        return 0;
 }
 
 /* ---- secrets -------------------------------------------------------------------------------- */
@@ -225,7 +113,7 @@ static int push_mandatory(plan_builder *b, const char *base, bool bare_repo_name
 
 /* $HOME/HEAD, objects and refs only matter when the command can create them, i.e. when $HOME
  * itself is writable; elsewhere they would only refuse a project kept in ~/objects or ~/refs. */
-static int home_is_writable(const plan_builder *b, bool *ret) {
+int plan_home_is_writable(const plan_builder *b, bool *ret) {
         _cleanup_free_ char *resolved = NULL;
         int r = path_resolve_lenient(b->home, &resolved);
         if (r == -ENOMEM)
@@ -236,7 +124,7 @@ static int home_is_writable(const plan_builder *b, bool *ret) {
 
 int plan_protected(plan_builder *b) {
         bool home_writable = false;
-        int r = home_is_writable(b, &home_writable);
+        int r = plan_home_is_writable(b, &home_writable);
         if (r >= 0)
                 r = push_mandatory(b, b->home, home_writable);
         for (size_t i = 0; r >= 0 && i < b->n_roots; i++) {
@@ -276,7 +164,7 @@ static bool above_git_common(const plan_builder *b, const char *rule) {
 }
 
 int plan_name_rules(plan_builder *b) {
-        const strv *lists[] = { &b->protect, &b->secrets };
+        const strv *lists[] = { &b->protect, &b->protect_names, &b->secrets };
         int r = 0;
         for (size_t l = 0; r >= 0 && l < ELEMENTSOF(lists); l++)
                 for (size_t i = 0; r >= 0 && i < lists[l]->n; i++)

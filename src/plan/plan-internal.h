@@ -34,6 +34,9 @@ typedef struct plan_builder {
 
         strv secrets;       /* the read-deny set: literal + resolved forms, globs as written */
         strv protect;       /* the write-deny set: literal + resolved forms, globs as written */
+        /* Name rules only, never a read-only bind: a symlinked ROOT/.git may not be replaced,
+         * but binding what it points to would freeze the repository (plan-git.c). */
+        strv protect_names;
 } plan_builder;
 
 /* plan.c */
@@ -43,11 +46,15 @@ bool plan_beneath_root(const plan_builder *b, const char *path);
 int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bool git_common,
                   const char *why);
 
+/* plan-git.c: linked worktrees, the git internals and configured paths git executes or reads. */
+int plan_git(plan_builder *b);
+
 /* plan-deny.c */
-int plan_worktrees(plan_builder *b);
 int plan_secrets(plan_builder *b);
 int plan_protected(plan_builder *b);
 int plan_name_rules(plan_builder *b);
+/* Whether $HOME is (beneath) a writable root. */
+int plan_home_is_writable(const plan_builder *b, bool *ret);
 
 /* resolve.c: path resolution that tolerates paths which do not exist (yet). */
 bool path_is_glob(const char *path); /* contains '*' or '?' (SPEC.md §5) */
@@ -62,8 +69,9 @@ int path_push_forms(strv *list, const char *path);
 int path_expand_existing(const char *path, strv *ret);
 /* lstat() of a resolved path: 1 and *is_dir when it exists and is not a symlink, 0 otherwise. */
 int path_exists(const char *path, bool *is_dir);
-/* Reads a small regular file (never a FIFO or device) without following a final symlink. */
-int read_small_file(const char *path, size_t max, char **ret);
+/* Reads a small regular file (never a FIFO or device); a final symlink is followed only with
+ * `follow`. -EFBIG above `max` bytes, -EINVAL for a NUL byte. */
+int read_small_file(const char *path, size_t max, bool follow, char **ret);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);

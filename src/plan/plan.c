@@ -368,6 +368,7 @@ static void builder_done(plan_builder *b) {
         roots_free(b->ro_binds, b->n_ro_binds);
         strv_done(&b->secrets);
         strv_done(&b->protect);
+        strv_done(&b->protect_names);
         plan_free(b->p);
 }
 
@@ -376,7 +377,7 @@ static int build_confinement(plan_builder *b) {
         int r;
         if ((r = add_fixed_mounts(b->p)) < 0)
                 return r;
-        if ((r = collect_roots(b)) < 0 || (r = plan_worktrees(b)) < 0 ||
+        if ((r = collect_roots(b)) < 0 || (r = plan_git(b)) < 0 ||
             (r = plan_secrets(b)) < 0 || (r = plan_protected(b)) < 0)
                 return r;
         if ((r = add_root_mounts(b)) < 0 || (r = add_landlock_rules(b)) < 0 ||

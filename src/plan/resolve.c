@@ -175,11 +175,13 @@ int path_expand_existing(const char *path, strv *ret) {
         return r;
 }
 
-int read_small_file(const char *path, size_t max, char **ret) {
-        /* O_NOFOLLOW|O_NONBLOCK and the S_ISREG check: a FIFO or a symlink swapped in by a
-         * command running in the same workspace must neither hang the launcher nor redirect it. */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW |
-                                                    O_NONBLOCK);
+int read_small_file(const char *path, size_t max, bool follow, char **ret) {
+        /* O_NONBLOCK and the S_ISREG check: a FIFO swapped in by a command running in the same
+         * workspace must not hang the launcher. O_NOFOLLOW (git pointer files) keeps a symlink
+         * from redirecting a read that decides what becomes writable; git config files are
+         * read with `follow`, as git reads them (a symlinked ~/.gitconfig is common). */
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+                                                    (follow ? 0 : O_NOFOLLOW));
         if (fd < 0)
                 return -errno;
         struct stat st;

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A strict reader for git's configuration syntax, just enough to find the keys that make git run
+ * or read a file the sandboxed command could write: core.hooksPath, core.fsmonitor and the include
+ * paths. Pure: text in, values out; src/plan/plan-git.c decides what to protect. */
+#pragma once
+
+#include "util/util.h"
+
+/* Bounds: the planner reads at most this much of one config file, and takes at most this many
+ * values of interest from it (a real config has one or two). */
+#define GITCONFIG_MAX_SIZE (1024 * 1024)
+#define GITCONFIG_MAX_VALUES 64
+
+typedef struct gitconfig_values {
+        strv hooks_path; /* every core.hooksPath value, in file order (git uses the last one) */
+        strv fsmonitor;  /* every core.fsmonitor value */
+        strv include;    /* include.path and includeIf.<any condition>.path values */
+} gitconfig_values;
+
+/* Parses `len` bytes of config text the way git's config.c does (sections case-insensitive,
+ * `[core "x"]` and `[core.x]` are not [core], quoted values, backslash escapes, # and ;
+ * comments, continuation lines, a UTF-8 BOM) and appends the values of interest to `ret`. Keys
+ * without a value ("hooksPath" alone) are skipped: git reads them as boolean true, an error for a
+ * path. On anything git would reject it returns -EINVAL and leaves `ret` untouched (git refuses
+ * to run with such a file, so no hook or monitor from it runs either); -E2BIG above
+ * GITCONFIG_MAX_SIZE bytes or GITCONFIG_MAX_VALUES values; -ENOMEM. */
+int gitconfig_parse(const char *text, size_t len, gitconfig_values *ret);
+void gitconfig_values_done(gitconfig_values *v);
+
+/* Whether git reads `value` as a boolean (true/yes/on/false/no/off in any case, "", or an
+ * integer with an optional k/m/g unit): core.fsmonitor then means the built-in daemon or off,
+ * not a command. */
+bool gitconfig_is_bool(const char *value);
