@@ -23,11 +23,13 @@ const char *const plan_secret_home_paths[] = {
 
 /* SPEC.md §5: the mandatory write-deny set, relative to every writable root and $HOME. Each is
  * something a later, unconfined process executes or obeys: shell start-up files, git hooks and
- * config (core.hooksPath, core.fsmonitor), editor tasks, agent settings and hooks, MCP servers,
- * and the files that turn a workdir into a bare repository git would pick up. */
+ * config (core.hooksPath, core.fsmonitor; ~/.config/git/config is git's user config as much as
+ * ~/.gitconfig), editor tasks, agent settings and hooks, MCP servers, and the files that turn a
+ * workdir into a bare repository git would pick up. More git paths: plan-git.c. */
 const char *const plan_mandatory_protected_names[] = {
         ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv", ".bash_login",
-        ".bash_logout", ".gitconfig", ".git/hooks", ".git/config", ".vscode", ".idea",
+        ".bash_logout", ".gitconfig", ".config/git/config", ".git/hooks", ".git/config",
+        ".vscode", ".idea",
         ".claude/settings*.json", ".claude/skills", ".claude/agents", ".claude/commands",
         ".claude/hooks", ".mcp.json", ".cursor", ".codex", ".gemini/settings.json",
         "HEAD", "objects", "refs",
