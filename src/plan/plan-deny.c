@@ -22,11 +22,18 @@ static const char *first_rule_containing(const strv *rules, const char *path) {
         return NULL;
 }
 
+/* `name` is one of the fixed lists: it holds no '[' or '\', so every such byte in the result is
+ * the base's and is defused, also when a '*' in the name makes the whole a glob. */
 static int push_joined_forms(strv *list, const char *base, const char *name) {
         _cleanup_free_ char *p = path_join(base, name);
-        if (!p)
-                return -ENOMEM;
-        return path_push_forms(list, p);
+        strv forms = { 0 };
+        int r = p ? path_push_forms(&forms, p) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < forms.n; i++) {
+                path_defuse_glob(forms.v[i]);
+                r = strv_push_unique(list, forms.v[i]);
+        }
+        strv_done(&forms);
+        return r;
 }
 
 /* ---- secrets -------------------------------------------------------------------------------- */

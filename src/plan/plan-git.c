@@ -62,19 +62,14 @@ typedef struct git_repo {
 
 /* ---- pushing derived paths ------------------------------------------------------------------ */
 
-/* Rule strings are matched as globs by the supervisor (and by glob(3) for mounts): a '[' or '\'
- * in a path taken from a config value or a directory name would turn into syntax and stop
- * matching the very file it names. Each such byte, and control characters (they would forge
- * lines in messages quoting the rule), becomes '?', which still matches the byte itself. */
+/* `path` with glob syntax defused (path_defuse_glob: a '[' in a config value or a directory name
+ * is part of the name), then `/suffix` as written (it may hold wildcards). */
 static char *globify(const char *path, const char *suffix) {
-        size_t n = strlen(path);
-        char *s = suffix ? path_join(path, suffix) : strdup(path);
-        if (!s)
+        _cleanup_free_ char *d = strdup(path);
+        if (!d)
                 return NULL;
-        for (size_t i = 0; i < n; i++)
-                if (s[i] == '[' || s[i] == '\\' || (unsigned char) s[i] < 0x20 || s[i] == 0x7f)
-                        s[i] = '?';
-        return s;
+        path_defuse_glob(d);
+        return suffix ? path_join(d, suffix) : TAKE_PTR(d);
 }
 
 /* Pushes `base` (+ `/suffix`, which may hold wildcards) as written, if it is free of ".." (a

@@ -58,11 +58,18 @@ int plan_home_is_writable(const plan_builder *b, bool *ret);
 
 /* resolve.c: path resolution that tolerates paths which do not exist (yet). */
 bool path_is_glob(const char *path); /* contains '*' or '?' (SPEC.md §5) */
+/* The name rules (and glob(3) for mounts) read every rule as a glob: a '[' or '\' that is part
+ * of a real name would become syntax and the rule would stop matching that very name (a
+ * workspace "/src/app[1]" would lose every protected name). Each such byte, and each control
+ * character (rules are quoted in messages), becomes '?', which still matches it. In place. */
+void path_defuse_glob(char *path);
 /* Resolves symlinks like realpath(3), but a missing final part is kept lexically: for
  * "/link/new/x" with /link -> /real it gives "/real/new/x". Dangling symlinks are followed as
  * text, as the kernel would when creating through them. -ELOOP after 40 links. */
 int path_resolve_lenient(const char *path, char **ret);
-/* Appends `path` and its resolved form (a glob: its leading glob-free directory resolved). */
+/* Appends `path` and its resolved form (a glob: its leading glob-free directory resolved). A
+ * path without '*' or '?' is literal: both forms are defused (path_defuse_glob); in a glob only
+ * the resolved directory part is, the pattern stays as written. */
 int path_push_forms(strv *list, const char *path);
 /* The existing, resolved paths a deny entry names now: its own resolution, or every glob match
  * (at most POLICY_MAX_LIST, else -E2BIG). Symlinks that do not resolve are left out. */

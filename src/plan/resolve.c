@@ -17,6 +17,12 @@ bool path_is_glob(const char *path) {
         return strpbrk(path, "*?") != NULL;
 }
 
+void path_defuse_glob(char *path) {
+        for (char *c = path; *c; c++)
+                if (*c == '[' || *c == '\\' || (unsigned char) *c < 0x20 || *c == 0x7f)
+                        *c = '?';
+}
+
 /* Drops the last component of `cur` ("" is the root). */
 static void pop_component(char *cur) {
         char *slash = strrchr(cur, '/');
@@ -120,21 +126,28 @@ static int resolve_glob_prefix(const char *glob, char **ret) {
         int r = path_resolve_lenient(dir, &rdir);
         if (r < 0)
                 return r;
+        path_defuse_glob(rdir); /* a real directory: its '[' is a name, not syntax */
         *ret = path_join(rdir, slash + 1);
         return *ret ? 0 : -ENOMEM;
 }
 
 int path_push_forms(strv *list, const char *path) {
-        int r = strv_push_unique(list, path);
+        bool glob = path_is_glob(path);
+        _cleanup_free_ char *literal = strdup(path), *resolved = NULL;
+        if (!literal)
+                return -ENOMEM;
+        if (!glob)
+                path_defuse_glob(literal);
+        int r = strv_push_unique(list, literal);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *resolved = NULL;
-        r = path_is_glob(path) ? resolve_glob_prefix(path, &resolved)
-                               : path_resolve_lenient(path, &resolved);
+        r = glob ? resolve_glob_prefix(path, &resolved) : path_resolve_lenient(path, &resolved);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
                 return 0; /* does not resolve (a loop, too long): stays as written */
+        if (!glob)
+                path_defuse_glob(resolved);
         return strv_push_unique(list, resolved);
 }
 

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "plan/name-rules.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "tmptree.h"
@@ -543,6 +544,43 @@ static void test_json_output(void **state) {
         assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
 }
 
+/* A '[' or '\\' in a workspace path is part of a name, not glob syntax: every rule must still
+ * match (before, "/src/app[1]/.bashrc" never matched "/src/app[1]/.bashrc" as a pattern). */
+static void test_glob_bytes_in_paths(void **state) {
+        tmptree_mkdir(T, "br[1]\\x/.vscode");
+        tmptree_symlink(T, "brlink[2]", "br[1]\\x");
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("brlink[2]"));
+        _cleanup_plan_ plan *pl = build_ok(pol, P("brlink[2]"));
+        static const char *const denied[] = { ".bashrc", ".vscode/tasks.json", ".idea",
+                                              ".claude/settings.local.json", ".git/hooks/x",
+                                              "HEAD" };
+        for (size_t i = 0; i < ELEMENTSOF(denied); i++) {
+                char rel[256];
+                snprintf(rel, sizeof(rel), "br[1]\\x/%s", denied[i]);
+                if (name_rules_check_create(&pl->names, P(rel), NULL) == NAME_ALLOWED)
+                        print_message("'%s' may be created\n", rel);
+                assert_int_not_equal(name_rules_check_create(&pl->names, P(rel), NULL),
+                                     NAME_ALLOWED);
+        }
+        assert_int_equal(name_rules_check_create(&pl->names, P("br[1]\\x/src.c"), NULL),
+                         NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&pl->names, P("br1x/.bashrc"), NULL),
+                         NAME_ALLOWED);
+        /* Mounts still find the existing protected directory. */
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("br[1]\\x/.vscode")) >= 0);
+        /* A user's literal protectedPaths entry with brackets, and a glob whose directory
+         * resolves to one: matched as names. */
+        tmptree_file(T, "br[1]\\x/a[b].txt", "x");
+        assert_int_equal(cordon_policy_add_protected_path(pol, P("brlink[2]/a[b].txt")), 0);
+        assert_int_equal(cordon_policy_add_deny_write(pol, P("brlink[2]/*.lock")), 0);
+        _cleanup_plan_ plan *pl2 = build_ok(pol, P("brlink[2]"));
+        assert_int_not_equal(name_rules_check_create(&pl2->names, P("br[1]\\x/a[b].txt"), NULL),
+                             NAME_ALLOWED);
+        assert_true(find_mount(pl2, MOUNT_OP_BIND_RO, P("br[1]\\x/a[b].txt")) >= 0);
+        assert_int_not_equal(name_rules_check_create(&pl2->names, P("br[1]\\x/y.lock"), NULL),
+                             NAME_ALLOWED);
+}
+
 static void test_mount_kind_names(void **state) {
         assert_string_equal(mount_op_kind_to_string(MOUNT_OP_ROOT_RO), "root-ro");
         assert_string_equal(mount_op_kind_to_string(MOUNT_OP_HIDE), "hide");
@@ -556,7 +594,7 @@ int main(void) {
                 T_(test_default_plan),   T_(test_deny_lists),        T_(test_redundant_and_proc),        T_(test_dedupe_and_cover),
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
-                T_(test_json_output),    T_(test_mount_kind_names),
+                T_(test_json_output),    T_(test_mount_kind_names),  T_(test_glob_bytes_in_paths),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
