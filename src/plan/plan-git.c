@@ -53,8 +53,7 @@ static const char *const git_user_configs[] = { ".gitconfig", ".config/git/confi
 #define GIT_SYSTEM_CONFIG "/etc/gitconfig"
 
 typedef struct git_repo {
-        const char *wt_literal;  /* the worktree root, as written; NULL for user-wide files */
-        const char *wt_resolved;
+        const char *worktree;    /* the worktree root, as written; NULL for user-wide files */
         const char *gitdir;      /* resolved; NULL for user-wide files */
         char common[PATH_MAX];   /* what gitdir/commondir names, else gitdir */
         unsigned n_files;
@@ -168,7 +167,7 @@ static int protect_hooks_dir(plan_builder *b, const git_repo *repo, const char *
 /* core.hooksPath: relative to the worktree root (githooks(5): hooks run there). */
 static int protect_hooks_path(plan_builder *b, const git_repo *repo, const char *value) {
         _cleanup_free_ char *dir = NULL;
-        int r = expand_git_path(b, value, repo->wt_literal, &dir);
+        int r = expand_git_path(b, value, repo->worktree, &dir);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         if ((r = protect_hooks_dir(b, repo, dir)) < 0)
@@ -201,7 +200,7 @@ static int protect_fsmonitor(plan_builder *b, const git_repo *repo, const char *
                 return -ENOMEM;
         if (!strchr(word, '/'))
                 return 0;
-        int r = expand_git_path(b, word, repo->wt_literal, &path);
+        int r = expand_git_path(b, word, repo->worktree, &path);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         return protect_path(b, repo, path, NULL);
@@ -309,17 +308,17 @@ static int protect_each(plan_builder *b, const git_repo *repo, const char *dir,
                         r = protect_path(b, repo, p, NULL);
                         continue;
                 }
-                /* worktrees/ * /x: nothing below a git dir can hold a writable root. */
+                /* A glob (worktrees/<any>/gitdir) lies below the git dir: it cannot cover a
+                 * writable root, and its pattern part must stay a pattern. */
                 r = push_derived(&b->protect, dir, names[i]);
         }
         return r;
 }
 
-/* A git dir in use by the worktree at wt_literal/wt_resolved: its internals, its common dir's
+/* A git dir in use by the worktree at `worktree`: its internals, its common dir's
  * internals, and everything its configuration (and the user's) names. */
-static int scan_repo(plan_builder *b, const char *wt_literal, const char *wt_resolved,
-                     const char *gitdir) {
-        git_repo repo = { .wt_literal = wt_literal, .wt_resolved = wt_resolved, .gitdir = gitdir };
+static int scan_repo(plan_builder *b, const char *worktree, const char *gitdir) {
+        git_repo repo = { .worktree = worktree, .gitdir = gitdir };
         _cleanup_free_ char *cd = path_join(gitdir, "commondir");
         if (!cd)
                 return -ENOMEM;
@@ -404,7 +403,7 @@ static int add_worktree(plan_builder *b, const plan_root *root, const char *comm
         if (!plan_beneath_root(b, common) &&
             (r = plan_add_root(b, common, common, true, plan_why_git_common)) < 0)
                 return r;
-        return scan_repo(b, root->literal, root->resolved, gitdir);
+        return scan_repo(b, root->literal, gitdir);
 }
 
 /* ---- ROOT/.git ------------------------------------------------------------------------------ */
@@ -422,7 +421,7 @@ static int git_symlink(plan_builder *b, const char *literal, const char *resolve
         char target[PATH_MAX];
         struct stat st;
         if (realpath(link, target) && stat(target, &st) == 0 && S_ISDIR(st.st_mode))
-                return scan_repo(b, literal, resolved, target);
+                return scan_repo(b, literal, target);
         /* A file ("gitdir: ...", bound read-only) or dangling (its target may not be created). */
         return push_derived(&b->protect, link, NULL);
 }
@@ -444,7 +443,7 @@ static int git_file(plan_builder *b, const char *literal, const char *resolved) 
                 return r;
         if (r < 0 || stat(gitdir, &st) < 0 || !S_ISDIR(st.st_mode))
                 return 0;
-        return scan_repo(b, literal, resolved, gitdir);
+        return scan_repo(b, literal, gitdir);
 }
 
 /* A workspace top without a repository: nothing named .git may come into existence there (a
@@ -461,7 +460,7 @@ static int git_root(plan_builder *b, const char *literal, const char *resolved) 
                 return r < 0 ? r : push_derived(&b->protect, resolved, ".git");
         }
         if (S_ISDIR(st.st_mode))
-                return scan_repo(b, literal, resolved, dotgit);
+                return scan_repo(b, literal, dotgit);
         if (S_ISLNK(st.st_mode))
                 return git_symlink(b, literal, resolved);
         return git_file(b, literal, resolved); /* a file, or anything else: bound read-only */
