@@ -67,6 +67,10 @@ void path_defuse_glob(char *path);
  * "/link/new/x" with /link -> /real it gives "/real/new/x". Dangling symlinks are followed as
  * text, as the kernel would when creating through them. -ELOOP after 40 links. */
 int path_resolve_lenient(const char *path, char **ret);
+/* Within begin/end, path_resolve_lenient() remembers which prefixes exist and are not symlinks
+ * (per thread): plan_build() brackets itself with them. */
+void resolve_cache_begin(void);
+void resolve_cache_end(void);
 /* Appends `path` and its resolved form (a glob: its leading glob-free directory resolved). A
  * path without '*' or '?' is literal: both forms are defused (path_defuse_glob); in a glob only
  * the resolved directory part is, the pattern stays as written. */

@@ -389,8 +389,19 @@ static int build_confinement(plan_builder *b) {
         return collect_writable_roots(b->p);
 }
 
+static int plan_build_cached(const cordon_policy *policy, const char *home, const char *cwd,
+                             char *const *envp, plan **ret, cordon_error *err);
+
 int plan_build(const cordon_policy *policy, const char *home, const char *cwd,
                char *const *envp, plan **ret, cordon_error *err) {
+        resolve_cache_begin();
+        int r = plan_build_cached(policy, home, cwd, envp, ret, err);
+        resolve_cache_end();
+        return r;
+}
+
+static int plan_build_cached(const cordon_policy *policy, const char *home, const char *cwd,
+                             char *const *envp, plan **ret, cordon_error *err) {
         if (!policy || !ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL, "plan_build: no policy");
         const char *why;
