@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Fuzz target for the git config reader (src/plan/gitconfig.c), which reads files a sandboxed
+ * command may have written in an earlier run. Promises checked: on success every value is a
+ * NUL-free string within the bounds; on failure `values` is untouched (all-or-nothing), so a
+ * half-parsed file never protects half of what it names. Built two ways, like fuzz-policy: with
+ * libFuzzer (-DCORDON_LIBFUZZER), and as a plain program replaying the seed corpus in the unit
+ * suite ("valid-*" seeds must parse, "invalid-*" seeds must be refused). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/gitconfig.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+__attribute__((noreturn)) static void broken(const char *what) {
+        fprintf(stderr, "fuzz-gitconfig: broken promise: %s\n", what);
+        abort();
+}
+
+static size_t total(const gitconfig_values *v) {
+        return v->hooks_path.n + v->fsmonitor.n + v->include.n;
+}
+
+static int parse_checked(const uint8_t *data, size_t size) {
+        gitconfig_values v = { 0 };
+        /* A sentinel shows whether a failed parse left earlier content alone. */
+        if (strv_push(&v.include, "sentinel") < 0)
+                broken("out of memory");
+        int r = gitconfig_parse((const char *) data, size, &v);
+        if (r < 0 && total(&v) != 1)
+                broken("a refused config changed the output");
+        if (r == 0 && total(&v) > GITCONFIG_MAX_VALUES + 1)
+                broken("more values than the bound");
+        const strv *lists[] = { &v.hooks_path, &v.fsmonitor, &v.include };
+        for (size_t l = 0; l < 3; l++)
+                for (size_t i = 0; i < lists[l]->n; i++)
+                        if (strlen(lists[l]->v[i]) > size + 8)
+                                broken("a value longer than its input");
+        gitconfig_values_done(&v);
+        return r;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        (void) parse_checked(data, size);
+        return 0;
+}
+
+#ifndef CORDON_LIBFUZZER
+static int replay(const char *dir) {
+        DIR *d = opendir(dir);
+        if (!d) {
+                perror(dir);
+                return 1;
+        }
+        int bad = 0, n = 0;
+        struct dirent *e;
+        while ((e = readdir(d))) {
+                if (e->d_name[0] == '.')
+                        continue;
+                char path[4096];
+                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+                char *buf = NULL;
+                size_t len = 0;
+                if (read_file_at(AT_FDCWD, path, 1 << 20, &buf, &len) < 0) {
+                        fprintf(stderr, "cannot read %s\n", path);
+                        bad++;
+                        continue;
+                }
+                int r = parse_checked((const uint8_t *) buf, len);
+                bool want_ok = strncmp(e->d_name, "valid-", 6) == 0;
+                bool want_err = strncmp(e->d_name, "invalid-", 8) == 0;
+                if ((want_ok && r < 0) || (want_err && r == 0)) {
+                        fprintf(stderr, "%s: parse returned %d\n", e->d_name, r);
+                        bad++;
+                }
+                free(buf);
+                n++;
+        }
+        closedir(d);
+        printf("fuzz-gitconfig: %d seeds, %d unexpected\n", n, bad);
+        return bad != 0 || n == 0;
+}
+
+int main(int argc, char *argv[]) {
+        int r = 0;
+        for (int i = 1; i < argc; i++)
+                r |= replay(argv[i]);
+        return r;
+}
+#endif
