@@ -163,11 +163,31 @@ typedef struct cordon_violation {
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);
 
+/* The events stream (SPEC.md §9; schema: docs/events.schema.json). `line` is one JSON object on
+ * one line, ending in '\n' (not NUL-terminated), at most 32 KiB; valid only during the call,
+ * which comes from cordon_run's thread. Every object has "type", "sessionId" (the policy's
+ * session id, or a random UUID generated per run when it sets none) and "time" (RFC 3339, UTC,
+ * milliseconds). Types, in the order a run produces them:
+ *   "starting"  {"backend": requested name}                 before anything is checked or built
+ *   "ready"     {"backend": used name}                      the command is about to be executed
+ *   "violation" {"action", "target", "raw": {"syscall", "rule"}}  each refusal, as observed
+ *   then exactly one terminal event:
+ *   "exit"      {"exitCode", "signal"?: "SIGKILL"...}       the command ended
+ *   "killed"    {"reason": "timeout"}                       a limit killed the sandbox
+ *   "error"     {"code": "LAUNCH_FAILED"..., "message"}     cordon_run failed (an addition to
+ *                                                           SPEC.md §9: the same code and
+ *                                                           message as the cordon_error)
+ * A callback rather than a descriptor: the library never writes to a file it was not asked to,
+ * and a zero-initialized options struct (on_event NULL) means no events. */
+typedef void (*cordon_event_fn)(void *userdata, const char *line, size_t len);
+
 typedef struct cordon_run_options {
         cordon_backend backend;
         char *const *environ;   /* the environment to filter for the command; NULL = environ */
         cordon_violation_fn on_violation; /* may be NULL; called from cordon_run's thread */
         void *userdata;
+        cordon_event_fn on_event; /* may be NULL: no events */
+        void *event_userdata;     /* passed to on_event */
 } cordon_run_options;
 
 typedef struct cordon_run_result {

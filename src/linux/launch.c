@@ -11,15 +11,18 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "linux/events.h"
 #include "linux/landlock.h"
 #include "linux/report.h"
 #include "linux/sandbox.h"
 #include "plan/name-rules.h"
+#include "policy/policy.h"
 
 extern char **environ;
 
 typedef struct run_state {
         const cordon_run_options *opts;
+        const events *ev;
         unsigned violations;
         bool have_status;
         int status;         /* the command's wait status */
@@ -60,6 +63,9 @@ static void report_violation_delivered(run_state *st, const report_msg *m) {
                                        .target = parts[1], .rule = parts[2] };
                 st->opts->on_violation(st->opts->userdata, &v);
         }
+        events_violation(st->ev, &(cordon_violation) { .action = "file-create-name",
+                                                       .syscall = parts[0], .target = parts[1],
+                                                       .rule = parts[2] });
 }
 
 static void handle_msg(run_state *st, const report_msg *m) {
@@ -79,6 +85,8 @@ static void handle_msg(run_state *st, const report_msg *m) {
                 report_violation_delivered(st, m);
                 break;
         case REPORT_READY:
+                events_ready(st->ev, CORDON_BACKEND_NATIVE);
+                break;
         default:
                 break;
         }
@@ -103,6 +111,7 @@ static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
                         /* The monitor's death takes init and the whole PID namespace with it. */
                         st->timed_out = true;
                         (void) kill(child, SIGKILL);
+                        events_killed(st->ev, "timeout");
                         continue;
                 }
                 report_msg m;
@@ -138,13 +147,14 @@ static int finish(run_state *st, pid_t child, int child_status_direct, bool dire
         ret->violations = st->violations;
         ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
                          : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 125;
+        events_exit(st->ev, status, ret->exit_code);
         (void) child;
         return 0;
 }
 
 static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
-                          const cordon_run_options *opts, cordon_run_result *ret,
-                          cordon_error *err) {
+                          const cordon_run_options *opts, const events *ev,
+                          cordon_run_result *ret, cordon_error *err) {
         int fds[2];
         int r = report_channel(fds);
         if (r < 0)
@@ -165,7 +175,9 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 sandbox_unconfined_main(p, argv, fds[1]);
         }
         safe_close(fds[1]);
-        run_state st = { .opts = opts };
+        if (!confined)
+                events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
+        run_state st = { .opts = opts, .ev = ev };
         r = collect(fds[0], child, p->timeout_ms, &st);
         safe_close(fds[0]);
         if (r < 0)
@@ -241,8 +253,9 @@ static int check_backend(cordon_backend b, cordon_error *err) {
         return 0;
 }
 
-int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
-               cordon_run_result *ret, cordon_error *err) {
+/* cordon_run() without the events that frame it (starting, error). */
+static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               const events *ev, cordon_run_result *ret, cordon_error *err) {
         if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
         cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
@@ -265,7 +278,20 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
         if (r >= 0 && !unconfined)
                 r = check_stdio(p, err);
         if (r >= 0)
-                r = spawn_and_wait(p, argv, !unconfined, opts, ret, err);
+                r = spawn_and_wait(p, argv, !unconfined, opts, ev, ret, err);
         plan_free(p);
+        return r;
+}
+
+int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               cordon_run_result *ret, cordon_error *err) {
+        events ev;
+        events_init(&ev, opts, policy ? policy->session_id : NULL);
+        events_starting(&ev, opts ? opts->backend : CORDON_BACKEND_AUTO);
+        cordon_error local = { 0 };
+        int r = run(policy, argv, opts, &ev, ret, err ? err : &local);
+        /* A timeout already ended the stream with its "killed" event. */
+        if (r < 0 && (err ? err : &local)->code != CORDON_TIMEOUT)
+                events_error(&ev, err ? err : &local);
         return r;
 }

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Formatting of run events as JSON lines (see events.h). */
+#include "linux/events.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "util/util.h"
+
+/* A string as a JSON value. JSON text must be UTF-8, but paths and messages are bytes: a string
+ * jansson refuses (invalid UTF-8) is emitted with every byte >= 0x80 replaced by '?', so an event
+ * is never dropped for its target's spelling. The replacement is lossy, never silent: the schema
+ * documents it. */
+static json_t *text(const char *s) {
+        json_t *j = json_string(s ? s : "");
+        if (j)
+                return j;
+        char buf[4096];
+        size_t n = 0;
+        for (; s[n] && n + 1 < sizeof(buf); n++)
+                buf[n] = (unsigned char) s[n] >= 0x80 ? '?' : s[n];
+        buf[n] = '\0';
+        return json_string(buf);
+}
+
+void events_format_time(char *buf, size_t size, int64_t sec, long nsec) {
+        struct tm tm;
+        time_t t = (time_t) sec;
+        if (!gmtime_r(&t, &tm)) {
+                (void) snprintf(buf, size, "1970-01-01T00:00:00.000Z");
+                return;
+        }
+        char base[32];
+        (void) strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+        (void) snprintf(buf, size, "%s.%03ldZ", base, nsec / 1000000);
+}
+
+void events_init(events *ev, const cordon_run_options *opts, const char *session_id) {
+        *ev = (events) { .fn = opts ? opts->on_event : NULL,
+                         .userdata = opts ? opts->event_userdata : NULL };
+        if (session_id && session_id[0]) {
+                (void) snprintf(ev->session_id, sizeof(ev->session_id), "%s", session_id);
+                return;
+        }
+        uint8_t b[16] = { 0 };
+        /* Not a secret, only unique: without entropy yet, the clock and pid stand in. */
+        if (getrandom(b, sizeof(b), GRND_NONBLOCK) != (ssize_t) sizeof(b)) {
+                struct timespec ts;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                uint64_t mix[2] = { (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec,
+                                    (uint64_t) getpid() };
+                memcpy(b, mix, sizeof(b));
+        }
+        b[6] = (uint8_t) ((b[6] & 0x0f) | 0x40); /* version 4 */
+        b[8] = (uint8_t) ((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+        char *o = ev->session_id;
+        for (size_t i = 0; i < sizeof(b); i++) {
+                if (i == 4 || i == 6 || i == 8 || i == 10)
+                        *o++ = '-';
+                o += sprintf(o, "%02x", b[i]);
+        }
+}
+
+/* Adds type, sessionId and time to `fields` (consumed), formats the line and hands it over. A
+ * line that would exceed EVENTS_LINE_MAX is not emitted (inputs are bounded well below it: paths
+ * by PATH_MAX, messages by cordon_error.message). */
+static void emit(const events *ev, const char *type, json_t *fields) {
+        if (!fields)
+                return;
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_REALTIME, &ts);
+        char when[40];
+        events_format_time(when, sizeof(when), ts.tv_sec, ts.tv_nsec);
+        json_t *o = json_pack("{s:s, s:o, s:s}", "type", type, "sessionId",
+                              text(ev->session_id), "time", when);
+        if (o && json_object_update(o, fields) == 0) {
+                char *line = malloc(EVENTS_LINE_MAX);
+                size_t n = line ? json_dumpb(o, line, EVENTS_LINE_MAX - 1,
+                                             JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
+                if (n > 0 && n < EVENTS_LINE_MAX - 1) {
+                        line[n++] = '\n';
+                        ev->fn(ev->userdata, line, n);
+                }
+                free(line);
+        }
+        json_decref(o);
+        json_decref(fields);
+}
+
+void events_starting(const events *ev, cordon_backend requested) {
+        if (ev->fn)
+                emit(ev, "starting", json_pack("{s:s}", "backend",
+                                               cordon_backend_to_string(requested)));
+}
+
+void events_ready(const events *ev, cordon_backend used) {
+        if (ev->fn)
+                emit(ev, "ready", json_pack("{s:s}", "backend", cordon_backend_to_string(used)));
+}
+
+void events_violation(const events *ev, const cordon_violation *v) {
+        if (ev->fn)
+                emit(ev, "violation",
+                     json_pack("{s:s, s:o, s:{s:o, s:o}}", "action", v->action, "target",
+                               text(v->target), "raw", "syscall", text(v->syscall), "rule",
+                               text(v->rule)));
+}
+
+void events_killed(const events *ev, const char *reason) {
+        if (ev->fn)
+                emit(ev, "killed", json_pack("{s:s}", "reason", reason));
+}
+
+void events_exit(const events *ev, int wait_status, int exit_code) {
+        if (!ev->fn)
+                return;
+        json_t *f = json_pack("{s:i}", "exitCode", exit_code);
+        if (f && WIFSIGNALED(wait_status)) {
+                /* By name: signal numbers differ between architectures. */
+                const char *abbrev = sigabbrev_np(WTERMSIG(wait_status));
+                char name[32];
+                (void) snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "UNKNOWN");
+                (void) json_object_set_new(f, "signal", json_string(name));
+        }
+        emit(ev, "exit", f);
+}
+
+void events_error(const events *ev, const cordon_error *err) {
+        if (ev->fn)
+                emit(ev, "error", json_pack("{s:s, s:o}", "code", cordon_code_name(err->code),
+                                            "message", text(err->message)));
+}

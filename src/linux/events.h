@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The events stream of one run (SPEC.md §9, docs/events.schema.json): each event is formatted as
+ * one line of compact JSON ending in '\n' and handed to the caller's cordon_event_fn. Formatting
+ * only: this module does no I/O, so the library still never writes to a descriptor it was not
+ * asked to. Every line is bounded by EVENTS_LINE_MAX bytes. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "cordon/cordon.h"
+
+#define EVENTS_LINE_MAX 32768 /* bytes per line, '\n' included */
+#define EVENTS_ID_MAX 257     /* POLICY_MAX_ID + NUL */
+
+typedef struct events {
+        cordon_event_fn fn;              /* NULL: every events_*() call is a no-op */
+        void *userdata;
+        char session_id[EVENTS_ID_MAX];  /* the policy's, or a generated random UUID */
+} events;
+
+/* Binds the stream to `opts->on_event` (opts may be NULL) and fixes the session id: `session_id`
+ * when non-NULL and non-empty, else a random version-4 UUID. */
+void events_init(events *ev, const cordon_run_options *opts, const char *session_id);
+
+/* One call per event type; each emits exactly one line (or nothing when ev->fn is NULL). */
+void events_starting(const events *ev, cordon_backend requested);
+void events_ready(const events *ev, cordon_backend used);
+void events_violation(const events *ev, const cordon_violation *v);
+void events_killed(const events *ev, const char *reason);
+void events_exit(const events *ev, int wait_status, int exit_code);
+void events_error(const events *ev, const cordon_error *err);
+
+/* Formats "YYYY-MM-DDTHH:MM:SS.mmmZ" (UTC) for the realtime clock into buf (>= 25 bytes). */
+void events_format_time(char *buf, size_t size, int64_t sec, long nsec);
