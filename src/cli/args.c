@@ -276,11 +276,13 @@ typedef enum extra_opt {
         EXTRA_JSON,
         EXTRA_SANDBOX,
         EXTRA_BACKEND,
+        EXTRA_EVENTS,
 } extra_opt;
 
 #define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
 #define ALLOW_JSON (1u << 1)
 #define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
+#define ALLOW_EVENTS (1u << 3)     /* run's --events */
 
 static const struct {
         const char *name;
@@ -292,6 +294,7 @@ static const struct {
         { "--json", EXTRA_JSON, false, ALLOW_JSON },
         { "--sandbox", EXTRA_SANDBOX, true, ALLOW_POLICY },
         { "--backend", EXTRA_BACKEND, true, ALLOW_POLICY },
+        { "--events", EXTRA_EVENTS, true, ALLOW_EVENTS },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -310,6 +313,31 @@ static int set_backend(parser *p, const char *value) {
                 return usage(p, "--backend: unknown backend '%s'; use auto, native, landlock, "
                                 "microvm or none", CLI_QUOTE(value));
         p->out->backend_set = true;
+        return 0;
+}
+
+#define EVENTS_HINT "use a file path or fd:N with N >= 3 (fds 0-2 are the command's stdio)"
+
+/* --events FILE or fd:N. Only the syntax is checked here (no I/O in this module): commands.c
+ * opens FILE or checks that fd N is open. fds 0-2 are refused: events written into the command's
+ * own stdin, stdout or stderr would interleave with its data, and a consumer could not tell the
+ * two apart. */
+static int set_events(parser *p, const char *value) {
+        cli_args *a = p->out;
+        if (a->events_path || a->events_fd >= 0)
+                return usage(p, "--events given twice");
+        if (!value[0])
+                return set_error(p->err, CORDON_POLICY_INVALID, "--events: empty value; %s",
+                                 EVENTS_HINT);
+        if (strncmp(value, "fd:", 3) != 0)
+                return make_absolute(p->cwd, value, &a->events_path);
+        uint64_t n = 0;
+        int r = parse_count(value + 3, &n);
+        if (r < 0 || n > INT32_MAX || n < 3)
+                return set_error(p->err, CORDON_POLICY_INVALID,
+                                 "--events: '%s' is not a usable descriptor; %s",
+                                 CLI_QUOTE(value), EVENTS_HINT);
+        a->events_fd = (int) n;
         return 0;
 }
 
@@ -338,6 +366,8 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
                 return set_sandbox(p, value);
         case EXTRA_BACKEND:
                 return set_backend(p, value);
+        case EXTRA_EVENTS:
+                return set_events(p, value);
         default:
                 return -EINVAL;
         }
@@ -437,7 +467,7 @@ static int copy_command(parser *p) {
 static int parse_run(parser *p) {
         p->out->command = CLI_COMMAND_RUN;
         p->see = "cordon run --help";
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL);
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = check_conflicts(p);
@@ -518,7 +548,7 @@ static int parse_command(parser *p) {
 
 int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
                    cordon_error *err) {
-        *ret = (cli_args) { 0 };
+        *ret = (cli_args) { .events_fd = -1 };
         parser p = { .argc = argc, .argv = argv, .i = 1, .cwd = cwd, .see = "cordon help",
                      .out = ret, .err = err };
         if (!cwd || cwd[0] != '/')
@@ -542,5 +572,6 @@ void cli_args_done(cli_args *a) {
                 for (char **v = a->argv; *v; v++)
                         free(*v);
         free(a->argv);
-        *a = (cli_args) { 0 };
+        free(a->events_path);
+        *a = (cli_args) { .events_fd = -1 };
 }

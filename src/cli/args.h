@@ -59,6 +59,8 @@ typedef struct cli_args {
         bool sandbox;            /* its value (true = on) */
         bool backend_set;
         cordon_backend backend;  /* AUTO unless --backend */
+        char *events_path;       /* run --events FILE: owned, absolute; NULL otherwise */
+        int events_fd;           /* run --events fd:N: N (>= 3); -1 otherwise */
         cli_setting *settings;   /* owned, in command-line order */
         size_t n_settings;
         char **argv;             /* run: the command, owned and NULL-terminated; else NULL */
@@ -80,5 +82,5 @@ const char *cli_quote(const char *s, char *buf, size_t size);
 int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
                    cordon_error *err);
 
-/* Frees what cli_args_parse allocated; leaves *a zeroed. Safe on a zeroed struct. */
+/* Frees what cli_args_parse allocated; leaves *a empty (events_fd -1). Safe on a zeroed struct. */
 void cli_args_done(cli_args *a);

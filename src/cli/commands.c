@@ -3,7 +3,9 @@
 #include "cli/commands.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,12 +156,90 @@ static const char *unprotected_reason(const cli_args *a, const cordon_policy *po
         return NULL;
 }
 
+/* Where --events lines go. After the first failed write the stream stops (and a warning follows
+ * the run): a half-written line is never followed by more. */
+typedef struct events_sink {
+        int fd;  /* -1: no --events */
+        int err; /* errno of the first failed write, or 0 */
+} events_sink;
+
+/* write(2) with SIGPIPE blocked: a consumer that closed its end of an events pipe must not kill
+ * cordon (and with it the run) by the signal's default action; the write fails with EPIPE
+ * instead, and the signal it raised is consumed before the old mask returns. The sandbox's
+ * processes were forked earlier, so they never inherit this mask. */
+static ssize_t write_nosigpipe(int fd, const void *buf, size_t len) {
+        sigset_t pipe_set, old, pending;
+        sigemptyset(&pipe_set);
+        sigaddset(&pipe_set, SIGPIPE);
+        if (sigprocmask(SIG_BLOCK, &pipe_set, &old) < 0)
+                return -1;
+        bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+        ssize_t n = write(fd, buf, len);
+        int e = errno;
+        if (n < 0 && e == EPIPE && !was_pending)
+                (void) sigtimedwait(&pipe_set, NULL, &(struct timespec) { 0, 0 });
+        (void) sigprocmask(SIG_SETMASK, &old, NULL);
+        errno = e;
+        return n;
+}
+
+/* cordon_event_fn: writes the whole line, retrying short writes and EINTR. */
+static void sink_write(void *userdata, const char *line, size_t len) {
+        events_sink *s = userdata;
+        while (len > 0 && s->err == 0) {
+                ssize_t n = write_nosigpipe(s->fd, line, len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0) {
+                        s->err = n < 0 ? errno : EIO;
+                        return;
+                }
+                line += n;
+                len -= (size_t) n;
+        }
+}
+
+/* Opens the --events destination: FILE is created 0600 (events name the paths a command tried to
+ * touch; other users need not read them) and truncated; fd:N must already be open for writing.
+ * Either way it is made close-on-exec so the command cannot write forged events into it. Returns
+ * the fd, -1 when --events was not given, or -2 after printing the fatal line (*status). */
+static int open_events(const cli_args *a, int *status) {
+        if (a->events_path) {
+                int fd = open(a->events_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY,
+                              0600);
+                if (fd < 0) {
+                        *status = fatal_msg(CORDON_POLICY_INVALID, "--events: cannot create '%s': "
+                                            "%s; give a writable file path or fd:N",
+                                            CLI_QUOTE(a->events_path), strerror(errno));
+                        return -2;
+                }
+                return fd;
+        }
+        if (a->events_fd < 0)
+                return -1;
+        int fl = fcntl(a->events_fd, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY ||
+            fcntl(a->events_fd, F_SETFD, FD_CLOEXEC) < 0) {
+                *status = fatal_msg(CORDON_POLICY_INVALID, "--events: fd %d is %s; open it for "
+                                    "writing before starting cordon (e.g. 3>events.jsonl)",
+                                    a->events_fd, fl < 0 ? "not open" : "not writable");
+                return -2;
+        }
+        return a->events_fd;
+}
+
 /* Nothing but the command's own output may reach stdout here. */
 static int cmd_run(const cli_args *a, const char *cwd) {
-        int status;
-        cordon_policy *policy = build_policy(a, cwd, &status);
-        if (!policy)
+        int status = 0;
+        events_sink sink = { .fd = open_events(a, &status) };
+        if (sink.fd == -2)
                 return status;
+        cordon_policy *policy = build_policy(a, cwd, &status);
+        if (!policy) {
+                if (a->events_path)
+                        (void) close(sink.fd);
+                return status;
+        }
         const char *reason = unprotected_reason(a, policy);
         if (reason)
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
@@ -167,11 +247,18 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         cordon_run_options opts = {
                 .backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend,
                 .environ = environ,
+                .on_event = sink.fd >= 0 ? sink_write : NULL,
+                .event_userdata = &sink,
         };
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         int r = cordon_run(policy, a->argv, &opts, &res, &err);
         cordon_policy_free(policy);
+        if (a->events_path && close(sink.fd) < 0 && sink.err == 0)
+                sink.err = errno;
+        if (sink.err)
+                fprintf(stderr, "cordon: warning: --events: writing the events failed: %s\n",
+                        strerror(sink.err));
         if (r < 0)
                 return fatal(&err);
         return res.exit_code;

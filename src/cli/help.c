@@ -49,6 +49,8 @@ static const char run_help[] =
         "Runs CMD (searched in PATH) in a sandbox built from the resolved policy and waits for it.\n"
         "Options end at '--' or at the first argument that is not an option.\n"
         "\n" POLICY_OPTIONS
+        "  --events FILE|fd:N         write the run's events as JSON lines (SPEC.md section 9)\n"
+        "                             to FILE (created 0600, truncated) or to open fd N >= 3\n"
         "  -h, --help                 print this help\n"
         "\n"
         "Exit status: CMD's own; 128+N if CMD died of signal N; 125 plus one line\n"

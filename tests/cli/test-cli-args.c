@@ -554,6 +554,68 @@ static void test_messages_stay_one_line(void **state) {
                      "run", "--mode", "a\rb\xc3\xa9", "true");
 }
 
+/* ---- --events ----------------------------------------------------------------------------- */
+
+static void test_events(void **state) {
+        (void) state;
+        cli_args a;
+        cordon_error err;
+        /* Without --events: no path, fd -1 (never 0, which is stdin). */
+        assert_int_equal(PARSE(&a, &err, "run", "true"), 0);
+        assert_null(a.events_path);
+        assert_int_equal(a.events_fd, -1);
+        cli_args_done(&a);
+        /* FILE, both spellings, relative made absolute. */
+        assert_int_equal(PARSE(&a, &err, "run", "--events", "ev.jsonl", "true"), 0);
+        assert_string_equal(a.events_path, CWD "/ev.jsonl");
+        assert_int_equal(a.events_fd, -1);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "run", "--events=/tmp/e", "--", "true"), 0);
+        assert_string_equal(a.events_path, "/tmp/e");
+        cli_args_done(&a);
+        /* fd:N */
+        assert_int_equal(PARSE(&a, &err, "run", "--events", "fd:3", "true"), 0);
+        assert_null(a.events_path);
+        assert_int_equal(a.events_fd, 3);
+        assert_string_equal(a.argv[0], "true");
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "run", "--events=fd:2147483647", "true"), 0);
+        assert_int_equal(a.events_fd, 2147483647);
+        cli_args_done(&a);
+        /* After the command it is the command's argument. */
+        assert_int_equal(PARSE(&a, &err, "run", "echo", "--events", "fd:x"), 0);
+        assert_int_equal(a.events_fd, -1);
+        assert_string_equal(a.argv[1], "--events");
+        cli_args_done(&a);
+}
+
+#define EVENTS_HINT "use a file path or fd:N with N >= 3 (fds 0-2 are the command's stdio)"
+
+static void test_events_bad_values(void **state) {
+        (void) state;
+        static const char *const bad_fds[] = { "fd:", "fd:x", "fd:-1", "fd:0", "fd:1", "fd:2",
+                                               "fd:2147483648", "fd:99999999999999999999",
+                                               "fd:3x", "fd: 3" };
+        for (size_t i = 0; i < sizeof(bad_fds) / sizeof(bad_fds[0]); i++) {
+                char want[256];
+                snprintf(want, sizeof(want), "--events: '%s' is not a usable descriptor; %s",
+                         bad_fds[i], EVENTS_HINT);
+                EXPECT_ERROR(CORDON_POLICY_INVALID, want, "run", "--events", bad_fds[i], "true");
+        }
+        EXPECT_ERROR(CORDON_POLICY_INVALID, "--events: empty value; " EVENTS_HINT, "run",
+                     "--events=", "true");
+        EXPECT_ERROR(CORDON_USAGE, "--events given twice (see 'cordon run --help')", "run",
+                     "--events", "a", "--events", "fd:3", "true");
+        EXPECT_ERROR(CORDON_USAGE, "option '--events' needs a value (see 'cordon run --help')",
+                     "run", "--events");
+        /* Only run streams events. */
+        EXPECT_ERROR(CORDON_USAGE, "unknown option '--events' (see 'cordon probe --help')",
+                     "probe", "--events", "fd:3");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "unknown option '--events' (see 'cordon policy show --help')", "policy",
+                     "show", "--events", "fd:3");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_flag_both_forms),
@@ -571,6 +633,8 @@ int main(void) {
                 cmocka_unit_test(test_bad_values),
                 cmocka_unit_test(test_bad_names),
                 cmocka_unit_test(test_messages_stay_one_line),
+                cmocka_unit_test(test_events),
+                cmocka_unit_test(test_events_bad_values),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
