@@ -111,13 +111,20 @@ void events_violation(const events *ev, const cordon_violation *v) {
                                text(v->rule)));
 }
 
-void events_killed(const events *ev, const char *reason) {
-        if (ev->fn)
+/* Marks the stream ended; returns whether this terminal event is the first (to be emitted). */
+static bool end_stream(events *ev) {
+        bool first = !ev->ended;
+        ev->ended = true;
+        return first && ev->fn;
+}
+
+void events_killed(events *ev, const char *reason) {
+        if (end_stream(ev))
                 emit(ev, "killed", json_pack("{s:s}", "reason", reason));
 }
 
-void events_exit(const events *ev, int wait_status, int exit_code) {
-        if (!ev->fn)
+void events_exit(events *ev, int wait_status, int exit_code) {
+        if (!end_stream(ev))
                 return;
         json_t *f = json_pack("{s:i}", "exitCode", exit_code);
         if (f && WIFSIGNALED(wait_status)) {
@@ -130,8 +137,8 @@ void events_exit(const events *ev, int wait_status, int exit_code) {
         emit(ev, "exit", f);
 }
 
-void events_error(const events *ev, const cordon_error *err) {
-        if (ev->fn)
+void events_error(events *ev, const cordon_error *err) {
+        if (end_stream(ev))
                 emit(ev, "error", json_pack("{s:s, s:o}", "code", cordon_code_name(err->code),
                                             "message", text(err->message)));
 }

@@ -16,19 +16,22 @@ typedef struct events {
         cordon_event_fn fn;              /* NULL: every events_*() call is a no-op */
         void *userdata;
         char session_id[EVENTS_ID_MAX];  /* the policy's, or a generated random UUID */
+        bool ended;                      /* a terminal event (exit, killed, error) was emitted */
 } events;
 
 /* Binds the stream to `opts->on_event` (opts may be NULL) and fixes the session id: `session_id`
  * when non-NULL and non-empty, else a random version-4 UUID. */
 void events_init(events *ev, const cordon_run_options *opts, const char *session_id);
 
-/* One call per event type; each emits exactly one line (or nothing when ev->fn is NULL). */
+/* One call per event type; each emits exactly one line (or nothing when ev->fn is NULL). The
+ * terminal ones (exit, killed, error) emit only the first time one of them is called, so a run
+ * ends with exactly one terminal event even when a timeout races a lost report channel. */
 void events_starting(const events *ev, cordon_backend requested);
 void events_ready(const events *ev, cordon_backend used);
 void events_violation(const events *ev, const cordon_violation *v);
-void events_killed(const events *ev, const char *reason);
-void events_exit(const events *ev, int wait_status, int exit_code);
-void events_error(const events *ev, const cordon_error *err);
+void events_killed(events *ev, const char *reason);
+void events_exit(events *ev, int wait_status, int exit_code);
+void events_error(events *ev, const cordon_error *err);
 
 /* Formats "YYYY-MM-DDTHH:MM:SS.mmmZ" (UTC) for the realtime clock into buf (>= 25 bytes). */
 void events_format_time(char *buf, size_t size, int64_t sec, long nsec);

@@ -22,7 +22,7 @@ extern char **environ;
 
 typedef struct run_state {
         const cordon_run_options *opts;
-        const events *ev;
+        events *ev;
         unsigned violations;
         bool have_status;
         int status;         /* the command's wait status */
@@ -153,7 +153,7 @@ static int finish(run_state *st, pid_t child, int child_status_direct, bool dire
 }
 
 static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
-                          const cordon_run_options *opts, const events *ev,
+                          const cordon_run_options *opts, events *ev,
                           cordon_run_result *ret, cordon_error *err) {
         int fds[2];
         int r = report_channel(fds);
@@ -255,7 +255,7 @@ static int check_backend(cordon_backend b, cordon_error *err) {
 
 /* cordon_run() without the events that frame it (starting, error). */
 static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
-               const events *ev, cordon_run_result *ret, cordon_error *err) {
+               events *ev, cordon_run_result *ret, cordon_error *err) {
         if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
         cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
@@ -290,8 +290,8 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
         events_starting(&ev, opts ? opts->backend : CORDON_BACKEND_AUTO);
         cordon_error local = { 0 };
         int r = run(policy, argv, opts, &ev, ret, err ? err : &local);
-        /* A timeout already ended the stream with its "killed" event. */
-        if (r < 0 && (err ? err : &local)->code != CORDON_TIMEOUT)
+        /* After a timeout the stream already ended with "killed": this emits nothing then. */
+        if (r < 0)
                 events_error(&ev, err ? err : &local);
         return r;
 }

@@ -122,6 +122,12 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(r.stderr, fatal)  # the same code and message as the fatal line
         self.assertFalse(os.path.exists(os.path.join(self.ws, "ran")))
 
+    def test_exec_failure_error(self):
+        r = self.run_events("--", "no-such-command-here")
+        self.assertEqual(r.status, 125)
+        self.assertEqual(r.types(), ["starting", "ready", "error"])
+        self.assertEqual(r.events[2]["code"], "EXEC_FAILED")
+
     def test_file_is_private_and_truncated(self):
         with open(self.events_file, "w", encoding="utf-8") as f:
             f.write("old junk that must go\n" * 100)

@@ -203,6 +203,29 @@ static void test_time_format(void **state) {
         assert_string_equal(buf, "2023-11-14T22:13:20.999Z");
 }
 
+/* Exactly one terminal event, whichever comes first; bytes that are not UTF-8 read as '?'. */
+static void test_terminal_once_and_bytes(void **state) {
+        (void) state;
+        stream s = { 0 };
+        cordon_run_options o = { .on_event = collect, .event_userdata = &s };
+        events ev;
+        events_init(&ev, &o, "id");
+        events_violation(&ev, &(cordon_violation) { .action = "file-create-name",
+                                                    .syscall = "openat", .target = "/w/\xff.env",
+                                                    .rule = ".env" });
+        events_killed(&ev, "timeout");
+        cordon_error err = { .code = CORDON_LAUNCH_FAILED, .message = "lost" };
+        events_error(&ev, &err);
+        events_exit(&ev, 0, 0);
+        assert_types(&s, "violation,killed");
+        assert_string_equal(field(&s, 0, "target"), "/w/?.env");
+        stream_done(&s);
+        /* Without a callback nothing is called and nothing fails. */
+        events_init(&ev, NULL, NULL);
+        events_exit(&ev, 0, 0);
+        assert_true(ev.ended);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_normal_exit, setup, teardown),
@@ -212,6 +235,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_launch_failure_is_error, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unconfined_run, setup, teardown),
                 cmocka_unit_test(test_time_format),
+                cmocka_unit_test(test_terminal_once_and_bytes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
