@@ -10,11 +10,8 @@
 #include <cmocka.h>
 
 #include "plan/plan-internal.h"
+#include "tmptree.h"
 
-static void policy_freep(cordon_policy **p) {
-        cordon_policy_free(*p);
-}
-#define _cleanup_policy_ _cleanup_(policy_freep)
 
 /* Runs the filter over a NULL-terminated list of string literals. */
 static plan *filter(const cordon_policy *pol, const char *const *in, int *ret_r,

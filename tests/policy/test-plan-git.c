@@ -19,22 +19,7 @@
 
 static char *T;
 
-static void policy_freep(cordon_policy **p) {
-        cordon_policy_free(*p);
-}
-#define _cleanup_policy_ _cleanup_(policy_freep)
-static void plan_freep(plan **p) {
-        plan_free(*p);
-}
-#define _cleanup_plan_ _cleanup_(plan_freep)
-
-static const char *P(const char *rel) {
-        static char bufs[8][4096];
-        static unsigned n;
-        char *b = bufs[n++ % 8];
-        snprintf(b, sizeof(bufs[0]), "%s/%s", T, rel);
-        return b;
-}
+#define P(rel) tmptree_at(T, rel)
 
 static int setup_tree(void **state) {
         T = tmptree_new();

@@ -13,10 +13,6 @@
 #include "policy/policy.h"
 #include "tmptree.h"
 
-static void policy_freep(cordon_policy **p) {
-        cordon_policy_free(*p);
-}
-#define _cleanup_policy_ _cleanup_(policy_freep)
 
 static int load(cordon_policy *p, const char *json, cordon_error *err) {
         return cordon_policy_load_string(p, json, strlen(json), "t.json", err);

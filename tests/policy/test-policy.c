@@ -11,11 +11,8 @@
 
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "tmptree.h"
 
-static void policy_freep(cordon_policy **p) {
-        cordon_policy_free(*p);
-}
-#define _cleanup_policy_ _cleanup_(policy_freep)
 
 static void test_modes(void **state) {
         static const struct {

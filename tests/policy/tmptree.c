@@ -76,3 +76,11 @@ void tmptree_file(const char *root, const char *rel, const char *content) {
 void tmptree_symlink(const char *root, const char *rel, const char *target) {
         assert_int_equal(symlink(target, tmptree_path(root, rel)), 0);
 }
+
+const char *tmptree_at(const char *root, const char *rel) {
+        static char bufs[8][4096];
+        static unsigned n;
+        char *b = bufs[n++ % 8];
+        snprintf(b, sizeof(bufs[0]), "%s/%s", root, rel);
+        return b;
+}
