@@ -37,7 +37,9 @@ void events_format_time(char *buf, size_t size, int64_t sec, long nsec) {
         }
         char base[32];
         (void) strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-        (void) snprintf(buf, size, "%s.%03ldZ", base, nsec / 1000000);
+        /* Milliseconds clamped to 0..999 so the field is always three digits. */
+        int ms = nsec < 0 ? 0 : nsec >= 1000000000L ? 999 : (int) (nsec / 1000000);
+        (void) snprintf(buf, size, "%.20s.%03dZ", base, ms);
 }
 
 void events_init(events *ev, const cordon_run_options *opts, const char *session_id) {
