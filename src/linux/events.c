@@ -45,6 +45,8 @@ void events_format_time(char *buf, size_t size, int64_t sec, long nsec) {
 void events_init(events *ev, const cordon_run_options *opts, const char *session_id) {
         *ev = (events) { .fn = opts ? opts->on_event : NULL,
                          .userdata = opts ? opts->event_userdata : NULL };
+        if (!ev->fn)
+                return; /* no listener: nothing will carry the id, skip the getrandom() */
         if (session_id && session_id[0]) {
                 (void) snprintf(ev->session_id, sizeof(ev->session_id), "%s", session_id);
                 return;

@@ -125,7 +125,7 @@ static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
         }
 }
 
-static int finish(run_state *st, pid_t child, int child_status_direct, bool direct,
+static int finish(run_state *st, int child_status_direct, bool direct,
                   const plan *p, cordon_run_result *ret, cordon_error *err) {
         if (st->timed_out)
                 return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
@@ -148,7 +148,6 @@ static int finish(run_state *st, pid_t child, int child_status_direct, bool dire
         ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
                          : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 125;
         events_exit(st->ev, status, ret->exit_code);
-        (void) child;
         return 0;
 }
 
@@ -188,7 +187,7 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "lost the report channel: %s", strerror(-r));
-        return finish(&st, child, cst, !confined, p, ret, err);
+        return finish(&st, cst, !confined, p, ret, err);
 }
 
 /* Fds 0-2 reach the command as they are: they refer to the host's mounts, not to the sandbox's
