@@ -103,6 +103,13 @@ CORDON_PUBLIC int cordon_policy_env_pass(cordon_policy *p, const char *name);
 CORDON_PUBLIC int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value);
 /* A glob over variable names, e.g. "*_TOKEN". */
 CORDON_PUBLIC int cordon_policy_env_scrub(cordon_policy *p, const char *glob);
+/* Egress (SPEC.md §6): host patterns ("api.example.com", "*.example.com", "a.*.example.com",
+ * optionally ":port") allowed through, or refused even when allowed (deny beats allow). */
+CORDON_PUBLIC int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern);
+CORDON_PUBLIC int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern);
+/* The proxy resolves `name` to `address` (an IPv4/IPv6 literal) instead of asking DNS, like
+ * curl's --resolve; a later call for the same name replaces the address. */
+CORDON_PUBLIC int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address);
 CORDON_PUBLIC int cordon_policy_set_timeout_ms(cordon_policy *p, uint64_t ms);
 CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t bytes);
 CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);

@@ -62,6 +62,13 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_PIDS] = { "--pids", VALUE_COUNT, "use a whole number of processes (e.g. 256)" },
         [CLI_FLAG_CPU] = { "--cpu", VALUE_COUNT, "use a whole number of CPU seconds (e.g. 600)" },
         [CLI_FLAG_NO_NETWORK] = { "--no-network", VALUE_NONE, "" },
+        [CLI_FLAG_ALLOW_DOMAIN] = { "--allow-domain", VALUE_TEXT,
+                                    "give a host pattern such as api.example.com, "
+                                    "*.example.com or localhost:3000" },
+        [CLI_FLAG_DENY_DOMAIN] = { "--deny-domain", VALUE_TEXT,
+                                   "give a host pattern such as tracker.example.com" },
+        [CLI_FLAG_RESOLVE] = { "--resolve", VALUE_ENV_SET,
+                               "use NAME=ADDRESS, e.g. dev.test=127.0.0.1" },
 };
 
 const char *cli_flag_name(cli_flag flag) {
@@ -205,10 +212,12 @@ static int parse_limit(parser *p, cli_flag flag, const char *value, cli_setting 
         return 0;
 }
 
-static int parse_env_set(parser *p, const char *value, cli_setting *s) {
+/* NAME=VALUE (--env-set) and NAME=ADDRESS (--resolve). */
+static int parse_env_set(parser *p, cli_flag flag, const char *value, cli_setting *s) {
         const char *eq = strchr(value, '=');
         if (!eq || eq == value)
-                return bad_value(p, CLI_FLAG_ENV_SET, "expected NAME=VALUE, got '%s'",
+                return bad_value(p, flag, "expected %s, got '%s'",
+                                 flag == CLI_FLAG_RESOLVE ? "NAME=ADDRESS" : "NAME=VALUE",
                                  CLI_QUOTE(value));
         s->text = strndup(value, (size_t) (eq - value));
         s->text2 = strdup(eq + 1);
@@ -231,7 +240,7 @@ static int parse_value(parser *p, cli_flag flag, const char *value, cli_setting 
                 s->text = strdup(value);
                 return s->text ? 0 : -ENOMEM;
         case VALUE_ENV_SET:
-                return parse_env_set(p, value, s);
+                return parse_env_set(p, flag, value, s);
         case VALUE_MODE:
                 if (cordon_mode_from_string(value, &s->mode) < 0)
                         return bad_value(p, flag, "unknown mode '%s'", CLI_QUOTE(value));

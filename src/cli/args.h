@@ -40,6 +40,9 @@ typedef enum cli_flag {
         CLI_FLAG_PIDS,             /* number */
         CLI_FLAG_CPU,              /* number: seconds */
         CLI_FLAG_NO_NETWORK,       /* no value */
+        CLI_FLAG_ALLOW_DOMAIN,     /* text: host pattern */
+        CLI_FLAG_DENY_DOMAIN,      /* text: host pattern */
+        CLI_FLAG_RESOLVE,          /* text: NAME, text2: ADDRESS */
         _CLI_FLAG_MAX,
 } cli_flag;
 

@@ -19,6 +19,8 @@ static const set_string_fn string_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_ENV_SCRUB] = cordon_policy_env_scrub,
         [CLI_FLAG_WORKDIR] = cordon_policy_set_workdir,
         [CLI_FLAG_SESSION_ID] = cordon_policy_set_session_id,
+        [CLI_FLAG_ALLOW_DOMAIN] = cordon_policy_add_egress_allow,
+        [CLI_FLAG_DENY_DOMAIN] = cordon_policy_add_egress_deny,
 };
 
 static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
@@ -54,7 +56,7 @@ static int setter_failed(const cli_setting *s, int r, cordon_error *err) {
         err->code = CORDON_POLICY_INVALID;
         (void) snprintf(err->message, sizeof(err->message), "%s: '%s%s' %s; %s",
                         cli_flag_name(s->flag), s->text ? CLI_QUOTE(s->text) : "",
-                        s->flag == CLI_FLAG_ENV_SET ? "=..." : "", why, cli_flag_hint(s->flag));
+                        s->flag == CLI_FLAG_ENV_SET ? "=..." : s->flag == CLI_FLAG_RESOLVE ? "=<address>" : "", why, cli_flag_hint(s->flag));
         return r;
 }
 
@@ -73,6 +75,9 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_ENV_SET:
                 r = cordon_policy_env_set(session, s->text, s->text2);
                 break;
+        case CLI_FLAG_RESOLVE:
+                r = cordon_policy_set_host(session, s->text, s->text2);
+                break;
         case CLI_FLAG_NO_NETWORK:
                 r = cordon_policy_set_network_enabled(session, false);
                 break;
@@ -85,6 +90,8 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_ENV_SCRUB:
         case CLI_FLAG_WORKDIR:
         case CLI_FLAG_SESSION_ID:
+        case CLI_FLAG_ALLOW_DOMAIN:
+        case CLI_FLAG_DENY_DOMAIN:
                 r = string_setters[s->flag](session, s->text);
                 break;
         case CLI_FLAG_TIMEOUT:

@@ -41,7 +41,10 @@ static const char overview[] =
         "  --memory SIZE              memory limit (512M, 2G)\n"                                  \
         "  --pids N                   at most N processes\n"                                      \
         "  --cpu SECONDS              CPU-time limit\n"                                           \
-        "  --no-network               no network at all\n"
+        "  --no-network               the proxy refuses every destination\n"                    \
+        "  --allow-domain PATTERN     let the proxy reach PATTERN (host, *.host, host:port)\n"   \
+        "  --deny-domain PATTERN      refuse PATTERN even when allowed\n"                         \
+        "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"
 
 static const char run_help[] =
         "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"

@@ -62,6 +62,16 @@ static json_t *env_to_json(const cordon_policy *p) {
         return env;
 }
 
+static json_t *hosts_to_json(const cordon_policy *p) {
+        json_t *o = json_object();
+        for (size_t i = 0; o && i < p->n_hosts; i++)
+                if (!put(o, p->hosts[i].name, json_string(p->hosts[i].address))) {
+                        json_decref(o);
+                        return NULL;
+                }
+        return o;
+}
+
 static json_t *limit_or_null(uint64_t v) {
         return v ? json_integer((json_int_t) v) : json_null();
 }
@@ -97,6 +107,8 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "networkEnabled",
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
                   put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
+                  put(o, "egressDenylist", strv_to_json(&p->egress_denylist)) &&
+                  put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
                   put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p));

@@ -265,9 +265,11 @@ DEFINE_LIST(parse_unix_sockets, policy_add_unix_socket, policy_check_path,
             "[\"/run/user/1000/docker.sock\"]", PATH_HINT)
 DEFINE_LIST(parse_deny_create, cordon_policy_add_deny_create_name, policy_check_name_glob,
             "[\".env\", \"*.pem\"]", "a file-name glob such as \"*.pem\" (no '/')")
-DEFINE_LIST(parse_egress, policy_add_egress_allow, policy_check_host_pattern,
+DEFINE_LIST(parse_egress, cordon_policy_add_egress_allow, policy_check_host_pattern,
             "[\"*.example.com\", \"api.example.com:443\"]",
             "a host name, \"*.example.com\" or \"host:port\"")
+DEFINE_LIST(parse_egress_deny, cordon_policy_add_egress_deny, policy_check_host_pattern,
+            "[\"tracker.example.com\"]", "a host name, \"*.example.com\" or \"host:port\"")
 DEFINE_LIST(parse_env_pass, cordon_policy_env_pass, policy_check_env_name, "[\"GITHUB_TOKEN\"]",
             "a variable name such as \"MY_VAR\"")
 DEFINE_LIST(parse_env_scrub, cordon_policy_env_scrub, policy_check_env_glob, "[\"*_COOKIE\"]",
@@ -470,6 +472,41 @@ static int parse_env_set(parse_ctx *c, json_t *v, void *target) {
         return 0;
 }
 
+/* ---- hosts ---------------------------------------------------------------------------------- */
+
+static int parse_host_one(parse_ctx *c, const char *name, json_t *val) {
+        const char *why = policy_check_host_name(name);
+        if (why)
+                return fail(c, true, "use a host name such as \"dev.test\"", "host name %s", why);
+        int r = expect(c, val, json_is_string(val), "a string", "\"dev.test\": \"127.0.0.1\"");
+        if (r < 0)
+                return r;
+        if ((why = policy_check_ip_address(json_string_value(val))))
+                return fail(c, false, "write an address such as \"127.0.0.1\" or \"::1\"",
+                            "address '%s' %s", json_string_value(val), why);
+        r = cordon_policy_set_host(c->layer, name, json_string_value(val));
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_hosts(parse_ctx *c, json_t *v, void *target) {
+        int r = expect(c, v, json_is_object(v), "an object", "\"hosts\": {\"dev.test\": \"127.0.0.1\"}");
+        if (r < 0)
+                return r;
+        if (json_object_size(v) > POLICY_MAX_LIST)
+                return fail(c, false, "map fewer names", "has %zu entries; at most %u",
+                            json_object_size(v), POLICY_MAX_LIST);
+        const char *name;
+        json_t *val;
+        json_object_foreach(v, name, val) {
+                push_key(c, name);
+                r = parse_host_one(c, name, val);
+                pop(c);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static const field env_fields[] = {
         { "pass", parse_env_pass, NULL },
         { "set", parse_env_set, NULL },
@@ -575,6 +612,8 @@ static const field root_fields[] = {
         { "execGrantRoots", parse_exec_grant, NULL },
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },
+        { "egressDenylist", parse_egress_deny, NULL },
+        { "hosts", parse_hosts, NULL },
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },
         { "env", parse_env, NULL },

@@ -3,6 +3,8 @@
  * (SPEC.md §3.1, §5). Pure data: nothing here touches the filesystem. */
 #include "policy/policy.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <limits.h>
 
 #include "plan/plan.h"
@@ -111,6 +113,29 @@ const char *policy_check_host_pattern(const char *s) {
         return NULL;
 }
 
+const char *policy_check_host_name(const char *s) {
+        if (!s || !*s)
+                return "must not be empty";
+        size_t n = strnlen(s, 254);
+        if (n > 253)
+                return "is longer than a host name can be (253)";
+        /* The egress proxy canonicalises again; this keeps the policy file honest. */
+        if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") != n)
+                return "may contain only letters, digits and . - _";
+        if (s[0] == '.' || strstr(s, ".."))
+                return "has an empty label";
+        return NULL;
+}
+
+const char *policy_check_ip_address(const char *s) {
+        unsigned char buf[sizeof(struct in6_addr)];
+        if (!s || !*s)
+                return "must not be empty";
+        if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1)
+                return NULL;
+        return "is not an IPv4 address (1.2.3.4) or IPv6 address (::1)";
+}
+
 const char *policy_check_limit(policy_limit which, uint64_t v) {
         switch (which) {
         case POLICY_LIMIT_TIMEOUT_MS:
@@ -188,10 +213,15 @@ static void policy_clear(cordon_policy *p) {
         free(p->binds);
         strv *lists[] = { &p->protected_paths, &p->runner_state_dirs, &p->deny_read,
                           &p->deny_write, &p->deny_create_names, &p->exec_grant_roots,
-                          &p->egress_allowlist, &p->allow_unix_sockets, &p->env_pass,
-                          &p->env_scrub };
+                          &p->egress_allowlist, &p->egress_denylist, &p->allow_unix_sockets,
+                          &p->env_pass, &p->env_scrub };
         for (size_t i = 0; i < ELEMENTSOF(lists); i++)
                 strv_done(lists[i]);
+        for (size_t i = 0; i < p->n_hosts; i++) {
+                free(p->hosts[i].name);
+                free(p->hosts[i].address);
+        }
+        free(p->hosts);
         for (size_t i = 0; i < p->n_env_set; i++) {
                 free(p->env_set[i].name);
                 free(p->env_set[i].value);
@@ -361,8 +391,34 @@ int policy_add_unix_socket(cordon_policy *p, const char *path) {
         return push_path(p ? &p->allow_unix_sockets : NULL, path);
 }
 
-int policy_add_egress_allow(cordon_policy *p, const char *pattern) {
+int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern) {
         return push_checked(p ? &p->egress_allowlist : NULL, pattern, policy_check_host_pattern);
+}
+
+int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern) {
+        return push_checked(p ? &p->egress_denylist : NULL, pattern, policy_check_host_pattern);
+}
+
+int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address) {
+        if (!p || policy_check_host_name(name) || policy_check_ip_address(address))
+                return -EINVAL;
+        _cleanup_free_ char *n = strdup(name), *a = strdup(address);
+        if (!n || !a)
+                return -ENOMEM;
+        /* Names are case-insensitive: one spelling per name, so a later layer replaces it. */
+        for (char *q = n; *q; q++)
+                *q = (char) tolower((unsigned char) *q);
+        for (size_t i = 0; i < p->n_hosts; i++)
+                if (strcmp(p->hosts[i].name, n) == 0)
+                        return replace_string(&p->hosts[i].address, a);
+        if (p->n_hosts >= POLICY_MAX_LIST)
+                return -E2BIG;
+        policy_host *nh = realloc(p->hosts, (p->n_hosts + 1) * sizeof(*nh));
+        if (!nh)
+                return -ENOMEM;
+        p->hosts = nh;
+        p->hosts[p->n_hosts++] = (policy_host){ TAKE_PTR(n), TAKE_PTR(a) };
+        return 0;
 }
 
 int cordon_policy_add_deny_create_name(cordon_policy *p, const char *glob) {
@@ -459,18 +515,21 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
         /* Lists are unions: a higher layer can add a deny rule but never remove one. */
         const strv *s[] = { &src->protected_paths, &src->runner_state_dirs, &src->deny_read,
                             &src->deny_write, &src->deny_create_names, &src->exec_grant_roots,
-                            &src->egress_allowlist, &src->allow_unix_sockets, &src->env_pass,
-                            &src->env_scrub };
+                            &src->egress_allowlist, &src->egress_denylist,
+                            &src->allow_unix_sockets, &src->env_pass, &src->env_scrub };
         strv *d[] = { &dst->protected_paths, &dst->runner_state_dirs, &dst->deny_read,
                       &dst->deny_write, &dst->deny_create_names, &dst->exec_grant_roots,
-                      &dst->egress_allowlist, &dst->allow_unix_sockets, &dst->env_pass,
-                      &dst->env_scrub };
+                      &dst->egress_allowlist, &dst->egress_denylist,
+                      &dst->allow_unix_sockets, &dst->env_pass, &dst->env_scrub };
         for (size_t i = 0; i < ELEMENTSOF(s); i++)
                 if ((r = strv_extend(d[i], s[i])) < 0)
                         return r;
         for (size_t i = 0; i < src->n_env_set; i++)
                 if ((r = cordon_policy_env_set(dst, src->env_set[i].name,
                                                src->env_set[i].value)) < 0)
+                        return r;
+        for (size_t i = 0; i < src->n_hosts; i++)
+                if ((r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address)) < 0)
                         return r;
         return 0;
 }

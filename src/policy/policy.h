@@ -32,6 +32,13 @@ typedef struct policy_env_var {
         char *value;
 } policy_env_var;
 
+/* One entry of the `hosts` map: the egress proxy resolves `name` to `address` (like curl's
+ * --resolve) instead of asking DNS. */
+typedef struct policy_host {
+        char *name;     /* lower-case host name */
+        char *address;  /* an IPv4 or IPv6 literal */
+} policy_host;
+
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
 struct cordon_policy {
         bool mode_set;
@@ -54,7 +61,10 @@ struct cordon_policy {
         strv deny_write;
         strv deny_create_names;
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
-        strv egress_allowlist;  /* needs the egress proxy (not built yet): non-empty → unenforceable */
+        strv egress_allowlist;  /* host patterns the egress proxy lets through (SPEC.md §6) */
+        strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
+        policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
+        size_t n_hosts;
         strv allow_unix_sockets;/* path-selective AF_UNIX (not built yet): non-empty → unenforceable */
 
         strv env_pass;          /* names passed even if they look secret */
@@ -89,6 +99,8 @@ const char *policy_check_env_name(const char *s);
 const char *policy_check_env_glob(const char *s);
 const char *policy_check_env_value(const char *s);
 const char *policy_check_host_pattern(const char *s);
+const char *policy_check_host_name(const char *s);   /* a DNS name, no wildcard, no port */
+const char *policy_check_ip_address(const char *s);  /* an IPv4 or IPv6 literal, no brackets */
 
 typedef enum policy_limit {
         POLICY_LIMIT_TIMEOUT_MS,
@@ -104,7 +116,6 @@ const char *policy_check_limit(policy_limit which, uint64_t v);
 int policy_set_workspace_id(cordon_policy *p, const char *id);
 int policy_set_agent_id(cordon_policy *p, const char *id);
 int policy_add_exec_grant_root(cordon_policy *p, const char *path);
-int policy_add_egress_allow(cordon_policy *p, const char *pattern);
 int policy_add_unix_socket(cordon_policy *p, const char *path);
 
 /* The layer as a jansson json_t * object in the policy-file schema (docs/policy.md), as void * so
