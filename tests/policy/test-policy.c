@@ -169,10 +169,22 @@ static void test_names_and_env(void **state) {
         assert_int_equal(cordon_policy_env_scrub(p, "*_COOKIE"), 0);
         assert_int_equal(cordon_policy_env_scrub(p, "A=B*"), -EINVAL);
         assert_int_equal(cordon_policy_env_scrub(p, "*/x"), -EINVAL);
-        assert_int_equal(policy_add_egress_allow(p, "*.example.com:443"), 0);
-        assert_int_equal(policy_add_egress_allow(p, "a b"), -EINVAL);
-        assert_int_equal(policy_add_egress_allow(p, "user@host"), -EINVAL);
-        assert_int_equal(policy_add_egress_allow(p, "http://x"), -EINVAL);
+        assert_int_equal(cordon_policy_add_egress_allow(p, "*.example.com:443"), 0);
+        assert_int_equal(cordon_policy_add_egress_allow(p, "a b"), -EINVAL);
+        assert_int_equal(cordon_policy_add_egress_allow(p, "user@host"), -EINVAL);
+        assert_int_equal(cordon_policy_add_egress_allow(p, "http://x"), -EINVAL);
+        assert_int_equal(cordon_policy_add_egress_deny(p, "tracker.example.com"), 0);
+        assert_int_equal(cordon_policy_add_egress_deny(p, "a\nb"), -EINVAL);
+        assert_int_equal(cordon_policy_set_host(p, "Dev.Test", "127.0.0.1"), 0);
+        assert_int_equal(cordon_policy_set_host(p, "dev.test", "::1"), 0); /* replaces */
+        assert_int_equal(p->n_hosts, 1);
+        assert_string_equal(p->hosts[0].name, "dev.test");
+        assert_string_equal(p->hosts[0].address, "::1");
+        assert_int_equal(cordon_policy_set_host(p, "dev.test", "localhost"), -EINVAL);
+        assert_int_equal(cordon_policy_set_host(p, "dev.test", "[::1]"), -EINVAL);
+        assert_int_equal(cordon_policy_set_host(p, "a..b", "127.0.0.1"), -EINVAL);
+        assert_int_equal(cordon_policy_set_host(p, "a b", "127.0.0.1"), -EINVAL);
+        assert_int_equal(cordon_policy_set_host(p, "*.x", "127.0.0.1"), -EINVAL);
 }
 
 static void test_limits(void **state) {
