@@ -345,11 +345,50 @@ static int collect_writable_roots(plan *p) {
         return 0;
 }
 
+/* Moves the builder's path sets into the plan for string-matching backends (plan.h: plan_paths).
+ * Runs last: the sets are not used by the builder any more. */
+static int keep_paths(plan_builder *b) {
+        plan_paths *k = &b->p->paths;
+        int r = strv_extend(&b->protect, &b->protect_names);
+        if (r < 0)
+                return r;
+        k->secrets = b->secrets;
+        k->protect = b->protect;
+        b->secrets = b->protect = (strv) { 0 };
+        k->binds = calloc(b->n_roots + b->n_ro_binds, sizeof(*k->binds));
+        if (!k->binds && b->n_roots + b->n_ro_binds > 0)
+                return -ENOMEM;
+        plan_root *lists[] = { b->roots, b->ro_binds };
+        size_t counts[] = { b->n_roots, b->n_ro_binds };
+        for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+                for (size_t i = 0; i < counts[l]; i++) {
+                        plan_root *root = &lists[l][i];
+                        k->binds[k->n_binds++] = (plan_bind) {
+                                .literal = TAKE_PTR(root->literal),
+                                .resolved = TAKE_PTR(root->resolved),
+                                .writable = l == 0,
+                                .git_common = root->git_common,
+                        };
+                }
+        return 0;
+}
+
 /* ---- entry points --------------------------------------------------------------------------- */
+
+static void paths_free(plan_paths *k) {
+        for (size_t i = 0; i < k->n_binds; i++) {
+                free(k->binds[i].literal);
+                free(k->binds[i].resolved);
+        }
+        free(k->binds);
+        strv_done(&k->secrets);
+        strv_done(&k->protect);
+}
 
 void plan_free(plan *p) {
         if (!p)
                 return;
+        paths_free(&p->paths);
         free(p->workdir);
         strv_done(&p->writable_roots);
         for (size_t i = 0; i < p->n_mounts; i++)
@@ -386,7 +425,9 @@ static int build_confinement(plan_builder *b) {
             (r = plan_name_rules(b)) < 0)
                 return r;
         finish_mounts(b->p);
-        return collect_writable_roots(b->p);
+        if ((r = collect_writable_roots(b->p)) < 0)
+                return r;
+        return keep_paths(b);
 }
 
 static int plan_build_cached(const cordon_policy *policy, const char *home, const char *cwd,

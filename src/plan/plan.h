@@ -45,6 +45,28 @@ typedef struct name_rules {
         strv deny_names;
 } name_rules;
 
+/* A bind as the policy named it and as it resolved. The mount plan keeps only the resolved form;
+ * backends that match path strings instead of mounting (macOS Seatbelt, src/seatbelt/) need
+ * both: the kernel there matches resolved paths, the user reads literal ones. */
+typedef struct plan_bind {
+        char *literal;    /* as the policy wrote it (normalised) */
+        char *resolved;   /* realpath() */
+        bool writable;    /* a writable root (rw bind in workspace-write, runnerStateDirs, a linked
+                           * worktree's shared .git); false: a read-only bind */
+        bool git_common;  /* the shared .git of a linked worktree (SPEC.md §5) */
+} plan_bind;
+
+/* The path sets behind the mounts and name rules, kept for string-matching backends. Filled by
+ * plan_build() (empty in danger-full-access). Each set holds literal and symlink-resolved forms;
+ * entries with '*' or '?' are globs (a '[' or '\' of a real name is defused to '?'). */
+typedef struct plan_paths {
+        plan_bind *binds;  /* writable roots and read-only binds, in the order they were planned */
+        size_t n_binds;
+        strv secrets;      /* the read-deny set: secret home paths + denyRead */
+        strv protect;      /* the write-deny set: mandatory names, protectedPaths, denyWrite and
+                            * git's paths, including name-rule-only ones (a symlinked ROOT/.git) */
+} plan_paths;
+
 typedef struct plan {
         cordon_mode mode;
         char *workdir;         /* absolute; where the command starts */
@@ -62,6 +84,8 @@ typedef struct plan {
         strv env_scrubbed;     /* names removed (for display only; never values) */
 
         uint64_t timeout_ms, memory_bytes, pids, cpu_seconds;
+
+        plan_paths paths;      /* addition for string-matching backends (issue 7) */
 } plan;
 
 /* Builds the plan for a resolved policy. `home` is the invoking user's home (absolute), `cwd` the
