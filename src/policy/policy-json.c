@@ -675,6 +675,26 @@ static int parse_document(parse_ctx *c) {
         return r;
 }
 
+/* The settings loader (src/settings/) embeds policy keys in a larger document, e.g. the member
+ * "sandbox" of a settings file: parse that member with the same rules and messages, its key path
+ * ("sandbox.denyRead[0]") and position taken from the whole document. */
+int policy_parse_json_member(cordon_policy *layer, void *value, const char *origin,
+                             const char *text, size_t len, const char *const *prefix,
+                             size_t n_prefix, cordon_error *err) {
+        if (!layer || !value || !text || n_prefix > 4)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "%s: no policy member to parse", origin ? origin : "?");
+        parse_ctx c = { .origin = origin ? origin : "<string>", .text = text, .len = len,
+                        .layer = layer, .err = err };
+        for (size_t i = 0; i < n_prefix; i++)
+                push_key(&c, prefix[i]);
+        json_t *v = value;
+        if (!json_is_object(v))
+                return fail(&c, false, "write the policy keys as an object, e.g. {\"denyRead\": []}",
+                            "expected an object, got %s", type_name(v));
+        return parse_fields(&c, v, root_fields, ELEMENTSOF(root_fields), "{}", NULL);
+}
+
 static void policy_freep(cordon_policy **p) {
         cordon_policy_free(*p);
 }

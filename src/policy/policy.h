@@ -122,3 +122,11 @@ int policy_add_unix_socket(cordon_policy *p, const char *path);
  * this header needs no jansson include; caller json_decref()s. env.set values are redacted: a
  * printed policy must never leak a secret someone put there. NULL on allocation failure. */
 void *policy_to_json(const cordon_policy *p);
+
+/* Parses `value` (a jansson json_t * object, as void *), the member at the keys `prefix` (at most
+ * 4) of the JSON document `text`, as policy keys into `layer` (a fresh layer: on error it holds
+ * part of the member). Errors as cordon_policy_load_string's, with the full key path
+ * ("sandbox.denyRead[0]") and the position in `text`. Used by src/settings/. */
+int policy_parse_json_member(cordon_policy *layer, void *value, const char *origin,
+                             const char *text, size_t len, const char *const *prefix,
+                             size_t n_prefix, cordon_error *err);
