@@ -15,6 +15,7 @@
 #include "linux/landlock.h"
 #include "linux/report.h"
 #include "linux/sandbox.h"
+#include "net/proxy.h"
 #include "plan/name-rules.h"
 #include "policy/policy.h"
 
@@ -68,6 +69,22 @@ static void report_violation_delivered(run_state *st, const report_msg *m) {
                                                        .rule = parts[2] });
 }
 
+/* text = "protocol\0host:port\0rule\0" from the egress proxy. */
+static void report_net_violation_delivered(run_state *st, const report_msg *m) {
+        const char *parts[3] = { "", "", "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
+                parts[i] = m->text + o;
+                o += strnlen(m->text + o, m->text_len - o) + 1;
+        }
+        st->violations++;
+        cordon_violation v = { .action = "network-outbound", .syscall = parts[0],
+                               .target = parts[1], .rule = parts[2] };
+        if (st->opts && st->opts->on_violation)
+                st->opts->on_violation(st->opts->userdata, &v);
+        events_violation(st->ev, &v);
+}
+
 static void handle_msg(run_state *st, const report_msg *m) {
         switch ((report_type) m->type) {
         case REPORT_FATAL:
@@ -87,13 +104,33 @@ static void handle_msg(run_state *st, const report_msg *m) {
         case REPORT_READY:
                 events_ready(st->ev, CORDON_BACKEND_NATIVE);
                 break;
+        case REPORT_NET_VIOLATION:
+                report_net_violation_delivered(st, m);
+                break;
         default:
                 break;
         }
 }
 
-/* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. */
-static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
+/* Reads whatever the proxy has reported without waiting (it reports each refusal before the
+ * client learns of it, so once the command has ended every refusal it saw is here). */
+static void drain_proxy(int proxy_fd, run_state *st) {
+        for (;;) {
+                struct pollfd pfd = { .fd = proxy_fd, .events = POLLIN };
+                if (proxy_fd < 0 || poll(&pfd, 1, 0) <= 0)
+                        return;
+                report_msg m;
+                int r = report_read(proxy_fd, &m);
+                if (r <= 0 && r != -EBADMSG)
+                        return;
+                if (r > 0 && m.type == REPORT_NET_VIOLATION)
+                        handle_msg(st, &m);
+        }
+}
+
+/* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. The
+ * proxy's reports (proxy_fd, -1 when there is no proxy) are read as they come. */
+static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_state *st) {
         int64_t deadline = timeout_ms ? now_ms() + (int64_t) timeout_ms : -1;
         for (;;) {
                 int wait = -1;
@@ -101,8 +138,9 @@ static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
                         int64_t left = deadline - now_ms();
                         wait = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
                 }
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                int n = poll(&pfd, 1, wait);
+                struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+                                         { .fd = proxy_fd, .events = POLLIN } };
+                int n = poll(pfd, proxy_fd >= 0 ? 2 : 1, wait);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -114,10 +152,19 @@ static int collect(int fd, pid_t child, uint64_t timeout_ms, run_state *st) {
                         events_killed(st->ev, "timeout");
                         continue;
                 }
+                if (proxy_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+                        drain_proxy(proxy_fd, st);
+                        if (pfd[1].revents & (POLLHUP | POLLERR))
+                                proxy_fd = -1; /* the proxy died: nothing leaves any more */
+                }
+                if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+                        continue;
                 report_msg m;
                 int r = report_read(fd, &m);
-                if (r == 0)
+                if (r == 0) {
+                        drain_proxy(proxy_fd, st);
                         return 0;
+                }
                 if (r < 0 && r != -EBADMSG)
                         return r;
                 if (r > 0)
@@ -159,26 +206,40 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "cannot create the report channel: %s", strerror(-r));
+        /* The egress proxy starts first and waits for its listeners, which the monitor creates
+         * inside the sandbox's network namespace: the two start in parallel. */
+        proxy_proc px = { .pid = -1, .listen_ch = -1, .report_fd = -1 };
+        if (confined && (r = proxy_spawn(p, &px, err)) < 0) {
+                safe_close(fds[0]);
+                safe_close(fds[1]);
+                return r;
+        }
         pid_t launcher = getpid();
         pid_t child = fork();
         if (child < 0) {
                 int e = errno;
                 safe_close(fds[0]);
                 safe_close(fds[1]);
+                proxy_proc_stop(&px);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
         }
         if (child == 0) {
                 (void) close(fds[0]);
+                if (px.report_fd >= 0)
+                        (void) close(px.report_fd);
                 if (confined)
-                        sandbox_monitor_main(p, argv, fds[1], launcher);
+                        sandbox_monitor_main(p, argv, fds[1], launcher, px.listen_ch);
                 sandbox_unconfined_main(p, argv, fds[1]);
         }
         safe_close(fds[1]);
+        safe_close(px.listen_ch);
+        px.listen_ch = -1;
         if (!confined)
                 events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
         run_state st = { .opts = opts, .ev = ev };
-        r = collect(fds[0], child, p->timeout_ms, &st);
+        r = collect(fds[0], px.report_fd, child, p->timeout_ms, &st);
         safe_close(fds[0]);
+        proxy_proc_stop(&px); /* the run is over: its tunnels end with it */
         if (r < 0)
                 (void) kill(child, SIGKILL); /* fail closed: never leave a sandbox unattended */
         int cst = 0;

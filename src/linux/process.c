@@ -85,6 +85,19 @@ int process_close_fds_except(int keep) {
         return 0;
 }
 
+int process_close_fds_except2(int keep1, int keep2) {
+        int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
+        if (lo < 3 || lo == hi)
+                return process_close_fds_except(hi);
+        if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned) lo - 1, 0U) < 0)
+                return -errno;
+        if (hi > lo + 1 && syscall(SYS_close_range, (unsigned) lo + 1, (unsigned) hi - 1, 0U) < 0)
+                return -errno;
+        if (syscall(SYS_close_range, (unsigned) hi + 1, ~0U, 0U) < 0)
+                return -errno;
+        return 0;
+}
+
 int process_disable_core_dumps(void) {
         struct rlimit rl = { 0, 0 };
         if (setrlimit(RLIMIT_CORE, &rl) < 0)

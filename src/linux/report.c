@@ -41,8 +41,9 @@ void report_ready(int fd) {
         report_send(fd, &m);
 }
 
-void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
-        report_msg m = { .type = REPORT_VIOLATION };
+static void report_parts(int fd, report_type type, const char *syscall, const char *path,
+                         const char *rule) {
+        report_msg m = { .type = type };
         const char *parts[] = { syscall ? syscall : "", path ? path : "", rule ? rule : "" };
         size_t o = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
@@ -55,6 +56,14 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
         }
         m.text_len = (uint32_t) o;
         report_send(fd, &m);
+}
+
+void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
+        report_parts(fd, REPORT_VIOLATION, syscall, path, rule);
+}
+
+void report_net_violation(int fd, const char *proto, const char *target, const char *rule) {
+        report_parts(fd, REPORT_NET_VIOLATION, proto, target, rule);
 }
 
 int report_read(int fd, report_msg *msg) {

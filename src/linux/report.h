@@ -16,6 +16,7 @@ typedef enum report_type {
         REPORT_CHILD_STATUS,  /* the command's raw wait status in `status` */
         REPORT_VIOLATION,     /* a creation-rule refusal: text = "syscall\0path\0rule" */
         REPORT_READY,         /* the command is about to be executed */
+        REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" */
 } report_type;
 
 typedef struct report_msg {
@@ -39,6 +40,7 @@ void report_error(int fd, const cordon_error *err);
 void report_child_status(int fd, int wait_status);
 void report_ready(int fd);
 void report_violation(int fd, const char *syscall, const char *path, const char *rule);
+void report_net_violation(int fd, const char *proto, const char *target, const char *rule);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */
 int report_read(int fd, report_msg *msg);

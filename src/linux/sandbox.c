@@ -19,6 +19,7 @@
 #include "linux/mount.h"
 #include "linux/process.h"
 #include "linux/report.h"
+#include "net/proxy.h"
 #include "linux/seccomp.h"
 #include "linux/supervisor.h"
 
@@ -249,8 +250,18 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         _exit(0);
 }
 
+/* Inside the new network namespace: the egress proxy's listeners, handed to the proxy process
+ * (src/net/proxy-proc.c). They exist before the command does, so its first connection queues
+ * in the backlog instead of failing: no readiness polling. */
+static void send_proxy_listeners(int report_fd, int proxy_ch) {
+        int r = proxy_listeners_send(proxy_ch);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot create the proxy listeners");
+        (void) close(proxy_ch);
+}
+
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
-                                     pid_t launcher) {
+                                     pid_t launcher, int proxy_ch) {
         if (process_die_with_parent(launcher) < 0)
                 _exit(125);
         (void) prctl(PR_SET_NAME, "cordon-monitor", 0, 0, 0); /* cosmetic: names it in ps */
@@ -258,7 +269,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
          * not reach the user's terminal. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: setsid");
-        int r = process_close_fds_except(report_fd);
+        int r = process_close_fds_except2(report_fd, proxy_ch);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: close_range");
         /* The host's procfs, where notification pids (from this PID namespace) are valid. */
@@ -266,6 +277,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         if (proc_fd < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: open /proc");
         enter_namespaces(p, report_fd);
+        send_proxy_listeners(report_fd, proxy_ch);
         int sp[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: socketpair");

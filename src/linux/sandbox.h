@@ -17,5 +17,5 @@
 #include "plan/plan.h"
 
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
-                                     pid_t launcher);
+                                     pid_t launcher, int proxy_ch);
 _noreturn_ void sandbox_unconfined_main(const plan *p, char *const argv[], int report_fd);

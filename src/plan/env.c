@@ -126,9 +126,56 @@ static int apply_set(const cordon_policy *pol, plan *p) {
         return 0;
 }
 
+/* Every client finds the proxies (SPEC.md §6). NO_PROXY is set empty on purpose: the usual
+ * "localhost,127.0.0.1,..." would send clients for an allowed local dev server straight into the
+ * sandbox's own, empty loopback; through the proxy they reach it when the policy allows it.
+ * Inherited values are dropped: they name proxies the sandbox cannot reach. git over ssh goes
+ * through the SOCKS5 proxy with OpenBSD netcat's SOCKS support. */
+static const char *const proxy_env[] = {
+        "HTTP_PROXY=" PLAN_PROXY_HTTP_URL,
+        "HTTPS_PROXY=" PLAN_PROXY_HTTP_URL,
+        "http_proxy=" PLAN_PROXY_HTTP_URL,
+        "https_proxy=" PLAN_PROXY_HTTP_URL,
+        "ALL_PROXY=" PLAN_PROXY_SOCKS_URL,
+        "all_proxy=" PLAN_PROXY_SOCKS_URL,
+        "NO_PROXY=",
+        "no_proxy=",
+        "GIT_SSH_COMMAND=ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:1080 %h %p'",
+        NULL,
+};
+static const char *const proxy_env_drop[] = { "FTP_PROXY", "ftp_proxy", "RSYNC_PROXY",
+                                              "GRPC_PROXY", "grpc_proxy", NULL };
+
+static int remove_var(strv *env, const char *name) {
+        ssize_t at = find_var(env, name);
+        if (at < 0)
+                return 0;
+        free(env->v[at]);
+        memmove(&env->v[at], &env->v[at + 1], (env->n - (size_t) at) * sizeof(char *));
+        env->n--;
+        return 1;
+}
+
+static int set_proxy_env(plan *p) {
+        for (size_t i = 0; proxy_env_drop[i]; i++)
+                (void) remove_var(&p->env, proxy_env_drop[i]);
+        for (size_t i = 0; proxy_env[i]; i++) {
+                char name[64];
+                size_t n = strcspn(proxy_env[i], "=");
+                (void) snprintf(name, sizeof(name), "%.*s", (int) n, proxy_env[i]);
+                (void) remove_var(&p->env, name);
+                int r = strv_push(&p->env, proxy_env[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {
         int r = filter_environ(policy, envp, p, err);
         if (r < 0)
+                return r;
+        if (p->mode != CORDON_MODE_DANGER_FULL_ACCESS && (r = set_proxy_env(p)) < 0)
                 return r;
         if ((r = apply_set(policy, p)) < 0)
                 return r;

@@ -118,22 +118,33 @@ int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bo
 /* Fails closed on fields this backend cannot enforce yet instead of dropping them (SPEC.md §4). */
 static int check_enforceable(const plan_builder *b) {
         const cordon_policy *pol = b->policy;
-        if (pol->egress_allowlist.n > 0)
-                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "egressAllowlist is set, but allowing destinations needs "
-                                        "the egress proxy, which this build does not have yet; "
-                                        "remove egressAllowlist");
         if (pol->allow_unix_sockets.n > 0)
                 return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
                                         "allowUnixSockets is set, but path-selective Unix "
                                         "sockets are not implemented yet (every AF_UNIX socket "
                                         "is refused); remove allowUnixSockets");
-        if (!pol->network_set || pol->network_enabled)
-                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "networkEnabled is %s, but network access is only "
-                                        "possible through the egress proxy, which this build "
-                                        "does not have yet; set \"networkEnabled\": false",
-                                        pol->network_set ? "true" : "unset (default true)");
+        return 0;
+}
+
+static int copy_net(const cordon_policy *pol, plan_net *net) {
+        net->enabled = pol->network_set ? pol->network_enabled : true;
+        int r = strv_extend(&net->allow, &pol->egress_allowlist);
+        if (r >= 0)
+                r = strv_extend(&net->deny, &pol->egress_denylist);
+        if (r < 0)
+                return r;
+        if (pol->n_hosts == 0)
+                return 0;
+        net->hosts = calloc(pol->n_hosts, sizeof(*net->hosts));
+        if (!net->hosts)
+                return -ENOMEM;
+        for (size_t i = 0; i < pol->n_hosts; i++) {
+                net->hosts[i].name = strdup(pol->hosts[i].name);
+                net->hosts[i].address = strdup(pol->hosts[i].address);
+                net->n_hosts++;
+                if (!net->hosts[i].name || !net->hosts[i].address)
+                        return -ENOMEM;
+        }
         return 0;
 }
 
@@ -401,6 +412,13 @@ void plan_free(plan *p) {
         strv_done(&p->names.deny_names);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
+        strv_done(&p->net.allow);
+        strv_done(&p->net.deny);
+        for (size_t i = 0; i < p->net.n_hosts; i++) {
+                free(p->net.hosts[i].name);
+                free(p->net.hosts[i].address);
+        }
+        free(p->net.hosts);
         free(p);
 }
 
@@ -471,6 +489,8 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         /* danger-full-access runs without a sandbox on purpose: nothing there is "unenforced". */
         if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)
                 r = check_enforceable(&b);
+        if (r >= 0)
+                r = copy_net(policy, &p->net);
         if (r >= 0)
                 r = plan_env(policy, envp, p, err);
         if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)

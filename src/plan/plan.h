@@ -67,6 +67,20 @@ typedef struct plan_paths {
                             * git's paths, including name-rule-only ones (a symlinked ROOT/.git) */
 } plan_paths;
 
+/* Egress (SPEC.md §6): what the proxy enforces. Copies of the policy's fields; the proxy adds the
+ * built-in lists (src/net/egress.c). */
+typedef struct plan_net {
+        bool enabled;          /* networkEnabled (false: the allowlist is empty) */
+        strv allow;            /* egressAllowlist */
+        strv deny;             /* egressDenylist */
+        policy_host *hosts;    /* the hosts map */
+        size_t n_hosts;
+} plan_net;
+
+/* Where the command finds the proxies: loopback of its own network namespace. */
+#define PLAN_PROXY_HTTP_URL "http://127.0.0.1:3128"
+#define PLAN_PROXY_SOCKS_URL "socks5h://127.0.0.1:1080"
+
 typedef struct plan {
         cordon_mode mode;
         char *workdir;         /* absolute; where the command starts */
@@ -79,6 +93,8 @@ typedef struct plan {
         size_t n_landlock;
 
         name_rules names;
+
+        plan_net net;
 
         strv env;              /* "NAME=value" entries, the command's whole environment */
         strv env_scrubbed;     /* names removed (for display only; never values) */

@@ -595,9 +595,9 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
                 r = cordon_policy_add_bind(p, cwd, false);
         for (size_t i = 0; r >= 0 && plan_default_deny_create_names[i]; i++)
                 r = cordon_policy_add_deny_create_name(p, plan_default_deny_create_names[i]);
-        /* Network off until the egress proxy exists: "on" could not be enforced (SPEC.md §6). */
+        /* Network on, through the egress proxy, with the built-in allowlist (SPEC.md §6). */
         if (r >= 0)
-                r = cordon_policy_set_network_enabled(p, false);
+                r = cordon_policy_set_network_enabled(p, true);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "building the default policy: %s", strerror(-r));

@@ -432,15 +432,23 @@ static void test_refusals(void **state) {
 static void test_unenforceable(void **state) {
         cordon_error err = { 0 };
         plan *pl = NULL;
-        /* networkEnabled unset means true (SPEC.md §5): needs the proxy. */
+        /* networkEnabled unset means true (SPEC.md §5): the proxy enforces it. */
         _cleanup_policy_ cordon_policy *a = cordon_policy_new();
         assert_int_equal(cordon_policy_add_bind(a, P("ws"), false), 0);
-        build_fails(a, P("ws"), CORDON_POLICY_UNENFORCEABLE, "networkEnabled is unset");
-        assert_int_equal(cordon_policy_set_network_enabled(a, true), 0);
-        build_fails(a, P("ws"), CORDON_POLICY_UNENFORCEABLE, "egress proxy");
+        plan *pa = build_ok(a, P("ws"));
+        assert_true(pa->net.enabled);
+        plan_free(pa);
         _cleanup_policy_ cordon_policy *b = default_policy(P("ws"));
         assert_int_equal(cordon_policy_add_egress_allow(b, "*.example.com"), 0);
-        build_fails(b, P("ws"), CORDON_POLICY_UNENFORCEABLE, "egressAllowlist");
+        assert_int_equal(cordon_policy_add_egress_deny(b, "x.example.com"), 0);
+        assert_int_equal(cordon_policy_set_host(b, "dev.test", "127.0.0.1"), 0);
+        plan *pb = build_ok(b, P("ws"));
+        assert_int_equal(pb->net.allow.n, 1);
+        assert_string_equal(pb->net.allow.v[0], "*.example.com");
+        assert_string_equal(pb->net.deny.v[0], "x.example.com");
+        assert_int_equal(pb->net.n_hosts, 1);
+        assert_string_equal(pb->net.hosts[0].address, "127.0.0.1");
+        plan_free(pb);
         _cleanup_policy_ cordon_policy *c = default_policy(P("ws"));
         assert_int_equal(policy_add_unix_socket(c, "/run/x.sock"), 0);
         build_fails(c, P("ws"), CORDON_POLICY_UNENFORCEABLE, "allowUnixSockets");
@@ -520,10 +528,10 @@ static void test_json_output(void **state) {
         /* Without the plan: the policy only. */
         assert_int_equal(cordon_policy_to_json(pol, 0, NULL, &out, &err), 0);
         assert_null(strstr(out, "\"plan\""));
-        assert_non_null(strstr(out, "\"networkEnabled\": false"));
+        assert_non_null(strstr(out, "\"networkEnabled\": true"));
         free(out);
         /* A plan that cannot be built makes the call fail with the plan's error. */
-        assert_int_equal(cordon_policy_set_network_enabled(pol, true), 0);
+        assert_int_equal(policy_add_unix_socket(pol, "/run/x.sock"), 0);
         assert_true(cordon_policy_to_json(pol, CORDON_JSON_WITH_PLAN, env2, &out, &err) < 0);
         assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
 }

@@ -221,7 +221,7 @@ static void test_default(void **state) {
         assert_string_equal(p->binds[0].host_path, "/w/p");
         assert_false(p->binds[0].read_only);
         assert_true(p->network_set);
-        assert_false(p->network_enabled);
+        assert_true(p->network_enabled);
         size_t n = 0;
         while (plan_default_deny_create_names[n])
                 n++;

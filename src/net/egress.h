@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The egress rule set and the per-connection decision (SPEC.md §6). Pure: the proxy canonicalises
+ * the client's host (net/host.h), asks egress_decide(), resolves an allowed name once, and asks
+ * egress_check_address() (net/addr-guard.h) about the very address it is going to dial.
+ *
+ * Patterns (allow and deny alike), case-insensitive, one trailing dot ignored:
+ *   example.com            exactly that name, every port
+ *   *.example.com          every name below example.com at any depth, not example.com itself
+ *   bedrock.*.amazonaws.com exactly one label in place of the '*'
+ *   example.com:443        that name on port 443 only (any form above may carry a port)
+ *   127.0.0.1, 127.1:3000, [::1]:8080, fd00:ec2::254
+ *                          an address (canonicalised like a client's host; wildcards never match
+ *                          addresses, names never match address entries)
+ * At most one '*', and it must be a whole label that is not the last one. Deny beats allow. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/host.h"
+#include "util/util.h"
+
+#define EGRESS_PATTERN_MAX 261 /* a 253-byte name, its trailing dot, ":65535" */
+
+typedef struct egress_rules egress_rules;
+
+/* Builds the rule set. When network_enabled, allow = the built-in baseline and GitHub lists +
+ * `allow`; when not, the allowlist is empty (every connection refused) but `allow` is still
+ * validated. deny = the fixed built-in deny list + `deny`, always. `allow` and `deny` may be NULL.
+ * An invalid pattern fails with CORDON_POLICY_INVALID naming the pattern and why. Returns 0 or
+ * -errno; *out is caller-freed with egress_rules_free(). */
+int egress_rules_new(egress_rules **out, bool network_enabled, const strv *allow,
+                     const strv *deny, cordon_error *err);
+void egress_rules_free(egress_rules *r);
+static inline void egress_rules_freep(egress_rules **r) {
+        egress_rules_free(*r);
+}
+#define _cleanup_egress_rules_ _cleanup_(egress_rules_freep)
+
+/* NULL when `pattern` is a valid allow/deny pattern, else a static phrase saying why not. */
+const char *egress_check_pattern(const char *pattern);
+
+typedef struct egress_verdict {
+        bool allowed;
+        /* The pattern that decided (as written), or "not in allowlist", "network disabled",
+         * "invalid destination". */
+        char rule[300];
+        /* The deciding allow entry names this exact host (no wildcard) and this port. */
+        bool exact_port;
+} egress_verdict;
+
+/* The decision for a canonical host (net_host_canon()) and port: a deny match refuses, then an
+ * allow match allows; the most specific allow entry is reported (exact name or address with the
+ * port, then without, then the longest "*.suffix", then a middle wildcard). Port 0 is refused. */
+void egress_decide(const egress_rules *r, const net_host *h, uint16_t port, egress_verdict *v);
+
+/* True when an address entry (127.0.0.1, [::1]:3000, ...) of the deny side (deny = true) or the
+ * allow side names `addr` (kind IPV4 or IPV6) on `port` or on every port. The allow side is empty
+ * when the network is disabled. */
+bool egress_addr_listed(const egress_rules *r, bool deny, const net_host *addr, uint16_t port);
+
+/* ---- the built-in lists (data/egress/NAME.list, embedded at build time) ---------------------- */
+
+typedef enum egress_builtin {
+        EGRESS_LIST_BASELINE, /* baseline.list: LLM providers, git hosting, package registries */
+        EGRESS_LIST_GITHUB,   /* github.list */
+        EGRESS_LIST_DENY,     /* deny.list: metadata endpoints, telemetry sinks, *.onion */
+        _EGRESS_LIST_MAX,
+} egress_builtin;
+
+typedef struct egress_list_entry {
+        const char *pattern;
+        unsigned line; /* in the list file, for error messages */
+} egress_list_entry;
+
+/* The entries of a built-in list and their count; "baseline.list" etc. as *ret_file. */
+const egress_list_entry *egress_builtin_list(egress_builtin which, size_t *ret_n,
+                                             const char **ret_file);

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The egress proxy's insides, shared by its files (proxy.c: loop, accept, timers; proxy-dial.c:
+ * decision, resolution, connect; proxy-tunnel.c: splice relay; proxy-http.c; proxy-socks.c).
+ * Nothing outside src/net/proxy*.c includes this. See docs/design/network.md. */
+#pragma once
+
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "net/addr-guard.h"
+#include "net/egress.h"
+#include "net/host.h"
+#include "net/http-body.h"
+#include "net/http.h"
+#include "net/proxy.h"
+#include "net/socks5.h"
+
+/* Time limits, milliseconds. A client gets HANDSHAKE_MS from accept() to a complete request (a
+ * slow-loris client holding connections open costs it nothing else); a dial gets DIAL_MS; an idle
+ * keep-alive client connection is closed after IDLE_MS. Established tunnels have no limit: a
+ * long download or an ssh session is legitimate. */
+#define PROXY_HANDSHAKE_MS 10000
+#define PROXY_DIAL_MS 15000
+#define PROXY_IDLE_MS 60000
+
+#define PROXY_MAX_CONNS 4096      /* per session; more are accepted and closed at once */
+#define PROXY_MAX_ADDRS 8         /* resolved addresses tried per destination */
+#define PROXY_IO_CHUNK 65536      /* forward-mode read size */
+#define PROXY_PIPE_SIZE (256 * 1024)
+
+typedef enum conn_state {
+        CS_HTTP_HEAD,      /* reading a request head */
+        CS_SOCKS_GREETING, /* SOCKS5 method negotiation */
+        CS_SOCKS_AUTH,     /* RFC 1929 username/password */
+        CS_SOCKS_REQUEST,  /* the CONNECT request */
+        CS_RESOLVING,      /* waiting for the resolver thread */
+        CS_CONNECTING,     /* a non-blocking connect() in flight */
+        CS_TUNNEL,         /* CONNECT / SOCKS5: bytes both ways, spliced */
+        CS_FWD_REQ_BODY,   /* forward: the request body, client → upstream */
+        CS_FWD_RESP_HEAD,  /* forward: reading the upstream's response head */
+        CS_FWD_RESP_BODY,  /* forward: the response body, upstream → client */
+        CS_CLOSING,        /* flushing a final answer (a refusal), then close */
+} conn_state;
+
+typedef struct proxy proxy;
+typedef struct conn conn;
+
+/* What an epoll event points at: one side of a connection, or a listener. */
+typedef enum ep_kind { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER } ep_kind;
+typedef struct endpoint {
+        ep_kind kind;
+        conn *c;          /* EP_CLIENT, EP_UPSTREAM */
+        int fd;
+        uint32_t events;  /* registered with epoll (0: not registered) */
+        proxy_listener_kind lkind; /* EP_LISTENER */
+} endpoint;
+
+/* One direction of a tunnel: src → pipe → dst. */
+typedef struct splice_dir {
+        int pipe[2];
+        size_t in_pipe;   /* bytes in the pipe */
+        bool src_eof;     /* src reached EOF: shut dst down once the pipe is empty */
+        bool done;        /* dst was shut down for writing */
+} splice_dir;
+
+/* A byte queue for small writes (answers, rewritten heads, forwarded body pieces). */
+typedef struct outq {
+        char *buf;
+        size_t len, off, cap;
+} outq;
+
+struct conn {
+        proxy *px;
+        uint64_t id;           /* unique per proxy: resolver answers find their asker by it */
+        endpoint cl, up;
+        proxy_listener_kind proto;
+        conn_state state;
+        int64_t deadline;      /* monotonic ms; 0: none */
+        conn *prev, *next;     /* px->conns */
+        bool dead;             /* closed; freed at the end of the loop iteration */
+
+        /* Bytes read from the client and not consumed yet (heads, SOCKS messages, pipelined
+         * requests). */
+        char *in;
+        size_t in_len, in_cap;
+        outq to_client, to_upstream;
+
+        /* The destination being judged or dialled. */
+        net_host host;
+        uint16_t port;
+        char target[300];      /* "host:port" / "[v6]:port" for reports */
+        struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
+        size_t n_addrs, next_addr;
+        int dial_error;        /* the last connect() error, for the answer */
+
+        /* Tunnels. */
+        splice_dir c2u, u2c;
+
+        /* Forward mode. */
+        http_req *req;         /* the current request (large: allocated once per conn) */
+        char method[HTTP_METHOD_MAX + 1];
+        bool client_keep_alive;
+        bool upstream_reusable;
+        bool resp_interim_seen;
+        http_body body;
+        char *uin;             /* response head bytes from the upstream */
+        size_t uin_len, uin_cap;
+        net_host up_host;      /* what `up` is connected to (forward-mode reuse) */
+        uint16_t up_port;
+        bool up_connected;
+};
+
+struct proxy {
+        int epfd;
+        const proxy_config *cfg;
+        endpoint listeners[PROXY_MAX_LISTENERS];
+        size_t n_listeners;
+        endpoint resolver_ep;   /* eventfd the resolver threads signal */
+        conn *conns;
+        size_t n_conns;
+        int64_t now;
+        bool stopping;
+        uint64_t next_id;
+        struct resolver *resolver;
+};
+
+/* proxy.c */
+int64_t proxy_now_ms(void);
+int conn_watch(conn *c, endpoint *e, uint32_t events);
+void conn_close(conn *c);
+void conn_report(conn *c, const char *proto, const char *rule);
+int outq_push(outq *q, const void *data, size_t len);
+/* Writes what it can; returns 1 when empty, 0 when bytes remain (EAGAIN), -errno on error. */
+int outq_flush(outq *q, int fd);
+void outq_free(outq *q);
+/* Reads more client bytes into c->in (up to cap); returns bytes read, 0 on EOF, -EAGAIN, -errno. */
+ssize_t conn_read_client(conn *c, size_t cap);
+void conn_consume_in(conn *c, size_t n);
+void conn_set_target(conn *c, const net_host *h, uint16_t port);
+
+/* proxy-dial.c: judge c->host:c->port, resolve, connect; calls back into the protocol when the
+ * upstream is connected (proto_connected) or has failed (proto_dial_failed). */
+void dial_start(conn *c);
+void dial_on_writable(conn *c);
+void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, int gai_error);
+int resolver_start(proxy *px);
+void resolver_stop(proxy *px);
+void resolver_drain(proxy *px);
+void proto_connected(conn *c);
+void proto_refused(conn *c, const char *rule);
+void proto_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-tunnel.c */
+int tunnel_start(conn *c);
+void tunnel_on_event(conn *c, endpoint *e, uint32_t events);
+void tunnel_free(conn *c);
+
+/* proxy-http.c */
+void http_on_client(conn *c, uint32_t events);
+void http_on_upstream(conn *c, uint32_t events);
+void http_connected(conn *c);
+void http_refused(conn *c, const char *rule);
+void http_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-socks.c */
+void socks_on_client(conn *c, uint32_t events);
+void socks_connected(conn *c);
+void socks_refused(conn *c, const char *rule);
+void socks_dial_failed(conn *c, int err, bool resolve_failed);

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The native backend's proxy process and its listeners (see proxy.h for the layout).
+ *
+ * The proxy is a process of its own, not a thread of the launcher: it parses what a hostile
+ * command sends, so a fault in it must not take the caller (a harness embedding libcordon) with
+ * it, and it never shares a thread with anything that waits on the sandbox (a synchronous wait
+ * in the proxy's loop would stall every tunnel). It stays in the host's network namespace (it
+ * must dial out), holds no capabilities, gives up root when started as root, is not dumpable
+ * (the command cannot read its memory or ptrace it: it is outside the sandbox's PID namespace
+ * anyway) and dies with the launcher. */
+#include "net/proxy.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <grp.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linux/fdpass.h"
+#include "linux/process.h"
+#include "linux/report.h"
+#include "net/addr-guard.h"
+#include "net/egress.h"
+
+#define NOBODY 65534
+
+/* ---- the listeners (run by the monitor inside the sandbox's network namespace) -------------- */
+
+static int listen_on(int family, uint16_t port) {
+        int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        int one = 1;
+        (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        struct sockaddr_storage ss = { 0 };
+        socklen_t len;
+        if (family == AF_INET) {
+                struct sockaddr_in *s4 = (struct sockaddr_in *) &ss;
+                s4->sin_family = AF_INET;
+                s4->sin_port = htons(port);
+                s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                len = sizeof(*s4);
+        } else {
+                (void) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+                struct sockaddr_in6 *s6 = (struct sockaddr_in6 *) &ss;
+                s6->sin6_family = AF_INET6;
+                s6->sin6_port = htons(port);
+                s6->sin6_addr = in6addr_loopback;
+                len = sizeof(*s6);
+        }
+        if (bind(fd, (struct sockaddr *) &ss, len) < 0 || listen(fd, SOMAXCONN) < 0) {
+                int e = errno;
+                (void) close(fd);
+                return -e;
+        }
+        return fd;
+}
+
+int proxy_listeners_send(int listen_ch) {
+        static const struct { int family; uint16_t port; } want[] = {
+                { AF_INET, PROXY_HTTP_PORT },  { AF_INET, PROXY_SOCKS_PORT },
+                { AF_INET6, PROXY_HTTP_PORT }, { AF_INET6, PROXY_SOCKS_PORT },
+        };
+        for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+                int fd = listen_on(want[i].family, want[i].port);
+                /* ::1 exists only when the kernel has IPv6; 127.0.0.1 is required. */
+                if (fd < 0 && want[i].family == AF_INET6 &&
+                    (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL))
+                        continue;
+                if (fd < 0)
+                        return fd;
+                int r = fd_send(listen_ch, fd);
+                (void) close(fd);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* ---- the proxy process ---------------------------------------------------------------------- */
+
+static int listener_kind(int fd, proxy_listener_kind *kind) {
+        struct sockaddr_storage ss;
+        socklen_t len = sizeof(ss);
+        if (getsockname(fd, (struct sockaddr *) &ss, &len) < 0)
+                return -errno;
+        uint16_t port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *) &ss)->sin_port
+                                                      : ((struct sockaddr_in6 *) &ss)->sin6_port);
+        if (port != PROXY_HTTP_PORT && port != PROXY_SOCKS_PORT)
+                return -EINVAL;
+        *kind = port == PROXY_HTTP_PORT ? PROXY_LISTENER_HTTP : PROXY_LISTENER_SOCKS5;
+        return 0;
+}
+
+/* Root is not needed to dial out; a proxy bug must not hand a command root's file access. */
+static int drop_privileges(void) {
+        if (geteuid() == 0) {
+                if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+                    setresuid(NOBODY, NOBODY, NOBODY) < 0)
+                        return -errno;
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                return -errno;
+        return process_disable_core_dumps();
+}
+
+/* Room for many tunnels: each takes two sockets and two pipes. */
+static void raise_nofile(void) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+}
+
+static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int listen_ch,
+                                  int report_fd) {
+        int fds[PROXY_MAX_LISTENERS];
+        proxy_listener_kind kinds[PROXY_MAX_LISTENERS];
+        size_t n = 0;
+        /* The monitor sends the listeners, then closes its end; an early close (the sandbox
+         * failed to start) ends this process too. */
+        while (n < PROXY_MAX_LISTENERS) {
+                int fd = fd_recv(listen_ch);
+                if (fd < 0)
+                        break;
+                if (listener_kind(fd, &kinds[n]) < 0) {
+                        (void) close(fd);
+                        continue;
+                }
+                fds[n++] = fd;
+        }
+        (void) close(listen_ch);
+        if (n == 0)
+                _exit(0);
+        net_local_addrs own = { 0 };
+        if (net_local_addrs_load(&own) < 0 || drop_privileges() < 0)
+                _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
+        raise_nofile();
+        proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
+                             .own = &own, .report_fd = report_fd };
+        int r = proxy_serve(&cfg, fds, kinds, n, -1);
+        _exit(r < 0 ? 1 : 0);
+}
+
+/* Keeps exactly fds a and b open above 2 (the proxy must not hold the caller's other fds). */
+static int close_all_but(int a, int b) {
+        int lo = a < b ? a : b, hi = a < b ? b : a;
+        if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned) lo - 1, 0U) < 0)
+                return -errno;
+        if (hi > lo + 1 && syscall(SYS_close_range, (unsigned) lo + 1, (unsigned) hi - 1, 0U) < 0)
+                return -errno;
+        if (syscall(SYS_close_range, (unsigned) hi + 1, ~0U, 0U) < 0)
+                return -errno;
+        return 0;
+}
+
+int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err) {
+        *out = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
+        egress_rules *rules = NULL;
+        int r = egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, err);
+        if (r < 0)
+                return r;
+        int lch[2], rep[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lch) < 0) {
+                r = -errno;
+                egress_rules_free(rules);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "proxy: socketpair: %s",
+                                        strerror(-r));
+        }
+        if ((r = report_channel(rep)) < 0) {
+                (void) close(lch[0]);
+                (void) close(lch[1]);
+                egress_rules_free(rules);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "proxy: socketpair: %s",
+                                        strerror(-r));
+        }
+        pid_t launcher = getpid();
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (process_die_with_parent(launcher) < 0 || close_all_but(lch[0], rep[1]) < 0)
+                        _exit(1);
+                (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
+                proxy_main(p, rules, lch[0], rep[1]);
+        }
+        int e = errno;
+        (void) close(lch[0]);
+        (void) close(rep[1]);
+        egress_rules_free(rules);
+        if (pid < 0) {
+                (void) close(lch[1]);
+                (void) close(rep[0]);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "proxy: fork: %s",
+                                        strerror(e));
+        }
+        *out = (proxy_proc){ .pid = pid, .listen_ch = lch[1], .report_fd = rep[0] };
+        return 0;
+}
+
+void proxy_proc_stop(proxy_proc *pp) {
+        if (pp->pid > 0) {
+                (void) kill(pp->pid, SIGKILL);
+                while (waitpid(pp->pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (pp->listen_ch >= 0)
+                (void) close(pp->listen_ch);
+        if (pp->report_fd >= 0)
+                (void) close(pp->report_fd);
+        *pp = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
+}

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The egress proxy's event loop: one thread, level-triggered epoll, every socket non-blocking.
+ * Accepts on the listeners, hands each connection to its protocol (proxy-http.c,
+ * proxy-socks.c), enforces the time limits, and frees closed connections at the end of each
+ * iteration (so no handler ever touches a freed connection). Why epoll and splice(2) rather
+ * than an event library: docs/design/network.md. */
+#include "net/proxy-internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/report.h"
+#include "util/util.h"
+
+int64_t proxy_now_ms(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- byte queues ---------------------------------------------------------------------------- */
+
+int outq_push(outq *q, const void *data, size_t len) {
+        if (q->off == q->len)
+                q->off = q->len = 0;
+        if (q->len + len > q->cap) {
+                size_t cap = q->cap ? q->cap : 4096;
+                while (cap < q->len + len)
+                        cap *= 2;
+                char *nb = realloc(q->buf, cap);
+                if (!nb)
+                        return -ENOMEM;
+                q->buf = nb;
+                q->cap = cap;
+        }
+        memcpy(q->buf + q->len, data, len);
+        q->len += len;
+        return 0;
+}
+
+int outq_flush(outq *q, int fd) {
+        while (q->off < q->len) {
+                ssize_t n = send(fd, q->buf + q->off, q->len - q->off, MSG_NOSIGNAL);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return errno == EAGAIN ? 0 : -errno;
+                q->off += (size_t) n;
+        }
+        q->off = q->len = 0;
+        return 1;
+}
+
+void outq_free(outq *q) {
+        free(q->buf);
+        *q = (outq){ 0 };
+}
+
+/* ---- connections ---------------------------------------------------------------------------- */
+
+int conn_watch(conn *c, endpoint *e, uint32_t events) {
+        if (e->fd < 0 || e->events == events)
+                return 0;
+        struct epoll_event ev = { .events = events, .data.ptr = e };
+        int op = e->events == 0 ? EPOLL_CTL_ADD : events == 0 ? EPOLL_CTL_DEL : EPOLL_CTL_MOD;
+        if (epoll_ctl(c->px->epfd, op, e->fd, &ev) < 0)
+                return -errno;
+        e->events = events;
+        return 0;
+}
+
+static void endpoint_close(proxy *px, endpoint *e) {
+        if (e->fd < 0)
+                return;
+        if (e->events)
+                (void) epoll_ctl(px->epfd, EPOLL_CTL_DEL, e->fd, NULL);
+        (void) close(e->fd);
+        e->fd = -1;
+        e->events = 0;
+}
+
+void conn_close(conn *c) {
+        if (c->dead)
+                return;
+        c->dead = true;
+        endpoint_close(c->px, &c->cl);
+        endpoint_close(c->px, &c->up);
+        tunnel_free(c);
+}
+
+static void conn_free(conn *c) {
+        outq_free(&c->to_client);
+        outq_free(&c->to_upstream);
+        free(c->in);
+        free(c->uin);
+        free(c->req);
+        free(c);
+}
+
+void conn_set_target(conn *c, const net_host *h, uint16_t port) {
+        c->host = *h;
+        c->port = port;
+        (void) snprintf(c->target, sizeof(c->target),
+                        h->kind == NET_HOST_IPV6 ? "[%s]:%u" : "%s:%u", h->text, (unsigned) port);
+}
+
+/* Every refusal is reported before the client learns of it, so a command that exits as soon as
+ * it sees the 403 cannot end the run before the launcher has the violation. */
+void conn_report(conn *c, const char *proto, const char *rule) {
+        int fd = c->px->cfg->report_fd;
+        if (fd >= 0)
+                report_net_violation(fd, proto, c->target, rule);
+}
+
+ssize_t conn_read_client(conn *c, size_t cap) {
+        if (c->in_cap < cap) {
+                char *nb = realloc(c->in, cap);
+                if (!nb)
+                        return -ENOMEM;
+                c->in = nb;
+                c->in_cap = cap;
+        }
+        if (c->in_len >= cap)
+                return -ENOBUFS;
+        for (;;) {
+                ssize_t n = recv(c->cl.fd, c->in + c->in_len, cap - c->in_len, 0);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                c->in_len += (size_t) n;
+                return n;
+        }
+}
+
+void conn_consume_in(conn *c, size_t n) {
+        if (n >= c->in_len) {
+                c->in_len = 0;
+                return;
+        }
+        memmove(c->in, c->in + n, c->in_len - n);
+        c->in_len -= n;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------- */
+
+void proto_connected(conn *c) {
+        c->proto == PROXY_LISTENER_HTTP ? http_connected(c) : socks_connected(c);
+}
+
+void proto_refused(conn *c, const char *rule) {
+        c->proto == PROXY_LISTENER_HTTP ? http_refused(c, rule) : socks_refused(c, rule);
+}
+
+void proto_dial_failed(conn *c, int err, bool resolve_failed) {
+        c->proto == PROXY_LISTENER_HTTP ? http_dial_failed(c, err, resolve_failed)
+                                        : socks_dial_failed(c, err, resolve_failed);
+}
+
+static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
+        if (c->dead)
+                return;
+        if (c->state == CS_TUNNEL) {
+                tunnel_on_event(c, e, events);
+                return;
+        }
+        if (e->kind == EP_UPSTREAM && c->state == CS_CONNECTING) {
+                dial_on_writable(c);
+                return;
+        }
+        if (c->proto == PROXY_LISTENER_SOCKS5)
+                socks_on_client(c, events);
+        else if (e->kind == EP_CLIENT)
+                http_on_client(c, events);
+        else
+                http_on_upstream(c, events);
+}
+
+static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
+        conn *c = calloc(1, sizeof(*c));
+        if (!c)
+                return NULL;
+        c->px = px;
+        c->id = ++px->next_id;
+        c->proto = kind;
+        c->cl = (endpoint){ .kind = EP_CLIENT, .c = c, .fd = fd };
+        c->up = (endpoint){ .kind = EP_UPSTREAM, .c = c, .fd = -1 };
+        c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+        c->state = kind == PROXY_LISTENER_HTTP ? CS_HTTP_HEAD : CS_SOCKS_GREETING;
+        c->deadline = px->now + PROXY_HANDSHAKE_MS;
+        c->next = px->conns;
+        if (px->conns)
+                px->conns->prev = c;
+        px->conns = c;
+        px->n_conns++;
+        return c;
+}
+
+static void on_accept(proxy *px, endpoint *l) {
+        for (int i = 0; i < 64; i++) {
+                int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (fd < 0)
+                        return; /* EAGAIN, or a transient error (EMFILE): try again later */
+                /* A flood of connections from the sandbox must not exhaust the proxy. */
+                if (px->n_conns >= PROXY_MAX_CONNS) {
+                        (void) close(fd);
+                        continue;
+                }
+                conn *c = conn_new(px, fd, l->lkind);
+                if (!c) {
+                        (void) close(fd);
+                        continue;
+                }
+                if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
+                        conn_close(c);
+        }
+}
+
+/* Closes connections past their deadline (handshake, dial, keep-alive idle). */
+static void expire(proxy *px) {
+        for (conn *c = px->conns; c; c = c->next)
+                if (!c->dead && c->deadline && c->deadline <= px->now) {
+                        if (c->state == CS_CONNECTING || c->state == CS_RESOLVING)
+                                proto_dial_failed(c, ETIMEDOUT, c->state == CS_RESOLVING);
+                        else
+                                conn_close(c);
+                }
+}
+
+static void reap(proxy *px) {
+        conn *c = px->conns;
+        while (c) {
+                conn *next = c->next;
+                if (c->dead) {
+                        if (c->prev)
+                                c->prev->next = c->next;
+                        else
+                                px->conns = c->next;
+                        if (c->next)
+                                c->next->prev = c->prev;
+                        px->n_conns--;
+                        conn_free(c);
+                }
+                c = next;
+        }
+}
+
+static int next_timeout(const proxy *px) {
+        int64_t first = 0;
+        for (const conn *c = px->conns; c; c = c->next)
+                if (!c->dead && c->deadline && (!first || c->deadline < first))
+                        first = c->deadline;
+        if (!first)
+                return -1;
+        int64_t left = first - px->now;
+        return left < 0 ? 0 : left > 60000 ? 60000 : (int) left;
+}
+
+static int add_listeners(proxy *px, const int *fds, const proxy_listener_kind *kinds, size_t n) {
+        if (n > PROXY_MAX_LISTENERS)
+                return -E2BIG;
+        for (size_t i = 0; i < n; i++) {
+                endpoint *e = &px->listeners[px->n_listeners++];
+                *e = (endpoint){ .kind = EP_LISTENER, .fd = fds[i], .lkind = kinds[i] };
+                int fl = fcntl(fds[i], F_GETFL);
+                if (fl < 0 || fcntl(fds[i], F_SETFL, fl | O_NONBLOCK) < 0)
+                        return -errno;
+                struct epoll_event ev = { .events = EPOLLIN, .data.ptr = e };
+                if (epoll_ctl(px->epfd, EPOLL_CTL_ADD, fds[i], &ev) < 0)
+                        return -errno;
+        }
+        return 0;
+}
+
+static void shutdown_all(proxy *px) {
+        for (conn *c = px->conns; c; c = c->next)
+                conn_close(c);
+        reap(px);
+        resolver_stop(px);
+        safe_close(px->epfd);
+}
+
+int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_listener_kind *kinds,
+                size_t n, int stop_fd) {
+        proxy px = { .cfg = cfg, .now = proxy_now_ms() };
+        px.epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (px.epfd < 0)
+                return -errno;
+        endpoint stop_ep = { .kind = EP_LISTENER, .fd = stop_fd, .lkind = (proxy_listener_kind) -1 };
+        int r = add_listeners(&px, listen_fds, kinds, n);
+        if (r >= 0)
+                r = resolver_start(&px);
+        if (r >= 0 && stop_fd >= 0) {
+                struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &stop_ep };
+                r = epoll_ctl(px.epfd, EPOLL_CTL_ADD, stop_fd, &ev) < 0 ? -errno : 0;
+        }
+        while (r >= 0 && !px.stopping) {
+                struct epoll_event evs[128];
+                int k = epoll_wait(px.epfd, evs, (int) ELEMENTSOF(evs), next_timeout(&px));
+                if (k < 0 && errno != EINTR)
+                        r = -errno;
+                px.now = proxy_now_ms();
+                for (int i = 0; i < k; i++) {
+                        endpoint *e = evs[i].data.ptr;
+                        if (e == &stop_ep)
+                                px.stopping = true;
+                        else if (e->kind == EP_LISTENER)
+                                on_accept(&px, e);
+                        else if (e->kind == EP_RESOLVER)
+                                resolver_drain(&px);
+                        else
+                                on_conn_event(e->c, e, evs[i].events);
+                }
+                expire(&px);
+                reap(&px);
+        }
+        shutdown_all(&px);
+        return r < 0 ? r : 0;
+}
