@@ -80,7 +80,8 @@ static const char *parse_wildcard(const char *host, size_t len, size_t at, parse
                 return "has a '*' in an IPv6 address (wildcards match names only)";
         /* Only a whole label: "*x.com", "x*.com" or "x.*" mean different things to different
          * matchers (glob, suffix, label), so none of them is accepted. */
-        if ((at > 0 && host[at - 1] != '.') || at + 1 >= len || host[at + 1] != '.')
+        size_t end = host[len - 1] == '.' ? len - 1 : len; /* "a.*." : '*' is still last */
+        if ((at > 0 && host[at - 1] != '.') || at + 1 >= end || host[at + 1] != '.')
                 return "must use '*' as a whole label that is not the last one "
                        "('*.example.com' or 'a.*.example.com')";
         if (len >= sizeof(buf))
@@ -88,14 +89,11 @@ static const char *parse_wildcard(const char *host, size_t len, size_t at, parse
         /* Validate with a one-byte label in place of the '*': the shortest name it can match
          * must itself be a valid name. */
         memcpy(buf, host, len);
-        buf[at] = 'x';
+        buf[at] = '0';
         if (net_host_canon(buf, len, &h, &why) < 0)
                 return why;
         if (h.kind != NET_HOST_NAME)
                 return "has a '*' but names an IP address (wildcards match names only)";
-        if (h.text[at + 1] != '.') /* "a.*." : the '*' was the last label */
-                return "must use '*' as a whole label that is not the last one "
-                       "('*.example.com' or 'a.*.example.com')";
         if (at == 0) {
                 out->kind = T_SUFFIX;
                 memcpy(out->key, h.text + 2, strlen(h.text + 2) + 1);

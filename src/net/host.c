@@ -390,11 +390,15 @@ size_t net_v6_embedded_v4(const struct in6_addr *a, struct in_addr ret[2]) {
                 return 1;
         }
         if (memcmp(b, nat64_local, 6) == 0) {
-                /* RFC 6052 §2.2: with a /48 prefix the address sits in bytes 6-7 and 9-10 (byte
-                 * 8 is reserved); the operator's prefix length is unknown, so judge both. */
-                const uint8_t at48[4] = { b[6], b[7], b[9], b[10] };
+                /* RFC 8215 local-use prefix: operators carve a /96 (address in bytes 12-15) or
+                 * a /64 (bytes 9-12, suffix 13-15 zero) out of it (RFC 6052 §2.2). The /48 and
+                 * /56 layouts leave bytes 12-15 zero, so their /96 reading is 0.0.0.0, which
+                 * the guard refuses: every layout fails closed. */
+                static const uint8_t zero3[3] = { 0 };
                 ret[0].s_addr = htonl(v4_at(b + 12));
-                ret[1].s_addr = htonl(v4_at(at48));
+                if (memcmp(b + 13, zero3, 3) != 0)
+                        return 1;
+                ret[1].s_addr = htonl(v4_at(b + 9));
                 return 2;
         }
         if (b[0] == 0x20 && b[1] == 0x02) { /* 6to4, RFC 3056: 2002:AABB:CCDD::/48 */

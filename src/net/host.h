@@ -60,9 +60,9 @@ int net_host_from_sockaddr(const struct sockaddr *sa, net_host *out);
 
 /* The IPv4 address an IPv6 address embeds, for the forms that reach that IPv4 host or a
  * translator in front of it: IPv4-mapped ::ffff:0:0/96, IPv4-translated ::ffff:0:0:0/96,
- * IPv4-compatible ::/96, NAT64 64:ff9b::/96 and 6to4 2002::/16. The local-use NAT64 prefix
- * 64:ff9b:1::/48 (RFC 8215) may embed at the /96 or the /48 position: both are returned (n = 2).
- * Returns the number written to ret (0, 1 or 2). */
+ * IPv4-compatible ::/96, NAT64 64:ff9b::/96 and 6to4 2002::/16. For the local-use NAT64 prefix
+ * 64:ff9b:1::/48 (RFC 8215) the /96 reading is returned, and also the /64 reading when it is
+ * possible (bytes 13-15 zero), n = 2. Returns the number written to ret (0, 1 or 2). */
 size_t net_v6_embedded_v4(const struct in6_addr *a, struct in_addr ret[2]);
 
 /* True for the name "localhost" and names under ".localhost" (RFC 6761 §6.3). */
