@@ -156,7 +156,7 @@ static int remove_var(strv *env, const char *name) {
         return 1;
 }
 
-static int set_proxy_env(plan *p) {
+int plan_proxy_env(plan *p) {
         for (size_t i = 0; proxy_env_drop[i]; i++)
                 (void) remove_var(&p->env, proxy_env_drop[i]);
         for (size_t i = 0; proxy_env[i]; i++) {
@@ -174,8 +174,6 @@ static int set_proxy_env(plan *p) {
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {
         int r = filter_environ(policy, envp, p, err);
         if (r < 0)
-                return r;
-        if (p->mode != CORDON_MODE_DANGER_FULL_ACCESS && (r = set_proxy_env(p)) < 0)
                 return r;
         if ((r = apply_set(policy, p)) < 0)
                 return r;

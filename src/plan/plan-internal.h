@@ -86,3 +86,5 @@ int read_small_file(const char *path, size_t max, bool follow, char **ret);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);
+/* Points every client at the egress proxies (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, git over ssh). */
+int plan_proxy_env(plan *p);

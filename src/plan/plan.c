@@ -493,6 +493,10 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
                 r = copy_net(policy, &p->net);
         if (r >= 0)
                 r = plan_env(policy, envp, p, err);
+        /* Last, over env.set too: inside the sandbox's network namespace no other proxy exists,
+         * so another value could only break clients. */
+        if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)
+                r = plan_proxy_env(p);
         if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)
                 r = build_confinement(&b);
         if (r < 0) {

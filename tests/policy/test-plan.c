@@ -437,6 +437,12 @@ static void test_unenforceable(void **state) {
         assert_int_equal(cordon_policy_add_bind(a, P("ws"), false), 0);
         plan *pa = build_ok(a, P("ws"));
         assert_true(pa->net.enabled);
+        /* Every client is pointed at the proxies; NO_PROXY is empty so allowed local servers
+         * are reached through the proxy rather than the sandbox's empty loopback. */
+        assert_true(strv_contains(&pa->env, "HTTPS_PROXY=http://127.0.0.1:3128"));
+        assert_true(strv_contains(&pa->env, "http_proxy=http://127.0.0.1:3128"));
+        assert_true(strv_contains(&pa->env, "ALL_PROXY=socks5h://127.0.0.1:1080"));
+        assert_true(strv_contains(&pa->env, "NO_PROXY="));
         plan_free(pa);
         _cleanup_policy_ cordon_policy *b = default_policy(P("ws"));
         assert_int_equal(cordon_policy_add_egress_allow(b, "*.example.com"), 0);
