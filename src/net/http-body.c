@@ -61,7 +61,8 @@ static int hex_value(unsigned char c) {
 
 /* One byte of the chunk-size line. */
 static int size_byte(http_body *b, unsigned char c) {
-        if (++b->line_len > HTTP_CHUNK_LINE_MAX)
+        /* The CR ending the line is not part of it. */
+        if (c != '\r' && ++b->line_len > HTTP_CHUNK_LINE_MAX)
                 return fail(b, "chunk-size line too long");
         if (b->state == CH_EXT) {
                 if (c == '\r')

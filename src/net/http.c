@@ -577,9 +577,10 @@ static int req_finish(const char *buf, http_req *out, const req_state *st, verdi
                 if (st->seen_host && !host_agrees(buf, st->host, out))
                         return refuse(v, 400, "Host header disagrees with the URL");
         }
-        out->framing = st->seen_te   ? HTTP_FRAMING_CHUNKED
-                       : st->seen_cl ? HTTP_FRAMING_LENGTH
-                                     : HTTP_FRAMING_NONE;
+        out->framing = out->kind == HTTP_KIND_CONNECT ? HTTP_FRAMING_NONE
+                       : st->seen_te                  ? HTTP_FRAMING_CHUNKED
+                       : st->seen_cl                  ? HTTP_FRAMING_LENGTH
+                                                      : HTTP_FRAMING_NONE;
         out->keep_alive = !st->conn.close && (out->version_minor == 1 || st->conn.keep_alive);
         return 0;
 }
