@@ -212,6 +212,88 @@ CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
                              const cordon_run_options *opts, cordon_run_result *ret,
                              cordon_error *err);
 
+/* ---- Denial decoder (SPEC.md §8; docs/explain.md) ----------------------------------------- */
+
+/* How a finished run ended. Exit status 125 alone proves nothing (a command may exit 125 by
+ * itself): SANDBOX_BROKEN needs an "error" event or cordon's exact fatal line. */
+typedef enum cordon_outcome {
+        CORDON_OUTCOME_OK = 0,          /* "ok": exit status 0 (refusals, if any, still listed) */
+        CORDON_OUTCOME_COMMAND_FAILED,  /* "command-failed": non-zero, no refusal observed */
+        CORDON_OUTCOME_SANDBOX_DENIED,  /* "sandbox-denied": non-zero after observed refusals, or
+                                         * killed by a limit (timeout, memory) */
+        CORDON_OUTCOME_SANDBOX_BROKEN,  /* "sandbox-broken": cordon itself failed (fatal code) */
+} cordon_outcome;
+
+/* "ok", "command-failed", "sandbox-denied", "sandbox-broken"; "unknown" outside the set. */
+CORDON_PUBLIC const char *cordon_outcome_to_string(cordon_outcome outcome);
+
+/* One observed refusal with what would allow it. Identical refusals (same action, target, rule)
+ * are folded into one entry with a count. Every string is one line without control characters;
+ * all are owned by the explanation. */
+typedef struct cordon_explained_violation {
+        const char *action;   /* as observed: "file-create-name", "network-outbound", "syscall" */
+        const char *target;   /* path, "host:port", syscall name; may be empty */
+        const char *rule;     /* the rule that refused it (raw.rule), or "" */
+        const char *syscall;  /* raw.syscall, or "" */
+        uint64_t count;
+        const char *summary;  /* "network example.com:443 (not in allowlist)" */
+        const char *change;   /* the exact policy change that would allow it, e.g.
+                               * "--allow-domain api.example.com:443", with shell quoting where
+                               * needed; NULL when no policy change can (then `why` says which
+                               * rule stands) */
+        const char *why;      /* one or two sentences */
+} cordon_explained_violation;
+
+/* The decoder's state and, after cordon_explanation_finish(), its verdict. Lifecycle:
+ * cordon_explanation_new() → add_events / add_stderr / set_exit_status, in any order and in any
+ * number of pieces → finish() → accessors, to_json, to_text → cordon_explanation_free(). Memory
+ * stays bounded whatever the inputs' size. */
+typedef struct cordon_explanation cordon_explanation;
+
+/* Caller frees with cordon_explanation_free(). Returns 0 or -ENOMEM. */
+CORDON_PUBLIC int cordon_explanation_new(cordon_explanation **ret);
+CORDON_PUBLIC void cordon_explanation_free(cordon_explanation *x);
+
+/* Feeds bytes of an events stream (what cordon_run's on_event produced, or a `cordon run
+ * --events` file), split anywhere. A "starting" event begins a new run and forgets the previous
+ * one, so a stream holding several runs explains the last. Unknown event types and fields are
+ * skipped (later versions add some). A line that is not a JSON object with a string "type", or
+ * whose known fields have the wrong type, fails with -EBADMSG and CORDON_USAGE ("events line N:
+ * ..."). */
+CORDON_PUBLIC int cordon_explanation_add_events(cordon_explanation *x, const char *data,
+                                                size_t len, cordon_error *err);
+/* Feeds bytes of the run's standard error as the caller saw it (the command's and cordon's
+ * own), split anywhere: the source of cordon's fatal line (only when no terminal event was fed)
+ * and of inferred hints. Returns 0. */
+CORDON_PUBLIC int cordon_explanation_add_stderr(cordon_explanation *x, const char *data,
+                                                size_t len);
+/* The status the run exited with as a shell reports it, 0-255. Returns 0 or -EINVAL. */
+CORDON_PUBLIC int cordon_explanation_set_exit_status(cordon_explanation *x, int status);
+
+/* Classifies what was fed. Returns 0; -EBADMSG (CORDON_USAGE) when the events end inside a
+ * line; -ENODATA (CORDON_USAGE) when nothing tells how the run ended (no terminal event, no exit
+ * status, no fatal line); -EINVAL (CORDON_USAGE) when the exit status contradicts the events'
+ * exit event. Feeding after finish() fails with -EALREADY. */
+CORDON_PUBLIC int cordon_explanation_finish(cordon_explanation *x, cordon_error *err);
+
+/* Accessors, valid after a successful finish(). */
+CORDON_PUBLIC cordon_outcome cordon_explanation_outcome(const cordon_explanation *x);
+CORDON_PUBLIC size_t cordon_explanation_violation_count(const cordon_explanation *x);
+/* NULL when i is out of range. */
+CORDON_PUBLIC const cordon_explained_violation *
+cordon_explanation_violation(const cordon_explanation *x, size_t i);
+
+/* The verdict as one JSON object (schema in docs/explain.md; the same object `cordon run --json`
+ * writes), or as text for people. Caller frees; NULL before finish() or on allocation failure. */
+CORDON_PUBLIC char *cordon_explanation_to_json(const cordon_explanation *x);
+CORDON_PUBLIC char *cordon_explanation_to_text(const cordon_explanation *x);
+
+/* One call for whole buffers: events (may be NULL), exit_status (< 0: unknown), stderr (may be
+ * NULL). On success *ret is finished; caller frees. Errors as above. */
+CORDON_PUBLIC int cordon_explain(const char *events, size_t events_len, int exit_status,
+                                 const char *stderr_text, size_t stderr_len,
+                                 cordon_explanation **ret, cordon_error *err);
+
 /* ---- Probe -------------------------------------------------------------------------------- */
 
 typedef struct cordon_probe cordon_probe;

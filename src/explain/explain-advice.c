@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What each observed refusal means and which policy change would allow it (see explain.h).
+ * Table-driven by the violation's action; an action this version does not know is still listed,
+ * with no change suggested, so a new kind of violation needs no change here to be reported. */
+#include "explain/explain.h"
+
+#include <stdio.h>
+
+#include "util/util.h"
+
+#define ADVICE_PRINTF _printf_(2, 3)
+
+/* A suggestion is text an agent or a person may paste into a shell, and its value (a path, a
+ * host) was chosen by the confined, possibly hostile, command: `--writable /w/$(rm -rf ~)` must
+ * reach the shell as one inert word. Hence single quotes around anything outside a small safe
+ * set. */
+char *explain_shell_quote(const char *s) {
+        static const char safe[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                   "0123456789_@%+=:,./-";
+        if (s[0] && strspn(s, safe) == strlen(s))
+                return strdup(s);
+        size_t quotes = 0;
+        for (const char *c = s; *c; c++)
+                quotes += *c == '\'';
+        char *out = malloc(strlen(s) + quotes * 3 + 3);
+        if (!out)
+                return NULL;
+        char *o = out;
+        *o++ = '\'';
+        for (const char *c = s; *c; c++) {
+                if (*c == '\'') {
+                        memcpy(o, "'\\''", 4);
+                        o += 4;
+                } else
+                        *o++ = *c;
+        }
+        *o++ = '\'';
+        *o = '\0';
+        return out;
+}
+
+ADVICE_PRINTF static int set(char **field, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        free(*field);
+        int r = vasprintf(field, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                *field = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* "flag VALUE" with VALUE shell-quoted. */
+static int set_change(explain_violation *v, const char *flag, const char *value) {
+        _cleanup_free_ char *q = explain_shell_quote(value);
+        return q ? set(&v->change, "%s %s", flag, q) : -ENOMEM;
+}
+
+static const char *target_or(const explain_violation *v, const char *unknown) {
+        return v->target[0] ? v->target : unknown;
+}
+
+static int advise_create_name(explain_violation *v) {
+        const char *rule = v->rule[0] ? v->rule : "?";
+        int r = set(&v->summary, "create %s (denyCreateNames %s)",
+                    target_or(v, "(path not known)"), rule);
+        /* Lists are unions over the policy layers (cordon_policy_resolve): no layer can remove a
+         * name rule, so there is no change to suggest, only the rule to name. */
+        return r < 0 ? r
+                     : set(&v->why, "the name matches the denyCreateNames rule '%s'; name rules "
+                                    "hold in every policy layer, so no flag or policy file lifts "
+                                    "them: create the file outside the sandbox, or use a name the "
+                                    "rule does not match", rule);
+}
+
+/* The reasons the proxy gives besides a deny pattern (net/egress.h, net/proxy-dial.c). */
+static int advise_network_reason(explain_violation *v, const char *t) {
+        if (strcmp(v->rule, "network disabled") == 0) {
+                _cleanup_free_ char *q = explain_shell_quote(t);
+                if (!q || set(&v->change, "drop --no-network (networkEnabled: true) and add "
+                                          "--allow-domain %s", q) < 0)
+                        return -ENOMEM;
+                return set(&v->why, "the network is off for this run (--no-network): the proxy "
+                                    "refuses every destination");
+        }
+        if (strcmp(v->rule, "invalid destination") == 0)
+                return set(&v->why, "the destination is not a valid host name or address; no "
+                                    "policy change makes it one");
+        if (strncmp(v->rule, "resolves only to", 16) == 0)
+                return set(&v->why, "the name %s: the proxy never dials loopback, link-local, "
+                                    "metadata or the host's own addresses for a name; a local "
+                                    "server is reachable only through an explicit address entry "
+                                    "such as --allow-domain 127.0.0.1:PORT, a metadata endpoint "
+                                    "never", v->rule);
+        /* Anything else is the pattern that refused it: the built-in deny list or a
+         * --deny-domain entry, and deny beats allow. */
+        return set(&v->why, "refused by the deny rule '%s' (the built-in deny list or "
+                            "--deny-domain); deny beats allow, so --allow-domain cannot lift it",
+                   v->rule);
+}
+
+static int advise_network(explain_violation *v) {
+        const char *t = target_or(v, "(destination not known)");
+        bool not_allowed = !v->rule[0] || strcmp(v->rule, "not in allowlist") == 0;
+        v->network = true;
+        int r = set(&v->summary, "network %s (%s)", t,
+                    not_allowed ? "not in allowlist"
+                    : strcmp(v->rule, "network disabled") == 0 ||
+                                      strcmp(v->rule, "invalid destination") == 0 ||
+                                      strncmp(v->rule, "resolves only to", 16) == 0
+                            ? v->rule
+                            : "deny rule");
+        if (r < 0 || !not_allowed)
+                return r < 0 ? r : advise_network_reason(v, t);
+        if (!v->target[0])
+                return set(&v->why, "the destination is not in the egress allowlist");
+        r = set_change(v, "--allow-domain", v->target);
+        return r < 0 ? r
+                     : set(&v->why, "the destination is not in the egress allowlist; this adds "
+                                    "exactly this host and port (without ':PORT', every port)");
+}
+
+static int advise_syscall(explain_violation *v) {
+        int r = set(&v->summary, "syscall %s (%s)", target_or(v, "?"),
+                    v->rule[0] ? v->rule : "seccomp filter");
+        return r < 0 ? r
+                     : set(&v->why, "cordon's seccomp filter refuses %s in every policy%s%s%s; "
+                                    "no flag lifts it", target_or(v, "this call"),
+                           v->rule[0] ? " (" : "", v->rule, v->rule[0] ? ")" : "");
+}
+
+/* The directory a write went into: what --writable needs. NULL when there is none. */
+static char *parent_dir(const char *path) {
+        const char *slash = strrchr(path, '/');
+        if (path[0] != '/' || !slash || slash[1] == '\0')
+                return NULL;
+        return slash == path ? strdup("/") : strndup(path, (size_t) (slash - path));
+}
+
+static int advise_write(explain_violation *v) {
+        int r = v->rule[0] ? set(&v->summary, "write %s (%s)", target_or(v, "?"), v->rule)
+                           : set(&v->summary, "write %s (not writable)", target_or(v, "?"));
+        if (r < 0)
+                return r;
+        if (v->rule[0])
+                return set(&v->why, "refused by the rule '%s' (the mandatory write-deny set, a "
+                                    "protected path or denyWrite), which no flag lifts", v->rule);
+        _cleanup_free_ char *dir = parent_dir(v->target);
+        if (!dir)
+                return set(&v->why, "the path is outside the writable roots");
+        r = set_change(v, "--writable", dir);
+        return r < 0 ? r
+                     : set(&v->why, "the path is outside the writable roots; this makes its "
+                                    "directory writable (protected paths inside stay protected)");
+}
+
+static int advise_read(explain_violation *v) {
+        int r = set(&v->summary, "read %s%s%s%s", target_or(v, "?"), v->rule[0] ? " (" : "",
+                    v->rule, v->rule[0] ? ")" : "");
+        return r < 0 ? r
+                     : set(&v->why, "the path is in the secret set or denyRead, which hold in "
+                                    "every policy layer; no flag lifts them");
+}
+
+static int advise_unknown(explain_violation *v) {
+        int r = set(&v->summary, "%s %s", v->action[0] ? v->action : "(no action)",
+                    target_or(v, "?"));
+        return r < 0 ? r
+                     : set(&v->why, "this version of cordon knows no policy change for this kind "
+                                    "of refusal");
+}
+
+static const struct {
+        const char *action;
+        bool prefix; /* "file-write" matches "file-write-data", "file-write*", ... */
+        int (*advise)(explain_violation *v);
+} advisors[] = {
+        { "file-create-name", false, advise_create_name },
+        { "network-outbound", false, advise_network },
+        { "syscall", false, advise_syscall },
+        { "file-write", true, advise_write },
+        { "file-read", true, advise_read },
+};
+
+int explain_advise(explain_violation *v) {
+        for (size_t i = 0; i < ELEMENTSOF(advisors); i++) {
+                size_t n = strlen(advisors[i].action);
+                if (advisors[i].prefix ? strncmp(v->action, advisors[i].action, n) == 0
+                                       : strcmp(v->action, advisors[i].action) == 0)
+                        return advisors[i].advise(v);
+        }
+        return advise_unknown(v);
+}
+
+const char *explain_killed_change(const char *reason) {
+        if (strcmp(reason, "timeout") == 0)
+                return "--timeout DURATION, longer than the limit that was reached";
+        if (strcmp(reason, "oom") == 0)
+                return "--memory SIZE, larger than the limit that was reached";
+        return NULL;
+}
