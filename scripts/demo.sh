@@ -91,6 +91,37 @@ else
         verdict bad ".env was created or the command did not fail"
 fi
 
+# A server on the host's loopback, like a local dev server. The sandbox reaches it only through
+# its egress proxy, and only when the policy allows that address and port.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "hello from the host" > "$demo/index.html"
+python3 -m http.server "$port" --bind 127.0.0.1 --directory "$demo" >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null; rm -rf "$demo"' EXIT
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" \
+                2>/dev/null && break
+        sleep 0.2
+done
+
+heading "The network goes through the egress proxy: an unlisted host is refused"
+show "cordon run -- curl -sS http://127.0.0.1:$port/index.html" \
+        "$cordon" run -- curl -sS "http://127.0.0.1:$port/index.html"
+if grep -q "not in allowlist" "$demo/out" && ! grep -q "hello from the host" "$demo/out"; then
+        verdict ok "the proxy answered 403 with the rule that refused it"
+else
+        verdict bad "the request was not refused by the proxy"
+fi
+
+heading "... and an allowed one works"
+show "cordon run --allow-domain 127.0.0.1:$port -- curl -sS http://127.0.0.1:$port/index.html" \
+        "$cordon" run --allow-domain "127.0.0.1:$port" -- curl -sS "http://127.0.0.1:$port/index.html"
+if [ "$status" -eq 0 ] && grep -q "hello from the host" "$demo/out"; then
+        verdict ok "allowed by --allow-domain, fetched through the proxy"
+else
+        verdict bad "the allowed request failed"
+fi
+
 heading "What this host can enforce: cordon probe"
 show "cordon probe" "$cordon" probe
 if [ "$status" -eq 0 ]; then

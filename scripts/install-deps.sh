@@ -3,7 +3,7 @@
 # Used by `make demo`, `make check` and .ci/run; safe to run again.
 set -eu
 pkgs="build-essential meson ninja-build pkg-config libjansson-dev libseccomp-dev libcmocka-dev
-      clang libclang-rt-14-dev bubblewrap util-linux passwd git python3 make"
+      clang libclang-rt-14-dev bubblewrap util-linux passwd git python3 make curl"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
