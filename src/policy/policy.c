@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <limits.h>
 
+#include "net/egress.h"
 #include "plan/plan.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
@@ -104,13 +105,14 @@ const char *policy_check_host_pattern(const char *s) {
                 return "must not be empty";
         if (strnlen(s, 262) > 261)
                 return "is longer than a host name and port can be";
-        /* A host, "*.host", "a.*.host", optionally ":port"; the matcher (egress proxy) validates
-         * the structure. Refusing everything else here keeps NUL/space/'@'/'/' parser
-         * differentials out of the allowlist. */
+        /* A host, "*.host", "a.*.host", optionally ":port". Refusing everything else here keeps
+         * NUL/space/'@'/'/' parser differentials out of the allowlist. */
         if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_*:[]") !=
             strlen(s))
                 return "may contain only letters, digits and . - _ * : [ ]";
-        return NULL;
+        /* The matcher's own grammar (src/net/egress.h), so a pattern the proxy would refuse at
+         * launch is refused where it is written, with its line and column. */
+        return egress_check_pattern(s);
 }
 
 const char *policy_check_host_name(const char *s) {
