@@ -284,9 +284,10 @@ static void pattern_ok(const char *p) {
 static void pattern_bad(const char *p, const char *reason) {
         const char *why = egress_check_pattern(p);
         if (!why)
-                fail_msg("pattern '%s' accepted", p);
+                fail_msg("pattern '%s' accepted", p ? p : "(null)");
         if (reason && !strstr(why, reason))
-                fail_msg("pattern '%s' refused with '%s', want '%s'", p, why, reason);
+                fail_msg("pattern '%s' refused with '%s', want '%s'", p ? p : "(null)", why,
+                         reason);
 }
 
 static void test_pattern_validator(void **state) {
