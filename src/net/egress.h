@@ -22,6 +22,8 @@
 
 #define EGRESS_PATTERN_MAX 261 /* a 253-byte name, its trailing dot, ":65535" */
 
+/* Immutable once built: egress_decide(), egress_addr_listed() and egress_check_address() only
+ * read it, so one rule set may serve every proxy thread at once. */
 typedef struct egress_rules egress_rules;
 
 /* Builds the rule set. When network_enabled, allow = the built-in baseline and GitHub lists +
