@@ -20,24 +20,34 @@ static void ctx_releasep(scmp_filter_ctx *c) {
                 seccomp_release(*c);
 }
 
-static int add_rule(scmp_filter_ctx ctx, const seccomp_plan_rule *r) {
+int seccomp_build_rule_nr(const seccomp_plan_rule *r) {
         int nr = seccomp_syscall_resolve_name(r->syscall);
-        if (nr == __NR_SCMP_ERROR) {
-                /* Newer than libseccomp's table: the asm-generic number is the same on every
-                 * architecture. A deny rule silently dropped would fail open, so no number at all
-                 * is an error. */
-                if (r->generic_nr == 0)
-                        return -ENOSYS;
-                nr = r->generic_nr;
-        }
+        if (nr != __NR_SCMP_ERROR)
+                return nr;
+        /* Newer than libseccomp's table: the asm-generic number is the same on every
+         * architecture. A deny rule silently dropped would fail open, so no number at all is an
+         * error. */
+        return r->generic_nr == 0 ? -ENOSYS : r->generic_nr;
+}
+
+static uint32_t scmp_action(uint32_t ret) {
+        if (ret == SECCOMP_RET_USER_NOTIF)
+                return SCMP_ACT_NOTIFY;
+        return SCMP_ACT_ERRNO(ret & SECCOMP_RET_DATA);
+}
+
+static int add_rule(scmp_filter_ctx ctx, const seccomp_plan_rule *r, const seccomp_options *opt) {
+        int nr = seccomp_build_rule_nr(r);
+        if (nr < 0)
+                return nr;
         struct scmp_arg_cmp cmp[ELEMENTSOF(r->conds)];
         for (uint8_t i = 0; i < r->n_conds; i++)
                 cmp[i] = (struct scmp_arg_cmp) { .arg = r->conds[i].arg,
                                                  .op = SCMP_CMP_MASKED_EQ,
                                                  .datum_a = r->conds[i].mask,
                                                  .datum_b = r->conds[i].value };
-        uint32_t action = r->action == SECCOMP_PLAN_NOTIFY ? SCMP_ACT_NOTIFY : SCMP_ACT_ERRNO(r->err);
-        return seccomp_rule_add_exact_array(ctx, action, nr, r->n_conds, cmp);
+        return seccomp_rule_add_exact_array(ctx, scmp_action(seccomp_plan_rule_ret(r, opt)), nr,
+                                            r->n_conds, cmp);
 }
 
 static int build_ctx(const seccomp_options *opt, scmp_filter_ctx *ret) {
@@ -46,15 +56,17 @@ static int build_ctx(const seccomp_options *opt, scmp_filter_ctx *ret) {
                 return -ENOMEM;
         /* Any other architecture (ia32 via int $0x80 on x86_64) gets ENOSYS: its syscall numbers
          * differ, so none of the rules below would apply to it. libseccomp also sends x32 numbers
-         * (nr >= 0x40000000) to this action; check_program() verifies both. */
-        int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
+         * (nr >= 0x40000000) to this action; check_program() verifies both. With a supervisor
+         * the call is notified, answered ENOSYS and reported like any refusal. */
+        int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+                                 scmp_action(seccomp_plan_badarch_ret(opt)));
         if (r == 0)
                 r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2); /* binary tree */
         size_t n;
         const seccomp_plan_rule *rules = seccomp_plan_rules(&n);
         for (size_t i = 0; r == 0 && i < n; i++)
-                if (seccomp_plan_rule_wanted(&rules[i], opt->notify_creates))
-                        r = add_rule(ctx, &rules[i]);
+                if (seccomp_plan_rule_wanted(&rules[i], opt))
+                        r = add_rule(ctx, &rules[i], opt);
         if (r < 0) {
                 seccomp_release(ctx);
                 return r;
@@ -91,12 +103,12 @@ static int export_ctx(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
 /* The escape hatches this filter exists to close are checked on the finished program, so a
  * libseccomp that generated something else (no x32 test, another arch action) fails closed here
  * rather than in the field. */
-static int check_program(const struct sock_filter *prog, size_t n, bool notify) {
+static int check_program(const struct sock_filter *prog, size_t n, const seccomp_options *opt) {
 #if defined(__x86_64__)
-        const uint32_t enosys = SECCOMP_RET_ERRNO | ENOSYS;
+        const uint32_t enosys = seccomp_plan_badarch_ret(opt);
         struct seccomp_data d = { .nr = SYS_openat, .arch = AUDIT_ARCH_X86_64 };
         d.args[2] = O_CREAT | O_WRONLY;
-        uint32_t want = notify ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
+        uint32_t want = opt->notify_creates ? SECCOMP_RET_USER_NOTIF : SECCOMP_RET_ALLOW;
         if (seccomp_bpf_run(prog, n, &d) != want)
                 return -ENOTRECOVERABLE;
         d.args[2] = O_RDONLY;
@@ -109,13 +121,15 @@ static int check_program(const struct sock_filter *prog, size_t n, bool notify) 
         if (seccomp_bpf_run(prog, n, &d) != enosys)
                 return -ENOTRECOVERABLE;
 #else
-        (void) prog, (void) n, (void) notify;
+        (void) prog, (void) n, (void) opt;
 #endif
         return 0;
 }
 
 int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t *ret_len) {
         _cleanup_(ctx_releasep) scmp_filter_ctx ctx = NULL;
+        if (opt->unix_connect && !opt->notify_creates)
+                return -EINVAL; /* nobody would answer connect() */
         int r = build_ctx(opt, &ctx);
         if (r < 0)
                 return r;
@@ -124,7 +138,7 @@ int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t
         r = export_ctx(ctx, &prog, &n);
         if (r < 0)
                 return r;
-        r = check_program(prog, n, opt->notify_creates);
+        r = check_program(prog, n, opt);
         if (r < 0) {
                 free(prog);
                 return r;

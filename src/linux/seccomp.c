@@ -10,14 +10,27 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <sys/syscall.h>
 
-#include "linux/seccomp-bpf.h" /* generated: cordon_seccomp_bpf_notify[], _plain[] */
+#include "linux/seccomp-bpf.h" /* generated: programs, rule numbers, foreign ABI names */
 #include "linux/uapi.h"
 #include "util/util.h"
 
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#define X32_BIT 0x40000000U
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+
 int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret, size_t *ret_len) {
-        if (opt->notify_creates) {
+        if (opt->kernel_denials || (opt->unix_connect && !opt->notify_creates))
+                return -EINVAL;
+        if (opt->unix_connect) {
+                *ret = cordon_seccomp_bpf_notify_unix;
+                *ret_len = sizeof(cordon_seccomp_bpf_notify_unix);
+        } else if (opt->notify_creates) {
                 *ret = cordon_seccomp_bpf_notify;
                 *ret_len = sizeof(cordon_seccomp_bpf_notify);
         } else {
@@ -25,6 +38,48 @@ int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret
                 *ret_len = sizeof(cordon_seccomp_bpf_plain);
         }
         return 0;
+}
+
+const seccomp_plan_rule *seccomp_rule_for(const struct seccomp_data *d, const seccomp_options *opt) {
+        size_t n;
+        const seccomp_plan_rule *rules = seccomp_plan_rules(&n);
+        _Static_assert(ELEMENTSOF(cordon_seccomp_rule_nrs) > 0, "rule numbers generated");
+        if (n != ELEMENTSOF(cordon_seccomp_rule_nrs) || seccomp_is_foreign(d))
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (seccomp_plan_rule_wanted(&rules[i], opt) &&
+                    seccomp_plan_rule_matches(&rules[i], cordon_seccomp_rule_nrs[i], d))
+                        return &rules[i];
+        return NULL;
+}
+
+bool seccomp_is_foreign(const struct seccomp_data *d) {
+#ifdef X32_BIT
+        if (d->nr & X32_BIT)
+                return true;
+#endif
+        return d->arch != NATIVE_ARCH;
+}
+
+const char *seccomp_foreign_syscall_name(const struct seccomp_data *d, const char **ret_abi) {
+        *ret_abi = NULL;
+        if (!seccomp_is_foreign(d))
+                return NULL;
+#if defined(__x86_64__)
+        if (d->arch == AUDIT_ARCH_I386) {
+                *ret_abi = "ia32";
+                return d->nr >= 0 && (size_t) d->nr < ELEMENTSOF(cordon_seccomp_ia32_names)
+                               ? cordon_seccomp_ia32_names[d->nr]
+                               : NULL;
+        }
+        if (d->arch == AUDIT_ARCH_X86_64) {
+                uint32_t nr = (uint32_t) d->nr & ~X32_BIT;
+                *ret_abi = "x32";
+                return nr < ELEMENTSOF(cordon_seccomp_x32_names) ? cordon_seccomp_x32_names[nr] : NULL;
+        }
+#endif
+        *ret_abi = "foreign";
+        return NULL;
 }
 
 int seccomp_install_sandbox_filter(const seccomp_options *opt, int *ret_listener) {

@@ -4,6 +4,9 @@
  *   supervisor-target.c   the calling task: /proc/<tid>, argument copies, identity, ID_VALID
  *   supervisor-resolve.c  path resolution on the caller's behalf (the confused-deputy defences)
  *   supervisor-ops.c      the emulated syscalls
+ *   supervisor-deny.c     refusals of the seccomp table and of other ABIs: answered, reported
+ *   supervisor-report.c   every report, through a rate limit (a refusal storm stays bounded)
+ *   supervisor-unix.c     connect() under allowUnixSockets
  * Design and the attack each step stops: docs/design/creation-rules.md. */
 #pragma once
 
@@ -14,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
+#include "linux/seccomp.h"
 #include "linux/supervisor.h"
 #include "linux/uapi.h"
 #include "util/util.h"
@@ -43,13 +47,40 @@ static inline bool streq(const char *a, const char *b) {
 typedef struct blocked_open blocked_open;
 typedef struct worker worker;
 
+/* The rate limit on reports (supervisor-report.c). A refusal storm (a command calling a refused
+ * syscall in a loop) would otherwise flood the report channel and whoever reads the events: each
+ * kind of refusal is reported one by one SUPERVISOR_REPORT_BURST times, all kinds together at
+ * most SUPERVISOR_REPORT_MAX times; the rest is counted and reported as one aggregate per kind
+ * when the supervisor stops. Memory is fixed: SUPERVISOR_REPORT_KINDS slots. */
+#define SUPERVISOR_REPORT_BURST 8
+#define SUPERVISOR_REPORT_MAX 256
+#define SUPERVISOR_REPORT_KINDS 256
+
+typedef struct report_kind {
+        const void *key[3];  /* identity: static or supervisor-lifetime pointers; key[0] NULL = free */
+        unsigned reported;   /* reported one by one */
+        uint64_t suppressed; /* counted only */
+        char *action, *syscall, *target, *rule; /* copies for the aggregate (first suppression) */
+} report_kind;
+
+typedef struct report_limit {
+        pthread_mutex_t lock;
+        unsigned reported;           /* one by one, all kinds */
+        report_kind kinds[SUPERVISOR_REPORT_KINDS];
+        uint64_t overflow[3];        /* no free slot: counted per action */
+} report_limit;
+
 struct supervisor {
         int listener;
         int proc_fd;
         int stop_fd; /* eventfd: readable once supervisor_stop() began */
         const name_rules *rules;
         supervisor_violation_fn on_violation;
+        supervisor_report_fn on_report;
         void *userdata;
+        seccomp_options filter;    /* the program the caller runs under (which calls are notified) */
+        const supervisor_unix_allow *unix_allow;
+        report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
         pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
@@ -123,8 +154,24 @@ int target_dup_fd(request *r, int fd);
 int target_validate(request *r);
 void target_close(request *r);
 
-/* Reports a refusal to the embedder and returns -EACCES. */
+/* Reports a file-create-name refusal to the embedder and returns -EACCES. */
 int request_refuse(request *r, const char *path, const char *rule);
+
+/* ---- supervisor-report.c ---------------------------------------------------------------------- */
+/* `key` identifies the kind of refusal for the rate limit: three pointers that stay valid for the
+ * supervisor's life (static strings, rule strings, table entries). */
+int report_limit_new(report_limit **ret);
+void supervisor_report_refusal(supervisor *s, const supervisor_report *rep, const void *key1,
+                               const void *key2);
+/* Sends one aggregate per kind that was counted but not reported; then frees the limit. */
+void report_limit_flush_free(supervisor *s);
+
+/* ---- supervisor-deny.c ------------------------------------------------------------------------ */
+/* Answers a notified call the seccomp table refuses (or a call of another ABI) with its errno and
+ * reports it once it is delivered. Returns false when `n` is no such call. */
+bool supervisor_answer_refusal(supervisor *s, const struct seccomp_notif *n);
+/* SECCOMP_IOCTL_NOTIF_SEND: 0, or -errno (-ENOENT: the caller is gone, its call never ended). */
+int supervisor_send_resp(const supervisor *s, uint64_t id, int64_t val, int error);
 
 /* ---- supervisor-resolve.c --------------------------------------------------------------------- */
 typedef struct resolved {

@@ -315,7 +315,9 @@ void target_close(request *r) {
 }
 
 int request_refuse(request *r, const char *path, const char *rule) {
-        if (r->s->on_violation)
-                r->s->on_violation(r->s->userdata, r->syscall_name, path, rule);
+        supervisor_report_refusal(r->s, &(supervisor_report) { .action = "file-create-name",
+                                                              .syscall = r->syscall_name,
+                                                              .target = path, .rule = rule },
+                                  r->syscall_name, rule);
         return -EACCES;
 }

@@ -20,11 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#if defined(__x86_64__)
-#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
-#else
+#if !defined(__x86_64__) && !defined(__aarch64__)
 #error "the supervisor knows the syscall ABI of x86_64 and aarch64 only"
 #endif
 
@@ -53,7 +49,7 @@ struct blocked_open {
 
 /* ---- Answering ------------------------------------------------------------------------------- */
 
-static void send_resp(const supervisor *s, uint64_t id, int64_t val, int error) {
+int supervisor_send_resp(const supervisor *s, uint64_t id, int64_t val, int error) {
         /* Sized by SECCOMP_GET_NOTIF_SIZES: a newer kernel may read a longer struct. */
         union {
                 struct seccomp_notif_resp resp;
@@ -61,7 +57,11 @@ static void send_resp(const supervisor *s, uint64_t id, int64_t val, int error) 
         } u = { 0 };
         u.resp = (struct seccomp_notif_resp) { .id = id, .val = val, .error = error, .flags = 0 };
         /* ENOENT: the caller died or was interrupted by a fatal signal; nothing to answer. */
-        (void) ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &u);
+        return ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &u) < 0 ? -errno : 0;
+}
+
+static void send_resp(const supervisor *s, uint64_t id, int64_t val, int error) {
+        (void) supervisor_send_resp(s, id, val, error); /* a vanished caller needs no answer */
 }
 
 /* Installs `fd` in the caller and completes its syscall atomically (ADDFD_FLAG_SEND): the kernel
@@ -206,14 +206,22 @@ static void handle(worker *w) {
         r->refusal = NULL;
 
         supervisor_op_fn fn = NULL;
-        if (r->n->data.arch == NATIVE_AUDIT_ARCH)
+        if (!seccomp_is_foreign(&r->n->data))
                 fn = supervisor_op_lookup(r->n->data.nr, &r->syscall_name);
+        /* Not emulated: a refusal of the table or of another ABI, answered without looking at
+         * the caller at all (no /proc, no memory), so a refusal storm costs one round trip. */
+        if (!fn && supervisor_answer_refusal(s, r->n))
+                return;
         int result = fn ? target_open(r) : -ENOSYS;
         if (result == 0)
                 result = fn(r);
-        if (result == -EPERM && r->refusal && s->on_violation)
+        if (result == -EPERM && r->refusal)
                 /* Fail closed, but say why: the events show it rather than a bare EPERM. */
-                s->on_violation(s->userdata, r->syscall_name, "", r->refusal);
+                supervisor_report_refusal(s, &(supervisor_report) { .action = "file-create-name",
+                                                                    .syscall = r->syscall_name,
+                                                                    .target = "",
+                                                                    .rule = r->refusal },
+                                          r->syscall_name, r->refusal);
         /* ESRCH: the caller vanished (the answer is then dropped by the kernel) or could not be
          * seen from our procfs: never leave it waiting, fail closed. */
         if (result == -ESRCH)
@@ -354,7 +362,10 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                 return NULL;
         *s = (supervisor) { .listener = cfg->listener_fd, .proc_fd = cfg->proc_fd, .stop_fd = -1,
                             .rules = cfg->rules, .on_violation = cfg->on_violation,
-                            .userdata = cfg->userdata };
+                            .on_report = cfg->on_report, .userdata = cfg->userdata,
+                            .filter = { .notify_creates = true,
+                                        .unix_connect = cfg->unix_allow != NULL },
+                            .unix_allow = cfg->unix_allow };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
         pthread_mutex_init(&s->recv_lock, NULL);
@@ -365,6 +376,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
 }
 
 static void supervisor_free(supervisor *s) {
+        report_limit_flush_free(s);
         safe_close(s->listener);
         safe_close(s->stop_fd);
         pthread_mutex_destroy(&s->recv_lock);
@@ -386,7 +398,9 @@ int supervisor_start(const supervisor_config *cfg, supervisor **ret) {
                 return -ENOMEM;
         }
         worker *ws = calloc(s->n_workers, sizeof(worker));
-        e = ws ? notif_sizes(s) : -ENOMEM;
+        e = ws ? report_limit_new(&s->limit) : -ENOMEM;
+        if (e == 0)
+                e = notif_sizes(s);
         if (e == 0)
                 s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (e == 0 && s->stop_fd < 0)

@@ -7,19 +7,39 @@
 #include "plan/name-rules.h"
 
 typedef struct supervisor supervisor;
+typedef struct supervisor_unix_allow supervisor_unix_allow; /* linux/supervisor-unix.c */
 
 /* Called from a worker thread for each refusal. Must be thread-safe and must not block long. */
 typedef void (*supervisor_violation_fn)(void *userdata, const char *syscall, const char *path,
                                         const char *rule);
+
+/* One refusal as the supervisor observed it (valid during the call). */
+typedef struct supervisor_report {
+        const char *action;  /* "file-create-name", "syscall" (a refusal of the seccomp table or
+                              * of another ABI), "network-outbound" (a refused connect()) */
+        const char *syscall; /* the refused call: "openat", "keyctl", "ia32:open", "connect" */
+        const char *target;  /* the resolved path; for "syscall" the call's name */
+        const char *rule;    /* what refused it: a name rule, or the table's rule and reason */
+        uint64_t repeats;    /* 0: one refusal. N > 0: an aggregate of N further refusals of the
+                              * same kind that the rate limit kept from being reported one by
+                              * one (sent once, when the supervisor stops) */
+} supervisor_report;
+
+/* Called like supervisor_violation_fn, for every report (rate-limited: supervisor-report.c). */
+typedef void (*supervisor_report_fn)(void *userdata, const supervisor_report *report);
 
 typedef struct supervisor_config {
         int listener_fd;   /* seccomp listener; taken (closed by supervisor_stop) */
         int proc_fd;       /* O_PATH|O_DIRECTORY fd of a procfs in which notification pids are
                             * valid (the supervisor's own PID namespace); borrowed */
         const name_rules *rules; /* borrowed; must outlive the supervisor */
-        supervisor_violation_fn on_violation; /* may be NULL */
+        supervisor_violation_fn on_violation; /* may be NULL; file-create-name reports only, and only
+                                               * when on_report is NULL */
+        supervisor_report_fn on_report;       /* may be NULL; every report */
         void *userdata;
         unsigned workers;  /* 0 = default */
+        /* allowUnixSockets (NULL: none, and the filter does not notify connect). Borrowed. */
+        const supervisor_unix_allow *unix_allow;
 } supervisor_config;
 
 /* Starts the worker threads and returns; notifications are served until supervisor_stop().
@@ -43,10 +63,12 @@ typedef struct supervisor_config {
  *
  * Violations are reported as (syscall name, absolute path as resolved here, or "" when the caller
  * could not be inspected, rule): the rule is a string of cfg->rules, or a fixed explanation such
- * as "procfs outside the caller's own /proc/<pid>". The listener is taken, also on failure.
+ * as "procfs outside the caller's own /proc/<pid>". Refusals of the seccomp table itself (the
+ * filter notifies them when a listener exists, see docs/design/seccomp.md) are answered with the
+ * table's errno and reported with action "syscall". The listener is taken, also on failure.
  * Returns 0 or -errno (-EINVAL: bad config, proc_fd not a procfs, or threads impossible). */
 int supervisor_start(const supervisor_config *cfg, supervisor **ret);
-/* Stops the workers, releases opens still waiting on a FIFO, joins every thread, closes the
- * listener (pending and later notified calls then fail with ENOSYS in the command) and frees.
- * NULL ok. */
+/* Stops the workers, releases opens still waiting on a FIFO, joins every thread, sends the rate
+ * limit's aggregate reports, closes the listener (pending and later notified calls then fail with
+ * ENOSYS in the command) and frees. NULL ok. */
 void supervisor_stop(supervisor *s);

@@ -14,13 +14,14 @@
 
 #define M32 UINT64_C(0xffffffff)
 
-#define DENY(name, e, why) { name, 0, SECCOMP_PLAN_ERRNO, e, 0, { { 0 } }, why }
-#define DENY_NR(name, nr, e, why) { name, nr, SECCOMP_PLAN_ERRNO, e, 0, { { 0 } }, why }
+#define DENY(name, e, why) { name, 0, SECCOMP_PLAN_ERRNO, e, 0, 0, { { 0 } }, why }
+#define DENY_QUIET(name, nr, e, why) { name, nr, SECCOMP_PLAN_ERRNO, e, SECCOMP_PLAN_QUIET, 0, { { 0 } }, why }
+#define DENY_NR(name, nr, e, why) { name, nr, SECCOMP_PLAN_ERRNO, e, 0, 0, { { 0 } }, why }
 #define DENY_IF(name, e, a, mask, val, why)                                                       \
-        { name, 0, SECCOMP_PLAN_ERRNO, e, 1, { { a, mask, val } }, why }
-#define NOTIFY(name, why) { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, { { 0 } }, why }
+        { name, 0, SECCOMP_PLAN_ERRNO, e, 0, 1, { { a, mask, val } }, why }
+#define NOTIFY(name, why) { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, 0, { { 0 } }, why }
 #define NOTIFY_IF(name, a, mask, val, why)                                                        \
-        { name, 0, SECCOMP_PLAN_NOTIFY, 0, 1, { { a, mask, val } }, why }
+        { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, 1, { { a, mask, val } }, why }
 #define DENY_CLONE(flag) DENY_IF("clone", EPERM, 0, flag, flag, "clone with " #flag ": no new namespaces")
 
 /* Namespace flags of clone(2) (values from linux/sched.h, spelled out so this file needs no
@@ -66,7 +67,10 @@ static const seccomp_plan_rule rules[] = {
         DENY_CLONE(CLONE_NEWUSER_),
         DENY_CLONE(CLONE_NEWPID_),
         DENY_CLONE(CLONE_NEWNET_),
-        DENY("clone3", ENOSYS, "flags live in memory, cannot be checked; glibc falls back to clone"),
+        /* Quiet: glibc tries clone3 for every thread and posix_spawn and falls back to clone,
+         * which the rules above check (and report). Reporting it would make each thread a
+         * "violation", and notifying it would add a round trip to each. */
+        DENY_QUIET("clone3", 0, ENOSYS, "flags live in memory, cannot be checked; glibc falls back to clone"),
         /* Kernel attack surface a build never needs. */
         DENY("keyctl", EPERM, "kernel keyrings are not namespaced"),
         DENY("add_key", EPERM, "kernel keyrings are not namespaced"),
@@ -108,16 +112,23 @@ static const seccomp_plan_rule rules[] = {
         DENY_IF("ioctl", EPERM, 1, M32, TIOCSTI_, "TIOCSTI: type into the caller's terminal"),
         DENY_IF("ioctl", EPERM, 1, M32, TIOCLINUX_, "TIOCLINUX: VT paste injection"),
         /* Sockets that reach outside the sandbox's network namespace. */
-        DENY_IF("socket", EPERM, 0, M32, AF_UNIX, "AF_UNIX: docker.sock, D-Bus, agents (path-selective later)"),
+        { "socket", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_UNIX_OFF, 1, { { 0, M32, AF_UNIX } },
+          "AF_UNIX: docker.sock, D-Bus, agents (allowUnixSockets is empty)" },
+        /* allowUnixSockets: stream and seqpacket sockets, whose connect() the supervisor performs
+         * (see connect below); a datagram socket could sendto() any pathname socket. */
+        { "socket", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_UNIX_ON, 2,
+          { { 0, M32, AF_UNIX }, { 1, SOCK_TYPE_MASK_, SOCK_DGRAM } },
+          "AF_UNIX datagram: sendto() any pathname socket (journald, ...)" },
         DENY_IF("socket", EPERM, 0, M32, AF_VSOCK_, "AF_VSOCK: host services (WSL interop, VMs)"),
-        { "socketpair", 0, SECCOMP_PLAN_ERRNO, EPERM, 2,
+        { "socketpair", 0, SECCOMP_PLAN_ERRNO, EPERM, 0, 2,
           { { 0, M32, AF_UNIX }, { 1, SOCK_TYPE_MASK_, SOCK_DGRAM } },
           "AF_UNIX datagram pair: sendto() any pathname socket (journald, ...)" },
         /* The supervisor cannot see a Landlock domain the command adds to itself: creations it
          * performs would ignore it (pitfall 11), so the command learns Landlock is unavailable. */
         DENY_NR("landlock_create_ruleset", 444, ENOSYS, "self-imposed Landlock would be bypassed"),
         DENY_NR("landlock_restrict_self", 446, ENOSYS, "self-imposed Landlock would be bypassed"),
-        DENY_NR("openat2", 437, ENOSYS, "flags live in memory; callers fall back to openat"),
+        /* Quiet, like clone3: the fallback (openat) is what the table checks. */
+        DENY_QUIET("openat2", 437, ENOSYS, "flags live in memory; callers fall back to openat"),
 
         /* Creation-time name rules: the supervisor performs these calls itself. open/openat only
          * with O_CREAT, so plain opens of existing files never pay for it; not with O_PATH, which
@@ -143,6 +154,11 @@ static const seccomp_plan_rule rules[] = {
          * so the frequent unlink() of files never pays. */
         NOTIFY("rmdir", "removes an ancestor of a protected path"),
         NOTIFY_IF("unlinkat", 2, AT_REMOVEDIR, AT_REMOVEDIR, "removes an ancestor of a protected path"),
+        /* allowUnixSockets: the destination lives in memory and the fd can be swapped by another
+         * thread, so the supervisor connects the caller's socket itself, to the inode it checked
+         * (src/linux/supervisor-unix.c). Every family: the socket's family is not in a register. */
+        { "connect", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_UNIX_ON, 0, { { 0 } },
+          "connect to an allowUnixSockets socket only; the address lives in memory" },
 };
 
 const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {
@@ -150,8 +166,40 @@ const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {
         return rules;
 }
 
-bool seccomp_plan_rule_wanted(const seccomp_plan_rule *rule, bool notify_creates) {
-        return rule->action != SECCOMP_PLAN_NOTIFY || notify_creates;
+bool seccomp_plan_rule_wanted(const seccomp_plan_rule *rule, const seccomp_options *opt) {
+        if (rule->action == SECCOMP_PLAN_NOTIFY && !opt->notify_creates)
+                return false;
+        if ((rule->flags & SECCOMP_PLAN_UNIX_ON) && !opt->unix_connect)
+                return false;
+        return !(rule->flags & SECCOMP_PLAN_UNIX_OFF) || !opt->unix_connect;
+}
+
+/* A refusal goes to the supervisor, which answers with the same errno and reports it, only when
+ * one listens: then the kernel's answer and the supervisor's are indistinguishable to the caller,
+ * and an allowed call takes exactly the path it took before (only the return value of the
+ * matched leaf differs). */
+uint32_t seccomp_plan_rule_ret(const seccomp_plan_rule *rule, const seccomp_options *opt) {
+        if (rule->action == SECCOMP_PLAN_NOTIFY)
+                return SECCOMP_RET_USER_NOTIF;
+        if (opt->notify_creates && !opt->kernel_denials && !(rule->flags & SECCOMP_PLAN_QUIET))
+                return SECCOMP_RET_USER_NOTIF;
+        return SECCOMP_RET_ERRNO | ((uint32_t) rule->err & SECCOMP_RET_DATA);
+}
+
+uint32_t seccomp_plan_badarch_ret(const seccomp_options *opt) {
+        return opt->notify_creates && !opt->kernel_denials ? SECCOMP_RET_USER_NOTIF
+                                                           : SECCOMP_RET_ERRNO | ENOSYS;
+}
+
+bool seccomp_plan_rule_matches(const seccomp_plan_rule *rule, int nr, const struct seccomp_data *d) {
+        if (d->nr != nr)
+                return false;
+        for (uint8_t i = 0; i < rule->n_conds; i++) {
+                const seccomp_plan_cond *c = &rule->conds[i];
+                if (c->arg >= 6 || (d->args[c->arg] & c->mask) != c->value)
+                        return false;
+        }
+        return true;
 }
 
 static const char *action_name(const seccomp_plan_rule *r) {
@@ -180,7 +228,7 @@ int seccomp_plan_rule_format(const seccomp_plan_rule *r, char *buf, size_t size)
         return n;
 }
 
-static json_t *rule_to_json(const seccomp_plan_rule *r) {
+static json_t *rule_to_json(const seccomp_plan_rule *r, const seccomp_options *opt) {
         json_t *conds = json_array();
         for (uint8_t i = 0; conds && i < r->n_conds; i++)
                 if (json_array_append_new(conds, json_pack("{s:i,s:I,s:I}", "arg", r->conds[i].arg,
@@ -191,16 +239,18 @@ static json_t *rule_to_json(const seccomp_plan_rule *r) {
                 }
         if (!conds)
                 return NULL;
-        return json_pack("{s:s,s:s,s:o,s:s}", "syscall", r->syscall, "action", action_name(r),
-                         "conditions", conds, "why", r->why);
+        bool reported = r->action == SECCOMP_PLAN_ERRNO &&
+                        seccomp_plan_rule_ret(r, opt) == SECCOMP_RET_USER_NOTIF;
+        return json_pack("{s:s,s:s,s:o,s:b,s:s}", "syscall", r->syscall, "action", action_name(r),
+                         "conditions", conds, "reported", reported, "why", r->why);
 }
 
-void *seccomp_plan_to_json(bool notify_creates) {
+void *seccomp_plan_to_json(const seccomp_options *opt) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < ELEMENTSOF(rules); i++) {
-                if (!seccomp_plan_rule_wanted(&rules[i], notify_creates))
+                if (!seccomp_plan_rule_wanted(&rules[i], opt))
                         continue;
-                if (json_array_append_new(a, rule_to_json(&rules[i])) < 0) {
+                if (json_array_append_new(a, rule_to_json(&rules[i], opt)) < 0) {
                         json_decref(a);
                         return NULL;
                 }
@@ -269,10 +319,18 @@ static bool jump_taken(uint16_t op, uint32_t a, uint32_t src, bool *ret_ok) {
 }
 
 uint32_t seccomp_bpf_run(const struct sock_filter *prog, size_t n, const struct seccomp_data *d) {
+        unsigned steps;
+        return seccomp_bpf_run_counted(prog, n, d, &steps);
+}
+
+uint32_t seccomp_bpf_run_counted(const struct sock_filter *prog, size_t n,
+                                 const struct seccomp_data *d, unsigned *ret_steps) {
         uint32_t a = 0, x = 0, mem[BPF_MEMWORDS] = { 0 };
         const unsigned char *data = (const unsigned char *) d;
+        *ret_steps = 0;
         for (size_t pc = 0; pc < n; pc++) {
                 const struct sock_filter *f = &prog[pc];
+                ++*ret_steps;
                 uint32_t src = BPF_SRC(f->code) == BPF_X ? x : f->k;
                 bool ok = true;
                 switch (BPF_CLASS(f->code)) {

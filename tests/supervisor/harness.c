@@ -67,19 +67,46 @@ void sup_env_free(sup_env *env) {
         strv_done(&env->rules.deny_names);
         strv_done(&env->preexisting);
         strv_done(&env->violations);
+        strv_done(&env->reports);
         pthread_mutex_destroy(&env->lock);
         free(env);
 }
 
-static void record_violation(void *userdata, const char *syscall, const char *path,
-                             const char *rule) {
+static void record_report(void *userdata, const supervisor_report *rep) {
         sup_env *env = userdata;
-        char buf[PATH_MAX + 256];
-        snprintf(buf, sizeof(buf), "%s %s %s", syscall, path, rule ? rule : "(null)");
+        char buf[PATH_MAX + 1024];
         pthread_mutex_lock(&env->lock);
-        if (strv_push(&env->violations, buf) < 0)
+        snprintf(buf, sizeof(buf), "%s %s %s %s", rep->action, rep->syscall, rep->target,
+                 rep->rule ? rep->rule : "(null)");
+        if (rep->repeats > 0) {
+                size_t l = strlen(buf);
+                snprintf(buf + l, sizeof(buf) - l, " x%llu", (unsigned long long) rep->repeats);
+        }
+        if (strv_push(&env->reports, buf) < 0)
                 abort();
+        if (strcmp(rep->action, "file-create-name") == 0) {
+                snprintf(buf, sizeof(buf), "%s %s %s", rep->syscall, rep->target,
+                         rep->rule ? rep->rule : "(null)");
+                for (uint64_t i = 0; i < (rep->repeats ? rep->repeats : 1) && i < 100000; i++)
+                        if (strv_push(&env->violations, buf) < 0)
+                                abort();
+        }
         pthread_mutex_unlock(&env->lock);
+}
+
+uint64_t sup_reports(sup_env *env, const char *needle) {
+        uint64_t n = 0;
+        pthread_mutex_lock(&env->lock);
+        for (size_t i = 0; i < env->reports.n; i++) {
+                const char *r = env->reports.v[i];
+                if (needle && !strstr(r, needle))
+                        continue;
+                const char *x = strrchr(r, ' ');
+                unsigned long long rep = 0;
+                n += x && sscanf(x, " x%llu", &rep) == 1 && rep > 0 ? rep : 1;
+        }
+        pthread_mutex_unlock(&env->lock);
+        return n;
 }
 
 size_t sup_violations(sup_env *env, const char *needle) {
@@ -99,7 +126,7 @@ static _Noreturn void child_main(sup_env *env, scenario_fn fn, void *arg, int so
                 perror("no_new_privs");
                 _exit(90);
         }
-        seccomp_options o = { .notify_creates = true };
+        seccomp_options o = { .notify_creates = true, .unix_connect = env->unix_allow != NULL };
         int listener = -1;
         int r = seccomp_install_sandbox_filter(&o, &listener);
         if (r < 0) {
@@ -152,8 +179,8 @@ static int run(sup_env *env, scenario_fn fn, void *arg, unsigned kill_after_ms) 
         int proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         supervisor *s = NULL;
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd, .rules = &env->rules,
-                                  .on_violation = record_violation, .userdata = env,
-                                  .workers = env->workers };
+                                  .on_report = record_report, .userdata = env,
+                                  .workers = env->workers, .unix_allow = env->unix_allow };
         int r = listener < 0 || proc_fd < 0 ? -EBADF : supervisor_start(&cfg, &s);
         if (r < 0) {
                 fprintf(stderr, "supervisor_start: %s\n", strerror(-r));

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linux/supervisor.h"
 #include "plan/plan.h"
 
 typedef struct sup_env {
@@ -22,7 +23,11 @@ typedef struct sup_env {
         strv preexisting;    /* denied names the test created on the host itself (relative) */
 
         pthread_mutex_t lock;
-        strv violations;     /* "syscall path rule" */
+        strv violations;     /* file-create-name: "syscall path rule", an aggregate of N
+                              * refusals (rate limit) as N entries */
+        strv reports;        /* every report: "action syscall target rule", an aggregate as one
+                              * entry ending in " xN" */
+        const supervisor_unix_allow *unix_allow; /* allowUnixSockets for sup_run (NULL: none) */
 } sup_env;
 
 typedef int (*scenario_fn)(sup_env *env, void *arg);
@@ -37,6 +42,8 @@ int sup_run_killed(sup_env *env, scenario_fn fn, void *arg, unsigned kill_after_
 
 /* Host-side checks (parent). */
 size_t sup_violations(sup_env *env, const char *needle);
+/* Reports (any action) containing `needle`, NULL for all; an aggregate counts as its N. */
+uint64_t sup_reports(sup_env *env, const char *needle);
 /* Every entry under root checked with the create rules; returns the first denied relative path
  * not in env->preexisting, or NULL (static buffer). */
 const char *sup_first_denied(sup_env *env);

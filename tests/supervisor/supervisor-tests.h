@@ -11,3 +11,5 @@ void sup_check(scenario_fn fn, void *arg, unsigned workers, void (*host_setup)(s
 
 /* supervisor-attacks.c: runs its cmocka group, returns the number of failures. */
 int supervisor_attack_tests_run(void);
+/* supervisor-denials.c: the same for refusals of the seccomp table and their reports. */
+int supervisor_denial_tests_run(void);

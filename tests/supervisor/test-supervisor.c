@@ -707,5 +707,6 @@ int main(void) {
                 cmocka_unit_test(test_non_ascii),
         };
         int failed = cmocka_run_group_tests_name("supervisor", tests, NULL, NULL);
-        return failed + supervisor_attack_tests_run();
+        failed += supervisor_attack_tests_run();
+        return failed + supervisor_denial_tests_run();
 }
