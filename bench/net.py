@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""cordon benchmarks: the egress proxy (BENCHMARKS.md, section "Egress proxy").
+
+  bench/net.py --cordon build/cordon [--rounds 9] [--size-mib 200] [--conns 300]
+               [--tunnels 1000] [--payload 16384] [--write BENCHMARKS.md]
+
+Everything runs on loopback: bench/netload.c's server listens on 127.0.0.1 (an ephemeral port) in
+the host's network namespace; the client is the same program, run either bare on the host
+("direct") or as the command of `cordon run --allow-domain 127.0.0.1:PORT --`, where the only
+way out is cordon's proxy (HTTP on 127.0.0.1:3128, SOCKS5 on 127.0.0.1:1080 inside the sandbox's
+network namespace, taken from $HTTP_PROXY / $ALL_PROXY). In the same run:
+
+(a) throughput: one download of --size-mib MiB per run, direct vs through a CONNECT tunnel, a
+    SOCKS5 tunnel and an absolute-form GET (HTTP forwarding); one verified warm-up run per path
+    (every byte checked), then --rounds timed runs, the order rotated each round; medians.
+    The time is the client's own, from connect() to the last byte (cordon's start-up is not in
+    it).
+(b) latency of a new connection: --conns fresh connections per path (3 rounds of conns/3, the
+    order rotated, 10 untimed warm-up connections each), each timed from socket() to the first
+    byte of a tiny answer (proxy handshake included); median and p90, and the difference to
+    direct.
+(c) --tunnels concurrent tunnels through one session's proxy (CONNECT, then SOCKS5): all opened
+    at once, held open, then --payload bytes echoed through every one and checked byte for
+    byte; errors counted. The proxy process (`cordon-proxy`, a child of `cordon`) is sampled
+    before, with all tunnels open, and after the echo: VmRSS, VmHWM, open fds.
+
+With --write FILE the results replace the part of FILE between <!-- egress:begin --> and
+<!-- egress:end -->.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import machine, pct  # noqa: E402  (the shared helpers of bench/run.py)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VIAS = ("direct", "connect", "socks", "forward")
+LABEL = {
+    "direct": "direct (host, no sandbox)",
+    "connect": "CONNECT tunnel (in sandbox)",
+    "socks": "SOCKS5 tunnel (in sandbox)",
+    "forward": "HTTP forward, absolute-form GET (in sandbox)",
+}
+
+
+def build(outdir):
+    exe = os.path.join(outdir, "netload")
+    subprocess.run(["cc", "-O2", "-std=gnu17", "-Wall", "-Wextra", "-Werror", "-o", exe,
+                    os.path.join(HERE, "netload.c")],
+                   check=True)
+    return exe
+
+
+class Server:
+    """bench/netload.c serve: 127.0.0.1, ephemeral port; exits when its stdin closes."""
+
+    def __init__(self, exe):
+        self.p = subprocess.Popen([exe, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True)
+        line = self.p.stdout.readline().split()
+        if len(line) != 2 or line[0] != "port":
+            raise SystemExit(f"netload serve: unexpected {line!r}")
+        self.hostport = f"127.0.0.1:{line[1]}"
+
+    def close(self):
+        self.p.stdin.close()
+        self.p.wait(timeout=10)
+
+
+class Runner:
+    def __init__(self, exe, cordon, hostport, cwd, env):
+        self.exe, self.cordon, self.hostport, self.cwd, self.env = exe, cordon, hostport, cwd, env
+
+    def argv(self, via, *args):
+        cmd = [self.exe, args[0], via, self.hostport] + [str(a) for a in args[1:]]
+        if via == "direct":
+            return cmd
+        # The one explicit entry that lets the proxy reach the local server (SPEC.md §6).
+        return [self.cordon, "run", "--allow-domain", self.hostport, "--"] + cmd
+
+    def json(self, via, *args):
+        p = subprocess.run(self.argv(via, *args), cwd=self.cwd, env=self.env,
+                           capture_output=True, text=True)
+        if p.returncode != 0:
+            raise RuntimeError(f"{via} {args}: exit {p.returncode}: {p.stdout[-300:]} "
+                               f"{p.stderr.strip()[-500:]}")
+        return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+# ---- (a) throughput ----------------------------------------------------------------------------
+
+def bench_throughput(r, size, rounds):
+    for via in VIAS:  # warm-up, every byte verified
+        d = r.json(via, "get", size, "verify")
+        if not d["ok"] or d["bytes"] != size:
+            raise RuntimeError(f"{via}: verified download failed: {d}")
+    gbps = {v: [] for v in VIAS}
+    for i in range(rounds):
+        for k in range(len(VIAS)):
+            via = VIAS[(i + k) % len(VIAS)]
+            d = r.json(via, "get", size)
+            if not d["ok"]:
+                raise RuntimeError(f"{via}: download failed: {d}")
+            gbps[via].append(size / d["sec"] / 1e9)
+        print(f"  throughput round {i + 1}/{rounds}: " +
+              ", ".join(f"{v} {gbps[v][-1]:.2f}" for v in VIAS) + " GB/s", file=sys.stderr)
+    return gbps
+
+
+# ---- (b) latency -------------------------------------------------------------------------------
+
+def bench_latency(r, conns):
+    per = conns // 3
+    us = {v: [] for v in VIAS}
+    errors = {v: 0 for v in VIAS}
+    for i in range(3):
+        for k in range(len(VIAS)):
+            via = VIAS[(i + k) % len(VIAS)]
+            p = subprocess.run(r.argv(via, "latency", per, 10), cwd=r.cwd, env=r.env,
+                               capture_output=True, text=True)
+            d = json.loads(p.stdout.strip().splitlines()[-1])
+            us[via] += d["us"]
+            errors[via] += d["errors"]
+        print(f"  latency round {i + 1}/3: " +
+              ", ".join(f"{v} {statistics.median(us[v]):.0f} us" for v in VIAS), file=sys.stderr)
+    return us, errors
+
+
+# ---- (c) concurrent tunnels --------------------------------------------------------------------
+
+def proxy_pid(parent):
+    """The `cordon-proxy` process among parent's children."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if ppid == parent and comm == "cordon-proxy":
+            return int(name)
+    return None
+
+
+def sample(pid):
+    s = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            k, _, v = line.partition(":")
+            if k in ("VmRSS", "VmHWM", "Threads"):
+                s[k] = int(v.split()[0])
+    socks = pipes = other = 0
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            t = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if t.startswith("socket:"):
+            socks += 1
+        elif t.startswith("pipe:"):
+            pipes += 1
+        else:
+            other += 1
+    s.update(fds=socks + pipes + other, sockets=socks, pipes=pipes)
+    return s
+
+
+def bench_tunnels(r, via, n, payload):
+    p = subprocess.Popen(r.argv(via, "tunnels", n, payload), cwd=r.cwd, env=r.env,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    res = {"samples": {}}
+    try:
+        for phase in ("start", "open", "echo"):
+            line = p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"tunnels {via}: the client ended before phase {phase}")
+            d = json.loads(line)
+            pid = proxy_pid(p.pid)
+            if pid is None:
+                raise RuntimeError(f"tunnels {via}: no cordon-proxy child of {p.pid}")
+            res["samples"][phase] = sample(pid)
+            if phase != "start":
+                res[phase] = d
+            p.stdin.write("\n")
+            p.stdin.flush()
+        p.stdin.close()
+        res["exit"] = p.wait(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    print(f"  tunnels {via}: {json.dumps(res)}", file=sys.stderr)
+    return res
+
+
+# ---- report ------------------------------------------------------------------------------------
+
+def verdict(ok):
+    return "met" if ok else "**NOT met**"
+
+
+def report_throughput(out, gbps, rounds, size):
+    d = statistics.median(gbps["direct"])
+    out += [f"### Throughput: one {size >> 20} MiB download ({rounds} rotated rounds after a "
+            f"verified warm-up; medians)", "",
+            "| path | median | min – max | vs direct | target |", "|---|---|---|---|---|"]
+    for v in VIAS:
+        m = statistics.median(gbps[v])
+        tgt = "–" if v == "direct" else "report" if v == "forward" else \
+            f"≥ 0.80×: {verdict(m / d >= 0.8)}"
+        out.append(f"| {LABEL[v]} | {m:.2f} GB/s | {min(gbps[v]):.2f} – {max(gbps[v]):.2f} | "
+                   f"**{m / d:.2f}×** | {tgt} |")
+    out.append("")
+
+
+def report_latency(out, us, errors, conns):
+    dm, d90 = statistics.median(us["direct"]), pct(us["direct"], 0.9)
+    out += [f"### Latency of a new connection ({conns} per path: socket() to the first byte of "
+            f"a 2-byte answer)", "",
+            "| path | median | p90 | added (median / p90) | errors | target |",
+            "|---|---|---|---|---|---|"]
+    for v in VIAS:
+        m, p90 = statistics.median(us[v]), pct(us[v], 0.9)
+        add = "–" if v == "direct" else f"**+{(m - dm) / 1e3:.3f}** / +{(p90 - d90) / 1e3:.3f} ms"
+        tgt = "–" if v == "direct" else f"≤ +0.3 ms: {verdict(m - dm <= 300)}"
+        out.append(f"| {LABEL[v]} | {m / 1e3:.3f} ms | {p90 / 1e3:.3f} ms | {add} | "
+                   f"{errors[v]} | {tgt} |")
+    out.append("")
+
+
+def report_tunnels(out, tun, n, payload):
+    out += [f"### {n:,} concurrent tunnels through one session's proxy ({payload:,} bytes echoed "
+            f"through each, checked byte for byte)", "",
+            "| protocol | opened | echoed intact | errors | all open after | echo phase | "
+            "proxy RSS: idle / all open / peak (VmHWM) | proxy fds: idle / all open |",
+            "|---|---|---|---|---|---|---|---|"]
+    for via, t in tun.items():
+        s = t["samples"]
+        errs = t["open"]["failed"] + t["echo"]["failed"]
+        detail = {**t["open"]["errors"], **t["echo"]["errors"]}
+        e = f"**{errs}**" + (f" ({json.dumps(detail)})" if detail else "")
+        out.append(f"| {'CONNECT' if via == 'connect' else 'SOCKS5'} | {t['open']['ok']} | "
+                   f"{t['echo']['ok']} | {e} | {t['open']['ms']:.0f} ms | "
+                   f"{t['echo']['ms']:.0f} ms | {s['start']['VmRSS'] / 1024:.1f} / "
+                   f"{s['open']['VmRSS'] / 1024:.1f} / {s['echo']['VmHWM'] / 1024:.1f} MiB | "
+                   f"{s['start']['fds']} / {s['open']['fds']} ({s['open']['sockets']} sockets, "
+                   f"{s['open']['pipes']} pipes) |")
+    ok = all(t["open"]["failed"] + t["echo"]["failed"] == 0 and t["exit"] == 0
+             for t in tun.values())
+    out += ["", f"- target: zero errors — {verdict(ok)}", ""]
+
+
+def report(m, load, args, gbps, us, errors, tun):
+    out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
+           f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}; 1-minute load average "
+           f"{load[0]:.2f} at the start, {load[1]:.2f} at the end.", "",
+           f"Command: `{args.command_line}`", ""]
+    report_throughput(out, gbps, args.rounds, args.size_mib << 20)
+    report_latency(out, us, errors, args.conns)
+    report_tunnels(out, tun, args.tunnels, args.payload)
+    out += ["Every round (GB/s):", ""]
+    for v in VIAS:
+        out.append(f"- {LABEL[v]}: " + ", ".join(f"{x:.2f}" for x in gbps[v]))
+    return "\n".join(out) + "\n"
+
+
+def write_md(path, text):
+    begin, end = "<!-- egress:begin -->", "<!-- egress:end -->"
+    doc = open(path).read()
+    if begin not in doc or end not in doc:
+        raise SystemExit(f"{path}: markers {begin} / {end} not found")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    open(path, "w").write(head + begin + "\n" + text + end + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cordon", required=True)
+    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--size-mib", type=int, default=200)
+    ap.add_argument("--conns", type=int, default=300)
+    ap.add_argument("--tunnels", type=int, default=1000)
+    ap.add_argument("--payload", type=int, default=16384)
+    ap.add_argument("--dir", default="/var/tmp")
+    ap.add_argument("--write", metavar="FILE", help="update the egress section of FILE")
+    args = ap.parse_args()
+    args.command_line = " ".join(["bench/net.py"] + sys.argv[1:])
+    cordon = os.path.abspath(args.cordon)
+    root = tempfile.mkdtemp(prefix="cordon-bench-net.", dir=args.dir)
+    server = None
+    try:
+        home = os.path.join(root, "home")
+        os.makedirs(home)
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
+        exe = build(root)
+        m, load0 = machine(cordon), loadavg()
+        server = Server(exe)
+        r = Runner(exe, cordon, server.hostport, root, env)
+        print("throughput ...", file=sys.stderr)
+        gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
+        print("latency ...", file=sys.stderr)
+        us, errors = bench_latency(r, args.conns)
+        print("tunnels ...", file=sys.stderr)
+        tun = {v: bench_tunnels(r, v, args.tunnels, args.payload) for v in ("connect", "socks")}
+        text = report(m, (load0, loadavg()), args, gbps, us, errors, tun)
+        print(text)
+        if args.write:
+            write_md(args.write, text)
+    finally:
+        if server:
+            server.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
