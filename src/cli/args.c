@@ -286,12 +286,18 @@ typedef enum extra_opt {
         EXTRA_SANDBOX,
         EXTRA_BACKEND,
         EXTRA_EVENTS,
+        EXTRA_QUIET,
+        EXTRA_CAPTURE,
+        EXTRA_STATUS,
+        EXTRA_STDERR,
 } extra_opt;
 
 #define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
 #define ALLOW_JSON (1u << 1)
 #define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
 #define ALLOW_EVENTS (1u << 3)     /* run's --events */
+#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --quiet, --capture */
+#define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
 
 static const struct {
         const char *name;
@@ -304,6 +310,10 @@ static const struct {
         { "--sandbox", EXTRA_SANDBOX, true, ALLOW_POLICY },
         { "--backend", EXTRA_BACKEND, true, ALLOW_POLICY },
         { "--events", EXTRA_EVENTS, true, ALLOW_EVENTS },
+        { "--quiet", EXTRA_QUIET, false, ALLOW_RUN_REPORT },
+        { "--capture", EXTRA_CAPTURE, false, ALLOW_RUN_REPORT },
+        { "--status", EXTRA_STATUS, true, ALLOW_EXPLAIN },
+        { "--stderr", EXTRA_STDERR, true, ALLOW_EXPLAIN },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -350,6 +360,49 @@ static int set_events(parser *p, const char *value) {
         return 0;
 }
 
+/* run --json=FILE|fd:N: where the summary goes. Only with '=': `cordon run --json ls` must not
+ * read the command as a destination. No default: fd 1 and 2 carry the command's own output, and
+ * a summary mixed into it could not be told apart (nor could a command fake one there). */
+static int set_json_dest(parser *p, const char *value) {
+        cli_args *a = p->out;
+        if (!value)
+                return usage(p, "--json needs a destination for run: --json=FILE or --json=fd:N "
+                                "(N >= 3; fds 1 and 2 carry the command's own output)");
+        if (a->json_path || a->json_fd >= 0)
+                return usage(p, "--json given twice");
+        if (!value[0])
+                return set_error(p->err, CORDON_POLICY_INVALID, "--json: empty value; %s",
+                                 EVENTS_HINT);
+        if (strncmp(value, "fd:", 3) != 0)
+                return make_absolute(p->cwd, value, &a->json_path);
+        uint64_t n = 0;
+        int r = parse_count(value + 3, &n);
+        if (r < 0 || n > INT32_MAX || n < 3)
+                return set_error(p->err, CORDON_POLICY_INVALID,
+                                 "--json: '%s' is not a usable descriptor; %s", CLI_QUOTE(value),
+                                 EVENTS_HINT);
+        a->json_fd = (int) n;
+        return 0;
+}
+
+/* explain --status N: the exit status the run ended with, as a shell reports it. */
+static int set_status(parser *p, const char *value) {
+        uint64_t n = 0;
+        if (parse_count(value, &n) < 0 || n > 255)
+                return usage(p, "--status: '%s' is not an exit status 0-255", CLI_QUOTE(value));
+        p->out->status_set = true;
+        p->out->status = (int) n;
+        return 0;
+}
+
+static int set_stderr_path(parser *p, const char *value) {
+        if (p->out->stderr_path)
+                return usage(p, "--stderr given twice");
+        if (!value[0])
+                return usage(p, "--stderr: empty path");
+        return make_absolute(p->cwd, value, &p->out->stderr_path);
+}
+
 /* The value of an option: after '=' or the next argument. */
 static int take_value(parser *p, const char *name, const char *inline_value, const char **ret) {
         if (inline_value) {
@@ -377,6 +430,16 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
                 return set_backend(p, value);
         case EXTRA_EVENTS:
                 return set_events(p, value);
+        case EXTRA_QUIET:
+                p->out->quiet = true;
+                return 0;
+        case EXTRA_CAPTURE:
+                p->out->capture = true;
+                return 0;
+        case EXTRA_STATUS:
+                return set_status(p, value);
+        case EXTRA_STDERR:
+                return set_stderr_path(p, value);
         default:
                 return -EINVAL;
         }
@@ -396,6 +459,8 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
 
         if (strcmp(name, "-h") == 0)
                 memcpy(name, "--help", sizeof("--help"));
+        if ((allow & ALLOW_RUN_REPORT) && strcmp(name, "--json") == 0)
+                return set_json_dest(p, inline_value);
         for (size_t i = 0; i < sizeof(extra_defs) / sizeof(extra_defs[0]); i++) {
                 if (strcmp(name, extra_defs[i].name) != 0 || (extra_defs[i].needs & ~allow))
                         continue;
@@ -473,14 +538,42 @@ static int copy_command(parser *p) {
         return 0;
 }
 
+/* --capture puts the output into the events; one destination cannot take both streams. */
+static int check_run_report(parser *p) {
+        const cli_args *a = p->out;
+        if (a->capture && !a->events_path && a->events_fd < 0)
+                return usage(p, "--capture needs --events FILE|fd:N: the captured output goes "
+                                "into the events");
+        if ((a->json_fd >= 0 && a->json_fd == a->events_fd) ||
+            (a->json_path && a->events_path && strcmp(a->json_path, a->events_path) == 0))
+                return usage(p, "--json and --events need different destinations");
+        return 0;
+}
+
 static int parse_run(parser *p) {
         p->out->command = CLI_COMMAND_RUN;
         p->see = "cordon run --help";
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS);
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS |
+                                         ALLOW_RUN_REPORT);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = check_conflicts(p);
+        if (r >= 0)
+                r = check_run_report(p);
         return r < 0 ? r : copy_command(p);
+}
+
+static int parse_explain(parser *p) {
+        p->out->command = CLI_COMMAND_EXPLAIN;
+        p->see = "cordon explain --help";
+        int r = parse_options(p, ALLOW_JSON | ALLOW_EVENTS | ALLOW_EXPLAIN);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        const cli_args *a = p->out;
+        if (!a->events_path && a->events_fd < 0 && !a->status_set && !a->stderr_path)
+                return usage(p, "nothing to explain: give --events FILE, --status N or --stderr "
+                                "FILE");
+        return 0;
 }
 
 static int parse_probe(parser *p) {
@@ -514,7 +607,7 @@ static int parse_help(parser *p) {
         } topics[] = {
                 { "run", CLI_COMMAND_RUN },         { "probe", CLI_COMMAND_PROBE },
                 { "policy", CLI_COMMAND_POLICY_SHOW }, { "version", CLI_COMMAND_VERSION },
-                { "help", CLI_COMMAND_HELP },
+                { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -533,13 +626,15 @@ static int parse_help(parser *p) {
 
 static int parse_command(parser *p) {
         if (p->argc < 2)
-                return usage(p, "no command given; the commands are run, probe, policy show, "
-                                "version and help");
+                return usage(p, "no command given; the commands are run, explain, probe, "
+                                "policy show, version and help");
         const char *cmd = p->argv[p->i++];
         if (strcmp(cmd, "run") == 0)
                 return parse_run(p);
         if (strcmp(cmd, "probe") == 0)
                 return parse_probe(p);
+        if (strcmp(cmd, "explain") == 0)
+                return parse_explain(p);
         if (strcmp(cmd, "policy") == 0)
                 return parse_policy(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
@@ -557,7 +652,7 @@ static int parse_command(parser *p) {
 
 int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
                    cordon_error *err) {
-        *ret = (cli_args) { .events_fd = -1 };
+        *ret = (cli_args) { .events_fd = -1, .json_fd = -1 };
         parser p = { .argc = argc, .argv = argv, .i = 1, .cwd = cwd, .see = "cordon help",
                      .out = ret, .err = err };
         if (!cwd || cwd[0] != '/')
@@ -582,5 +677,7 @@ void cli_args_done(cli_args *a) {
                         free(*v);
         free(a->argv);
         free(a->events_path);
-        *a = (cli_args) { .events_fd = -1 };
+        free(a->json_path);
+        free(a->stderr_path);
+        *a = (cli_args) { .events_fd = -1, .json_fd = -1 };
 }

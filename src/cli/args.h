@@ -17,6 +17,8 @@ typedef enum cli_command {
         CLI_COMMAND_RUN,         /* cordon run [OPTIONS] [--] CMD [ARG...] */
         CLI_COMMAND_PROBE,       /* cordon probe [--json] */
         CLI_COMMAND_POLICY_SHOW, /* cordon policy show [--json] [OPTIONS] */
+        CLI_COMMAND_EXPLAIN,     /* cordon explain [--events FILE] [--status N] [--stderr FILE]
+                                  * [--json] */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -64,6 +66,13 @@ typedef struct cli_args {
         cordon_backend backend;  /* AUTO unless --backend */
         char *events_path;       /* run --events FILE: owned, absolute; NULL otherwise */
         int events_fd;           /* run --events fd:N: N (>= 3); -1 otherwise */
+        char *json_path;         /* run --json=FILE: owned, absolute; NULL otherwise */
+        int json_fd;             /* run --json=fd:N: N (>= 3); -1 otherwise */
+        bool quiet;              /* run --quiet: no refusal lines on a terminal */
+        bool capture;            /* run --capture: stdout/stderr also as events */
+        char *stderr_path;       /* explain --stderr FILE: owned, absolute */
+        bool status_set;         /* explain --status N given */
+        int status;              /* its value, 0-255 */
         cli_setting *settings;   /* owned, in command-line order */
         size_t n_settings;
         char **argv;             /* run: the command, owned and NULL-terminated; else NULL */
@@ -85,5 +94,6 @@ const char *cli_quote(const char *s, char *buf, size_t size);
 int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
                    cordon_error *err);
 
-/* Frees what cli_args_parse allocated; leaves *a empty (events_fd -1). Safe on a zeroed struct. */
+/* Frees what cli_args_parse allocated; leaves *a empty (events_fd and json_fd -1). Safe on a
+ * zeroed struct. */
 void cli_args_done(cli_args *a);

@@ -14,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/cli-policy.h"
+#include "cli/cmd-explain.h"
 #include "cli/help.h"
 #include "cli/render.h"
 
@@ -240,6 +241,14 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                         (void) close(sink.fd);
                 return status;
         }
+        cli_run_report *report = cli_run_report_new(a, sink.fd >= 0 ? sink_write : NULL, &sink,
+                                                     &status);
+        if (!report && status) {
+                cordon_policy_free(policy);
+                if (a->events_path)
+                        (void) close(sink.fd);
+                return status;
+        }
         const char *reason = unprotected_reason(a, policy);
         if (reason)
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
@@ -247,8 +256,9 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         cordon_run_options opts = {
                 .backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend,
                 .environ = environ,
-                .on_event = sink.fd >= 0 ? sink_write : NULL,
-                .event_userdata = &sink,
+                /* The report, when there is one, feeds the decoder and passes each line on. */
+                .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
+                .event_userdata = report ? (void *) report : (void *) &sink,
         };
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
@@ -259,6 +269,8 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         if (sink.err)
                 fprintf(stderr, "cordon: warning: --events: writing the events failed: %s\n",
                         strerror(sink.err));
+        /* Before the fatal line: that line stays the last one cordon prints. */
+        cli_run_report_end(report, r < 0 ? EXIT_FATAL : res.exit_code);
         if (r < 0)
                 return fatal(&err);
         return res.exit_code;
@@ -277,6 +289,8 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cmd_policy_show(a, cwd);
         case CLI_COMMAND_RUN:
                 return cmd_run(a, cwd);
+        case CLI_COMMAND_EXPLAIN:
+                return cli_cmd_explain(a);
         default:
                 return fatal_msg(CORDON_USAGE, "unknown command");
         }
@@ -294,4 +308,12 @@ int cli_main(int argc, char *argv[]) {
         cli_args_done(&args);
         free(cwd);
         return status;
+}
+
+int cli_fatal(const cordon_error *err) {
+        return fatal(err);
+}
+
+ssize_t cli_write_nosigpipe(int fd, const void *buf, size_t len) {
+        return write_nosigpipe(fd, buf, len);
 }

@@ -8,6 +8,8 @@ static const char overview[] =
         "\n"
         "Commands:\n"
         "  run [OPTIONS] [--] CMD [ARG...]   run CMD under the resolved policy\n"
+        "  explain [OPTIONS]                 classify a finished run: ok, command-failed,\n"
+        "                                    sandbox-denied or sandbox-broken, and why\n"
         "  probe [--json]                    report which sandbox backends work on this host\n"
         "  policy show [--json] [OPTIONS]    print the resolved policy and its plan\n"
         "  version, --version                print the version\n"
@@ -54,6 +56,11 @@ static const char run_help[] =
         "\n" POLICY_OPTIONS
         "  --events FILE|fd:N         write the run's events as JSON lines (SPEC.md section 9)\n"
         "                             to FILE (created 0600, truncated) or to open fd N >= 3\n"
+        "  --capture                  also put CMD's stdout and stderr into the events (they\n"
+        "                             still reach cordon's own stdout and stderr unchanged)\n"
+        "  --json=FILE|fd:N           at the end, write one summary object (status, backend,\n"
+        "                             exit code, duration, refusals) to FILE or fd N >= 3\n"
+        "  --quiet                    no 'cordon: denied ...' lines when stderr is a terminal\n"
         "  -h, --help                 print this help\n"
         "\n"
         "Exit status: CMD's own; 128+N if CMD died of signal N; 125 plus one line\n"
@@ -83,6 +90,24 @@ static const char policy_help[] =
         "  --json                     print JSON instead of indented text\n" POLICY_OPTIONS
         "  -h, --help                 print this help\n";
 
+static const char explain_help[] =
+        "Usage: cordon explain [--events FILE|fd:N] [--status N] [--stderr FILE] [--json]\n"
+        "\n"
+        "Classifies a finished run as ok, command-failed, sandbox-denied (each refusal the\n"
+        "sandbox observed, with the policy change that would allow it or the rule that stands)\n"
+        "or sandbox-broken (cordon itself failed: its fatal code and message). Exit status 125\n"
+        "alone proves nothing: a command may exit 125 by itself.\n"
+        "\n"
+        "  --events FILE|fd:N   the run's events ('cordon run --events'): the best evidence\n"
+        "  --status N           the exit status the run ended with (0-255)\n"
+        "  --stderr FILE        the run's standard error: cordon's fatal line, and words such as\n"
+        "                       'Permission denied' (reported as inferred, never as observed)\n"
+        "  --json               print one JSON object (the same as 'cordon run --json=...')\n"
+        "  -h, --help           print this help\n"
+        "\n"
+        "Exit status: 0 when the run was classified; 125 and one fatal line when the inputs\n"
+        "cannot be read or do not tell how the run ended. See docs/explain.md.\n";
+
 static const char version_help[] = "Usage: cordon version | cordon --version\n";
 
 const char *cli_help_text(cli_command topic) {
@@ -95,6 +120,8 @@ const char *cli_help_text(cli_command topic) {
                 return policy_help;
         case CLI_COMMAND_VERSION:
                 return version_help;
+        case CLI_COMMAND_EXPLAIN:
+                return explain_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

@@ -580,7 +580,8 @@ static int verdict_killed(cordon_explanation *x) {
 }
 
 static int verdict_broken(cordon_explanation *x) {
-        x->result_exit_code = x->has_status ? x->status : -1;
+        /* `cordon run` exits 125 whenever it failed (SPEC.md §8). */
+        x->result_exit_code = x->has_status ? x->status : 125;
         return set_verdict(x, CORDON_OUTCOME_SANDBOX_BROKEN, "cordon itself failed (%s)%s: %s",
                            x->error_code,
                            x->error_from_stderr ? ", says its fatal line" : "",

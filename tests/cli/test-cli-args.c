@@ -264,8 +264,8 @@ static void test_no_command(void **state) {
         cordon_error err;
         char *argv[] = { (char *) "cordon", NULL };
         assert_int_equal(cli_args_parse(1, argv, CWD, &a, &err), -EINVAL);
-        assert_string_equal(err.message, "no command given; the commands are run, probe, policy "
-                                         "show, version and help (see 'cordon help')");
+        assert_string_equal(err.message, "no command given; the commands are run, explain, probe, "
+                                         "policy show, version and help (see 'cordon help')");
         assert_int_equal(err.code, CORDON_USAGE);
 }
 
@@ -300,9 +300,11 @@ static void test_unknown_options(void **state) {
         /* Prefixes are not abbreviations. */
         EXPECT_ERROR(CORDON_USAGE, "unknown option '--writ' (see 'cordon run --help')", "run",
                      "--writ", "/x", "true");
-        /* --json belongs to probe and policy show, not run; policy flags not to probe. */
-        EXPECT_ERROR(CORDON_USAGE, "unknown option '--json' (see 'cordon run --help')", "run",
-                     "--json", "true");
+        /* Bare --json belongs to probe and policy show; run wants --json=DEST (tests/explain);
+         * policy flags do not belong to probe. */
+        EXPECT_ERROR(CORDON_USAGE, "--json needs a destination for run: --json=FILE or "
+                     "--json=fd:N (N >= 3; fds 1 and 2 carry the command's own output) (see "
+                     "'cordon run --help')", "run", "--json", "true");
         EXPECT_ERROR(CORDON_USAGE, "unknown option '--writable' (see 'cordon probe --help')",
                      "probe", "--writable", "/x");
         EXPECT_ERROR(CORDON_USAGE, "unknown option '--sandbox' (see 'cordon probe --help')",
