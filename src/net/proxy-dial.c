@@ -221,7 +221,7 @@ void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, i
                 struct sockaddr_storage a = addrs[i];
                 set_port(&a, c->port);
                 const char *r = egress_check_address(cfg->rules, &c->host, c->port,
-                                                     (const struct sockaddr *) &a, cfg->own);
+                                                     (const struct sockaddr *) &a, &c->px->own);
                 if (r) {
                         why = r;
                         continue;

@@ -124,7 +124,13 @@ struct proxy {
         bool stopping;
         uint64_t next_id;
         struct resolver *resolver;
+        /* This host's interface addresses for the guard, reloaded every OWN_RELOAD_MS so an
+         * address that appears later (a VPN, a new container bridge) is refused too. */
+        net_local_addrs own;
+        int64_t own_loaded;
 };
+
+#define OWN_RELOAD_MS 10000
 
 /* proxy.c */
 int64_t proxy_now_ms(void);

@@ -141,12 +141,11 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
         (void) close(listen_ch);
         if (n == 0)
                 _exit(0);
-        net_local_addrs own = { 0 };
-        if (net_local_addrs_load(&own) < 0 || drop_privileges() < 0)
+        if (drop_privileges() < 0)
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         raise_nofile();
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
-                             .own = &own, .report_fd = report_fd };
+                             .report_fd = report_fd };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }

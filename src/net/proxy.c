@@ -279,7 +279,23 @@ static int add_listeners(proxy *px, const int *fds, const proxy_listener_kind *k
         return 0;
 }
 
+/* Fails closed: when the addresses cannot be read, the proxy stops (the command then reaches
+ * nothing) rather than judge without them. */
+static int reload_own(proxy *px) {
+        if (px->own_loaded && px->now - px->own_loaded < OWN_RELOAD_MS)
+                return 0;
+        net_local_addrs fresh = { 0 };
+        int r = net_local_addrs_load(&fresh);
+        if (r < 0)
+                return r;
+        net_local_addrs_free(&px->own);
+        px->own = fresh;
+        px->own_loaded = px->now;
+        return 0;
+}
+
 static void shutdown_all(proxy *px) {
+        net_local_addrs_free(&px->own);
         for (conn *c = px->conns; c; c = c->next)
                 conn_close(c);
         reap(px);
@@ -297,6 +313,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
         int r = add_listeners(&px, listen_fds, kinds, n);
         if (r >= 0)
                 r = resolver_start(&px);
+        if (r >= 0)
+                r = reload_own(&px);
         if (r >= 0 && stop_fd >= 0) {
                 struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &stop_ep };
                 r = epoll_ctl(px.epfd, EPOLL_CTL_ADD, stop_fd, &ev) < 0 ? -errno : 0;
@@ -307,6 +325,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
                 if (k < 0 && errno != EINTR)
                         r = -errno;
                 px.now = proxy_now_ms();
+                if ((r = reload_own(&px)) < 0)
+                        break;
                 for (int i = 0; i < k; i++) {
                         endpoint *e = evs[i].data.ptr;
                         if (e == &stop_ep)

@@ -34,7 +34,6 @@ typedef struct proxy_config {
         const struct egress_rules *rules;
         const policy_host *hosts;        /* the policy's hosts map (name → address) */
         size_t n_hosts;
-        const struct net_local_addrs *own; /* this host's interface addresses (the guard) */
         /* Listeners on the host's loopback need credentials (any local process could connect);
          * listeners inside the sandbox's network namespace are reachable from the sandbox only. */
         bool require_auth;
