@@ -157,15 +157,19 @@ CORDON_PUBLIC const char *cordon_backend_to_string(cordon_backend backend);
 CORDON_PUBLIC int cordon_backend_from_string(const char *name, cordon_backend *ret);
 
 /* A refusal observed exactly where it happened (never inferred from the command's output).
- * `action`: "file-create-name" for a creation-time rule; `syscall`: the refused call ("openat",
- * "rename", ...); `target`: the absolute path as the sandbox resolved it (may be empty when the
- * caller could not be inspected); `rule`: the rule that refused it. Strings are valid only during
- * the call. */
+ * `action`: "file-create-name" for a creation-time rule, "syscall" for a call the seccomp filter
+ * refuses, "network-outbound" for a refused connection; `syscall`: the refused call ("openat",
+ * "keyctl", "ia32:open", "connect", ...); `target`: the absolute path as the sandbox resolved it
+ * (may be empty when the caller could not be inspected), the syscall's name for "syscall", the
+ * destination for "network-outbound"; `rule`: the rule that refused it. `count`: how many
+ * refusals this report stands for: 0 or 1 for one; N > 1 for an aggregate the rate limit sent
+ * instead of N reports (docs/design/seccomp.md). Strings are valid only during the call. */
 typedef struct cordon_violation {
         const char *action;
         const char *syscall;
         const char *target;
         const char *rule;
+        uint64_t count;
 } cordon_violation;
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);
@@ -177,7 +181,8 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  * milliseconds). Types, in the order a run produces them:
  *   "starting"  {"backend": requested name}                 before anything is checked or built
  *   "ready"     {"backend": used name}                      the command is about to be executed
- *   "violation" {"action", "target", "raw": {"syscall", "rule"}}  each refusal, as observed
+ *   "violation" {"action", "target", "raw": {"syscall", "rule", "count"?}}  each refusal, as
+ *                                                           observed ("count": an aggregate)
  *   then exactly one terminal event:
  *   "exit"      {"exitCode", "signal"?: "SIGKILL"...}       the command ended
  *   "killed"    {"reason": "timeout"}                       a limit killed the sandbox

@@ -108,11 +108,16 @@ void events_ready(const events *ev, cordon_backend used) {
 }
 
 void events_violation(const events *ev, const cordon_violation *v) {
-        if (ev->fn)
-                emit(ev, "violation",
-                     json_pack("{s:s, s:o, s:{s:o, s:o}}", "action", v->action, "target",
-                               text(v->target), "raw", "syscall", text(v->syscall), "rule",
-                               text(v->rule)));
+        if (!ev->fn)
+                return;
+        json_t *f = json_pack("{s:s, s:o, s:{s:o, s:o}}", "action", v->action, "target",
+                              text(v->target), "raw", "syscall", text(v->syscall), "rule",
+                              text(v->rule));
+        /* An aggregate of a rate-limited storm says how many refusals it stands for. */
+        if (f && v->count > 1)
+                (void) json_object_set_new(json_object_get(f, "raw"), "count",
+                                           json_integer((json_int_t) v->count));
+        emit(ev, "violation", f);
 }
 
 /* Marks the stream ended; returns whether this terminal event is the first (to be emitted). */

@@ -50,23 +50,22 @@ static int64_t now_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* text = "syscall\0path\0rule\0", NUL-terminated by report_read(). */
+/* text = "syscall\0path\0rule\0[action\0]", NUL-terminated by report_read(); status = the count
+ * of an aggregate. */
 static void report_violation_delivered(run_state *st, const report_msg *m) {
-        const char *parts[3] = { "", "", "" };
+        const char *parts[4] = { "", "", "", "" };
         size_t o = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
                 parts[i] = m->text + o;
                 o += strnlen(m->text + o, m->text_len - o) + 1;
         }
-        st->violations++;
-        if (st->opts && st->opts->on_violation) {
-                cordon_violation v = { .action = "file-create-name", .syscall = parts[0],
-                                       .target = parts[1], .rule = parts[2] };
+        cordon_violation v = { .action = parts[3][0] ? parts[3] : "file-create-name",
+                               .syscall = parts[0], .target = parts[1], .rule = parts[2],
+                               .count = m->status > 1 ? (uint64_t) m->status : 1 };
+        st->violations += (unsigned) v.count;
+        if (st->opts && st->opts->on_violation)
                 st->opts->on_violation(st->opts->userdata, &v);
-        }
-        events_violation(st->ev, &(cordon_violation) { .action = "file-create-name",
-                                                       .syscall = parts[0], .target = parts[1],
-                                                       .rule = parts[2] });
+        events_violation(st->ev, &v);
 }
 
 /* text = "protocol\0host:port\0rule\0" from the egress proxy. */

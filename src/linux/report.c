@@ -66,6 +66,25 @@ void report_net_violation(int fd, const char *proto, const char *target, const c
         report_parts(fd, REPORT_NET_VIOLATION, proto, target, rule);
 }
 
+void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
+                             const char *rule, uint64_t count) {
+        report_msg m = { .type = REPORT_VIOLATION,
+                         .status = count > INT32_MAX ? INT32_MAX : (int32_t) count };
+        const char *parts[] = { syscall ? syscall : "", target ? target : "", rule ? rule : "",
+                                action ? action : "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                size_t l = strnlen(parts[i], 1000);
+                if (o + l + 1 > sizeof(m.text))
+                        break;
+                memcpy(m.text + o, parts[i], l);
+                o += l;
+                m.text[o++] = '\0';
+        }
+        m.text_len = (uint32_t) o;
+        report_send(fd, &m);
+}
+
 int report_read(int fd, report_msg *msg) {
         memset(msg, 0, sizeof(*msg));
         /* SOCK_SEQPACKET: one read returns exactly one record. */

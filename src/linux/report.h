@@ -14,7 +14,9 @@
 typedef enum report_type {
         REPORT_FATAL = 1,     /* setup failed: code, sys_errno, text */
         REPORT_CHILD_STATUS,  /* the command's raw wait status in `status` */
-        REPORT_VIOLATION,     /* a creation-rule refusal: text = "syscall\0path\0rule" */
+        REPORT_VIOLATION,     /* a supervisor's refusal: text = "syscall\0path\0rule" and
+                               * optionally "action\0" (default file-create-name); `status`: the
+                               * count of an aggregate (0: one refusal) */
         REPORT_READY,         /* the command is about to be executed */
         REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" */
 } report_type;
@@ -40,6 +42,10 @@ void report_error(int fd, const cordon_error *err);
 void report_child_status(int fd, int wait_status);
 void report_ready(int fd);
 void report_violation(int fd, const char *syscall, const char *path, const char *rule);
+/* Any action the supervisor reports ("file-create-name", "syscall", "network-outbound"), with the
+ * count of an aggregate (0 or 1: one refusal). */
+void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
+                             const char *rule, uint64_t count);
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */

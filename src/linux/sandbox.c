@@ -203,10 +203,10 @@ typedef struct monitor_ctx {
         int report_fd;
 } monitor_ctx;
 
-static void on_violation(void *userdata, const char *syscall_name, const char *path,
-                         const char *rule) {
+static void on_report(void *userdata, const supervisor_report *rep) {
         const monitor_ctx *m = userdata;
-        report_violation(m->report_fd, syscall_name, path, rule);
+        report_violation_action(m->report_fd, rep->action, rep->syscall, rep->target, rep->rule,
+                                rep->repeats);
 }
 
 static void wait_for(pid_t pid) {
@@ -237,7 +237,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         }
         monitor_ctx m = { .report_fd = report_fd };
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd,
-                                  .rules = &p->names, .on_violation = on_violation,
+                                  .rules = &p->names, .on_report = on_report,
                                   .userdata = &m };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
