@@ -310,6 +310,110 @@ CORDON_PUBLIC void cordon_probe_free(cordon_probe *probe);
 CORDON_PUBLIC char *cordon_probe_to_json(const cordon_probe *probe);
 CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
 
+/* ---- Settings files (SPEC.md §12; docs/settings.md) ---------------------------------------- */
+
+/* Layered settings, resolved once per call: managed (administrator) > approved escalation >
+ * command line (the caller's own layer) > each --settings file (the last first) > user
+ * (~/.config/cordon/settings.json) > project (<cwd>/.cordon/settings.json) > deployment default.
+ * Scalars come from the highest layer that sets them; lists are unions. A file may be in cordon's
+ * format or the Node sandbox runtime's (~/.srt-settings.json), told apart by its keys. When the
+ * managed settings forbid unsandboxed commands or lock the domain list, settings that loosen the
+ * sandbox are ignored from the project file and reported (cordon_settings_ignored). */
+typedef struct cordon_settings cordon_settings;
+
+#define CORDON_SETTINGS_NO_USER (1u << 0)    /* skip ~/.config/cordon/settings.json */
+#define CORDON_SETTINGS_NO_PROJECT (1u << 1) /* skip <cwd>/.cordon/settings.json */
+#define CORDON_SETTINGS_NO_MANAGED (1u << 2) /* skip the managed settings file */
+
+typedef struct cordon_settings_options {
+        const char *cwd;          /* required, absolute: the workspace */
+        const char *home;         /* required, absolute: the invoking user's home */
+        const char *managed_path; /* NULL: /etc/cordon/managed-settings.json. A caller that lets
+                                   * someone else choose this path lets them drop the admin's
+                                   * rules: the CLI takes it from CORDON_MANAGED_SETTINGS only
+                                   * (docs/settings.md) */
+        const char *const *files; /* --settings FILEs, lowest precedence first (must exist) */
+        size_t n_files;
+        const cordon_policy *command_line;        /* may be NULL; copied */
+        const cordon_policy *approved_escalation; /* may be NULL; copied */
+        const cordon_policy *deployment_default;  /* NULL: cordon_policy_new_default(cwd, home) */
+        unsigned flags;                           /* CORDON_SETTINGS_NO_* */
+} cordon_settings_options;
+
+/* Loads and resolves. Fails with CORDON_POLICY_INVALID ("file:line:col: key 'k': what; hint")
+ * for a malformed file, a file that grants authority but that other users can modify, or a
+ * resolved mode danger-full-access that the settings forbid. Caller frees *ret. */
+CORDON_PUBLIC int cordon_settings_resolve(const cordon_settings_options *opts,
+                                          cordon_settings **ret, cordon_error *err);
+CORDON_PUBLIC void cordon_settings_free(cordon_settings *s);
+
+/* The resolved policy; owned by `s`, valid until cordon_settings_free(). */
+CORDON_PUBLIC const cordon_policy *cordon_settings_policy(const cordon_settings *s);
+/* failIfUnavailable (default true: fail closed) and allowUnsandboxedCommands (default true: an
+ * explicit --sandbox off is honoured), as resolved. */
+CORDON_PUBLIC bool cordon_settings_fail_if_unavailable(const cordon_settings *s);
+CORDON_PUBLIC bool cordon_settings_allow_unsandboxed(const cordon_settings *s);
+
+/* A setting that was read but not applied: a loosening project setting under an admin mandate,
+ * or a best-effort srt key cordon cannot honour. Strings are owned by the settings object. */
+typedef struct cordon_settings_note {
+        const char *layer;  /* "project", "user", "settings", "managed" */
+        const char *file;
+        const char *key;    /* "sandbox.egressAllowlist", "network.allowLocalBinding" */
+        const char *value;  /* the item, or NULL for the whole key */
+        unsigned line, column; /* of the key; 0 when unknown */
+        const char *why;
+} cordon_settings_note;
+
+CORDON_PUBLIC size_t cordon_settings_n_ignored(const cordon_settings *s);
+/* NULL when i is out of range. */
+CORDON_PUBLIC const cordon_settings_note *cordon_settings_ignored(const cordon_settings *s,
+                                                                  size_t i);
+
+/* Whether an unconfined run (`what`: "--sandbox off", "--backend none") is allowed: 0, or
+ * -EPERM with CORDON_POLICY_INVALID naming the file and key that forbid it. */
+CORDON_PUBLIC int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
+                                                   cordon_error *err);
+
+/* The backend a run should ask for: `requested`, except that with failIfUnavailable false (and
+ * unconfined runs allowed) an AUTO request on a host where `probe` finds no confining backend
+ * becomes CORDON_BACKEND_NONE; *ret_why (may be NULL) then says why (owned by `s`). */
+CORDON_PUBLIC cordon_backend cordon_settings_backend(const cordon_settings *s,
+                                                     cordon_backend requested,
+                                                     const cordon_probe *probe,
+                                                     const char **ret_why);
+
+/* An excludedCommands entry that matched (strings owned by the settings object). */
+typedef struct cordon_excluded_match {
+        const char *entry; /* its words joined by spaces */
+        const char *layer;
+        const char *file;
+        unsigned line, column;
+} cordon_excluded_match;
+
+/* excludedCommands: a convenience, not a security boundary. Returns 1 when the whole argv equals
+ * an entry word for word and may run outside the sandbox; 0 when it runs sandboxed as usual —
+ * then *ret_refusal (may be NULL) is a static phrase when something made the line ineligible
+ * (redirections, cd, $(...), backticks, ; && || | &, newlines, a shell or other command runner,
+ * an executable inside a writable root), or NULL when no entry matched. `environ` (NULL: the
+ * process's) is the command's environment: its PATH locates argv[0]. */
+CORDON_PUBLIC int cordon_settings_match_excluded(const cordon_settings *s, char *const argv[],
+                                                 char *const *environ,
+                                                 cordon_excluded_match *ret,
+                                                 const char **ret_refusal);
+
+/* The resolved policy with the file and key each value came from, the switches, the excluded
+ * commands and the ignored settings: as JSON (`json`) or as text. Caller frees *ret. */
+CORDON_PUBLIC int cordon_settings_explain(const cordon_settings *s, bool json, char **ret,
+                                          cordon_error *err);
+
+/* Reads a settings file of either format and returns the equivalent cordon-format settings
+ * document (JSON text, caller frees). Relative srt paths resolve against `cwd`, "~/" against
+ * `home`. *ret_notes (may be NULL; caller frees; NULL when there is nothing to say) gets one
+ * line per best-effort key left out and about paths resolved against `cwd`. */
+CORDON_PUBLIC int cordon_settings_import(const char *path, const char *cwd, const char *home,
+                                         char **ret, char **ret_notes, cordon_error *err);
+
 CORDON_PUBLIC const char *cordon_version(void);
 
 #ifdef __cplusplus

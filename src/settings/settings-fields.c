@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The policy fields as data, for what settings do with a whole layer: decide which items loosen
+ * the sandbox, copy a layer without them (through the policy setters: only src/policy/ builds a
+ * policy), and name where each value came from. */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "plan/plan.h"
+#include "settings/settings.h"
+
+typedef int (*strv_adder)(cordon_policy *p, const char *s);
+
+static const struct {
+        const char *key;
+        size_t strv_offset; /* string lists: offsetof the strv; 0 otherwise */
+        strv_adder add;
+} fields[_SF_MAX] = {
+        [SF_MODE] = { "mode", 0, NULL },
+        [SF_NETWORK] = { "networkEnabled", 0, NULL },
+        [SF_SESSION_ID] = { "sessionId", 0, NULL },
+        [SF_WORKSPACE_ID] = { "workspaceId", 0, NULL },
+        [SF_AGENT_ID] = { "agentId", 0, NULL },
+        [SF_WORKDIR] = { "guestWorkdir", 0, NULL },
+        [SF_TIMEOUT] = { "limits.timeout", 0, NULL },
+        [SF_MEMORY] = { "limits.memory", 0, NULL },
+        [SF_PIDS] = { "limits.pids", 0, NULL },
+        [SF_CPU] = { "limits.cpu", 0, NULL },
+        [SF_BINDS] = { "bindMounts", 0, NULL },
+        [SF_HOSTS] = { "hosts", 0, NULL },
+        [SF_ENV_SET] = { "env.set", 0, NULL },
+        [SF_PROTECTED] = { "protectedPaths", offsetof(cordon_policy, protected_paths),
+                           cordon_policy_add_protected_path },
+        [SF_RUNNER_STATE] = { "runnerStateDirs", offsetof(cordon_policy, runner_state_dirs),
+                              cordon_policy_add_runner_state_dir },
+        [SF_DENY_READ] = { "denyRead", offsetof(cordon_policy, deny_read),
+                           cordon_policy_add_deny_read },
+        [SF_DENY_WRITE] = { "denyWrite", offsetof(cordon_policy, deny_write),
+                            cordon_policy_add_deny_write },
+        [SF_DENY_CREATE] = { "denyCreateNames", offsetof(cordon_policy, deny_create_names),
+                             cordon_policy_add_deny_create_name },
+        [SF_EXEC_GRANT] = { "execGrantRoots", offsetof(cordon_policy, exec_grant_roots),
+                            policy_add_exec_grant_root },
+        [SF_EGRESS_ALLOW] = { "egressAllowlist", offsetof(cordon_policy, egress_allowlist),
+                              cordon_policy_add_egress_allow },
+        [SF_EGRESS_DENY] = { "egressDenylist", offsetof(cordon_policy, egress_denylist),
+                             cordon_policy_add_egress_deny },
+        [SF_UNIX_SOCKETS] = { "allowUnixSockets", offsetof(cordon_policy, allow_unix_sockets),
+                              policy_add_unix_socket },
+        [SF_ENV_PASS] = { "env.pass", offsetof(cordon_policy, env_pass), cordon_policy_env_pass },
+        [SF_ENV_SCRUB] = { "env.scrub", offsetof(cordon_policy, env_scrub),
+                           cordon_policy_env_scrub },
+};
+
+const char *settings_field_key(settings_field f) {
+        return (unsigned) f < _SF_MAX ? fields[f].key : "?";
+}
+
+const strv *settings_field_strv(const cordon_policy *p, settings_field f) {
+        if ((unsigned) f >= _SF_MAX || !fields[f].strv_offset)
+                return NULL;
+        return (const strv *) ((const char *) p + fields[f].strv_offset);
+}
+
+static const char *scalar_string(const cordon_policy *p, settings_field f) {
+        return f == SF_SESSION_ID     ? p->session_id
+               : f == SF_WORKSPACE_ID ? p->workspace_id
+               : f == SF_AGENT_ID     ? p->agent_id
+               : f == SF_WORKDIR      ? p->workdir
+                                      : NULL;
+}
+
+static uint64_t scalar_number(const cordon_policy *p, settings_field f) {
+        return f == SF_TIMEOUT  ? p->timeout_ms
+               : f == SF_MEMORY ? p->memory_bytes
+               : f == SF_PIDS   ? p->pids
+               : f == SF_CPU    ? p->cpu_seconds
+                                : 0;
+}
+
+static size_t field_count(const cordon_policy *p, settings_field f) {
+        const strv *s = settings_field_strv(p, f);
+        if (s)
+                return s->n;
+        if (f == SF_BINDS)
+                return p->n_binds;
+        if (f == SF_HOSTS)
+                return p->n_hosts;
+        if (f == SF_ENV_SET)
+                return p->n_env_set;
+        if (f == SF_MODE)
+                return p->mode_set;
+        if (f == SF_NETWORK)
+                return p->network_set;
+        return scalar_string(p, f) || scalar_number(p, f) ? 1 : 0;
+}
+
+bool settings_field_is_set(const cordon_policy *p, settings_field f) {
+        return field_count(p, f) > 0;
+}
+
+const char *settings_field_item(const cordon_policy *p, settings_field f, size_t i, char *buf,
+                                size_t size) {
+        const strv *s = settings_field_strv(p, f);
+        if (i >= field_count(p, f))
+                return NULL;
+        if (s)
+                return s->v[i];
+        if (f == SF_BINDS)
+                return p->binds[i].host_path;
+        if (f == SF_HOSTS)
+                return p->hosts[i].name;
+        if (f == SF_ENV_SET)
+                return p->env_set[i].name;
+        if (f == SF_MODE)
+                return cordon_mode_to_string(p->mode);
+        if (f == SF_NETWORK)
+                return p->network_enabled ? "true" : "false";
+        if (scalar_string(p, f))
+                return scalar_string(p, f);
+        (void) snprintf(buf, size, "%" PRIu64, scalar_number(p, f));
+        return buf;
+}
+
+/* Would the variable be scrubbed by the built-in list (plan/env.c)? Passing it hands the
+ * command a credential. */
+static bool looks_secret(const char *name) {
+        for (size_t i = 0; plan_default_env_scrub[i]; i++)
+                if (fnmatch(plan_default_env_scrub[i], name, 0) == 0)
+                        return true;
+        return false;
+}
+
+/* What each field's items do to the sandbox when a layer adds them: NULL = nothing that widens
+ * it (deny rules, limits, ids, read-only binds). */
+static const char *const widens[_SF_MAX] = {
+        [SF_RUNNER_STATE] = "adds a writable path",
+        [SF_EXEC_GRANT] = "allows executing from a writable path",
+        [SF_EGRESS_ALLOW] = "adds an allowed domain",
+        [SF_HOSTS] = "overrides a host's address",
+        [SF_UNIX_SOCKETS] = "allows connecting to a Unix socket",
+};
+
+const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
+        if ((unsigned) f >= _SF_MAX || i >= field_count(p, f))
+                return NULL;
+        if (f == SF_MODE)
+                return p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "turns the sandbox off" : NULL;
+        if (f == SF_NETWORK)
+                return p->network_enabled ? "turns the network on" : NULL;
+        if (f == SF_BINDS)
+                return p->binds[i].read_only ? NULL : "adds a writable path";
+        if (f == SF_ENV_PASS)
+                return looks_secret(p->env_pass.v[i]) ? "passes a secret-looking variable" : NULL;
+        return widens[f];
+}
+
+/* ---- copying a layer without its loosening items --------------------------------------------- */
+
+static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
+        int r = 0;
+        if (src->session_id)
+                r = cordon_policy_set_session_id(dst, src->session_id);
+        if (r >= 0 && src->workspace_id)
+                r = policy_set_workspace_id(dst, src->workspace_id);
+        if (r >= 0 && src->agent_id)
+                r = policy_set_agent_id(dst, src->agent_id);
+        if (r >= 0 && src->workdir)
+                r = cordon_policy_set_workdir(dst, src->workdir);
+        if (r >= 0 && src->timeout_ms)
+                r = cordon_policy_set_timeout_ms(dst, src->timeout_ms);
+        if (r >= 0 && src->memory_bytes)
+                r = cordon_policy_set_memory_bytes(dst, src->memory_bytes);
+        if (r >= 0 && src->pids)
+                r = cordon_policy_set_pids(dst, src->pids);
+        if (r >= 0 && src->cpu_seconds)
+                r = cordon_policy_set_cpu_seconds(dst, src->cpu_seconds);
+        for (size_t i = 0; r >= 0 && i < src->n_env_set; i++)
+                r = cordon_policy_env_set(dst, src->env_set[i].name, src->env_set[i].value);
+        return r;
+}
+
+/* Calls `drop` for item i when it loosens; returns 1 when dropped, 0 to keep, or -errno. */
+static int maybe_drop(const cordon_policy *src, settings_field f, size_t i, settings_drop_fn drop,
+                      void *userdata) {
+        const char *why = settings_field_loosens(src, f, i);
+        if (!why)
+                return 0;
+        char buf[32];
+        int r = drop(userdata, f, settings_field_item(src, f, i, buf, sizeof(buf)), why);
+        return r < 0 ? r : 1;
+}
+
+static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_drop_fn drop,
+                         void *userdata) {
+        int r = 0;
+        /* maybe_drop() returns 1 for a dropped item: still >= 0, so the copy goes on. */
+        if (src->mode_set && (r = maybe_drop(src, SF_MODE, 0, drop, userdata)) == 0)
+                r = cordon_policy_set_mode(dst, src->mode);
+        if (r >= 0 && src->network_set &&
+            (r = maybe_drop(src, SF_NETWORK, 0, drop, userdata)) == 0)
+                r = cordon_policy_set_network_enabled(dst, src->network_enabled);
+        for (size_t i = 0; r >= 0 && i < src->n_binds; i++)
+                if ((r = maybe_drop(src, SF_BINDS, i, drop, userdata)) == 0)
+                        r = cordon_policy_add_bind(dst, src->binds[i].host_path,
+                                                   src->binds[i].read_only);
+        for (size_t i = 0; r >= 0 && i < src->n_hosts; i++)
+                if ((r = maybe_drop(src, SF_HOSTS, i, drop, userdata)) == 0)
+                        r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address);
+        return r < 0 ? r : 0;
+}
+
+int settings_layer_filter(const cordon_policy *src, settings_drop_fn drop, void *userdata,
+                          cordon_policy **ret) {
+        cordon_policy *dst = cordon_policy_new();
+        if (!dst)
+                return -ENOMEM;
+        int r = copy_scalars(src, dst);
+        if (r >= 0)
+                r = copy_switches(src, dst, drop, userdata);
+        for (int f = 0; r >= 0 && f < _SF_MAX; f++) {
+                const strv *s = settings_field_strv(src, (settings_field) f);
+                for (size_t i = 0; r >= 0 && s && i < s->n; i++)
+                        if ((r = maybe_drop(src, (settings_field) f, i, drop, userdata)) == 0)
+                                r = fields[f].add(dst, s->v[i]);
+        }
+        if (r < 0) {
+                cordon_policy_free(dst);
+                return r;
+        }
+        *ret = dst;
+        return 0;
+}

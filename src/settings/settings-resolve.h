@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The resolved settings object behind cordon_settings (settings-resolve.c), shared with the
+ * output code (settings-explain.c). Internal to src/settings/. */
+#pragma once
+
+#include "settings/settings.h"
+
+/* One layer of the stack, as applied (after the mandate filter). */
+typedef struct settings_layer {
+        settings_layer_kind kind;
+        const settings_file *file; /* NULL for the built-in layers, command line, escalation */
+        cordon_policy *policy;     /* owned */
+        bool switches_dropped;     /* its loosening switches were ignored (mandate) */
+} settings_layer;
+
+/* An effective switch and the layer that set it (-1: the default). */
+typedef struct settings_effective {
+        bool value;
+        int layer;
+        const settings_switch *from;
+} settings_effective;
+
+typedef struct settings_excl {
+        const settings_entry *entry;
+        int layer;
+} settings_excl;
+
+typedef struct settings_ignored {
+        cordon_settings_note pub; /* strings point at the owned copies below, or at files */
+        settings_layer_kind kind;
+        char *key, *value, *why;
+} settings_ignored;
+
+struct cordon_settings {
+        char *cwd, *home;
+        settings_file **files; /* owned */
+        size_t n_files;
+        settings_layer *layers; /* lowest precedence first */
+        size_t n_layers;
+        cordon_policy *resolved;
+        settings_effective fail_if_unavailable, allow_unsandboxed;
+        const settings_file *mandate;  /* the managed file that mandates the sandbox, or NULL */
+        char *mandate_why;             /* "forbid unsandboxed commands", ... */
+        settings_excl *excluded;       /* highest precedence first */
+        size_t n_excluded;
+        settings_ignored *ignored;
+        size_t n_ignored;
+        char *backend_why;             /* why cordon_settings_backend steps down, when it may */
+};
+
+/* "user settings /home/me/.config/cordon/settings.json" or "the built-in default". */
+const char *settings_layer_origin(const settings_layer *l);
+
+/* "managed settings /etc/cordon/managed-settings.json:3:5 (allowUnsandboxedCommands: false)":
+ * where an effective switch (e->layer >= 0) was set. */
+void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
+                              size_t size);

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the resolved settings decide about a run: whether it may be unconfined, which backend to
+ * ask for when failIfUnavailable is false, and whether an excludedCommands entry lets it run
+ * outside the sandbox. The caller (CLI, daemon) acts on the answers and says so. */
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+#include "linux/probe.h"
+#include "settings/excluded.h"
+#include "settings/settings-resolve.h"
+
+void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
+                              size_t size) {
+        const settings_layer *l = &s->layers[e->layer];
+        if (e->from->pos.line)
+                (void) snprintf(buf, size, "%s %s:%u:%u (%s: %s)",
+                                settings_layer_label(l->kind), settings_layer_origin(l),
+                                e->from->pos.line, e->from->pos.column, e->from->key,
+                                e->value ? "true" : "false");
+        else
+                (void) snprintf(buf, size, "%s %s (%s: %s)", settings_layer_label(l->kind),
+                                settings_layer_origin(l), e->from->key,
+                                e->value ? "true" : "false");
+}
+
+int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
+                                     cordon_error *err) {
+        if (!s || s->allow_unsandboxed.value)
+                return 0;
+        char where[1024];
+        settings_describe_switch(s, &s->allow_unsandboxed, where, sizeof(where));
+        /* The whole point of the switch: no request, however explicit, runs a command outside
+         * the sandbox once it is off. */
+        return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
+                                "%s: unsandboxed commands are forbidden by %s; run the command "
+                                "sandboxed",
+                                what ? what : "an unconfined run", where);
+}
+
+/* Whether the probe found a backend that confines (the AUTO choice, SPEC.md §4). */
+static bool confining_backend(const cordon_probe *probe) {
+        static const cordon_backend order[PROBE_N_BACKENDS] = {
+                CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK, CORDON_BACKEND_MICROVM,
+                CORDON_BACKEND_NONE,
+        };
+        probe_backend b[PROBE_N_BACKENDS];
+        for (size_t i = 0; i < PROBE_N_BACKENDS; i++) {
+                const probe_backend *p = probe_get_backend(probe, order[i]);
+                if (!p)
+                        return true; /* cannot tell: ask for AUTO, which fails closed */
+                b[i] = *p;
+        }
+        return probe_default_backend(b) >= 0;
+}
+
+cordon_backend cordon_settings_backend(const cordon_settings *s, cordon_backend requested,
+                                       const cordon_probe *probe, const char **ret_why) {
+        if (ret_why)
+                *ret_why = NULL;
+        /* Only the unspecified default may step down (SPEC.md §4), only to none, and only when a
+         * layer allowed to loosen said failIfUnavailable: false. */
+        if (!s || !probe || requested != CORDON_BACKEND_AUTO || s->fail_if_unavailable.value ||
+            !s->allow_unsandboxed.value || !s->backend_why || confining_backend(probe))
+                return requested;
+        if (ret_why)
+                *ret_why = s->backend_why;
+        return CORDON_BACKEND_NONE;
+}
+
+/* ---- excludedCommands -------------------------------------------------------------------------- */
+
+static const char *env_path(char *const *envp) {
+        for (char *const *e = envp; e && *e; e++)
+                if (strncmp(*e, "PATH=", 5) == 0)
+                        return *e + 5;
+        return "/usr/local/bin:/usr/bin:/bin";
+}
+
+static bool is_executable_file(const char *path) {
+        struct stat st;
+        return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The file execvp(3) would run for argv0, resolved (realpath), or -ENOENT. */
+static int find_executable(const cordon_settings *s, const char *argv0, char *const *envp,
+                           char ret[PATH_MAX]) {
+        char cand[PATH_MAX];
+        if (strchr(argv0, '/')) {
+                if (snprintf(cand, sizeof(cand), "%s%s%s", argv0[0] == '/' ? "" : s->cwd,
+                             argv0[0] == '/' ? "" : "/", argv0) >= (int) sizeof(cand))
+                        return -ENAMETOOLONG;
+                return is_executable_file(cand) && realpath(cand, ret) ? 0 : -ENOENT;
+        }
+        const char *p = env_path(envp);
+        for (;;) {
+                size_t n = strcspn(p, ":");
+                /* An empty PATH element means the current directory, as for execvp. */
+                int w = n ? snprintf(cand, sizeof(cand), "%.*s/%s", (int) n, p, argv0)
+                          : snprintf(cand, sizeof(cand), "%s/%s", s->cwd, argv0);
+                if (w > 0 && w < (int) sizeof(cand) && is_executable_file(cand) &&
+                    realpath(cand, ret))
+                        return 0;
+                if (!p[n])
+                        return -ENOENT;
+                p += n + 1;
+        }
+}
+
+static bool beneath_root(const char *exe, const char *root) {
+        char real[PATH_MAX];
+        return path_startswith(exe, root) || (realpath(root, real) && path_startswith(exe, real));
+}
+
+/* An executable the sandbox could have written (inside a writable root) would run outside it:
+ * the classic way an excluded command is turned against its author. */
+static bool in_writable_root(const cordon_settings *s, const char *exe) {
+        const cordon_policy *p = s->resolved;
+        bool rw_mode = !p->mode_set || p->mode == CORDON_MODE_WORKSPACE_WRITE;
+        for (size_t i = 0; rw_mode && i < p->n_binds; i++)
+                if (!p->binds[i].read_only && beneath_root(exe, p->binds[i].host_path))
+                        return true;
+        for (size_t i = 0; i < p->runner_state_dirs.n; i++)
+                if (beneath_root(exe, p->runner_state_dirs.v[i]))
+                        return true;
+        return false;
+}
+
+int cordon_settings_match_excluded(const cordon_settings *s, char *const argv[],
+                                   char *const *envp, cordon_excluded_match *ret,
+                                   const char **ret_refusal) {
+        const char *refusal = NULL;
+        if (ret_refusal)
+                *ret_refusal = NULL;
+        if (!s || !argv || !ret)
+                return -EINVAL;
+        excluded_refusal why = excluded_check_argv(argv);
+        if (why != EXCLUDED_OK) {
+                if (ret_refusal)
+                        *ret_refusal = excluded_refusal_to_string(why);
+                return 0;
+        }
+        const settings_excl *m = NULL;
+        for (size_t i = 0; i < s->n_excluded && !m; i++)
+                if (excluded_equal(s->excluded[i].entry->words, argv))
+                        m = &s->excluded[i];
+        if (!m)
+                return 0;
+        char exe[PATH_MAX];
+        if (find_executable(s, argv[0], envp ? envp : environ, exe) < 0)
+                refusal = "its executable was not found";
+        else if (in_writable_root(s, exe))
+                refusal = "its executable lies in a directory the sandbox can write";
+        if (refusal) {
+                if (ret_refusal)
+                        *ret_refusal = refusal;
+                return 0;
+        }
+        const settings_layer *l = &s->layers[m->layer];
+        *ret = (cordon_excluded_match){ m->entry->text, settings_layer_name(l->kind),
+                                        settings_layer_origin(l), m->entry->pos.line,
+                                        m->entry->pos.column };
+        return 1;
+}
