@@ -142,6 +142,24 @@ CORDON_PUBLIC int cordon_policy_resolve(const cordon_policy *deployment_default,
 CORDON_PUBLIC int cordon_policy_to_json(const cordon_policy *p, unsigned flags,
                                         char *const *environ, char **ret, cordon_error *err);
 
+/* ---- macOS Seatbelt ------------------------------------------------------------------------ */
+
+typedef struct cordon_seatbelt_options {
+        const char *home;     /* the invoking user's home directory, absolute (required) */
+        const char *cwd;      /* the current directory, absolute (required) */
+        uint16_t proxy_port;  /* the session's egress proxy on localhost; 0: none (no TCP at all) */
+        const char *tmpdir;   /* the run's private TMPDIR (writable, not executable); NULL: none */
+} cordon_seatbelt_options;
+
+/* The macOS Seatbelt profile (SBPL text, as `sandbox-exec -p` takes it) for a resolved policy,
+ * built from the same plan the Linux backend applies (docs/design/seatbelt.md). Works on every
+ * platform: `cordon policy show --seatbelt`. Caller frees *ret. Fails with CORDON_POLICY_INVALID
+ * for mode danger-full-access (no sandbox, no profile) and CORDON_POLICY_UNENFORCEABLE for a path
+ * a profile cannot hold (control characters, invalid UTF-8), besides plan_build's errors. */
+CORDON_PUBLIC int cordon_policy_to_seatbelt(const cordon_policy *p,
+                                            const cordon_seatbelt_options *opts, char **ret,
+                                            cordon_error *err);
+
 /* ---- Running a command -------------------------------------------------------------------- */
 
 typedef enum cordon_backend {

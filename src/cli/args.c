@@ -286,6 +286,7 @@ typedef enum extra_opt {
         EXTRA_SANDBOX,
         EXTRA_BACKEND,
         EXTRA_EVENTS,
+        EXTRA_SEATBELT,
         EXTRA_QUIET,
         EXTRA_CAPTURE,
         EXTRA_STATUS,
@@ -298,6 +299,7 @@ typedef enum extra_opt {
 #define ALLOW_EVENTS (1u << 3)     /* run's --events */
 #define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --quiet, --capture */
 #define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
+#define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
 
 static const struct {
         const char *name;
@@ -314,6 +316,7 @@ static const struct {
         { "--capture", EXTRA_CAPTURE, false, ALLOW_RUN_REPORT },
         { "--status", EXTRA_STATUS, true, ALLOW_EXPLAIN },
         { "--stderr", EXTRA_STDERR, true, ALLOW_EXPLAIN },
+        { "--seatbelt", EXTRA_SEATBELT, false, ALLOW_SEATBELT },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -440,6 +443,9 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
                 return set_status(p, value);
         case EXTRA_STDERR:
                 return set_stderr_path(p, value);
+        case EXTRA_SEATBELT:
+                p->out->seatbelt = true;
+                return 0;
         default:
                 return -EINVAL;
         }
@@ -594,9 +600,11 @@ static int parse_policy(parser *p) {
         if (strcmp(sub, "show") != 0)
                 return usage(p, "unknown policy subcommand '%s'; the only one is 'show'",
                              CLI_QUOTE(sub));
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON);
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT);
         if (r != 0)
                 return r < 0 ? r : 0;
+        if (p->out->json && p->out->seatbelt)
+                return usage(p, "--json and --seatbelt print different things; choose one");
         return check_conflicts(p);
 }
 

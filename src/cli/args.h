@@ -16,7 +16,7 @@ typedef enum cli_command {
         CLI_COMMAND_VERSION,     /* cordon version, --version */
         CLI_COMMAND_RUN,         /* cordon run [OPTIONS] [--] CMD [ARG...] */
         CLI_COMMAND_PROBE,       /* cordon probe [--json] */
-        CLI_COMMAND_POLICY_SHOW, /* cordon policy show [--json] [OPTIONS] */
+        CLI_COMMAND_POLICY_SHOW, /* cordon policy show [--json | --seatbelt] [OPTIONS] */
         CLI_COMMAND_EXPLAIN,     /* cordon explain [--events FILE] [--status N] [--stderr FILE]
                                   * [--json] */
 } cli_command;
@@ -60,6 +60,7 @@ typedef struct cli_args {
         cli_command command;
         cli_command help_topic;  /* HELP: the command asked about; HELP = general help */
         bool json;               /* probe, policy show */
+        bool seatbelt;           /* policy show --seatbelt: the macOS Seatbelt profile */
         bool sandbox_set;        /* --sandbox given */
         bool sandbox;            /* its value (true = on) */
         bool backend_set;

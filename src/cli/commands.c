@@ -124,11 +124,32 @@ static cordon_policy *build_policy(const cli_args *a, const char *cwd, int *ret_
         return resolved;
 }
 
+/* The macOS Seatbelt profile of the resolved policy, on any platform (docs/design/seatbelt.md).
+ * No proxy runs here, so the profile shows none: every connection refused. */
+static int cmd_policy_seatbelt(cordon_policy *policy, const char *cwd) {
+        char *home = home_dir(), *profile = NULL;
+        cordon_error err = { 0 };
+        cordon_seatbelt_options opts = { .home = home, .cwd = cwd };
+        int r = home ? cordon_policy_to_seatbelt(policy, &opts, &profile, &err) : -ENOENT;
+        free(home);
+        cordon_policy_free(policy);
+        if (!home && r == -ENOENT)
+                return fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the home directory; "
+                                 "set HOME to an absolute path");
+        if (r < 0)
+                return fatal(&err);
+        int status = print_text(profile);
+        free(profile);
+        return status;
+}
+
 static int cmd_policy_show(const cli_args *a, const char *cwd) {
         int status;
         cordon_policy *policy = build_policy(a, cwd, &status);
         if (!policy)
                 return status;
+        if (a->seatbelt)
+                return cmd_policy_seatbelt(policy, cwd);
         cordon_error err = { 0 };
         char *json = NULL;
         int r = cordon_policy_to_json(policy, CORDON_JSON_WITH_PLAN, environ, &json, &err);

@@ -12,6 +12,7 @@ static const char overview[] =
         "                                    sandbox-denied or sandbox-broken, and why\n"
         "  probe [--json]                    report which sandbox backends work on this host\n"
         "  policy show [--json] [OPTIONS]    print the resolved policy and its plan\n"
+        "  policy show --seatbelt [OPTIONS]  print its macOS Seatbelt profile (any platform)\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
@@ -81,13 +82,16 @@ static const char probe_help[] =
         "  -h, --help   print this help\n";
 
 static const char policy_help[] =
-        "Usage: cordon policy show [--json] [OPTIONS]\n"
+        "Usage: cordon policy show [--json | --seatbelt] [OPTIONS]\n"
         "\n"
         "Prints the policy 'cordon run' would use with the same options, resolved over the\n"
         "built-in default, and the plan derived from it (mounts, Landlock rules, seccomp rules,\n"
         "environment). --sandbox and --backend are checked but do not change the plan.\n"
         "\n"
-        "  --json                     print JSON instead of indented text\n" POLICY_OPTIONS
+        "  --json                     print JSON instead of indented text\n"
+        "  --seatbelt                 print the macOS Seatbelt profile (SBPL) instead, as\n"
+        "                             'sandbox-exec -p' takes it; works on every platform\n"
+        POLICY_OPTIONS
         "  -h, --help                 print this help\n";
 
 static const char explain_help[] =

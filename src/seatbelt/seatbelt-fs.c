@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The file and exec sections of a Seatbelt profile (SPEC.md §5, §13), from the plan's path sets
+ * (plan.h: plan_paths): the same secret set, writable roots, write-deny set and name rules the
+ * Linux backend enforces, re-derived from nothing. */
+#include "seatbelt/seatbelt-internal.h"
+
+/* Every spelling of every path in `src`, sorted. */
+static int collect_forms(sb_gen *g, const strv *src, bool glob, strv *out) {
+        for (size_t i = 0; i < src->n; i++) {
+                int r = sb_push_forms(g, out, src->v[i], glob);
+                if (r < 0)
+                        return r;
+        }
+        sb_sort(out);
+        return 0;
+}
+
+/* ---- reads ---------------------------------------------------------------------------------- */
+
+static int section_reads(sb_gen *g) {
+        strv forms = { 0 };
+        int r = collect_forms(g, &g->p->paths.secrets, true, &forms);
+        sb_comment(g, "");
+        sb_comment(g, "reads: everything but the secret set (SPEC.md section 5) and denyRead");
+        if (r >= 0)
+                sb_rule(g, "deny file-read*", SB_DENY_GLOB_SUBPATH, &forms);
+        strv_done(&forms);
+        return r;
+}
+
+/* ---- writes --------------------------------------------------------------------------------- */
+
+/* Device files a shell writes to by name (`> /dev/null`, `/dev/tty` prompts, /dev/fd/N, which
+ * only duplicates an descriptor the command holds already, with its access mode). Other ttys
+ * are not here: writing into the user's other terminals could forge their output. */
+static void allow_devices(sb_gen *g) {
+        static const char *const literals[] = { "/dev/null", "/dev/zero", "/dev/tty",
+                                                "/dev/dtracehelper" };
+        sb_rule_begin(g, "allow file-write*");
+        for (size_t i = 0; i < ELEMENTSOF(literals); i++)
+                sb_filter_add(g, SB_ALLOW_LITERAL, literals[i]);
+        sb_filter_add(g, SB_ALLOW_SUBPATH, "/dev/fd");
+        sb_rule_end(g);
+}
+
+static size_t path_depth(const char *path) {
+        size_t d = 0;
+        for (const char *c = path; *c; c++)
+                if (*c == '/' && c[1])
+                        d++;
+        return d;
+}
+
+/* Parents before children, and at one path a read-only bind after a writable one, so the
+ * last-match rule gives what the Linux mount order gives: the deepest bind decides, and at equal
+ * depth read-only wins. */
+static int compare_binds(const void *a, const void *b) {
+        const plan_bind *x = *(const plan_bind *const *) a, *y = *(const plan_bind *const *) b;
+        size_t dx = path_depth(x->resolved), dy = path_depth(y->resolved);
+        if (dx != dy)
+                return dx < dy ? -1 : 1;
+        int c = strcmp(x->resolved, y->resolved);
+        if (c != 0)
+                return c;
+        return (int) y->writable - (int) x->writable;
+}
+
+static int bind_forms(sb_gen *g, const plan_bind *b, strv *out) {
+        int r = sb_push_forms(g, out, b->literal, false);
+        if (r >= 0)
+                r = sb_push_forms(g, out, b->resolved, false);
+        sb_sort(out);
+        return r;
+}
+
+static int binds_in_order(sb_gen *g) {
+        const plan_paths *k = &g->p->paths;
+        if (k->n_binds == 0)
+                return 0;
+        _cleanup_free_ const plan_bind **order = calloc(k->n_binds, sizeof(*order));
+        if (!order)
+                return -ENOMEM;
+        for (size_t i = 0; i < k->n_binds; i++)
+                order[i] = &k->binds[i];
+        qsort(order, k->n_binds, sizeof(*order), compare_binds);
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < k->n_binds; i++) {
+                strv forms = { 0 };
+                const plan_bind *b = order[i];
+                r = bind_forms(g, b, &forms);
+                sb_comment(g, b->git_common ? "a linked worktree's shared .git (commits work)"
+                              : b->writable ? "writable root"
+                                            : "read-only bind");
+                if (r >= 0)
+                        sb_rule(g, b->writable ? "allow file-write*" : "deny file-write*",
+                                b->writable ? SB_ALLOW_SUBPATH : SB_DENY_SUBPATH, &forms);
+                strv_done(&forms);
+        }
+        return r;
+}
+
+/* The write-deny set: the plan's protected paths and, as on Linux (hidden, never created), the
+ * secrets. */
+static int deny_set(sb_gen *g, strv *out) {
+        int r = collect_forms(g, &g->p->paths.protect, true, out);
+        if (r >= 0)
+                r = collect_forms(g, &g->p->paths.secrets, true, out);
+        sb_sort(out);
+        return r;
+}
+
+/* The spellings of the worktrees' shared .git dirs strictly beneath the literal path `rule`. */
+static int commons_beneath(sb_gen *g, const char *rule, strv *out) {
+        if (sb_is_glob(rule))
+                return 0;
+        for (size_t i = 0; i < g->p->paths.n_binds; i++) {
+                const plan_bind *b = &g->p->paths.binds[i];
+                strv forms = { 0 };
+                int r = b->git_common ? bind_forms(g, b, &forms) : 0;
+                for (size_t f = 0; r >= 0 && f < forms.n; f++)
+                        if (path_startswith(forms.v[f], rule) && strcmp(forms.v[f], rule) != 0)
+                                r = strv_push_unique(out, forms.v[f]);
+                strv_done(&forms);
+                if (r < 0)
+                        return r;
+        }
+        sb_sort(out);
+        return 0;
+}
+
+/* A protected path above a worktree's shared .git (protectedPaths holds the original checkout):
+ * denied except beneath that .git, or no commit could be made. On Linux the mount order does
+ * this (the shared .git is bound writable on top); the internals git executes or obeys inside
+ * it (hooks, config, ...) are in the deny set on their own. */
+static void deny_except_commons(sb_gen *g, const char *rule, const strv *commons) {
+        sb_rule_begin(g, "deny file-write*");
+        sb_filter_open(g, "require-all");
+        sb_filter_add(g, SB_DENY_GLOB_SUBPATH, rule);
+        for (size_t i = 0; i < commons->n; i++) {
+                sbuf_add(&g->out, "\n    (require-not (subpath ");
+                sbpl_quote(&g->out, commons->v[i]);
+                sbuf_add(&g->out, "))");
+        }
+        sb_filter_close(g);
+        sb_rule_end(g);
+}
+
+static int deny_protected(sb_gen *g, const strv *denied) {
+        strv plain = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < denied->n; i++) {
+                strv commons = { 0 };
+                r = commons_beneath(g, denied->v[i], &commons);
+                if (r >= 0 && commons.n > 0)
+                        deny_except_commons(g, denied->v[i], &commons);
+                else if (r >= 0)
+                        r = strv_push(&plain, denied->v[i]);
+                strv_done(&commons);
+        }
+        if (r >= 0)
+                sb_rule(g, "deny file-write*", SB_DENY_GLOB_SUBPATH, &plain);
+        strv_done(&plain);
+        return r;
+}
+
+static int section_writes(sb_gen *g, const strv *denied) {
+        sb_comment(g, "");
+        sb_comment(g, "writes: nowhere...");
+        sbuf_add(&g->out, "(deny file-write*)\n");
+        sb_comment(g, "...but to the device files a shell writes to,");
+        allow_devices(g);
+        int r = 0;
+        if (g->params.tmpdir) {
+                strv forms = { 0 };
+                sb_comment(g, "the run's private temporary directory (TMPDIR),");
+                r = sb_push_forms(g, &forms, g->params.tmpdir, false);
+                sb_sort(&forms);
+                if (r >= 0)
+                        sb_rule(g, "allow file-write*", SB_ALLOW_SUBPATH, &forms);
+                strv_done(&forms);
+        }
+        sb_comment(g, "and the writable roots, with the read-only binds inside them, parents first;");
+        if (r >= 0)
+                r = binds_in_order(g);
+        sb_comment(g, "never the write-deny set: mandatory names, protectedPaths, denyWrite, git's");
+        sb_comment(g, "internals and configured paths, and the secrets");
+        return r < 0 ? r : deny_protected(g, denied);
+}
+
+/* ---- renames -------------------------------------------------------------------------------- */
+
+/* Every proper ancestor of `path` but "/", as written: a glob's ancestors may be globs themselves
+ * (the worktree admin dirs matched by "worktrees/<any>" above "worktrees/<any>/gitdir"). */
+static int push_ancestors(const char *path, strv *out) {
+        _cleanup_free_ char *p = strdup(path);
+        if (!p)
+                return -ENOMEM;
+        for (char *slash = strrchr(p, '/'); slash && slash != p; slash = strrchr(p, '/')) {
+                *slash = '\0';
+                int r = strv_push_unique(out, p);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* A rename moves a whole tree: renaming an ancestor of a denied path away and a prepared
+ * directory into its place would swap the protected file without ever writing it (SPEC.md §5).
+ * The denied paths themselves are covered: file-write* includes file-write-unlink and
+ * file-write-create. For their ancestors both are denied as well; Seatbelt cannot tell a
+ * rename's target from a mkdir, so inside a writable root a missing directory that leads to a
+ * protected path (.claude, .config/git) cannot be created during the run. */
+static int section_renames(sb_gen *g, const strv *denied) {
+        strv anc = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < denied->n; i++)
+                r = push_ancestors(denied->v[i], &anc);
+        sb_sort(&anc);
+        sb_comment(g, "");
+        sb_comment(g, "renames: the ancestors of every denied path may not be removed, renamed or");
+        sb_comment(g, "created (a directory renamed into place would bring a protected path along)");
+        if (r >= 0)
+                sb_rule(g, "deny file-write-unlink file-write-create", SB_DENY_GLOB_EXACT,
+                        &anc);
+        strv_done(&anc);
+        return r;
+}
+
+/* ---- creation-time names -------------------------------------------------------------------- */
+
+static int section_names(sb_gen *g) {
+        strv names = { 0 };
+        int r = strv_copy(&names, &g->p->names.deny_names);
+        sb_sort(&names);
+        sb_comment(g, "");
+        sb_comment(g, "creation-time names (denyCreateNames): no file, directory, link or rename");
+        sb_comment(g, "target with such a name comes into existence; an existing one stays usable");
+        if (r >= 0 && names.n == 0)
+                sb_comment(g, "(none)");
+        if (r >= 0)
+                sb_rule(g, "deny file-write-create", SB_DENY_NAME, &names);
+        strv_done(&names);
+        return r;
+}
+
+int sb_section_files(sb_gen *g) {
+        strv denied = { 0 };
+        int r = section_reads(g);
+        if (r >= 0)
+                r = deny_set(g, &denied);
+        if (r >= 0)
+                r = section_writes(g, &denied);
+        if (r >= 0)
+                r = section_renames(g, &denied);
+        if (r >= 0)
+                r = section_names(g);
+        strv_done(&denied);
+        return r;
+}
+
+/* ---- exec ----------------------------------------------------------------------------------- */
+
+/* Each of these exists to act outside the caller's sandbox, and the allow-default profile leaves
+ * the services they talk to reachable; denying the programs is defense in depth (a program the
+ * command builds itself cannot run: writable places are not executable). */
+const char *const seatbelt_denied_programs[] = {
+        "/usr/bin/osascript",   /* Apple Events: `tell application "Terminal" to do script` */
+        "/usr/bin/open",        /* LaunchServices starts apps and .command files unsandboxed */
+        "/bin/launchctl",       /* submits launchd jobs, which run outside the sandbox */
+        "/usr/bin/security",    /* reads keychain items (find-generic-password -w) */
+        "/usr/bin/automator",   /* runs workflows: shell and AppleScript actions, outside */
+        "/usr/bin/shortcuts",   /* runs shortcuts, which may run shell scripts, outside */
+        "/usr/bin/crontab",     /* schedules commands cron runs later, unsandboxed */
+        "/usr/bin/at",          /* same, through atrun */
+        "/usr/bin/batch",       /* same */
+        "/usr/bin/pbpaste",     /* reads the clipboard, where users copy passwords and tokens */
+        "/usr/bin/pbcopy",      /* plants a command the user will paste into a terminal */
+        NULL,
+};
+
+static int exec_places(sb_gen *g, strv *out) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++)
+                if (g->p->paths.binds[i].writable)
+                        r = bind_forms(g, &g->p->paths.binds[i], out);
+        if (r >= 0 && g->params.tmpdir)
+                r = sb_push_forms(g, out, g->params.tmpdir, false);
+        sb_sort(out);
+        return r;
+}
+
+static int program_forms(sb_gen *g, strv *out) {
+        for (size_t i = 0; seatbelt_denied_programs[i]; i++) {
+                int r = sb_push_forms(g, out, seatbelt_denied_programs[i], false);
+                if (r < 0)
+                        return r;
+        }
+        sb_sort(out);
+        return 0;
+}
+
+/* SPEC.md §13: nothing the command wrote can be executed (a dropped Mach-O talks to any Mach
+ * service directly), except below execGrantRoots; the denied programs nowhere. Interpreters
+ * reading a script from a writable place still run: they are executed from elsewhere. */
+int sb_section_exec(sb_gen *g) {
+        strv places = { 0 }, grants = { 0 }, programs = { 0 };
+        int r = exec_places(g, &places);
+        if (r >= 0)
+                r = collect_forms(g, &g->policy->exec_grant_roots, false, &grants);
+        if (r >= 0)
+                r = program_forms(g, &programs);
+        sb_comment(g, "");
+        sb_comment(g, "exec: nothing from a writable place, except beneath execGrantRoots;");
+        if (r >= 0)
+                sb_rule(g, "deny process-exec", SB_DENY_SUBPATH, &places);
+        if (r >= 0)
+                sb_rule(g, "allow process-exec", SB_ALLOW_SUBPATH, &grants);
+        sb_comment(g, "never the programs whose purpose is to act outside the sandbox");
+        if (r >= 0)
+                sb_rule(g, "deny process-exec", SB_DENY_EXACT, &programs);
+        strv_done(&places);
+        strv_done(&grants);
+        strv_done(&programs);
+        return r;
+}

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* seatbelt_profile(): the profile's frame, its process and network sections, and the small
+ * writer every section uses (seatbelt-internal.h). The file and exec sections: seatbelt-fs.c.
+ * Layout and reasons: docs/design/seatbelt.md. */
+#include <stdio.h>
+
+#include "plan/plan-internal.h" /* path_resolve_lenient(), the planner's own resolution */
+#include "seatbelt/seatbelt-internal.h"
+
+/* ---- the writer ----------------------------------------------------------------------------- */
+
+void sb_comment(sb_gen *g, const char *text) {
+        if (!text[0]) {
+                sbuf_add(&g->out, "\n"); /* a blank line between sections */
+                return;
+        }
+        sbuf_add(&g->out, ";; ");
+        sbuf_add(&g->out, text);
+        sbuf_add(&g->out, "\n");
+}
+
+void sb_rule_begin(sb_gen *g, const char *head) {
+        g->n_filters = 0;
+        sbuf_add(&g->out, "(");
+        sbuf_add(&g->out, head);
+}
+
+/* Remembers the first string that cannot go into a profile, for the error message. */
+static bool check_or_blame(sb_gen *g, const char *s) {
+        int r = sbpl_check_string(s);
+        if (r >= 0)
+                return true;
+        if (!g->bad)
+                g->bad = strdup(s);
+        sbuf_fail(&g->out, r);
+        return false;
+}
+
+static sbpl_glob_kind regex_kind(sb_filter kind) {
+        switch (kind) {
+        case SB_DENY_EXACT:
+        case SB_DENY_GLOB_EXACT:
+                return SBPL_GLOB_EXACT;
+        case SB_DENY_NAME:
+                return SBPL_GLOB_NAME;
+        case SB_DENY_SUBPATH:
+        case SB_DENY_GLOB_SUBPATH:
+        case SB_ALLOW_SUBPATH:
+        case SB_ALLOW_LITERAL:
+        default:
+                return SBPL_GLOB_SUBPATH;
+        }
+}
+
+static void add_regex(sb_gen *g, sb_filter kind, const char *path) {
+        bool literal = kind == SB_DENY_SUBPATH || kind == SB_DENY_EXACT;
+        _cleanup_free_ char *quoted = literal ? sbpl_glob_quote(path) : NULL, *re = NULL;
+        if (literal && !quoted) {
+                sbuf_fail(&g->out, -ENOMEM);
+                return;
+        }
+        int r = sbpl_glob_regex(literal ? quoted : path, regex_kind(kind), &re);
+        if (r < 0) {
+                if (!g->bad)
+                        g->bad = strdup(path);
+                sbuf_fail(&g->out, r);
+                return;
+        }
+        sbuf_add(&g->out, "(regex ");
+        sbpl_quote(&g->out, re);
+        sbuf_add(&g->out, ")");
+}
+
+void sb_filter_add(sb_gen *g, sb_filter kind, const char *path) {
+        if (g->out.err || !check_or_blame(g, path))
+                return;
+        g->n_filters++;
+        sbuf_add(&g->out, "\n  ");
+        if (kind == SB_ALLOW_SUBPATH || kind == SB_ALLOW_LITERAL) {
+                sbuf_add(&g->out, kind == SB_ALLOW_SUBPATH ? "(subpath " : "(literal ");
+                sbpl_quote(&g->out, path);
+                sbuf_add(&g->out, ")");
+                return;
+        }
+        add_regex(g, kind, path);
+}
+
+void sb_filter_open(sb_gen *g, const char *head) {
+        g->n_filters++;
+        sbuf_add(&g->out, "\n  (");
+        sbuf_add(&g->out, head);
+}
+
+void sb_filter_close(sb_gen *g) {
+        sbuf_add(&g->out, ")");
+}
+
+void sb_rule_end(sb_gen *g) {
+        /* An SBPL rule without a filter applies to everything: `(allow file-write*` with its
+         * filters lost would open the whole disk. Never emitted; a bug fails the profile. */
+        if (g->n_filters == 0)
+                sbuf_fail(&g->out, -EINVAL);
+        sbuf_add(&g->out, ")\n");
+}
+
+static int compare_strings(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+void sb_sort(strv *s) {
+        if (s->n > 1)
+                qsort(s->v, s->n, sizeof(char *), compare_strings);
+}
+
+void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items) {
+        if (items->n == 0)
+                return;
+        sb_rule_begin(g, head);
+        for (size_t i = 0; i < items->n; i++)
+                sb_filter_add(g, kind, items->v[i]);
+        sb_rule_end(g);
+}
+
+/* ---- spellings of a path -------------------------------------------------------------------- */
+
+bool sb_is_glob(const char *path) {
+        return strpbrk(path, "*?") != NULL; /* the planner's rule (SPEC.md §5) */
+}
+
+static int default_resolve(void *userdata, const char *path, char **ret) {
+        return path_resolve_lenient(path, ret);
+}
+
+/* A glob keeps its pattern: only the directory before its first wildcard is resolved. */
+static int resolve_form(sb_gen *g, const char *path, bool glob, char **ret) {
+        const char *w = glob ? strpbrk(path, "*?") : NULL;
+        if (!w)
+                return g->params.resolve(g->params.userdata, path, ret);
+        const char *slash = w;
+        while (slash > path && *slash != '/')
+                slash--;
+        if (slash == path)
+                return -ENOENT; /* "/x*": nothing to resolve */
+        _cleanup_free_ char *dir = strndup(path, (size_t) (slash - path)), *rdir = NULL;
+        if (!dir)
+                return -ENOMEM;
+        int r = g->params.resolve(g->params.userdata, dir, &rdir);
+        if (r < 0)
+                return r;
+        *ret = path_join(rdir, slash + 1);
+        return *ret ? 0 : -ENOMEM;
+}
+
+int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob) {
+        int r = strv_push_unique(out, path);
+        if (r < 0)
+                return r;
+        _cleanup_free_ char *resolved = NULL;
+        r = resolve_form(g, path, glob, &resolved);
+        if (r == -ENOMEM)
+                return r;
+        return r < 0 || !resolved ? 0 : strv_push_unique(out, resolved);
+}
+
+/* ---- the sections --------------------------------------------------------------------------- */
+
+static void section_header(sb_gen *g) {
+        sb_comment(g, "cordon: macOS Seatbelt profile (SBPL), generated from a resolved policy");
+        sb_comment(g, "(SPEC.md section 13; layout and reasons: docs/design/seatbelt.md).");
+        sb_comment(g, "Seatbelt applies the LAST rule that matches an operation: each section");
+        sb_comment(g, "narrows or reopens what the sections above it decided. Every path appears");
+        sb_comment(g, "as written and with symlinks resolved (/tmp is /private/tmp). Allows match");
+        sb_comment(g, "the exact string; denies are regexes that match ASCII letters in either");
+        sb_comment(g, "case, because a case-insensitive volume opens .GIT/HOOKS as .git/hooks.");
+        sbuf_addf(&g->out, ";; mode: %s\n", cordon_mode_to_string(g->p->mode));
+        sbuf_add(&g->out, "(version 1)\n");
+        /* Allow-default with carve-outs (SPEC.md §13): a deny-default profile breaks
+         * interactive shells, which need more dyld, XPC and Mach services than can be listed. */
+        sbuf_add(&g->out, "(allow default)\n");
+}
+
+static void section_processes(sb_gen *g) {
+        sb_comment(g, "");
+        sb_comment(g, "processes: signals and task ports only within this sandbox (kill, stop or");
+        sb_comment(g, "debug the agent or the user's other processes: refused)");
+        sbuf_add(&g->out, "(deny signal)\n(allow signal (target same-sandbox))\n");
+        sbuf_add(&g->out, "(deny mach-priv-task-port)\n");
+        sbuf_add(&g->out, "(allow mach-priv-task-port (target same-sandbox))\n");
+}
+
+#define MDNS_SOCKET "/var/run/mDNSResponder"
+
+static bool network_enabled(const cordon_policy *policy) {
+        return !policy->network_set || policy->network_enabled; /* SPEC.md §5: default true */
+}
+
+/* SPEC.md §6, §13: no destination but the session's proxy, which checks every host against the
+ * allowlist. No loopback-wide allow (a local database or the agent's own server would be
+ * reachable) and no Unix sockets (docker.sock, ssh-agent, D-Bus-like daemons act outside). */
+static int section_network(sb_gen *g) {
+        bool on = network_enabled(g->policy);
+        sb_comment(g, "");
+        sb_comment(g, on ? "network: only the session's egress proxy on localhost, and DNS"
+                         : "network: off (networkEnabled false); the proxy, if any, refuses all");
+        sbuf_add(&g->out, "(deny network*)\n");
+        if (g->params.proxy_port > 0) {
+                char hostport[32];
+                (void) snprintf(hostport, sizeof(hostport), "localhost:%u",
+                                (unsigned) g->params.proxy_port);
+                sbuf_add(&g->out, "(allow network-outbound (remote tcp ");
+                sbpl_quote(&g->out, hostport);
+                sbuf_add(&g->out, "))\n");
+        } else
+                sb_comment(g, "no proxy port was given: every connection is refused");
+        if (!on)
+                return 0; /* no name lookups either: DNS queries can carry data out */
+        strv forms = { 0 };
+        int r = sb_push_forms(g, &forms, MDNS_SOCKET, false);
+        sb_sort(&forms);
+        if (r >= 0)
+                sb_rule(g, "allow network-outbound", SB_ALLOW_LITERAL, &forms);
+        strv_done(&forms);
+        return r;
+}
+
+static int generate(sb_gen *g) {
+        section_header(g);
+        section_processes(g);
+        int r = section_network(g);
+        if (r >= 0)
+                r = sb_section_files(g);
+        if (r >= 0)
+                r = sb_section_exec(g);
+        return r;
+}
+
+/* A string for a one-line message: control bytes become '?'. */
+static void sanitize(char *s) {
+        for (; *s; s++)
+                if ((unsigned char) *s < 0x20 || *s == 0x7f)
+                        *s = '?';
+}
+
+int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_params *params,
+                     char **ret, cordon_error *err) {
+        if (!p || !policy || !ret)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "seatbelt_profile: no plan or policy");
+        if (p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "mode danger-full-access runs the command without a "
+                                        "sandbox, so there is no Seatbelt profile; choose "
+                                        "another mode");
+        sb_gen g = { .p = p, .policy = policy };
+        if (params)
+                g.params = *params;
+        if (!g.params.resolve)
+                g.params.resolve = default_resolve;
+        int r = generate(&g), written = 0;
+        _cleanup_free_ char *text = sbuf_take(&g.out, &written); /* NULL when written < 0 */
+        _cleanup_free_ char *bad = g.bad;
+        if (r >= 0)
+                r = written;
+        if (r == -EINVAL || r == -EILSEQ) {
+                if (bad)
+                        sanitize(bad);
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, -r,
+                                        "the path '%s' cannot be written into a Seatbelt "
+                                        "profile: it %s; rename it or leave it out of the "
+                                        "policy",
+                                        bad ? bad : "?",
+                                        r == -EILSEQ ? "is not valid UTF-8"
+                                                     : "holds a control character");
+        }
+        if (r < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "generating the Seatbelt profile: %s", strerror(-r));
+        *ret = TAKE_PTR(text);
+        return 0;
+}

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The generated profile as behaviour: each rule tried both ways (allowed and refused) with the
+ * SBPL evaluator (sbpl-eval.h: last match wins, glibc regexes), on the spellings macOS would
+ * check (as written, /private/..., other letter case); and the refusals of the generator itself
+ * (danger-full-access, paths a profile cannot hold). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "policy/policy.h"
+#include "sb-harness.h"
+#include "sbpl-eval.h"
+
+static char *T;
+
+static const char *at(const char *rel) {
+        return sbt_at(T, rel);
+}
+
+/* The profile for `json`, parsed and validated. */
+static sx *profile_of(const char *json, uint16_t port, const char *tmpdir) {
+        cordon_error err = { 0 };
+        char *text = sbt_profile(T, json, port, tmpdir, &err);
+        if (!text)
+                fail_msg("%s: %s", cordon_code_name(err.code), err.message);
+        char msg[512];
+        sx *top = sbpl_parse(text, msg, sizeof(msg));
+        if (!top)
+                fail_msg("does not parse: %s", msg);
+        if (!sbpl_validate(top, msg, sizeof(msg)))
+                fail_msg("invalid: %s", msg);
+        free(text);
+        return top;
+}
+
+/* Checks `op` on `rel` (in the tree; absolute paths as they are) in every spelling macOS may
+ * present: as written, below /private, and with the letters' case flipped (a case-insensitive
+ * volume). Allowed must hold for the exact spellings only: an allow matches the exact string. */
+static void expect(const sx *p, const char *op, const char *rel, bool allowed) {
+        char path[4096], priv[4200], upper[4096];
+        snprintf(path, sizeof(path), "%s", rel[0] == '/' ? rel : at(rel));
+        snprintf(priv, sizeof(priv), "/private%s", path);
+        snprintf(upper, sizeof(upper), "%s", path);
+        size_t skip = rel[0] == '/' ? 0 : strlen(T); /* the tree's own name stays as it is */
+        for (char *c = upper + skip; *c; c++)
+                if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
+                        *c ^= 0x20;
+        const char *forms[] = { path, priv, upper };
+        bool firmlinked = strncmp(path, "/tmp/", 5) == 0 || strncmp(path, "/var/", 5) == 0 ||
+                          strncmp(path, "/etc/", 5) == 0;
+        for (size_t i = 0; i < 3; i++) {
+                if (i == 1 && !firmlinked)
+                        continue;
+                if (allowed && i == 2)
+                        continue;
+                if (sbpl_allows(p, op, forms[i]) != allowed)
+                        fail_msg("%s %s: expected %s", op, forms[i], allowed ? "allowed" : "denied");
+        }
+}
+
+static const char workspace_json[] =
+        "{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" },"
+        "  { \"hostPath\": \"@T@/home/alice/project/vendor\", \"readOnly\": true } ],"
+        "  \"denyCreateNames\": [ \".env\", \".env.*\", \"*.pem\", \"*.key\" ],"
+        "  \"denyRead\": [ \"@T@/home/alice/project/secrets\" ],"
+        "  \"denyWrite\": [ \"@T@/home/alice/project/ci/*.yml\" ],"
+        "  \"execGrantRoots\": [ \"@T@/home/alice/project/node_modules/.bin\" ],"
+        "  \"networkEnabled\": false }";
+
+static void test_writes(void **state) {
+        sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
+        expect(p, "file-write-data", "home/alice/project/src/main.c", true);
+        expect(p, "file-write-create", "home/alice/project/src/new.c", true);
+        expect(p, "file-write-data", "home/alice/project/.git/objects/ab/cd", true);
+        expect(p, "file-write-data", "home/alice/project/.git/index", true);
+        expect(p, "file-write-data", "home/alice/project/vendor/lib.c", false);
+        expect(p, "file-write-data", "home/alice/project/.git/hooks/pre-commit", false);
+        expect(p, "file-write-data", "home/alice/project/.git/config", false);
+        expect(p, "file-write-data", "home/alice/project/.vscode/tasks.json", false);
+        expect(p, "file-write-data", "home/alice/project/.claude/settings.local.json", false);
+        expect(p, "file-write-data", "home/alice/project/.claude/notes.md", true);
+        expect(p, "file-write-data", "home/alice/project/ci/deploy.yml", false);
+        expect(p, "file-write-data", "home/alice/project/ci/deploy.txt", true);
+        expect(p, "file-write-data", "home/alice/project/.bashrc", false);
+        expect(p, "file-write-data", "home/alice/project/HEAD", false);
+        expect(p, "file-write-data", "home/alice/notes.txt", false);
+        expect(p, "file-write-data", "home/alice/.githooks/pre-push", false); /* hooksPath */
+        expect(p, "file-write-data", "/etc/hosts", false);
+        expect(p, "file-write-data", "/dev/null", true);
+        expect(p, "file-write-data", "/dev/fd/1", true);
+        expect(p, "file-write-data", "/dev/ttys003", false);
+        expect(p, "file-write-data", "tmp/run-1/cc123.o", true);
+        expect(p, "file-write-data", "tmp/other", false);
+        sbpl_free(p);
+}
+
+static void test_reads(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        expect(p, "file-read-data", "home/alice/.ssh/id_ed25519", false);
+        expect(p, "file-read-metadata", "home/alice/.ssh", false);
+        expect(p, "file-read-data", "home/alice/.aws/credentials", false);
+        expect(p, "file-read-data", "home/alice/project/secrets/db.txt", false);
+        expect(p, "file-read-data", "home/alice/.sshx", true);
+        expect(p, "file-read-data", "home/alice/.gitconfig", true);
+        expect(p, "file-read-data", "home/alice/project/src/main.c", true);
+        expect(p, "file-read-data", "/usr/lib/libSystem.B.dylib", true);
+        /* Secrets cannot be planted or replaced either. */
+        expect(p, "file-write-create", "home/alice/.ssh/authorized_keys", false);
+        sbpl_free(p);
+}
+
+static void test_names_and_renames(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        expect(p, "file-write-create", "home/alice/project/.env", false);
+        expect(p, "file-write-create", "home/alice/project/src/.env.local", false);
+        expect(p, "file-write-create", "home/alice/project/src/server.pem", false);
+        expect(p, "file-write-create", "home/alice/project/src/.id.pem", false);
+        expect(p, "file-write-create", "home/alice/project/src/envfile", true);
+        expect(p, "file-write-create", "home/alice/project/.envrc", true);
+        expect(p, "file-write-create", "home/alice/project/src/pem", true);
+        /* An existing .env stays writable: only its coming into existence is refused. */
+        expect(p, "file-write-data", "home/alice/project/.env", true);
+        /* Ancestors of protected paths: no rename away, no directory renamed into place. */
+        expect(p, "file-write-unlink", "home/alice/project/.git", false);
+        expect(p, "file-write-unlink", "home/alice/project", false);
+        expect(p, "file-write-create", "home/alice/project/.claude", false);
+        expect(p, "file-write-unlink", "home/alice/project/.git/objects/ab", true);
+        expect(p, "file-write-unlink", "home/alice/project/src", true);
+        expect(p, "file-write-create", "home/alice/project/src/sub", true);
+        sbpl_free(p);
+}
+
+static void test_exec(void **state) {
+        sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
+        expect(p, "process-exec", "home/alice/project/build/a.out", false);
+        expect(p, "process-exec", "home/alice/project/node_modules/.bin/tsc", true);
+        expect(p, "process-exec", "home/alice/project/node_modules/evil", false);
+        expect(p, "process-exec", "tmp/run-1/a.out", false);
+        expect(p, "process-exec", "/usr/bin/git", true);
+        expect(p, "process-exec", "/bin/sh", true);
+        expect(p, "process-exec", "/usr/bin/osascript", false);
+        expect(p, "process-exec", "/bin/launchctl", false);
+        expect(p, "process-exec", "/usr/bin/security", false);
+        sbpl_free(p);
+}
+
+static void test_read_only_mode(void **state) {
+        sx *p = profile_of("{ \"mode\": \"plan\", \"bindMounts\": [ { \"hostPath\": "
+                           "\"@T@/home/alice/project\" } ], \"runnerStateDirs\": [ \"@T@/state\" "
+                           "], \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "home/alice/project/src/main.c", false);
+        expect(p, "file-write-data", "state/run.log", true);
+        expect(p, "process-exec", "state/tool", false);
+        expect(p, "process-exec", "home/alice/project/tool", true); /* not writable here */
+        sbpl_free(p);
+        /* Nothing writable at all: no allow rule may be left without its filters. */
+        p = profile_of("{ \"mode\": \"read-only\", \"networkEnabled\": false }", 0, NULL);
+        expect(p, "file-write-data", "home/alice/project/src/main.c", false);
+        expect(p, "file-write-data", "/tmp/x", false);
+        expect(p, "file-write-data", "/dev/null", true);
+        sbpl_free(p);
+}
+
+static void test_worktree(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/wt\" } ], "
+                           "\"protectedPaths\": [ \"@T@/orig\" ], \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "wt/src.c", true);
+        expect(p, "file-write-data", "wt/.git", false);
+        expect(p, "file-write-data", "orig/.git/objects/ab/cd", true);
+        expect(p, "file-write-data", "orig/.git/refs/heads/wt", true);
+        expect(p, "file-write-data", "orig/.git/worktrees/wt/index", true);
+        expect(p, "file-write-data", "orig/.git/worktrees/wt/gitdir", false);
+        expect(p, "file-write-data", "orig/.git/hooks/post-checkout", false);
+        expect(p, "file-write-data", "orig/.git/config", false);
+        expect(p, "file-write-data", "orig/README", false);
+        sbpl_free(p);
+}
+
+static void test_network(void **state) {
+        cordon_error err = { 0 };
+        static const char on[] = "{ \"networkEnabled\": true }";
+        static const char off[] = "{ \"networkEnabled\": false }";
+        char *a = sbt_profile(T, on, 41000, NULL, &err);
+        char *b = sbt_profile(T, off, 41000, NULL, &err);
+        char *c = sbt_profile(T, on, 0, NULL, &err);
+        assert_non_null(a);
+        assert_non_null(b);
+        assert_non_null(c);
+        assert_non_null(strstr(a, "(deny network*)\n"));
+        assert_non_null(strstr(a, "(allow network-outbound (remote tcp \"localhost:41000\"))"));
+        assert_non_null(strstr(a, "(literal \"/private/var/run/mDNSResponder\")"));
+        /* Off: the proxy (which refuses everything and reports it) but no DNS. */
+        assert_non_null(strstr(b, "(remote tcp \"localhost:41000\")"));
+        assert_null(strstr(b, "mDNSResponder"));
+        /* No proxy: no TCP destination at all. */
+        assert_null(strstr(c, "remote tcp"));
+        /* Never a loopback-wide allow, never a Unix socket beyond DNS. */
+        for (const char *s = a; (s = strstr(s, "network-outbound")); s++)
+                assert_null(strstr(s, "localhost:*"));
+        assert_null(strstr(a, "unix-socket"));
+        free(a);
+        free(b);
+        free(c);
+}
+
+/* Names that are syntax in SBPL, regexes or globs stay names: no rule breaks out, and each rule
+ * still applies to the directory it names. */
+static void test_hostile_names(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": ["
+                           "  { \"hostPath\": \"@T@/odd/we\\\"ird (x); y\" },"
+                           "  { \"hostPath\": \"@T@/odd/back\\\\slash\" },"
+                           "  { \"hostPath\": \"@T@/odd/semi;colon\", \"readOnly\": true },"
+                           "  { \"hostPath\": \"@T@/odd/p)(allow default)(\" } ],"
+                           "  \"denyCreateNames\": [ \"we\\\"ird\", \"back\\\\\\\\slash\" ],"
+                           "  \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "odd/we\"ird (x); y/f", true);
+        expect(p, "file-write-data", "odd/back\\slash/f", true);
+        expect(p, "file-write-data", "odd/p)(allow default)(/f", true);
+        expect(p, "file-write-data", "odd/semi;colon/f", false);
+        expect(p, "file-write-data", "odd/p)(allow default)(/.git/config", false);
+        expect(p, "file-write-data", "/etc/passwd", false);
+        expect(p, "process-exec", "odd/back\\slash/a.out", false);
+        expect(p, "process-exec", "odd/we\"ird (x); y/a.out", false);
+        expect(p, "process-exec", "odd/p)(allow default)(/a.out", false);
+        expect(p, "process-exec", "odd/backslash/a.out", true); /* a different directory */
+        expect(p, "file-write-create", "odd/back\\slash/we\"ird", false);
+        expect(p, "file-write-create", "odd/back\\slash/back\\slash", false);
+        expect(p, "file-write-create", "odd/back\\slash/backslash", true);
+        sbpl_free(p);
+}
+
+static void test_danger_refused(void **state) {
+        cordon_error err = { 0 };
+        assert_null(sbt_profile(T, "{ \"mode\": \"danger-full-access\" }", 0, NULL, &err));
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_non_null(strstr(err.message, "no Seatbelt profile"));
+}
+
+/* A writable root whose resolved path holds a newline: refused, and the message stays one
+ * line. */
+static void test_control_char_refused(void **state) {
+        assert_int_equal(mkdir(at("a\nb"), 0755), 0);
+        assert_int_equal(symlink("a\nb", at("nl-link")), 0);
+        cordon_error err = { 0 };
+        assert_null(sbt_profile(T, "{ \"bindMounts\": [ { \"hostPath\": \"@T@/nl-link\" } ], "
+                                   "\"networkEnabled\": false }",
+                                0, NULL, &err));
+        assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
+        assert_non_null(strstr(err.message, "control character"));
+        assert_null(strchr(err.message, '\n'));
+        (void) unlink(at("nl-link"));
+        (void) rmdir(at("a\nb"));
+}
+
+static void plan_freep(plan **p) {
+        plan_free(*p);
+}
+
+/* A bind named with bytes that are not UTF-8 (set through the API: JSON cannot carry them). */
+static void test_invalid_utf8_refused(void **state) {
+        assert_int_equal(mkdir(at("bad\xff"), 0755), 0);
+        cordon_policy *pol = cordon_policy_new();
+        assert_int_equal(cordon_policy_add_bind(pol, at("bad\xff"), false), 0);
+        assert_int_equal(cordon_policy_set_network_enabled(pol, false), 0);
+        cordon_error err = { 0 };
+        _cleanup_(plan_freep) plan *p = NULL;
+        char *home = strdup(at("home/alice")), *cwd = strdup(at("home/alice/project"));
+        assert_int_equal(plan_build(pol, home, cwd, NULL, &p, &err), 0);
+        char *profile = NULL;
+        assert_true(seatbelt_profile(p, pol, NULL, &profile, &err) < 0);
+        assert_null(profile);
+        assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
+        assert_non_null(strstr(err.message, "not valid UTF-8"));
+        cordon_policy_free(pol);
+        free(home);
+        free(cwd);
+        (void) rmdir(at("bad\xff"));
+}
+
+/* The public entry point, from the built-in default policy. */
+static void test_public_api(void **state) {
+        cordon_policy *def = NULL;
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_policy_new_default(at("home/alice/project"), at("home/alice"),
+                                                   &def, &err),
+                         0);
+        char *home = strdup(at("home/alice")), *cwd = strdup(at("home/alice/project"));
+        cordon_seatbelt_options opts = { .home = home, .cwd = cwd, .proxy_port = 8080 };
+        char *text = NULL;
+        assert_int_equal(cordon_policy_to_seatbelt(def, &opts, &text, &err), 0);
+        char msg[512];
+        sx *top = sbpl_parse(text, msg, sizeof(msg));
+        assert_non_null(top);
+        assert_true(sbpl_validate(top, msg, sizeof(msg)));
+        assert_true(sbpl_allows(top, "file-write-data", at("home/alice/project/x")));
+        assert_false(sbpl_allows(top, "file-write-data", at("home/alice/project/.git/config")));
+        assert_non_null(strstr(text, "localhost:8080"));
+        sbpl_free(top);
+        free(text);
+        opts.tmpdir = "relative";
+        assert_true(cordon_policy_to_seatbelt(def, &opts, &text, &err) < 0);
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        cordon_policy_free(def);
+        free(home);
+        free(cwd);
+}
+
+/* `cordon policy show --seatbelt` prints a valid profile; with --json it is a usage error. */
+static void test_cli(void **state) {
+        const char *build = getenv("CORDON_BUILD_DIR");
+        if (!build)
+                skip();
+        char cmd[8192];
+        snprintf(cmd, sizeof(cmd),
+                 "cd '%s' && HOME='%s' '%s/cordon' policy show --seatbelt --deny-read '%s'",
+                 at("home/alice/project"), at("home/alice"), build, at("home/alice/private"));
+        FILE *f = popen(cmd, "r");
+        assert_non_null(f);
+        size_t cap = 1 << 20, len = 0;
+        char *text = malloc(cap);
+        assert_non_null(text);
+        size_t n;
+        while ((n = fread(text + len, 1, cap - 1 - len, f)) > 0)
+                len += n;
+        text[len] = '\0';
+        assert_int_equal(pclose(f), 0);
+        char msg[512];
+        sx *top = sbpl_parse(text, msg, sizeof(msg));
+        assert_non_null(top);
+        assert_true(sbpl_validate(top, msg, sizeof(msg)));
+        assert_true(sbpl_allows(top, "file-write-data", at("home/alice/project/x.c")));
+        assert_false(sbpl_allows(top, "file-read-data", at("home/alice/private/x")));
+        sbpl_free(top);
+        free(text);
+        snprintf(cmd, sizeof(cmd), "cd '%s' && '%s/cordon' policy show --seatbelt --json "
+                 "2>/dev/null >/dev/null", at("home/alice/project"), build);
+        int st = system(cmd);
+        assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 125);
+}
+
+static int setup(void **state) {
+        T = sbt_tree();
+        return 0;
+}
+
+static int teardown(void **state) {
+        sbt_remove(T);
+        T = NULL;
+        return 0;
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_writes),
+                cmocka_unit_test(test_reads),
+                cmocka_unit_test(test_names_and_renames),
+                cmocka_unit_test(test_exec),
+                cmocka_unit_test(test_read_only_mode),
+                cmocka_unit_test(test_worktree),
+                cmocka_unit_test(test_network),
+                cmocka_unit_test(test_hostile_names),
+                cmocka_unit_test(test_danger_refused),
+                cmocka_unit_test(test_control_char_refused),
+                cmocka_unit_test(test_invalid_utf8_refused),
+                cmocka_unit_test(test_public_api),
+                cmocka_unit_test(test_cli),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
