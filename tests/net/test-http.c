@@ -517,6 +517,21 @@ static void test_limits(void **state) {
                 assert_int_equal(got, extra ? -HTTP_EREFUSED : n);
                 assert_int_equal(r.status, extra ? 431 : 0);
         }
+        /* Host of HTTP_HOST_MAX bytes, then one more; a port of six digits. */
+        for (size_t extra = 0; extra < 2; extra++) {
+                char host[HTTP_HOST_MAX + 2];
+                memset(host, 'a', sizeof(host));
+                host[HTTP_HOST_MAX + extra] = '\0';
+                int k = snprintf(s, cap, "CONNECT %s:443 HTTP/1.1\r\n\r\n", host);
+                int got = req_parse_checked(s, (size_t) k, 1, &r);
+                assert_int_equal(got, extra ? -HTTP_EREFUSED : k);
+                if (extra)
+                        assert_string_equal(r.why, "host too long");
+                else
+                        assert_int_equal(strlen(r.host), HTTP_HOST_MAX);
+        }
+        expect_refused("CONNECT h:123456 HTTP/1.1\r\n\r\n", 400, "port");
+        expect_refused("GET http://h:000080/ HTTP/1.1\r\nHost: h\r\n\r\n", 400, "port");
         /* An unfinished head: "need more" up to the bound, refused at it. */
         int n = make_head(s, cap, HTTP_HEAD_MAX);
         memcpy(s + n - 2, "ab", 2);
