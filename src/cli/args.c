@@ -282,6 +282,8 @@ static int add_setting(parser *p, cli_flag flag, const char *value) {
 
 typedef enum extra_opt {
         EXTRA_HELP,
+        EXTRA_SETTINGS,
+        EXTRA_SHOW_EXPLAIN,
         EXTRA_JSON,
         EXTRA_SANDBOX,
         EXTRA_BACKEND,
@@ -300,6 +302,7 @@ typedef enum extra_opt {
 #define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --quiet, --capture */
 #define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
 #define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
+#define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
 
 static const struct {
         const char *name;
@@ -317,6 +320,8 @@ static const struct {
         { "--status", EXTRA_STATUS, true, ALLOW_EXPLAIN },
         { "--stderr", EXTRA_STDERR, true, ALLOW_EXPLAIN },
         { "--seatbelt", EXTRA_SEATBELT, false, ALLOW_SEATBELT },
+        { "--settings", EXTRA_SETTINGS, true, ALLOW_POLICY },
+        { "--explain", EXTRA_SHOW_EXPLAIN, false, ALLOW_SHOW_EXPLAIN },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -418,8 +423,34 @@ static int take_value(parser *p, const char *name, const char *inline_value, con
         return 0;
 }
 
+#define MAX_SETTINGS_FILES 64
+
+/* --settings FILE (repeatable): only the path here; the file is read when the settings are
+ * resolved (cli-policy.c), in the order given. */
+static int add_settings_file(parser *p, const char *value) {
+        cli_args *a = p->out;
+        if (!value[0])
+                return set_error(p->err, CORDON_POLICY_INVALID,
+                                 "--settings: empty path; give a settings file (JSON)");
+        if (a->n_settings_files >= MAX_SETTINGS_FILES)
+                return usage(p, "--settings given more than %d times", MAX_SETTINGS_FILES);
+        char **n = reallocarray(a->settings_files, a->n_settings_files + 1, sizeof(char *));
+        if (!n)
+                return -ENOMEM;
+        a->settings_files = n;
+        int r = make_absolute(p->cwd, value, &a->settings_files[a->n_settings_files]);
+        if (r >= 0)
+                a->n_settings_files++;
+        return r;
+}
+
 static int apply_extra(parser *p, extra_opt opt, const char *value) {
         switch (opt) {
+        case EXTRA_SETTINGS:
+                return add_settings_file(p, value);
+        case EXTRA_SHOW_EXPLAIN:
+                p->out->explain = true;
+                return 0;
         case EXTRA_HELP:
                 p->out->help_topic = p->out->command;
                 p->out->command = CLI_COMMAND_HELP;
@@ -600,12 +631,38 @@ static int parse_policy(parser *p) {
         if (strcmp(sub, "show") != 0)
                 return usage(p, "unknown policy subcommand '%s'; the only one is 'show'",
                              CLI_QUOTE(sub));
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT);
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT | ALLOW_SHOW_EXPLAIN);
         if (r != 0)
                 return r < 0 ? r : 0;
         if (p->out->json && p->out->seatbelt)
                 return usage(p, "--json and --seatbelt print different things; choose one");
+        if (p->out->explain && p->out->seatbelt)
+                return usage(p, "--explain and --seatbelt print different things; choose one");
         return check_conflicts(p);
+}
+
+/* cordon settings import FILE */
+static int parse_settings(parser *p) {
+        p->see = "cordon help settings";
+        p->out->command = CLI_COMMAND_SETTINGS_IMPORT;
+        if (p->i >= p->argc)
+                return usage(p, "'cordon settings' needs a subcommand: import FILE");
+        const char *sub = p->argv[p->i++];
+        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "import") != 0)
+                return usage(p, "unknown settings subcommand '%s'; the only one is 'import'",
+                             CLI_QUOTE(sub));
+        if (p->i >= p->argc)
+                return usage(p, "'cordon settings import' needs a FILE");
+        const char *file = p->argv[p->i++];
+        if (strcmp(file, "--help") == 0 || strcmp(file, "-h") == 0)
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (p->i < p->argc)
+                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+        if (!file[0])
+                return usage(p, "'cordon settings import' needs a FILE, not an empty name");
+        return make_absolute(p->cwd, file, &p->out->import_path);
 }
 
 static int parse_help(parser *p) {
@@ -616,6 +673,7 @@ static int parse_help(parser *p) {
                 { "run", CLI_COMMAND_RUN },         { "probe", CLI_COMMAND_PROBE },
                 { "policy", CLI_COMMAND_POLICY_SHOW }, { "version", CLI_COMMAND_VERSION },
                 { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
+                { "settings", CLI_COMMAND_SETTINGS_IMPORT },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -645,6 +703,8 @@ static int parse_command(parser *p) {
                 return parse_explain(p);
         if (strcmp(cmd, "policy") == 0)
                 return parse_policy(p);
+        if (strcmp(cmd, "settings") == 0)
+                return parse_settings(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
@@ -685,6 +745,10 @@ void cli_args_done(cli_args *a) {
                         free(*v);
         free(a->argv);
         free(a->events_path);
+        for (size_t i = 0; i < a->n_settings_files; i++)
+                free(a->settings_files[i]);
+        free(a->settings_files);
+        free(a->import_path);
         free(a->json_path);
         free(a->stderr_path);
         *a = (cli_args) { .events_fd = -1, .json_fd = -1 };

@@ -19,6 +19,7 @@ typedef enum cli_command {
         CLI_COMMAND_POLICY_SHOW, /* cordon policy show [--json | --seatbelt] [OPTIONS] */
         CLI_COMMAND_EXPLAIN,     /* cordon explain [--events FILE] [--status N] [--stderr FILE]
                                   * [--json] */
+        CLI_COMMAND_SETTINGS_IMPORT, /* cordon settings import FILE */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -77,6 +78,10 @@ typedef struct cli_args {
         cli_setting *settings;   /* owned, in command-line order */
         size_t n_settings;
         char **argv;             /* run: the command, owned and NULL-terminated; else NULL */
+        char **settings_files;   /* run, policy show: each --settings FILE (owned, absolute) */
+        size_t n_settings_files;
+        bool explain;            /* policy show --explain: where each value came from */
+        char *import_path;       /* settings import FILE: owned, absolute */
 } cli_args;
 
 /* The option's spelling ("--writable") and what a good value looks like, for messages. */

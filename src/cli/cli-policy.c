@@ -3,8 +3,13 @@
 #include "cli/cli-policy.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
 
 typedef int (*set_string_fn)(cordon_policy *p, const char *s);
 typedef int (*set_number_fn)(cordon_policy *p, uint64_t v);
@@ -117,6 +122,19 @@ int cli_policy_apply(cordon_policy *session, const cli_args *args, cordon_error 
         return 0;
 }
 
+/* An errno from a public call that did not fill `err` itself (matching, finding $HOME). */
+static int cli_errno_error(cordon_error *err, int r) {
+        if (err) {
+                err->code = CORDON_LAUNCH_FAILED;
+                err->sys_errno = -r;
+                (void) snprintf(err->message, sizeof(err->message), "%s",
+                                r == -ENOENT ? "cannot determine the home directory; set HOME to "
+                                               "an absolute path"
+                                             : strerror(-r));
+        }
+        return r;
+}
+
 static int out_of_memory(cordon_error *err) {
         if (err) {
                 err->code = CORDON_LAUNCH_FAILED;
@@ -143,4 +161,149 @@ int cli_policy_build(const cli_args *args, const char *cwd, const char *home,
         cordon_policy_free(session);
         cordon_policy_free(deployment);
         return r;
+}
+
+/* ---- Settings files --------------------------------------------------------------------------- */
+
+int cli_settings_build(const cli_args *args, const char *cwd, const char *home,
+                       cordon_settings **ret, cordon_error *err) {
+        cordon_policy *flags = cordon_policy_new();
+        if (!flags)
+                return out_of_memory(err);
+        int r = cli_policy_apply(flags, args, err);
+        if (r >= 0) {
+                /* From cordon's own environment only. Whoever sets it could as well not run
+                 * cordon; a sandboxed command cannot set it for the harness's later runs, and the
+                 * settings scrub it from the command's environment (docs/settings.md). */
+                const char *managed = getenv("CORDON_MANAGED_SETTINGS");
+                cordon_settings_options o = {
+                        .cwd = cwd,
+                        .home = home,
+                        .managed_path = managed && managed[0] ? managed : NULL,
+                        .files = (const char *const *) args->settings_files,
+                        .n_files = args->n_settings_files,
+                        .command_line = flags,
+                };
+                r = cordon_settings_resolve(&o, ret, err);
+        }
+        cordon_policy_free(flags);
+        return r;
+}
+
+void cli_settings_warn(const cordon_settings *s, FILE *out) {
+        for (size_t i = 0; i < cordon_settings_n_ignored(s); i++) {
+                const cordon_settings_note *n = cordon_settings_ignored(s, i);
+                bool file = strcmp(n->layer, "settings") == 0;
+                /* Each part quoted: a file name or value must not forge a second line. */
+                fprintf(out, "cordon: warning: %s%s %s:%u:%u: %s%s%s%s: %s\n",
+                        file ? "--settings" : n->layer, file ? " file" : " settings",
+                        CLI_QUOTE(n->file), n->line, n->column, CLI_QUOTE(n->key),
+                        n->value ? " '" : "", n->value ? CLI_QUOTE(n->value) : "",
+                        n->value ? "'" : "", CLI_QUOTE(n->why));
+        }
+}
+
+/* failIfUnavailable false: probe only then (a probe forks), and step down to none only when no
+ * backend can confine here (cordon_settings_backend decides). */
+static cordon_backend fallback_backend(const cordon_settings *s, cordon_backend backend,
+                                       const char **why) {
+        *why = NULL;
+        if (cordon_settings_fail_if_unavailable(s) || backend != CORDON_BACKEND_AUTO)
+                return backend;
+        cordon_probe *probe = NULL;
+        if (cordon_probe_run(&probe, NULL) < 0)
+                return backend; /* cannot tell: stay with AUTO, which fails closed */
+        backend = cordon_settings_backend(s, backend, probe, why);
+        cordon_probe_free(probe);
+        return backend;
+}
+
+int cli_settings_decide(const cli_args *a, const cordon_settings *s, const char *unprotected,
+                        cordon_backend *backend, char *why, size_t why_size, cordon_error *err) {
+        why[0] = '\0';
+        if (unprotected) {
+                int r = cordon_settings_check_unconfined(s, unprotected, err);
+                if (r >= 0)
+                        (void) snprintf(why, why_size, "%s", unprotected);
+                return r;
+        }
+        cordon_excluded_match m;
+        int r = cordon_settings_match_excluded(s, a->argv, environ, &m, NULL);
+        if (r < 0)
+                return cli_errno_error(err, r);
+        if (r > 0) {
+                /* The one line that says why this command ran outside the sandbox. */
+                *backend = CORDON_BACKEND_NONE;
+                bool file = strcmp(m.layer, "settings") == 0;
+                (void) snprintf(why, why_size, "excludedCommands entry '%s' in %s%s %s:%u:%u",
+                                CLI_QUOTE(m.entry), file ? "--settings" : m.layer,
+                                file ? " file" : " settings", CLI_QUOTE(m.file), m.line,
+                                m.column);
+                return 0;
+        }
+        const char *fallback = NULL;
+        *backend = fallback_backend(s, *backend, &fallback);
+        if (fallback)
+                (void) snprintf(why, why_size, "%s", fallback);
+        return 0;
+}
+
+static int print_out(const char *s, bool newline) {
+        if (fputs(s, stdout) < 0 || (newline && fputc('\n', stdout) < 0) || fflush(stdout) != 0) {
+                cordon_error err = { .code = CORDON_LAUNCH_FAILED, .sys_errno = errno };
+                (void) snprintf(err.message, sizeof(err.message),
+                                "cannot write to standard output: %s", strerror(errno));
+                return cli_fatal(&err);
+        }
+        return 0;
+}
+
+int cli_settings_show(const cli_args *a, const cordon_settings *s) {
+        cordon_error err = { 0 };
+        char *text = NULL;
+        if (cordon_settings_explain(s, a->json, &text, &err) < 0)
+                return cli_fatal(&err);
+        int status = print_out(text, a->json);
+        free(text);
+        return status;
+}
+
+/* $HOME when it is absolute, else the password database. Caller frees. */
+static char *home_directory(void) {
+        const char *h = getenv("HOME");
+        if (h && h[0] == '/')
+                return strdup(h);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && pw.pw_dir &&
+            pw.pw_dir[0] == '/')
+                return strdup(pw.pw_dir);
+        return NULL;
+}
+
+/* Each line of `notes` as one warning (quoted: a path must not forge another line). */
+static void warn_lines(const char *notes) {
+        for (const char *p = notes; p && *p;) {
+                size_t n = strcspn(p, "\n");
+                char *line = strndup(p, n);
+                if (line)
+                        fprintf(stderr, "cordon: warning: %s\n", CLI_QUOTE(line));
+                free(line);
+                p += n + (p[n] == '\n');
+        }
+}
+
+int cli_cmd_settings_import(const cli_args *a, const char *cwd) {
+        cordon_error err = { 0 };
+        char *home = home_directory(), *json = NULL, *notes = NULL;
+        int r = home ? cordon_settings_import(a->import_path, cwd, home, &json, &notes, &err)
+                     : cli_errno_error(&err, -ENOENT);
+        free(home);
+        if (r < 0)
+                return cli_fatal(&err);
+        warn_lines(notes);
+        int status = print_out(json, true);
+        free(json);
+        free(notes);
+        return status;
 }

@@ -100,8 +100,11 @@ static int check_mode_conflict(const cli_args *a, const cordon_policy *resolved)
         return 0;
 }
 
-/* The resolved policy for run / policy show, or a fatal exit status in *ret_status. */
-static cordon_policy *build_policy(const cli_args *a, const char *cwd, int *ret_status) {
+/* The resolved policy for run / policy show (a copy the caller frees), the settings it was
+ * resolved from in *ret_settings when that is not NULL (caller frees), or a fatal exit status in
+ * *ret_status. Settings that were read but not applied are reported here, one warning each. */
+static cordon_policy *build_policy(const cli_args *a, const char *cwd,
+                                   cordon_settings **ret_settings, int *ret_status) {
         char *home = home_dir();
         if (!home) {
                 *ret_status = fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the home "
@@ -109,18 +112,30 @@ static cordon_policy *build_policy(const cli_args *a, const char *cwd, int *ret_
                 return NULL;
         }
         cordon_error err = { 0 };
+        cordon_settings *settings = NULL;
         cordon_policy *resolved = NULL;
-        int r = cli_policy_build(a, cwd, home, &resolved, &err);
+        int r = cli_settings_build(a, cwd, home, &settings, &err);
         free(home);
+        if (r >= 0) {
+                cli_settings_warn(settings, stderr);
+                r = cordon_policy_resolve(cordon_settings_policy(settings), NULL, NULL, &resolved,
+                                          &err);
+        }
         if (r < 0) {
+                cordon_settings_free(settings);
                 *ret_status = fatal(&err);
                 return NULL;
         }
         *ret_status = check_mode_conflict(a, resolved);
-        if (*ret_status != 0) {
-                cordon_policy_free(resolved);
-                return NULL;
+        if (*ret_status != 0 || !ret_settings) {
+                cordon_settings_free(settings);
+                if (*ret_status != 0) {
+                        cordon_policy_free(resolved);
+                        return NULL;
+                }
+                return resolved;
         }
+        *ret_settings = settings;
         return resolved;
 }
 
@@ -145,9 +160,16 @@ static int cmd_policy_seatbelt(cordon_policy *policy, const char *cwd) {
 
 static int cmd_policy_show(const cli_args *a, const char *cwd) {
         int status;
-        cordon_policy *policy = build_policy(a, cwd, &status);
+        cordon_settings *settings = NULL;
+        cordon_policy *policy = build_policy(a, cwd, a->explain ? &settings : NULL, &status);
         if (!policy)
                 return status;
+        if (a->explain) {
+                cordon_policy_free(policy);
+                status = cli_settings_show(a, settings);
+                cordon_settings_free(settings);
+                return status;
+        }
         if (a->seatbelt)
                 return cmd_policy_seatbelt(policy, cwd);
         cordon_error err = { 0 };
@@ -256,7 +278,20 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         events_sink sink = { .fd = open_events(a, &status) };
         if (sink.fd == -2)
                 return status;
-        cordon_policy *policy = build_policy(a, cwd, &status);
+        cordon_settings *settings = NULL;
+        cordon_policy *policy = build_policy(a, cwd, &settings, &status);
+        /* What the settings say: an unconfined run they forbid is refused; an excludedCommands
+         * entry or failIfUnavailable false may make this run unconfined (and say why). */
+        char why[1280] = "";
+        cordon_backend backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend;
+        cordon_error decide_err = { 0 };
+        if (policy && cli_settings_decide(a, settings, unprotected_reason(a, policy), &backend,
+                                          why, sizeof(why), &decide_err) < 0) {
+                status = fatal(&decide_err);
+                cordon_policy_free(policy);
+                policy = NULL;
+        }
+        cordon_settings_free(settings);
         if (!policy) {
                 if (a->events_path)
                         (void) close(sink.fd);
@@ -270,12 +305,12 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                         (void) close(sink.fd);
                 return status;
         }
-        const char *reason = unprotected_reason(a, policy);
+        const char *reason = why[0] ? why : NULL;
         if (reason)
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                                 "%s\n", reason);
         cordon_run_options opts = {
-                .backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend,
+                .backend = backend,
                 .environ = environ,
                 /* The report, when there is one, feeds the decoder and passes each line on. */
                 .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
@@ -312,6 +347,8 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cmd_run(a, cwd);
         case CLI_COMMAND_EXPLAIN:
                 return cli_cmd_explain(a);
+        case CLI_COMMAND_SETTINGS_IMPORT:
+                return cli_cmd_settings_import(a, cwd);
         default:
                 return fatal_msg(CORDON_USAGE, "unknown command");
         }

@@ -13,6 +13,9 @@ static const char overview[] =
         "  probe [--json]                    report which sandbox backends work on this host\n"
         "  policy show [--json] [OPTIONS]    print the resolved policy and its plan\n"
         "  policy show --seatbelt [OPTIONS]  print its macOS Seatbelt profile (any platform)\n"
+        "  policy show --explain [OPTIONS]   print where each value came from (settings files)\n"
+        "  settings import FILE              print a settings file (e.g. ~/.srt-settings.json)\n"
+        "                                    as the equivalent cordon settings file\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
@@ -24,6 +27,8 @@ static const char overview[] =
         "Policy options (applied in order over the built-in default; relative paths are made\n"   \
         "absolute against the current directory; '--opt value' and '--opt=value' both work):\n"  \
         "  --policy FILE              merge a JSON policy file (repeatable)\n"                    \
+        "  --settings FILE            a settings file, cordon's or srt's format (repeatable;\n"   \
+        "                             below managed settings, above user and project ones)\n"    \
         "  --mode MODE                workspace-write (chat), read-only (review, plan,\n"         \
         "                             orchestrate) or danger-full-access (no sandbox)\n"          \
         "  --sandbox on|off           off runs the command UNPROTECTED\n"                         \
@@ -91,6 +96,9 @@ static const char policy_help[] =
         "  --json                     print JSON instead of indented text\n"
         "  --seatbelt                 print the macOS Seatbelt profile (SBPL) instead, as\n"
         "                             'sandbox-exec -p' takes it; works on every platform\n"
+        "  --explain                  print each value with the layer, file, key and position\n"
+        "                             it came from, the switches, the excluded commands and the\n"
+        "                             settings that were ignored (with --json: as JSON)\n"
         POLICY_OPTIONS
         "  -h, --help                 print this help\n";
 
@@ -112,6 +120,19 @@ static const char explain_help[] =
         "Exit status: 0 when the run was classified; 125 and one fatal line when the inputs\n"
         "cannot be read or do not tell how the run ended. See docs/explain.md.\n";
 
+static const char settings_help[] =
+        "Usage: cordon settings import FILE\n"
+        "\n"
+        "Reads a settings file in cordon's format or in the Node sandbox runtime's\n"
+        "(~/.srt-settings.json: filesystem.*, network.*, credentials.*) and prints the equivalent\n"
+        "cordon settings file on stdout. Keys cordon cannot honour are errors unless the file\n"
+        "lists them in \"cordon\": {\"bestEffort\": [...]}; each one left out, and paths resolved\n"
+        "against the current directory, get a warning on stderr. See docs/settings.md.\n"
+        "\n"
+        "Settings files are read by 'run' and 'policy show': managed\n"
+        "(/etc/cordon/managed-settings.json, or $CORDON_MANAGED_SETTINGS) > --settings FILE >\n"
+        "~/.config/cordon/settings.json > ./.cordon/settings.json.\n";
+
 static const char version_help[] = "Usage: cordon version | cordon --version\n";
 
 const char *cli_help_text(cli_command topic) {
@@ -126,6 +147,8 @@ const char *cli_help_text(cli_command topic) {
                 return version_help;
         case CLI_COMMAND_EXPLAIN:
                 return explain_help;
+        case CLI_COMMAND_SETTINGS_IMPORT:
+                return settings_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

@@ -48,7 +48,7 @@ const char *settings_layer_origin(const settings_layer *l) {
         case SETTINGS_LAYER_DEFAULT:
                 return "the deployment default";
         case SETTINGS_LAYER_BUILTIN:
-                return "cordon (settings files are never writable in the sandbox)";
+                return "cordon's own rules (settings files stay unwritable)";
         case SETTINGS_LAYER_COMMAND_LINE:
                 return "the command line";
         case SETTINGS_LAYER_ESCALATION:
@@ -254,6 +254,10 @@ static cordon_policy *protection_layer(const cordon_settings *s) {
         for (size_t i = 0; r >= 0 && i < s->n_files; i++)
                 if (s->files[i]->kind == SETTINGS_LAYER_FILE)
                         r = cordon_policy_add_protected_path(p, s->files[i]->origin);
+        /* A nested cordon run inside the sandbox reads the administrator's file, not one the
+         * command chose (docs/settings.md: CORDON_MANAGED_SETTINGS). */
+        if (r >= 0)
+                r = cordon_policy_env_scrub(p, "CORDON_MANAGED_SETTINGS");
         if (r < 0) {
                 cordon_policy_free(p);
                 return NULL;
