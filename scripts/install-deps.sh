@@ -4,6 +4,10 @@
 set -eu
 pkgs="build-essential meson ninja-build pkg-config libjansson-dev libseccomp-dev libcmocka-dev
       clang libclang-rt-14-dev bubblewrap util-linux passwd git python3 make curl"
+# The network suite (tests/net/it): clients inside the sandbox and the loopback servers they talk
+# to (sshd for git over ssh, nc for GIT_SSH_COMMAND's SOCKS5 ProxyCommand, openssl for the test
+# certificate, pip against a local index).
+pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -1,0 +1,253 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Clients for the network suite (tests/net/it/suite.sh), run inside the sandbox (and outside,
+for the controls). Standard library only; every connection goes to 127.0.0.1 or ::1, which
+inside the sandbox is its own loopback, where only cordon's proxy listens.
+
+Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n", "\\x00").
+
+  netcli.py raw PORT DATA          send DATA to 127.0.0.1:PORT, read until the peer closes (at
+                                   most 20 s), print every status line of the answer (one per
+                                   pipelined response) or "(closed)"
+  netcli.py socks ATYP HOST PORT [PATH]
+                                   a SOCKS5 CONNECT (no authentication) through 127.0.0.1:1080;
+                                   ATYP is domain, ipv4 or ipv6; prints "rep=N", then with PATH
+                                   and rep 0 the status line of a GET PATH through the tunnel
+  netcli.py socks-cmd CMD          a SOCKS5 request with command CMD (2 BIND, 3 UDP ASSOCIATE):
+                                   prints "rep=N"
+  netcli.py slowloris PORT DATA    send DATA (half a request) and wait: prints "closed after N s"
+                                   once the proxy hangs up, or "open after 30 s", then the first
+                                   line of what came back or "(nothing)"
+  netcli.py tunnel-idle PORT SECS PATH
+                                   CONNECT 127.0.0.1:PORT through 127.0.0.1:3128, stay idle for
+                                   SECS, then GET PATH through the tunnel: prints both status
+                                   lines
+  netcli.py relay LPORT TPORT CMD...
+                                   a relay on 127.0.0.1:LPORT forwarding to 127.0.0.1:TPORT
+                                   while CMD runs; exits with CMD's status
+  netcli.py udp PORT MSG           one datagram to 127.0.0.1:PORT
+  netcli.py connect PORT           a direct TCP connect (no proxy): "connected" or "error: ..."
+  netcli.py urllib URL             urllib GET (it honours http_proxy): "status N" or "error N"
+"""
+import errno
+import re
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+
+def unescape(text):
+    return text.encode("latin-1", "backslashreplace").decode("unicode_escape").encode("latin-1")
+
+
+def recv_all(sock, limit_s, stop_at_tunnel=False):
+    """Reads until the peer closes or limit_s passes; with stop_at_tunnel, also stops at the end
+    of a "200 Connection established" head (the tunnel stays open)."""
+    sock.settimeout(limit_s)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+            if stop_at_tunnel and b"\r\n\r\n" in data and \
+                    data.startswith(b"HTTP/1.1 200 Connection established"):
+                break
+    except socket.timeout:
+        pass
+    except ConnectionResetError:
+        pass  # a peer that answers and closes before reading everything we sent
+    return data
+
+
+def cmd_raw(port, data):
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as s:
+        s.sendall(unescape(data))
+        got = recv_all(s, 20, stop_at_tunnel=True).decode("latin-1")
+        sys.stderr.write(got + "\n")  # for diagnostics
+        lines = re.findall(r"HTTP/1\.[01] [0-9]{3}[^\r\n]*", got)
+        print("\n".join(lines) if lines else "(closed)")
+    return 0
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("closed by the proxy")
+        data += chunk
+    return data
+
+
+def socks_request(atyp, host, port):
+    if atyp == "domain":
+        name = unescape(host)
+        return b"\x05\x01\x00\x03" + bytes([len(name)]) + name + struct.pack(">H", port)
+    if atyp == "ipv4":
+        return b"\x05\x01\x00\x01" + socket.inet_pton(socket.AF_INET, host) + \
+            struct.pack(">H", port)
+    return b"\x05\x01\x00\x04" + socket.inet_pton(socket.AF_INET6, host) + \
+        struct.pack(">H", port)
+
+
+def cmd_socks(atyp, host, port, path=None):
+    with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
+        s.sendall(b"\x05\x01\x00")
+        if recv_exact(s, 2) != b"\x05\x00":
+            print("method refused")
+            return 1
+        s.sendall(socks_request(atyp, host, int(port)))
+        head = recv_exact(s, 4)
+        print(f"rep={head[1]}")
+        if head[1] != 0:
+            return 0
+        alen = {1: 4, 4: 16}.get(head[3])
+        recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
+        if path:
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: socks.test\r\nConnection: close\r\n\r\n"
+                      .encode())
+            print(recv_all(s, 20).decode("latin-1").split("\r\n", 1)[0])
+    return 0
+
+
+def cmd_socks_cmd(cmd):
+    """A SOCKS5 request other than CONNECT (2 BIND, 3 UDP ASSOCIATE) for 0.0.0.0:0."""
+    with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
+        s.sendall(b"\x05\x01\x00")
+        if recv_exact(s, 2) != b"\x05\x00":
+            print("method refused")
+            return 1
+        s.sendall(b"\x05" + bytes([int(cmd)]) + b"\x00\x01\x00\x00\x00\x00\x00\x00")
+        print(f"rep={recv_exact(s, 4)[1]}")
+    return 0
+
+
+def cmd_slowloris(port, data):
+    start = time.monotonic()
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as s:
+        s.sendall(unescape(data))
+        got = recv_all(s, 30)
+        took = time.monotonic() - start
+        if took >= 29.5:
+            print("open after 30 s")
+        else:
+            print(f"closed after {int(took)} s")
+        print(got.decode("latin-1").split("\r\n", 1)[0] if got else "(nothing)")
+    return 0
+
+
+def cmd_tunnel_idle(port, secs, path):
+    with socket.create_connection(("127.0.0.1", 3128), timeout=10) as s:
+        s.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                  .encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = s.recv(1)
+            if not chunk:
+                break
+            head += chunk
+        print(head.decode("latin-1").split("\r\n", 1)[0])
+        time.sleep(float(secs))
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                  .encode())
+        print(recv_all(s, 20).decode("latin-1").split("\r\n", 1)[0])
+    return 0
+
+
+def pipe(a, b):
+    try:
+        while True:
+            data = a.recv(65536)
+            if not data:
+                break
+            b.sendall(data)
+        b.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def relay_conn(client, tport):
+    try:
+        upstream = socket.create_connection(("127.0.0.1", tport))
+    except OSError:
+        client.close()
+        return
+    t = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
+    t.start()
+    pipe(client, upstream)
+    t.join()
+    client.close()
+    upstream.close()
+
+
+def cmd_relay(lport, tport, argv):
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", int(lport)))
+    srv.listen(16)
+
+    def accept_loop():
+        while True:
+            c, _ = srv.accept()
+            threading.Thread(target=relay_conn, args=(c, int(tport)), daemon=True).start()
+
+    threading.Thread(target=accept_loop, daemon=True).start()
+    return subprocess.call(argv)
+
+
+def cmd_udp(port, msg):
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.sendto(msg.encode(), ("127.0.0.1", int(port)))
+        except OSError as e:
+            print(f"error: {errno.errorcode.get(e.errno, e.errno)}")
+            return 0
+    print("sent")
+    return 0
+
+
+def cmd_connect(port):
+    try:
+        with socket.create_connection(("127.0.0.1", int(port)), timeout=5):
+            print("connected")
+    except OSError as e:
+        print(f"error: {errno.errorcode.get(e.errno, e) if e.errno else e}")
+    return 0
+
+
+def cmd_urllib(url):
+    try:
+        with urllib.request.urlopen(url, timeout=20) as r:
+            print(f"status {r.status}")
+    except urllib.error.HTTPError as e:
+        print(f"error {e.code} {e.headers.get('X-Cordon-Error', '')}")
+    except urllib.error.URLError as e:
+        print(f"error {e.reason}")
+    return 0
+
+
+def main(argv):
+    cmds = {
+        "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
+        "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
+        "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
+    }
+    if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:
+        return cmds[argv[1]][0](*argv[2:])
+    if len(argv) in (5, 6) and argv[1] == "socks":
+        return cmd_socks(*argv[2:])
+    if len(argv) >= 5 and argv[1] == "relay":
+        return cmd_relay(argv[2], argv[3], argv[4:])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

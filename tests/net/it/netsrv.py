@@ -1,0 +1,245 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The host side of the network suite (tests/net/it/suite.sh): loopback servers, fixtures, and
+the events reader. Standard library only; every socket is bound to 127.0.0.1.
+
+  netsrv.py serve STATE ROOT CERT KEY   HTTP on two ports, HTTPS, UDP; writes STATE/ports
+                                        (shell assignments) once every socket listens, logs each
+                                        request to STATE/access.log and each datagram to
+                                        STATE/udp.log; runs until SIGTERM or its parent dies
+  netsrv.py pip-index ROOT              a PEP 503 simple index under ROOT/simple with one tiny
+                                        wheel (tinypkg 1.0) in ROOT/packages
+  netsrv.py events FILE                 one line per violation: ACTION TAB TARGET TAB PROTO TAB
+                                        RULE; exit 1 on a line that is not a JSON object
+
+The HTTP handler speaks HTTP/1.1 with keep-alive:
+  GET  /chunked/<mark>   a chunked response of 3 chunks (body "chunk-1\nchunk-2\nchunk-3\n")
+  POST /echo/<mark>      the request body (Content-Length or chunked, decoded) answered as
+                         "te=<chunked|length> len=<n> sha256=<hex>"
+  GET  /hello/<mark>     "hello <port> <mark>"
+  GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
+  GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
+  anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index)
+"""
+import base64
+import hashlib
+import http.server
+import json
+import os
+import signal
+import socket
+import socketserver
+import ssl
+import sys
+import threading
+import time
+import zipfile
+
+LOG_LOCK = threading.Lock()
+
+
+def log_line(path, line):
+    """Appends one line; flushed before the answer goes out, so a client that got an answer can
+    rely on the log already naming its request."""
+    with LOG_LOCK, open(path, "a", encoding="utf-8", errors="replace") as f:
+        f.write(line + "\n")
+
+
+def make_handler(root, access_log):
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def __init__(self, *a, **kw):
+            super().__init__(*a, directory=root, **kw)
+
+        def log_message(self, fmt, *args):  # quiet: the access log is ours
+            pass
+
+        def record(self):
+            port = self.server.server_address[1]
+            host = self.headers.get("Host", "-")
+            log_line(access_log, f"port={port} method={self.command} path={self.path} "
+                                 f"host={host}")
+
+        def send_text(self, code, text):
+            body = text.encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def read_body(self):
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                data = b""
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip(), 16)
+                    if size == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass
+                        return "chunked", data
+                    data += self.rfile.read(size)
+                    self.rfile.readline()
+            n = int(self.headers.get("Content-Length", "0"))
+            return "length", self.rfile.read(n)
+
+        def do_POST(self):
+            self.record()
+            te, data = self.read_body()
+            if not self.path.startswith("/echo/"):
+                self.send_text(404, "no such endpoint\n")
+                return
+            self.send_text(200, f"te={te} len={len(data)} "
+                                f"sha256={hashlib.sha256(data).hexdigest()}\n")
+
+        def do_GET(self):
+            self.record()
+            port = self.server.server_address[1]
+            if self.path.startswith("/hello/"):
+                self.send_text(200, f"hello {port} {self.path[7:]}\n")
+            elif self.path.startswith("/headers/"):
+                self.send_text(200, " ".join(sorted(k.lower() for k in self.headers.keys())) +
+                               "\n")
+            elif self.path.startswith("/close/"):
+                # No Content-Length, no chunking: the body ends when the connection does.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(b"body delimited by close\n")
+                self.close_connection = True
+            elif self.path.startswith("/chunked/"):
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i in (1, 2, 3):
+                    piece = f"chunk-{i}\n".encode()
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                super().do_GET()
+
+        def do_HEAD(self):
+            self.record()
+            super().do_HEAD()
+
+    return Handler
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def udp_loop(sock, udp_log):
+    while True:
+        data, peer = sock.recvfrom(65536)
+        log_line(udp_log, f"from={peer[0]}:{peer[1]} data={data.decode(errors='replace')}")
+
+
+def die_with_parent():
+    parent = os.getppid()
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def serve(state, root, cert, key):
+    access_log = os.path.join(state, "access.log")
+    handler = make_handler(root, access_log)
+    servers = {}
+    for name in ("HTTP_PORT", "HTTP2_PORT", "TLS_PORT"):
+        srv = Server(("127.0.0.1", 0), handler)
+        if name == "TLS_PORT":
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(cert, key)
+            srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+        servers[name] = srv
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", 0))
+    for srv in servers.values():
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+    threading.Thread(target=udp_loop, args=(udp, os.path.join(state, "udp.log")),
+                     daemon=True).start()
+    lines = [f"{k}={s.server_address[1]}" for k, s in servers.items()]
+    lines.append(f"UDP_PORT={udp.getsockname()[1]}")
+    tmp = os.path.join(state, "ports.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.rename(tmp, os.path.join(state, "ports"))
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    die_with_parent()
+
+
+def pip_index(root):
+    """One pure-Python wheel and the two index pages pip reads (PEP 503), the file link carrying
+    its sha256 so pip checks what it downloads."""
+    name, version = "tinypkg", "1.0"
+    whl = f"{name}-{version}-py3-none-any.whl"
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        f"{name}/__init__.py": b"VALUE = 'cordon-net-it'\n",
+        f"{dist}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                            f"Summary: cordon network test fixture\n".encode(),
+        f"{dist}/WHEEL": b"Wheel-Version: 1.0\nGenerator: cordon-net-it\n"
+                         b"Root-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = ""
+    for path, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record += f"{path},sha256={digest},{len(data)}\n"
+    record += f"{dist}/RECORD,,\n"
+    files[f"{dist}/RECORD"] = record.encode()
+    os.makedirs(os.path.join(root, "packages"), exist_ok=True)
+    os.makedirs(os.path.join(root, "simple", name), exist_ok=True)
+    whl_path = os.path.join(root, "packages", whl)
+    with zipfile.ZipFile(whl_path, "w") as z:
+        for path, data in files.items():
+            z.writestr(path, data)
+    with open(whl_path, "rb") as f:
+        sha = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(root, "simple", "index.html"), "w", encoding="utf-8") as f:
+        f.write(f'<!DOCTYPE html><html><body><a href="{name}/">{name}</a></body></html>\n')
+    with open(os.path.join(root, "simple", name, "index.html"), "w", encoding="utf-8") as f:
+        f.write(f'<!DOCTYPE html><html><body><a href="../../packages/{whl}#sha256={sha}">'
+                f'{whl}</a></body></html>\n')
+
+
+def events(path):
+    """Prints every violation of an events file (one per line)."""
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                print(f"line {n}: not JSON", file=sys.stderr)
+                return 1
+            if not isinstance(ev, dict):
+                print(f"line {n}: not an object", file=sys.stderr)
+                return 1
+            if ev.get("type") != "violation":
+                continue
+            raw = ev.get("raw") if isinstance(ev.get("raw"), dict) else {}
+            print("\t".join(str(x) for x in (ev.get("action"), ev.get("target"),
+                                              raw.get("syscall"), raw.get("rule"))))
+    return 0
+
+
+def main(argv):
+    if len(argv) == 6 and argv[1] == "serve":
+        serve(*argv[2:])
+    elif len(argv) == 3 and argv[1] == "pip-index":
+        pip_index(argv[2])
+    elif len(argv) == 3 and argv[1] == "events":
+        return events(argv[2])
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,118 @@
+#!/bin/sh
+# tests/net/it/run.sh: runs the network suite (suite.sh) as root or as an unprivileged user
+# (meson tests net-root and net-user, suite 'integration').
+#
+#   run.sh root|user
+#
+# cordon is $CORDON, else $CORDON_BUILD_DIR/cordon. As root, `user` creates the account
+# cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
+# account owns under /var/tmp (not /tmp: the sandbox has a private /tmp). Files the account cannot
+# reach (the build tree, the suite) are copied into that tree. The suite starts its own servers on
+# 127.0.0.1 and stops them when it ends.
+#
+# Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
+# failure.
+set -u
+
+who=${1:?root|user}
+here=$(cd "$(dirname "$0")" && pwd)
+lib_dir=$(cd "$here/../../integration" && pwd)
+cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
+test_user=cordon-test
+
+skip() {
+        echo "1..0 # SKIP $*"
+        echo "0 passed, 0 failed, 1 skipped"
+        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
+                echo "CORDON_TEST_MUST_WORK=1: a skip is a failure"
+                exit 1
+        fi
+        exit 77
+}
+
+[ -x "$cordon" ] || skip "no cordon binary at $cordon"
+[ -r "$lib_dir/lib.sh" ] || skip "no tests/integration/lib.sh"
+[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon")
+
+tmp=
+cleanup() {
+        [ -n "$tmp" ] || return 0
+        if [ "${CORDON_IT_KEEP:-0}" = 1 ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+as_user() {
+        setpriv --reuid="$test_user" --regid="$test_user" --clear-groups "$@"
+}
+
+# Copies what the test user cannot reach into $tmp/bin, keeping the source layout the suite
+# expects (tests/net/it, tests/integration, tests/events, docs); sets cordon and suite_dir.
+stage() {
+        suite_dir=$here
+        if as_user sh -c 'test -x "$1" && test -r "$2/suite.sh" && test -r "$3/lib.sh"' \
+                sh "$cordon" "$here" "$lib_dir" 2>/dev/null; then
+                return 0
+        fi
+        echo "# the build or source tree is not reachable by $test_user: copying"
+        src=$here/../../..
+        mkdir -p "$tmp/bin" "$tmp/src/tests/net/it" "$tmp/src/tests/integration" \
+                "$tmp/src/tests/events" "$tmp/src/docs"
+        cp "$cordon" "$tmp/bin/"
+        # A shared libcordon next to the CLI (meson's RUNPATH points into the build tree).
+        for lib in "$(dirname "$cordon")"/libcordon.so*; do
+                [ -e "$lib" ] && cp -P "$lib" "$tmp/bin/"
+        done
+        cp "$here"/suite.sh "$here"/netsrv.py "$here"/netcli.py "$tmp/src/tests/net/it/"
+        cp "$lib_dir/lib.sh" "$tmp/src/tests/integration/"
+        cp "$src/tests/events/validate.py" "$tmp/src/tests/events/" 2>/dev/null
+        cp "$src/docs/events.schema.json" "$tmp/src/docs/" 2>/dev/null
+        chmod -R a+rX "$tmp/bin" "$tmp/src"
+        export LD_LIBRARY_PATH="$tmp/bin"
+        cordon=$tmp/bin/$(basename "$cordon")
+        suite_dir=$tmp/src/tests/net/it
+        lib_dir=$tmp/src/tests/integration
+}
+
+case $who in
+root)
+        [ "$(id -u)" -eq 0 ] || skip "not root"
+        tmp=$(mktemp -d /var/tmp/cordon-net-root.XXXXXX)
+        mkdir "$tmp/run"
+        sh "$here/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
+        rc=$?
+        ;;
+user)
+        if [ "$(id -u)" -ne 0 ]; then
+                tmp=$(mktemp -d /var/tmp/cordon-net-user.XXXXXX)
+                mkdir "$tmp/run"
+                sh "$here/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
+                rc=$?
+        else
+                command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
+                if ! id -u "$test_user" >/dev/null 2>&1; then
+                        useradd -M -s /usr/sbin/nologin "$test_user" ||
+                                skip "could not create the user $test_user"
+                fi
+                tmp=$(mktemp -d /var/tmp/cordon-net-user.XXXXXX)
+                chmod 755 "$tmp"
+                stage
+                mkdir "$tmp/run"
+                chown "$test_user:" "$tmp/run"
+                as_user env -i PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+                        HOME="$tmp/run" LC_ALL=C \
+                        CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-0}" \
+                        CORDON_IT_ONLY="${CORDON_IT_ONLY:-}" \
+                        ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
+                        LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+                        sh "$suite_dir/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
+                rc=$?
+        fi
+        ;;
+*)
+        echo "usage: run.sh root|user" >&2
+        exit 2
+        ;;
+esac
+exit "$rc"

@@ -1,0 +1,682 @@
+#!/bin/sh
+# tests/net/it/suite.sh: the egress proxy from inside the sandbox, with real clients (curl, git,
+# ssh, pip, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
+# two ports, HTTPS with a certificate made here, UDP; a dumb-HTTP git repository; a pip index; an
+# sshd on its own port). Every rule is tried allowed and refused; a refusal must come with exactly
+# one `violation` event (action network-outbound, the right host:port) and must not reach the
+# server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1 with
+# --resolve, nothing here ever contacts another address.
+#
+#   suite.sh CORDON IT_TMP LIB_DIR
+#
+# Run by run.sh (as root, and again as an unprivileged user). LIB_DIR holds the integration
+# suite's lib.sh (TAP-like output, run_in, the final "N passed, N failed, N skipped" line).
+set -u
+
+CORDON=$1
+IT_TMP=$2
+LIB_DIR=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+# shellcheck source=tests/integration/lib.sh
+. "$LIB_DIR/lib.sh"
+
+PY=/usr/bin/python3 # not a shim from the caller's PATH: the sandbox sees the system's
+CLI="$PY $HERE/netcli.py"
+FAKE_HOME=$IT_TMP/home
+WS=$IT_TMP/ws
+SRV=$IT_TMP/srv       # the servers' state: ports, access.log, udp.log, sshd
+ROOT=$IT_TMP/www      # what the HTTP servers serve: repo.git, simple/, packages/
+CERT=$SRV/tls-cert.crt
+EVENTS_ALL=$IT_TMP/log/events.all
+# curl as every test runs it: one line per URL, "HTTP-CODE/CONNECT-CODE".
+CURL="curl -s -o /dev/null --max-time 20 -w %{http_code}/%{http_connect}\n"
+# ... and for a second URL on the same command line (-o applies to one URL).
+O2="-o /dev/null"
+SRV_PID=
+SSHD_PID=
+
+stop_servers() {
+        for p in $SRV_PID $SSHD_PID; do kill "$p" 2>/dev/null; done
+        return 0
+}
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+
+# ---- the verdict -----------------------------------------------------------------------------
+
+# access_hit MARK: the servers logged a request whose line contains MARK.
+access_hit() {
+        grep -qF -- "$1" "$SRV/access.log" 2>/dev/null
+}
+
+# check_hits MARK SPEC: SPEC is "." (no check) or words "+SUFFIX" (MARK+SUFFIX reached a server)
+# and "-SUFFIX" (it did not); prints the first mismatch.
+check_hits() {
+        [ "$2" = . ] && return 0
+        for _w in $2; do
+                _m=$1${_w#?}
+                case $_w in
+                +*) access_hit "$_m" || { echo "request $_m never reached the server"; return 1; } ;;
+                -*) ! access_hit "$_m" || { echo "request $_m REACHED the server"; return 1; } ;;
+                *) echo "bad hit spec $_w"; return 1 ;;
+                esac
+        done
+        return 0
+}
+
+# check_events FILE SPEC: SPEC "-" = no violation; "TARGET" or "TARGET~RULE-GLOB" = exactly one
+# violation, action network-outbound, that target (and a rule matching the glob).
+check_events() {
+        [ "$2" = . ] && return 0
+        _v=$($PY "$HERE/netsrv.py" events "$1") || { echo "unreadable events file"; return 1; }
+        _n=$(printf '%s' "$_v" | grep -c '^' || true)
+        if [ "$2" = - ]; then
+                [ "$_n" -eq 0 ] && return 0
+                echo "unexpected violation(s): $(printf '%s' "$_v" | tr '\n\t' '| ')"
+                return 1
+        fi
+        _want_target=${2%%~*}
+        _want_rule='*'
+        case $2 in *~*) _want_rule=${2#*~} ;; esac
+        if [ "$_n" -ne 1 ]; then
+                echo "$_n violation events, want 1 ($_want_target): $(printf '%s' "$_v" | tr '\n\t' '| ')"
+                return 1
+        fi
+        _action=$(printf '%s' "$_v" | cut -f1)
+        _target=$(printf '%s' "$_v" | cut -f2)
+        _rule=$(printf '%s' "$_v" | cut -f4)
+        [ "$_action" = network-outbound ] || { echo "action '$_action'"; return 1; }
+        [ "$_target" = "$_want_target" ] || { echo "target '$_target', want '$_want_target'"; return 1; }
+        # shellcheck disable=SC2254
+        case $_rule in $_want_rule) ;; *) echo "rule '$_rule', want '$_want_rule'"; return 1 ;; esac
+        return 0
+}
+
+# net NAME RC OUT EVENTS HITS [CORDON-RUN-OPTIONS...] -- CMD...
+#   `cordon run --events FILE OPTIONS -- CMD` in the workspace, then:
+#   RC      the exit status (a number, or "!0" for any failure but 125);
+#   OUT     a glob for stdout, \r dropped and newlines folded into single spaces;
+#   EVENTS  see check_events; HITS see check_hits (the mark is unique to this test).
+#   Every argument may contain @M@, replaced by this test's mark (mk<N>x).
+MARK=
+net() {
+        _name=$1 _want_rc=$2 _want_out=$3 _want_ev=$4 _want_hits=$5
+        shift 5
+        MARK=mk$((N_TEST + 1))x
+        for _a in "$@"; do
+                shift
+                while :; do
+                        case $_a in
+                        *@M@*) _a=${_a%%@M@*}$MARK${_a#*@M@} ;;
+                        *) break ;;
+                        esac
+                done
+                set -- "$@" "$_a"
+        done
+        EV=$IT_TMP/log/ev.$((RUN_SEQ + 1))
+        run_in "$WS" "$CORDON" run --events "$EV" "$@"
+        [ -f "$EV" ] && cat "$EV" >> "$EVENTS_ALL"
+        OUT=$(tr -d '\r' < "$LAST_OUT" | tr -s '\n' ' ' | sed 's/ $//')
+        _why=
+        case $_want_rc in
+        !0) [ "$LAST_STATUS" -ne 0 ] && [ "$LAST_STATUS" -ne 125 ] ||
+                _why="status $LAST_STATUS, want a failure of the command" ;;
+        *) [ "$LAST_STATUS" -eq "$_want_rc" ] || _why="status $LAST_STATUS, want $_want_rc" ;;
+        esac
+        # shellcheck disable=SC2254
+        [ -n "$_why" ] || case $OUT in $_want_out) ;; *) _why="output '$OUT', want '$_want_out'" ;; esac
+        [ -n "$_why" ] || _why=$(check_events "$EV" "$_want_ev")
+        [ -n "$_why" ] || _why=$(check_hits "$MARK" "$_want_hits")
+        if [ -z "$_why" ]; then ok "$_name"; else not_ok "$_name" "$_why"; fi
+}
+
+# Shorthands for the common options: NAMES maps every test name to 127.0.0.1; LOCAL allows the
+# HTTP server's address and port explicitly (the entry that exempts it from the resolved-address
+# guard; a name is still judged on its own).
+NAMES=
+for n in a.example.test b.example.test a.b.example.test example.test a.x.example.test \
+        a.x.y.example.test b.x.example.test tls.example.test git.example.test ssh.example.test \
+        pypi.example.test metadata.google.internal dev.localhost; do
+        NAMES="$NAMES --resolve $n=127.0.0.1"
+done
+
+# ---- fixtures --------------------------------------------------------------------------------
+
+git_q() {
+        git -c user.name=cordon-net-it -c user.email=it@example.invalid \
+                -c init.defaultBranch=main "$@"
+}
+
+make_fixture() {
+        mkdir -p "$IT_TMP/log" "$FAKE_HOME" "$WS" "$SRV" "$ROOT"
+        : > "$SRV/access.log"
+        : > "$SRV/udp.log"
+        : > "$EVENTS_ALL"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+                -subj /CN=tls.example.test \
+                -addext "subjectAltName=DNS:tls.example.test,DNS:localhost,IP:127.0.0.1" \
+                -keyout "$SRV/tls-key" -out "$CERT" 2>/dev/null || return 1
+        git_q init -q "$SRV/src" && echo "cordon-net-it repository" > "$SRV/src/README" &&
+                git_q -C "$SRV/src" add README && git_q -C "$SRV/src" commit -qm init &&
+                git clone -q --bare "$SRV/src" "$ROOT/repo.git" &&
+                git -C "$ROOT/repo.git" update-server-info || return 1
+        $PY "$HERE/netsrv.py" pip-index "$ROOT" || return 1
+        head -c 8388608 /dev/urandom > "$ROOT/big.bin"
+        BIG_SHA=$(sha256sum "$ROOT/big.bin" | cut -d' ' -f1)
+        # A body for the chunked upload: 300 KiB, several chunks of curl's.
+        $PY -c 'import sys; sys.stdout.write("".join("line %06d of the chunked body\n" % i
+                for i in range(10000)))' > "$SRV/body"
+        BODY_LEN=$(wc -c < "$SRV/body")
+        BODY_SHA=$(sha256sum "$SRV/body" | cut -d' ' -f1)
+        $PY "$HERE/netsrv.py" serve "$SRV" "$ROOT" "$CERT" "$SRV/tls-key" &
+        SRV_PID=$!
+        for _ in $(seq 100); do [ -f "$SRV/ports" ] && break; sleep 0.1; done
+        [ -f "$SRV/ports" ] || return 1
+        . "$SRV/ports"
+        P=$HTTP_PORT P2=$HTTP2_PORT T=$TLS_PORT U=$UDP_PORT
+        LOCAL="--allow-domain 127.0.0.1:$P"
+        echo "# servers: http $P, http $P2, https $T, udp $U"
+}
+
+# ---- plain HTTP (absolute-form through the HTTP proxy) ---------------------------------------
+
+t_http() {
+        net "http: GET allowed by its address:port" 0 "200/000" - + \
+                $LOCAL -- $CURL "http://127.0.0.1:$P/hello/@M@"
+        net "http: a raw IP not allowed is refused (403)" 0 "403/000" \
+                "127.0.0.1:$P~not in allowlist" - \
+                -- $CURL "http://127.0.0.1:$P/hello/@M@"
+        net "http: a wildcard never covers an address" 0 "403/000" "127.0.0.1:$P" - \
+                --allow-domain '*.example.test' -- $CURL "http://127.0.0.1:$P/hello/@M@"
+        net "http: host:port allows that port only (other port refused)" 0 "403/000" \
+                "127.0.0.1:$P2" - $LOCAL -- $CURL "http://127.0.0.1:$P2/hello/@M@"
+        net "http: an address without a port allows every port" 0 "200/000" - + \
+                --allow-domain 127.0.0.1 -- $CURL "http://127.0.0.1:$P2/hello/@M@"
+        net "http: localhost:PORT allowed works" 0 "200/000" - + \
+                --allow-domain "localhost:$P" -- $CURL "http://localhost:$P/hello/@M@"
+        net "http: localhost:PORT does not open another port" 0 "403/000" "localhost:$P2" - \
+                --allow-domain "localhost:$P" -- $CURL "http://localhost:$P2/hello/@M@"
+        net "http: python urllib through http_proxy, allowed" 0 "status 200" - + \
+                $LOCAL -- $CLI urllib "http://127.0.0.1:$P/hello/@M@"
+        net "http: python urllib through http_proxy, refused" 0 "error 403 not in allowlist" \
+                "127.0.0.1:$P2" - $LOCAL -- $CLI urllib "http://127.0.0.1:$P2/hello/@M@"
+}
+
+# ---- HTTPS through CONNECT -------------------------------------------------------------------
+
+t_https() {
+        tls="--allow-domain 127.0.0.1:$T $NAMES"
+        net "https: CONNECT to an allowed name (local TLS server, --cacert)" 0 "200/200" - + \
+                --allow-domain tls.example.test $tls -- \
+                $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "https: CONNECT to a name not allowed is refused (403)" 56 "000/403" \
+                "tls.example.test:$T~not in allowlist" - \
+                $tls -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "https: CONNECT to localhost:PORT allowed" 0 "200/200" - + \
+                --allow-domain "localhost:$T" -- \
+                $CURL --cacert "$CERT" "https://localhost:$T/hello/@M@"
+        net "https: an allowed name mapped to 127.0.0.1 without an address entry is refused" \
+                56 "000/403" "tls.example.test:$T~resolves only to refused addresses*" - \
+                --allow-domain tls.example.test $NAMES -- \
+                $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "https: through socks5h, allowed" 0 "200/000" - + \
+                --allow-domain tls.example.test $tls -- $CURL -x socks5h://127.0.0.1:1080 \
+                --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "https: through socks5h, refused" 97 "000/000" "tls.example.test:$T" - \
+                $tls -- $CURL -x socks5h://127.0.0.1:1080 \
+                --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+}
+
+# ---- SOCKS5 ----------------------------------------------------------------------------------
+
+t_socks() {
+        a="--allow-domain a.example.test $LOCAL $NAMES"
+        net "socks5h: curl -x socks5h://, allowed" 0 "200/000" - + \
+                $a -- $CURL -x socks5h://127.0.0.1:1080 "http://a.example.test:$P/hello/@M@"
+        net "socks5h: curl -x socks5h://, refused (reply 2)" 97 "000/000" \
+                "b.example.test:$P~not in allowlist" - \
+                $a -- $CURL -x socks5h://127.0.0.1:1080 "http://b.example.test:$P/hello/@M@"
+        noenv="env -u http_proxy -u HTTP_PROXY -u https_proxy -u HTTPS_PROXY"
+        net "socks5h: ALL_PROXY alone carries curl, allowed" 0 "200/000" - + \
+                $a -- $noenv $CURL "http://a.example.test:$P/hello/@M@"
+        net "socks5h: ALL_PROXY alone carries curl, refused" 97 "000/000" "b.example.test:$P" - \
+                $a -- $noenv $CURL "http://b.example.test:$P/hello/@M@"
+        net "socks5: UDP ASSOCIATE is not supported (reply 7)" 0 "rep=7" . . \
+                $LOCAL -- $CLI socks-cmd 3
+        net "socks5: BIND is not supported (reply 7)" 0 "rep=7" . . $LOCAL -- $CLI socks-cmd 2
+        net "socks5: a domain with a NUL byte (allowed.test\\0.evil) is refused" 0 "rep=2" \
+                "(invalid host name):$P~invalid host name*" - \
+                --allow-domain allowed.test $LOCAL -- $CLI socks domain 'allowed.test\x00.evil' \
+                "$P" "/hello/@M@"
+        net "socks5: a domain with CR LF is refused" 0 "rep=2" "(invalid host name):$P" - \
+                --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI socks domain 'a.example.test\r\n' "$P" "/hello/@M@"
+        net "socks5: address type IPv4, allowed" 0 "rep=0 HTTP/1.1 200 OK" - + \
+                $LOCAL -- $CLI socks ipv4 127.0.0.1 "$P" "/hello/@M@"
+        net "socks5: address type IPv4, refused" 0 "rep=2" "127.0.0.1:$P2" - \
+                $LOCAL -- $CLI socks ipv4 127.0.0.1 "$P2" "/hello/@M@"
+        net "socks5: IPv4-mapped IPv6 (::ffff:127.0.0.1) judged as 127.0.0.1, allowed" 0 \
+                "rep=0 HTTP/1.1 200 OK" - + \
+                $LOCAL -- $CLI socks ipv6 ::ffff:127.0.0.1 "$P" "/hello/@M@"
+        net "socks5: IPv4-mapped IPv6 judged as 127.0.0.1, other port refused" 0 "rep=2" \
+                "127.0.0.1:$P2" - $LOCAL -- $CLI socks ipv6 ::ffff:127.0.0.1 "$P2" "/hello/@M@"
+        net "socks5: domain 127.1 judged as 127.0.0.1, allowed" 0 "rep=0 HTTP/1.1 200 OK" - + \
+                $LOCAL -- $CLI socks domain 127.1 "$P" "/hello/@M@"
+        net "socks5: domain 2130706433 judged as 127.0.0.1, other port refused" 0 "rep=2" \
+                "127.0.0.1:$P2" - $LOCAL -- $CLI socks domain 2130706433 "$P2" "/hello/@M@"
+}
+
+# ---- keep-alive and chunked bodies (the forward path) ----------------------------------------
+
+t_forward() {
+        ab="--allow-domain a.example.test $LOCAL $NAMES"
+        net "keep-alive: two hosts on one connection, the second judged on its own" 0 \
+                "200/000 403/000" "b.example.test:$P" "+-a --b" $ab -- $CURL -v $O2 \
+                "http://a.example.test:$P/hello/@M@-a" "http://b.example.test:$P/hello/@M@-b"
+        if grep -q 'Re-using existing connection' "$LAST_ERR"; then
+                ok "keep-alive: curl reused the proxy connection for the second host"
+        else
+                not_ok "keep-alive: curl reused the proxy connection for the second host"
+        fi
+        net "keep-alive: refused first, allowed second" 0 "403/000 200/000" \
+                "b.example.test:$P" "--b +-a" $ab -- $CURL $O2 \
+                "http://b.example.test:$P/hello/@M@-b" "http://a.example.test:$P/hello/@M@-a"
+        net "keep-alive: two allowed hosts on one connection" 0 "200/000 200/000" - "+-a +-b" \
+                --allow-domain b.example.test $ab -- $CURL $O2 \
+                "http://a.example.test:$P/hello/@M@-a" "http://b.example.test:$P/hello/@M@-b"
+        r1="GET http://a.example.test:$P/hello/@M@-a HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\n\\r\\n"
+        r2="GET http://b.example.test:$P/hello/@M@-b HTTP/1.1\\r\\nHost: b.example.test:$P\\r\\n\\r\\n"
+        net "pipelining: an allowed and a refused request in one write, each judged" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 403 Forbidden" "b.example.test:$P" "+-a --b" $ab -- \
+                $CLI raw 3128 "$r1$r2"
+        net "pipelining: a request inside a body is body, never a request" 0 \
+                "HTTP/1.1 200 OK" - "+-a --b" $ab -- $CLI raw 3128 \
+                "POST http://a.example.test:$P/echo/@M@-a HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nConnection: close\\r\\nContent-Length: $(printf '%b' "$r2" | wc -c)\\r\\n\\r\\n$r2"
+        net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
+                "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
+                "POST http://a.example.test:$P/echo/@M@ HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"
+        net "framing: HEAD then GET on one connection (a HEAD answer has no body)" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - + $LOCAL -- $CLI raw 3128 \
+                "HEAD http://127.0.0.1:$P/repo.git/HEAD?@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\nGET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nConnection: close\\r\\n\\r\\n"
+        net "framing: a response delimited by the upstream's close" 0 \
+                "body delimited by close" - + $LOCAL -- \
+                curl -s --max-time 20 "http://127.0.0.1:$P/close/@M@"
+        net "framing: HTTP/1.0 without a Host header" 0 "HTTP/1.? 200 OK" - + $LOCAL -- \
+                $CLI raw 3128 "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.0\\r\\n\\r\\n"
+        net "headers: hop-by-hop fields (Proxy-Authorization, Connection-listed) are not forwarded" \
+                0 "accept connection host user-agent x-kept" - + $LOCAL -- curl -s --max-time 20 \
+                -H 'Proxy-Authorization: Basic Y29yZG9uOnNlY3JldA==' -H 'Connection: x-secret' \
+                -H 'X-Secret: 1' -H 'X-Kept: 1' "http://127.0.0.1:$P/headers/@M@"
+        net "bulk: 8 MiB through the forward path, intact" 0 "$BIG_SHA" - + $LOCAL -- \
+                sh -c "curl -s --max-time 20 'http://127.0.0.1:$P/big.bin?@M@' | sha256sum | cut -c1-64"
+        net "bulk: 8 MiB through a CONNECT tunnel (TLS), intact" 0 "$BIG_SHA" - + \
+                --allow-domain "localhost:$T" -- sh -c "curl -s --max-time 20 --cacert $CERT \
+                'https://localhost:$T/big.bin?@M@' | sha256sum | cut -c1-64"
+        net "bulk: 8 MiB through SOCKS5, intact" 0 "$BIG_SHA" - + $LOCAL -- sh -c \
+                "curl -s --max-time 20 -x socks5h://127.0.0.1:1080 \
+                'http://127.0.0.1:$P/big.bin?@M@' | sha256sum | cut -c1-64"
+        net "listeners: the proxy also listens on [::1]:3128" 0 "200/000" - + $LOCAL -- \
+                $CURL -x 'http://[::1]:3128' "http://127.0.0.1:$P/hello/@M@"
+        chunked="-s --max-time 20 -H Transfer-Encoding:chunked --data-binary @$SRV/body"
+        net "chunked: a chunked request body passes through intact" 0 \
+                "te=chunked len=$BODY_LEN sha256=$BODY_SHA" - + \
+                $LOCAL -- curl $chunked "http://127.0.0.1:$P/echo/@M@"
+        net "chunked: a chunked request to a port not allowed is refused" 0 "403/000" \
+                "127.0.0.1:$P2" - $LOCAL -- \
+                curl $chunked -o /dev/null -w '%{http_code}/%{http_connect}' \
+                "http://127.0.0.1:$P2/echo/@M@"
+        net "chunked: a chunked response passes through unchanged (--raw)" 0 \
+                "8 chunk-1 8 chunk-2 8 chunk-3 0" - + \
+                $LOCAL -- curl -s --raw --max-time 20 "http://127.0.0.1:$P/chunked/@M@"
+        net "chunked: a chunked response, decoded by curl" 0 "chunk-1 chunk-2 chunk-3" - + \
+                $LOCAL -- curl -s --max-time 20 "http://127.0.0.1:$P/chunked/@M@"
+}
+
+# ---- the matcher: wildcards, ports, deny, case, trailing dot ---------------------------------
+
+t_match() {
+        w="--allow-domain *.example.test $LOCAL $NAMES"
+        net "wildcard *.example.test: one label below" 0 "200/000" - + \
+                $w -- $CURL "http://a.example.test:$P/hello/@M@"
+        net "wildcard *.example.test: two labels below" 0 "200/000" - + \
+                $w -- $CURL "http://a.b.example.test:$P/hello/@M@"
+        net "wildcard *.example.test: the apex is refused (even with its address:port allowed)" \
+                0 "403/000" "example.test:$P~not in allowlist" - \
+                $w -- $CURL "http://example.test:$P/hello/@M@"
+        m="--allow-domain a.*.example.test $LOCAL $NAMES"
+        net "middle wildcard a.*.example.test: exactly one label" 0 "200/000" - + \
+                $m -- $CURL "http://a.x.example.test:$P/hello/@M@"
+        net "middle wildcard a.*.example.test: two labels refused" 0 "403/000" \
+                "a.x.y.example.test:$P" - $m -- $CURL "http://a.x.y.example.test:$P/hello/@M@"
+        net "middle wildcard a.*.example.test: zero labels refused" 0 "403/000" \
+                "a.example.test:$P" - $m -- $CURL "http://a.example.test:$P/hello/@M@"
+        net "middle wildcard a.*.example.test: another first label refused" 0 "403/000" \
+                "b.x.example.test:$P" - $m -- $CURL "http://b.x.example.test:$P/hello/@M@"
+        net "ports: name:port allows that port" 0 "200/000" - + \
+                --allow-domain "a.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "ports: name:port refuses another port" 0 "403/000" "a.example.test:$P2" - \
+                --allow-domain "a.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P2/hello/@M@"
+        net "deny beats allow: --deny-domain b.example.test under *.example.test" 0 "403/000" \
+                "b.example.test:$P~b.example.test" - --deny-domain b.example.test $w -- \
+                $CURL "http://b.example.test:$P/hello/@M@"
+        net "deny beats allow: the rest of *.example.test still allowed" 0 "200/000" - + \
+                --deny-domain b.example.test $w -- $CURL "http://a.example.test:$P/hello/@M@"
+        net "deny beats allow: a denied wildcard beats an exact allow" 0 "403/000" \
+                "a.example.test:$P~\\*.example.test" - --deny-domain '*.example.test' \
+                --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "deny beats allow: a denied address beats its explicit address:port" 0 "403/000" \
+                "127.0.0.1:$P~127.0.0.1" - --deny-domain 127.0.0.1 $LOCAL -- \
+                $CURL "http://127.0.0.1:$P/hello/@M@"
+        net "deny beats allow: the built-in deny list (metadata.google.internal)" 0 "403/000" \
+                "metadata.google.internal:$P" - --allow-domain metadata.google.internal \
+                $LOCAL $NAMES -- $CURL "http://metadata.google.internal:$P/hello/@M@"
+        raw="GET http://A.eXample.TEST:$P/hello/@M@ HTTP/1.1\\r\\nHost: A.eXample.TEST:$P"
+        net "case-insensitive: A.eXample.TEST allowed by a.example.TEST" 0 "HTTP/1.1 200 OK" - + \
+                --allow-domain a.example.TEST $LOCAL $NAMES -- \
+                $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
+        raw="GET http://a.example.test.:$P/hello/@M@ HTTP/1.1\\r\\nHost: a.example.test.:$P"
+        net "trailing dot: a.example.test. allowed by a.example.test" 0 "HTTP/1.1 200 OK" - + \
+                --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
+        net "trailing dot: the pattern's own trailing dot is ignored too" 0 "200/000" - + \
+                --allow-domain a.example.test. $LOCAL $NAMES -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "trailing dot: b.example.test. still refused" 0 "HTTP/1.1 403 Forbidden" \
+                "b.example.test:$P" - --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI raw 3128 "GET http://b.example.test.:$P/hello/@M@ HTTP/1.1\\r\\nHost: b.example.test.:$P\\r\\n\\r\\n"
+        net "--resolve keys are case-insensitive too (A.Example.Test=127.0.0.1)" 0 "200/000" - + \
+                --allow-domain a.example.test $LOCAL --resolve A.Example.Test=127.0.0.1 -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+}
+
+# ---- the resolved-address guard and address forms --------------------------------------------
+
+t_guard() {
+        net "guard: an allowed name mapped to 127.0.0.1, no address entry: refused" 0 "403/000" \
+                "a.example.test:$P~resolves only to refused addresses*" - \
+                --allow-domain a.example.test $NAMES -- $CURL "http://a.example.test:$P/hello/@M@"
+        net "guard: the explicit 127.0.0.1:PORT entry exempts that port only" 0 "403/000" \
+                "a.example.test:$P2~resolves only to refused addresses*" - \
+                --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CURL "http://a.example.test:$P2/hello/@M@"
+        net "guard: *.localhost may resolve to loopback (dev.localhost:PORT)" 0 "200/000" - + \
+                --allow-domain "dev.localhost:$P" $NAMES -- \
+                $CURL "http://dev.localhost:$P/hello/@M@"
+        # raw GET URL-HOST URL-PORT: an absolute-form GET whose Host header repeats the URL's
+        # authority (the proxy refuses a Host that disagrees with the URL).
+        for h in 127.1 2130706433 0x7f.0.0.1 '[::ffff:127.0.0.1]'; do
+                case $h in 127.1 | 0x7f.0.0.1) port=$P ;; *) port=$P2 ;; esac
+                req="GET http://$h:$port/hello/@M@ HTTP/1.1\\r\\nHost: $h:$port"
+                req="$req\\r\\nConnection: close\\r\\n\\r\\n"
+                if [ "$port" = "$P" ]; then
+                        net "address forms: $h judged as 127.0.0.1 (allowed)" 0 \
+                                "HTTP/1.1 200 OK" - + $LOCAL -- $CLI raw 3128 "$req"
+                else
+                        net "address forms: $h judged as 127.0.0.1 (other port refused)" 0 \
+                                "HTTP/1.1 403 Forbidden" "127.0.0.1:$P2" - \
+                                $LOCAL -- $CLI raw 3128 "$req"
+                fi
+        done
+        net "address forms: CONNECT 2130706433:PORT judged as 127.0.0.1 (allowed)" 0 \
+                "HTTP/1.1 200 Connection established" - . \
+                $LOCAL -- $CLI raw 3128 "CONNECT 2130706433:$P HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+}
+
+# ---- hostile requests: injection, limits, slow clients ---------------------------------------
+
+# A request the parser cannot read (CR/LF or NUL where a host or target is, a Host that
+# disagrees with the URL, an oversize head) is answered 400/431 and closed. It names no
+# destination the proxy could judge, so no violation event is required of it (events ".");
+# that it never reaches a server is checked.
+t_hostile() {
+        net "CRLF: a CR inside the request target is refused (400)" 0 "HTTP/1.1 400 *" . - \
+                $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1:$P/hello/@M@\\rX-Injected: 1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        net "CRLF: a CR inside the Host header is refused (400)" 0 "HTTP/1.1 400 *" . - \
+                $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\rX-Injected: 1\\r\\n\\r\\n"
+        net "CRLF: %0d%0a in the authority is refused (400)" 0 "HTTP/1.1 400 *" . - \
+                $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1%0d%0aX-Injected:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        net "CRLF: CONNECT with a CR LF in its target is refused (400)" 0 "HTTP/1.1 400 *" . . \
+                $LOCAL -- $CLI raw 3128 \
+                "CONNECT 127.0.0.1:$P\\r\\nX-Injected: 1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+        net "Host: a Host header that disagrees with the URL is refused (400)" 0 \
+                "HTTP/1.1 400 *" . - --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI raw 3128 \
+                "GET http://a.example.test:$P/hello/@M@ HTTP/1.1\\r\\nHost: b.example.test:$P\\r\\n\\r\\n"
+        net "NUL: a NUL byte in the request target's host is refused (400)" 0 "HTTP/1.1 400 *" . - \
+                $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1\\x00.evil:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        body=$(printf '%0100000d' 0)
+        net "limits: a refusal reaches a client still sending a 100 KB body (403, not a reset)" \
+                0 "HTTP/1.1 403 Forbidden" "127.0.0.1:$P2" - $LOCAL -- $CLI raw 3128 \
+                "POST http://127.0.0.1:$P2/echo/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\nContent-Length: 100000\\r\\n\\r\\n$body"
+        big=$(printf '%020000d' 0)
+        net "limits: an oversize request head (20 KB header) is refused (431)" 0 \
+                "HTTP/1.1 431 *" - - $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nX-Big: $big\\r\\n\\r\\n"
+        big=$(printf '%08000d' 0)
+        net "limits: an 8 KB header under the limit passes" 0 "HTTP/1.1 200 OK" - + \
+                $LOCAL -- $CLI raw 3128 \
+                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nX-Big: $big\\r\\nConnection: close\\r\\n\\r\\n"
+        # One run, three clients at once (the suite's runtime): half an HTTP head, half a SOCKS5
+        # greeting, and a legitimate CONNECT tunnel that stays idle past the handshake deadline.
+        half="GET http://127.0.0.1:$P/hello/@M@-half HTTP/1.1\\r\\nHost: 127.0.0.1"
+        net "slow-loris: half a head (HTTP) and half a greeting (SOCKS5) are cut after ~10 s; an idle tunnel is not" \
+                0 "closed after 1[0-3] s (nothing) closed after 1[0-3] s (nothing) HTTP/1.1 200 Connection established HTTP/1.1 200 OK" \
+                - "--half +-idle" $LOCAL -- sh -c "$CLI slowloris 3128 '$half' > sl1 & \
+                        $CLI slowloris 1080 '\\x05\\x02' > sl2 & \
+                        $CLI tunnel-idle $P 12 /hello/@M@-idle > idle & \
+                        wait; cat sl1 sl2 idle; rm -f sl1 sl2 idle"
+}
+
+# ---- relays, the proxy's own ports, tools that ignore the proxy, non-TCP ---------------------
+
+t_bypass() {
+        net "relay: a relay inside the sandbox to the HTTP proxy is still judged (refused)" \
+                0 "403/000" "127.0.0.1:$P2" - $LOCAL -- $CLI relay 9999 3128 \
+                $CURL -x http://127.0.0.1:9999 "http://127.0.0.1:$P2/hello/@M@"
+        net "relay: ... and an allowed request through it works" 0 "200/000" - + \
+                $LOCAL -- $CLI relay 9999 3128 \
+                $CURL -x http://127.0.0.1:9999 "http://127.0.0.1:$P/hello/@M@"
+        net "relay: a relayed CONNECT is judged (refused)" 56 "000/403" "127.0.0.1:$T" - \
+                $LOCAL -- $CLI relay 9999 3128 $CURL -p -x http://127.0.0.1:9999 \
+                --cacert "$CERT" "https://127.0.0.1:$T/hello/@M@"
+        net "relay: a relay to the SOCKS5 proxy is judged (refused)" 97 "000/000" \
+                "127.0.0.1:$P2" - $LOCAL -- $CLI relay 9999 1080 \
+                $CURL -x socks5h://127.0.0.1:9999 "http://127.0.0.1:$P2/hello/@M@"
+        net "own ports: CONNECT 127.0.0.1:3128 is judged like any destination (refused)" 0 \
+                "HTTP/1.1 403 Forbidden" "127.0.0.1:3128" . $LOCAL -- $CLI raw 3128 \
+                "CONNECT 127.0.0.1:3128 HTTP/1.1\\r\\nHost: 127.0.0.1:3128\\r\\n\\r\\n"
+        net "own ports: CONNECT localhost:1080 through the HTTP proxy (refused)" 0 \
+                "HTTP/1.1 403 Forbidden" "localhost:1080" . $LOCAL -- $CLI raw 3128 \
+                "CONNECT localhost:1080 HTTP/1.1\\r\\nHost: localhost:1080\\r\\n\\r\\n"
+        net "own ports: SOCKS5 CONNECT to 127.0.0.1:3128 (refused)" 0 "rep=2" \
+                "127.0.0.1:3128" . $LOCAL -- $CLI socks ipv4 127.0.0.1 3128
+        net "bypass: curl --noproxy '*' cannot connect" 7 "000/000" - - \
+                $LOCAL -- $CURL --noproxy '*' "http://127.0.0.1:$P/hello/@M@"
+        net "bypass: a plain socket connect (no proxy) cannot connect" 0 "error: ECONNREFUSED" \
+                - . $LOCAL -- $CLI connect "$P"
+        run_in "$WS" $CLI connect "$P"
+        if [ "$(cat "$LAST_OUT")" = connected ]; then ok "bypass: control: the same connect works outside"
+        else not_ok "bypass: control: the same connect works outside"; fi
+        net "udp: a datagram to a host UDP listener is sent inside..." 0 "sent" - . \
+                $LOCAL -- $CLI udp "$U" "udp-@M@"
+        sleep 0.3
+        if grep -qF "udp-$MARK" "$SRV/udp.log"; then
+                not_ok "udp: ... and never arrives" "udp.log: $(cat "$SRV/udp.log")"
+        else
+                ok "udp: ... and never arrives"
+        fi
+        run_in "$WS" $CLI udp "$U" "udp-control-$$"
+        sleep 0.3
+        if grep -qF "udp-control-$$" "$SRV/udp.log"; then ok "udp: control: it arrives from outside"
+        else not_ok "udp: control: it arrives from outside"; fi
+}
+
+# ---- --no-network ----------------------------------------------------------------------------
+
+t_nonet() {
+        net "--no-network: an explicitly allowed address:port is refused, and reported" 0 \
+                "403/000" "127.0.0.1:$P" - --no-network $LOCAL -- \
+                $CURL "http://127.0.0.1:$P/hello/@M@"
+        net "--no-network: SOCKS5 refused too (reply 2), and reported" 97 "000/000" \
+                "localhost:$P" - --no-network --allow-domain "localhost:$P" -- \
+                $CURL -x socks5h://127.0.0.1:1080 "http://localhost:$P/hello/@M@"
+        net "--no-network: CONNECT refused, and reported" 56 "000/403" "localhost:$T" - \
+                --no-network --allow-domain "localhost:$T" -- \
+                $CURL --cacert "$CERT" "https://localhost:$T/hello/@M@"
+}
+
+# ---- git over HTTP and SSH, pip ----------------------------------------------------------------
+
+t_git_http() {
+        g="$LOCAL $NAMES"
+        net "git: clone over HTTP (dumb) through the proxy" 0 "cordon-net-it repository" - . \
+                --allow-domain git.example.test $g -- sh -c \
+                "git clone -q http://git.example.test:$P/repo.git c-@M@ && cat c-@M@/README"
+        net "git: clone over HTTP from a host not allowed is refused" 128 "" \
+                "git.example.test:$P~not in allowlist" . $g -- \
+                git clone -q "http://git.example.test:$P/repo.git" "c-@M@"
+        rm -rf "$WS"/c-mk*
+}
+
+# The ssh server. As root: sshd as root, git clone over ssh. As another user: sshd runs as that
+# user (it can authenticate nobody else), and runs commands through that account's login shell;
+# when that shell is nologin (cordon-test is made so) git-upload-pack cannot run, so the allowed
+# case is an sftp transfer (sshd's internal-sftp needs no shell) through the same
+# GIT_SSH_COMMAND; the refused case is git clone either way.
+start_sshd() {
+        S=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+        ssh-keygen -q -t ed25519 -N '' -f "$SRV/ssh-host" || return 1
+        ssh-keygen -q -t ed25519 -N '' -f "$WS/id_test" || return 1
+        SSH_USER=$(id -un)
+        shell=$(getent passwd "$SSH_USER" | cut -d: -f7)
+        case $shell in */nologin | */false | "") SSH_GIT=0 ;; *) SSH_GIT=1 ;; esac
+        force=
+        [ "$SSH_GIT" = 1 ] || force="ForceCommand internal-sftp"
+        echo "restrict $(cat "$WS/id_test.pub")" > "$SRV/ssh-authorized"
+        echo "[ssh.example.test]:$S $(cut -d' ' -f1,2 "$SRV/ssh-host.pub")" > "$WS/known_hosts"
+        cat > "$SRV/sshd_config" <<EOF
+Port $S
+ListenAddress 127.0.0.1
+HostKey $SRV/ssh-host
+AuthorizedKeysFile $SRV/ssh-authorized
+PidFile none
+UsePAM no
+StrictModes no
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+PermitRootLogin prohibit-password
+AllowTcpForwarding no
+X11Forwarding no
+Subsystem sftp internal-sftp
+LogLevel VERBOSE
+$force
+EOF
+        [ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd # the privilege separation directory
+        /usr/sbin/sshd -D -e -f "$SRV/sshd_config" 2> "$SRV/sshd.log" &
+        SSHD_PID=$!
+        for _ in $(seq 50); do grep -q 'Server listening' "$SRV/sshd.log" && return 0; sleep 0.1; done
+        return 1
+}
+
+sshd_connections() {
+        grep -c 'Connection from' "$SRV/sshd.log" || true
+}
+
+t_git_ssh() {
+        if ! command -v /usr/sbin/sshd >/dev/null || ! command -v nc >/dev/null; then
+                skip "git: clone over ssh" "sshd or nc missing (scripts/install-deps.sh)"
+                return 0
+        fi
+        if ! start_sshd; then
+                skip "git: clone over ssh" "sshd did not start: $(tail -n 3 "$SRV/sshd.log")"
+                return 0
+        fi
+        opts="-i $WS/id_test -o UserKnownHostsFile=$WS/known_hosts -o IdentitiesOnly=yes"
+        opts="$opts -o BatchMode=yes -o StrictHostKeyChecking=yes -o LogLevel=ERROR"
+        s="--allow-domain 127.0.0.1:$S $NAMES"
+        if [ "$SSH_GIT" = 1 ]; then
+                net "git: clone over ssh (GIT_SSH_COMMAND through SOCKS5)" 0 \
+                        "cordon-net-it repository" - . --allow-domain ssh.example.test $s -- \
+                        sh -c "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $opts\" git clone -q \
+                        ssh://$SSH_USER@ssh.example.test:$S$ROOT/repo.git c-@M@ && cat c-@M@/README"
+        else
+                echo "# $SSH_USER's login shell is $shell: sshd cannot run git-upload-pack for it;"
+                echo "# the allowed case is an sftp transfer through the same GIT_SSH_COMMAND"
+                printf '#!/bin/sh\nexec sh -c "$GIT_SSH_COMMAND %s \\"\\$@\\"" ssh "$@"\n' \
+                        "$opts" > "$WS/ssh-wrap"
+                chmod 755 "$WS/ssh-wrap"
+                printf 'get %s c-sftp\n' "$ROOT/repo.git/HEAD" > "$WS/sftp-batch"
+                net "ssh: sftp through GIT_SSH_COMMAND's SOCKS5 ProxyCommand" 0 \
+                        "ref: refs/heads/main" - . --allow-domain ssh.example.test $s -- \
+                        sh -c "sftp -q -S ./ssh-wrap -b sftp-batch -P $S \
+                        $SSH_USER@ssh.example.test >/dev/null && cat c-sftp"
+                rm -f "$WS/c-sftp"
+        fi
+        before=$(sshd_connections)
+        net "git: clone over ssh to a host not allowed is refused" 128 "" \
+                "ssh.example.test:$S~not in allowlist" . $s -- \
+                sh -c "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $opts\" exec git clone -q \
+                ssh://$SSH_USER@ssh.example.test:$S$ROOT/repo.git c-@M@"
+        if [ "$(sshd_connections)" = "$before" ]; then ok "git: the refused ssh never reached sshd"
+        else not_ok "git: the refused ssh never reached sshd"; fi
+        rm -rf "$WS"/c-mk*
+}
+
+t_pip() {
+        pip="$PY -m pip download --no-cache-dir --disable-pip-version-check --no-deps"
+        pip="$pip --retries 0 --timeout 20 --trusted-host pypi.example.test"
+        pip="$pip --index-url http://pypi.example.test:$P/simple"
+        net "pip: download from the local index through the proxy" 0 \
+                "tinypkg-1.0-py3-none-any.whl" - . --allow-domain pypi.example.test $LOCAL $NAMES \
+                --env-set PIP_CONFIG_FILE=/dev/null -- \
+                sh -c "$pip -q -d dl-@M@ tinypkg && ls dl-@M@"
+        net "pip: the index host not allowed is refused" 1 "" \
+                "pypi.example.test:$P~not in allowlist" . $LOCAL $NAMES \
+                --env-set PIP_CONFIG_FILE=/dev/null -- $pip -q -d "dl-@M@" tinypkg
+        rm -rf "$WS"/dl-mk*
+}
+
+# ---- the events, validated -------------------------------------------------------------------
+
+t_events() {
+        schema=$HERE/../../../docs/events.schema.json
+        validate=$HERE/../../events/validate.py
+        if [ ! -r "$schema" ] || [ ! -r "$validate" ]; then
+                skip "events: every line valid against docs/events.schema.json" "no schema here"
+                return 0
+        fi
+        if $PY "$validate" "$schema" "$EVENTS_ALL" > "$IT_TMP/log/validate" 2>&1; then
+                ok "events: all $(wc -l < "$EVENTS_ALL") lines valid against docs/events.schema.json"
+        else
+                not_ok "events: every line valid against docs/events.schema.json" \
+                        "$(head -n 3 "$IT_TMP/log/validate" | tr '\n' ' ')"
+        fi
+}
+
+# ---- main ------------------------------------------------------------------------------------
+
+echo "# cordon network suite as $(id -un) (uid $(id -u)) in $IT_TMP"
+echo "# cordon: $CORDON"
+for t in curl git openssl; do
+        command -v "$t" >/dev/null || { skip "network suite" "$t is missing (scripts/install-deps.sh)"; finish; }
+done
+if ! make_fixture; then
+        not_ok "fixture: the servers started"
+        finish
+fi
+ONLY=${CORDON_IT_ONLY:-}
+for group in http https socks forward match guard hostile bypass nonet git_http git_ssh pip \
+        events; do
+        case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
+        echo "# -- $group"
+        "t_$group"
+done
+finish
