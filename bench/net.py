@@ -12,10 +12,11 @@ way out is cordon's proxy (HTTP on 127.0.0.1:3128, SOCKS5 on 127.0.0.1:1080 insi
 network namespace, taken from $HTTP_PROXY / $ALL_PROXY). In the same run:
 
 (a) throughput: one download of --size-mib MiB per run, direct vs through a CONNECT tunnel, a
-    SOCKS5 tunnel and an absolute-form GET (HTTP forwarding); one verified warm-up run per path
-    (every byte checked), then --rounds timed runs, the order rotated each round; medians.
-    The time is the client's own, from connect() to the last byte (cordon's start-up is not in
-    it).
+    SOCKS5 tunnel and an absolute-form GET (HTTP forwarding); for reference also through
+    netload's minimal splice relay on the host (one extra TCP hop, no sandbox, no policy: the
+    floor of any proxy in the path). One verified warm-up run per path (every byte checked),
+    then --rounds timed runs, the order rotated each round; medians. The time is the client's
+    own, from connect() to the last byte (cordon's start-up is not in it).
 (b) latency of a new connection: --conns fresh connections per path (3 rounds of conns/3, the
     order rotated, 10 untimed warm-up connections each), each timed from socket() to the first
     byte of a tiny answer (proxy handshake included); median and p90, and the difference to
@@ -23,12 +24,17 @@ network namespace, taken from $HTTP_PROXY / $ALL_PROXY). In the same run:
 (c) --tunnels concurrent tunnels through one session's proxy (CONNECT, then SOCKS5): all opened
     at once, held open, then --payload bytes echoed through every one and checked byte for
     byte; errors counted. The proxy process (`cordon-proxy`, a child of `cordon`) is sampled
-    before, with all tunnels open, and after the echo: VmRSS, VmHWM, open fds.
+    before, with all tunnels open, and after the echo: VmRSS, VmHWM, open fds, and the
+    capacity of its pipes (what the kernel charges to the proxy's user, whose budget
+    fs.pipe-user-pages-soft is shared by every session's proxy). While the CONNECT tunnels are
+    open, --busy-rounds downloads run in another session, to show whether one session's
+    connections slow down the others.
 
 With --write FILE the results replace the part of FILE between <!-- egress:begin --> and
 <!-- egress:end -->.
 """
 import argparse
+import fcntl
 import json
 import os
 import shutil
@@ -41,9 +47,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import machine, pct  # noqa: E402  (the shared helpers of bench/run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VIAS = ("direct", "connect", "socks", "forward")
+VIAS = ("direct", "connect", "socks", "forward")   # latency
+TVIAS = ("direct", "relay", "connect", "socks", "forward")  # throughput
+F_GETPIPE_SZ = 1032
 LABEL = {
     "direct": "direct (host, no sandbox)",
+    "relay": "reference: minimal splice relay (host, no sandbox)",
     "connect": "CONNECT tunnel (in sandbox)",
     "socks": "SOCKS5 tunnel (in sandbox)",
     "forward": "HTTP forward, absolute-form GET (in sandbox)",
@@ -52,21 +61,22 @@ LABEL = {
 
 def build(outdir):
     exe = os.path.join(outdir, "netload")
-    subprocess.run(["cc", "-O2", "-std=gnu17", "-Wall", "-Wextra", "-Werror", "-o", exe,
-                    os.path.join(HERE, "netload.c")],
+    subprocess.run(["cc", "-O2", "-std=gnu17", "-pthread", "-Wall", "-Wextra", "-Werror", "-o",
+                    exe, os.path.join(HERE, "netload.c"), os.path.join(HERE, "netserve.c")],
                    check=True)
     return exe
 
 
 class Server:
-    """bench/netload.c serve: 127.0.0.1, ephemeral port; exits when its stdin closes."""
+    """`netload serve` or `netload relay HOST:PORT`: 127.0.0.1, an ephemeral port; exits when
+    its stdin closes."""
 
-    def __init__(self, exe):
-        self.p = subprocess.Popen([exe, "serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True)
+    def __init__(self, exe, *args):
+        self.p = subprocess.Popen([exe] + list(args), stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
         line = self.p.stdout.readline().split()
         if len(line) != 2 or line[0] != "port":
-            raise SystemExit(f"netload serve: unexpected {line!r}")
+            raise SystemExit(f"netload {args}: unexpected {line!r}")
         self.hostport = f"127.0.0.1:{line[1]}"
 
     def close(self):
@@ -75,10 +85,13 @@ class Server:
 
 
 class Runner:
-    def __init__(self, exe, cordon, hostport, cwd, env):
+    def __init__(self, exe, cordon, hostport, relay, cwd, env):
         self.exe, self.cordon, self.hostport, self.cwd, self.env = exe, cordon, hostport, cwd, env
+        self.relay = relay
 
     def argv(self, via, *args):
+        if via == "relay":
+            return [self.exe, args[0], "direct", self.relay] + [str(a) for a in args[1:]]
         cmd = [self.exe, args[0], via, self.hostport] + [str(a) for a in args[1:]]
         if via == "direct":
             return cmd
@@ -101,21 +114,25 @@ def loadavg():
 
 # ---- (a) throughput ----------------------------------------------------------------------------
 
+def download(r, via, size):
+    d = r.json(via, "get", size)
+    if not d["ok"]:
+        raise RuntimeError(f"{via}: download failed: {d}")
+    return size / d["sec"] / 1e9
+
+
 def bench_throughput(r, size, rounds):
-    for via in VIAS:  # warm-up, every byte verified
+    for via in TVIAS:  # warm-up, every byte verified
         d = r.json(via, "get", size, "verify")
         if not d["ok"] or d["bytes"] != size:
             raise RuntimeError(f"{via}: verified download failed: {d}")
-    gbps = {v: [] for v in VIAS}
+    gbps = {v: [] for v in TVIAS}
     for i in range(rounds):
-        for k in range(len(VIAS)):
-            via = VIAS[(i + k) % len(VIAS)]
-            d = r.json(via, "get", size)
-            if not d["ok"]:
-                raise RuntimeError(f"{via}: download failed: {d}")
-            gbps[via].append(size / d["sec"] / 1e9)
+        for k in range(len(TVIAS)):
+            via = TVIAS[(i + k) % len(TVIAS)]
+            gbps[via].append(download(r, via, size))
         print(f"  throughput round {i + 1}/{rounds}: " +
-              ", ".join(f"{v} {gbps[v][-1]:.2f}" for v in VIAS) + " GB/s", file=sys.stderr)
+              ", ".join(f"{v} {gbps[v][-1]:.2f}" for v in TVIAS) + " GB/s", file=sys.stderr)
     return gbps
 
 
@@ -164,7 +181,8 @@ def sample(pid):
             k, _, v = line.partition(":")
             if k in ("VmRSS", "VmHWM", "Threads"):
                 s[k] = int(v.split()[0])
-    socks = pipes = other = 0
+    socks = pipes = other = pipe_bytes = 0
+    seen = set()
     for fd in os.listdir(f"/proc/{pid}/fd"):
         try:
             t = os.readlink(f"/proc/{pid}/fd/{fd}")
@@ -174,13 +192,28 @@ def sample(pid):
             socks += 1
         elif t.startswith("pipe:"):
             pipes += 1
+            if t not in seen:  # both ends of a pipe: count its capacity once
+                seen.add(t)
+                pipe_bytes += pipe_size(f"/proc/{pid}/fd/{fd}")
         else:
             other += 1
-    s.update(fds=socks + pipes + other, sockets=socks, pipes=pipes)
+    s.update(fds=socks + pipes + other, sockets=socks, pipes=pipes, pipe_kib=pipe_bytes >> 10)
     return s
 
 
-def bench_tunnels(r, via, n, payload):
+def pipe_size(path):
+    """A pipe's capacity, through a second read-only open of it (nothing is read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return 0
+    try:
+        return fcntl.fcntl(fd, F_GETPIPE_SZ)
+    finally:
+        os.close(fd)
+
+
+def bench_tunnels(r, via, n, payload, busy_rounds, size):
     p = subprocess.Popen(r.argv(via, "tunnels", n, payload), cwd=r.cwd, env=r.env,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     res = {"samples": {}}
@@ -196,6 +229,8 @@ def bench_tunnels(r, via, n, payload):
             res["samples"][phase] = sample(pid)
             if phase != "start":
                 res[phase] = d
+            if phase == "open" and busy_rounds:
+                res["busy_gbps"] = [download(r, via, size) for _ in range(busy_rounds)]
             p.stdin.write("\n")
             p.stdin.flush()
         p.stdin.close()
@@ -210,6 +245,11 @@ def bench_tunnels(r, via, n, payload):
 
 # ---- report ------------------------------------------------------------------------------------
 
+def pipe_budget():
+    with open("/proc/sys/fs/pipe-user-pages-soft") as f:
+        return int(f.read())
+
+
 def verdict(ok):
     return "met" if ok else "**NOT met**"
 
@@ -219,10 +259,10 @@ def report_throughput(out, gbps, rounds, size):
     out += [f"### Throughput: one {size >> 20} MiB download ({rounds} rotated rounds after a "
             f"verified warm-up; medians)", "",
             "| path | median | min – max | vs direct | target |", "|---|---|---|---|---|"]
-    for v in VIAS:
+    for v in TVIAS:
         m = statistics.median(gbps[v])
-        tgt = "–" if v == "direct" else "report" if v == "forward" else \
-            f"≥ 0.80×: {verdict(m / d >= 0.8)}"
+        tgt = f"≥ 0.80×: {verdict(m / d >= 0.8)}" if v in ("connect", "socks") else \
+            "report" if v == "forward" else "–"
         out.append(f"| {LABEL[v]} | {m:.2f} GB/s | {min(gbps[v]):.2f} – {max(gbps[v]):.2f} | "
                    f"**{m / d:.2f}×** | {tgt} |")
     out.append("")
@@ -243,12 +283,13 @@ def report_latency(out, us, errors, conns):
     out.append("")
 
 
-def report_tunnels(out, tun, n, payload):
+def report_tunnels(out, tun, n, payload, gbps):
     out += [f"### {n:,} concurrent tunnels through one session's proxy ({payload:,} bytes echoed "
             f"through each, checked byte for byte)", "",
             "| protocol | opened | echoed intact | errors | all open after | echo phase | "
-            "proxy RSS: idle / all open / peak (VmHWM) | proxy fds: idle / all open |",
-            "|---|---|---|---|---|---|---|---|"]
+            "proxy RSS: idle / all open / peak (VmHWM) | proxy fds: idle / all open | "
+            "pipe capacity, all open |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for via, t in tun.items():
         s = t["samples"]
         errs = t["open"]["failed"] + t["echo"]["failed"]
@@ -259,10 +300,21 @@ def report_tunnels(out, tun, n, payload):
                    f"{t['echo']['ms']:.0f} ms | {s['start']['VmRSS'] / 1024:.1f} / "
                    f"{s['open']['VmRSS'] / 1024:.1f} / {s['echo']['VmHWM'] / 1024:.1f} MiB | "
                    f"{s['start']['fds']} / {s['open']['fds']} ({s['open']['sockets']} sockets, "
-                   f"{s['open']['pipes']} pipes) |")
+                   f"{s['open']['pipes']} pipe ends) | {s['open']['pipe_kib'] / 1024:.1f} MiB "
+                   f"({s['open']['pipe_kib'] // 4:,} pages) |")
     ok = all(t["open"]["failed"] + t["echo"]["failed"] == 0 and t["exit"] == 0
              for t in tun.values())
-    out += ["", f"- target: zero errors — {verdict(ok)}", ""]
+    out += ["", f"- target: zero errors — {verdict(ok)}"]
+    busy = tun.get("connect", {}).get("busy_gbps")
+    if busy:
+        alone = statistics.median(gbps["connect"])
+        out.append(f"- a 200 MiB CONNECT download in another session while the {n:,} CONNECT "
+                   f"tunnels were open: **{statistics.median(busy):.2f} GB/s** (median of "
+                   f"{len(busy)}: {', '.join(f'{x:.2f}' for x in busy)}), against "
+                   f"{alone:.2f} GB/s in the throughput table; pipe capacity is charged to the "
+                   f"proxy's user, whose budget (fs.pipe-user-pages-soft = "
+                   f"{pipe_budget():,} pages) every session's proxy shares")
+    out.append("")
 
 
 def report(m, load, args, gbps, us, errors, tun):
@@ -272,9 +324,9 @@ def report(m, load, args, gbps, us, errors, tun):
            f"Command: `{args.command_line}`", ""]
     report_throughput(out, gbps, args.rounds, args.size_mib << 20)
     report_latency(out, us, errors, args.conns)
-    report_tunnels(out, tun, args.tunnels, args.payload)
+    report_tunnels(out, tun, args.tunnels, args.payload, gbps)
     out += ["Every round (GB/s):", ""]
-    for v in VIAS:
+    for v in TVIAS:
         out.append(f"- {LABEL[v]}: " + ", ".join(f"{x:.2f}" for x in gbps[v]))
     return "\n".join(out) + "\n"
 
@@ -297,34 +349,40 @@ def main():
     ap.add_argument("--conns", type=int, default=300)
     ap.add_argument("--tunnels", type=int, default=1000)
     ap.add_argument("--payload", type=int, default=16384)
+    ap.add_argument("--busy-rounds", type=int, default=3)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the egress section of FILE")
     args = ap.parse_args()
     args.command_line = " ".join(["bench/net.py"] + sys.argv[1:])
     cordon = os.path.abspath(args.cordon)
     root = tempfile.mkdtemp(prefix="cordon-bench-net.", dir=args.dir)
-    server = None
+    server = relay = None
     try:
         home = os.path.join(root, "home")
         os.makedirs(home)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
         exe = build(root)
         m, load0 = machine(cordon), loadavg()
-        server = Server(exe)
-        r = Runner(exe, cordon, server.hostport, root, env)
+        server = Server(exe, "serve")
+        relay = Server(exe, "relay", server.hostport)
+        r = Runner(exe, cordon, server.hostport, relay.hostport, root, env)
         print("throughput ...", file=sys.stderr)
         gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
         print("latency ...", file=sys.stderr)
         us, errors = bench_latency(r, args.conns)
         print("tunnels ...", file=sys.stderr)
-        tun = {v: bench_tunnels(r, v, args.tunnels, args.payload) for v in ("connect", "socks")}
+        size = args.size_mib << 20
+        tun = {"connect": bench_tunnels(r, "connect", args.tunnels, args.payload,
+                                        args.busy_rounds, size),
+               "socks": bench_tunnels(r, "socks", args.tunnels, args.payload, 0, size)}
         text = report(m, (load0, loadavg()), args, gbps, us, errors, tun)
         print(text)
         if args.write:
             write_md(args.write, text)
     finally:
-        if server:
-            server.close()
+        for s in (relay, server):
+            if s:
+                s.close()
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -1,61 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/*
- * netload: the egress proxy's benchmark client and its loopback server (bench/net.py).
- *
- *   netload serve                                  a server on 127.0.0.1 (ephemeral port)
- *   netload get     VIA HOST:PORT BYTES [verify]   one download of BYTES
- *   netload latency VIA HOST:PORT COUNT WARMUP     COUNT fresh connections, each timed
- *   netload tunnels VIA HOST:PORT COUNT PAYLOAD    COUNT concurrent tunnels, PAYLOAD echoed each
- *
- * VIA is how the client reaches HOST:PORT:
- *   direct   connect() to it (only works outside the sandbox);
- *   connect  an HTTP CONNECT tunnel through $HTTP_PROXY, then HTTP inside the tunnel;
- *   socks    a SOCKS5 CONNECT (no authentication, IPv4 address type) through $ALL_PROXY;
- *   forward  an absolute-form `GET http://HOST:PORT/...` sent to $HTTP_PROXY.
- * The proxy addresses are the ones cordon gives the command in its environment. HOST must be a
- * loopback address: this tool never talks to anything else.
- *
- * The server (one thread, epoll) speaks just enough HTTP/1.1:
- *   GET /bytes/N  200, Content-Length N, N bytes of the pattern (sendfile from a memfd)
- *   GET /tiny     200, Content-Length 2, "ok"
- *   GET /echo     no answer head: every byte after the request head is echoed back raw until
- *                 the client shuts its side down, then the server shuts down its side
- * It prints "port N" on stdout once listening and exits when its stdin reaches EOF.
- *
- * The pattern is PATTERN_SIZE pseudo-random bytes; byte i of a download is pattern[i mod
- * PATTERN_SIZE], so the client can verify every byte it receives against its own copy.
- * Results are JSON objects, one a line, on stdout.
- */
+/* netload's client: downloads, per-connection latency, concurrent tunnels (see netload.h). */
 #define _GNU_SOURCE
+#include "netload.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#define PATTERN_SIZE (4u << 20)
-#define HEAD_MAX 4096
 #define RECV_BUF (128u << 10)
-#define ECHO_BUF (16u << 10)
 #define MAX_TUNNELS 8000
-
-typedef enum via { VIA_DIRECT, VIA_CONNECT, VIA_SOCKS, VIA_FORWARD } via;
 
 static uint8_t *pattern;
 
-__attribute__((format(printf, 1, 2))) static _Noreturn void die(const char *fmt, ...) {
+_Noreturn void die(const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         fputs("netload: ", stderr);
@@ -71,7 +37,7 @@ static int64_t now_ns(void) {
         return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void pattern_fill(uint8_t *p) {
+void pattern_fill(uint8_t *p) {
         uint32_t x = 0x9e3779b9u;
         for (size_t i = 0; i < PATTERN_SIZE; i++) {
                 x ^= x << 13, x ^= x >> 17, x ^= x << 5;
@@ -142,13 +108,6 @@ static void proxy_from_env(const char *var, struct sockaddr_storage *ss, socklen
 }
 
 /* ---- what the client sends and expects ------------------------------------------------------ */
-
-typedef struct target {
-        via v;
-        const char *hostport;             /* the server, as given */
-        struct sockaddr_storage server, proxy;
-        socklen_t server_len, proxy_len;
-} target;
 
 static void target_init(target *t, const char *vianame, const char *hostport) {
         static const char *const names[] = { "direct", "connect", "socks", "forward" };
@@ -234,7 +193,7 @@ static int send_all(int fd, const char *p, size_t n) {
         return 0;
 }
 
-static int dial(const target *t, bool nonblock) {
+int dial(const target *t, bool nonblock) {
         const struct sockaddr_storage *a = t->v == VIA_DIRECT ? &t->server : &t->proxy;
         socklen_t len = t->v == VIA_DIRECT ? t->server_len : t->proxy_len;
         int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0),
@@ -695,236 +654,6 @@ static int cmd_tunnels(const target *t, size_t n, size_t payload) {
         return failed ? 1 : 0;
 }
 
-/* ---- the server ----------------------------------------------------------------------------- */
-
-typedef enum sstate { SV_HEAD, SV_SEND, SV_ECHO } sstate;
-
-typedef struct sconn {
-        int fd;
-        sstate st;
-        uint32_t events;
-        char *buf;                /* the request head, then bytes to write (answer head, echo) */
-        size_t len, off;
-        uint64_t left, pos;       /* SV_SEND: body bytes still to send, bytes sent */
-        bool eof;                 /* SV_ECHO: the client has shut its side down */
-} sconn;
-
-typedef struct server {
-        int ep, lfd, memfd;
-} server;
-
-static void sv_watch(server *sv, sconn *c, uint32_t events) {
-        if (c->events == events)
-                return;
-        struct epoll_event ev = { .events = events, .data.ptr = c };
-        if (epoll_ctl(sv->ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev) < 0)
-                die("server: epoll_ctl: %s", strerror(errno));
-        c->events = events;
-}
-
-static void sv_close(sconn *c) {
-        close(c->fd); /* also leaves the epoll set */
-        free(c->buf);
-        free(c);
-}
-
-static size_t sv_head(char *buf, const char *status, unsigned long long n, const char *body) {
-        return (size_t) snprintf(buf, ECHO_BUF, "HTTP/1.1 %s\r\nContent-Length: %llu\r\n"
-                                 "Content-Type: application/octet-stream\r\n"
-                                 "Connection: close\r\n\r\n%s", status, n, body);
-}
-
-/* Answer head for `path` into c->buf; sets the body to send. */
-static void sv_answer(sconn *c, const char *path) {
-        unsigned long long n = 0;
-        if (sscanf(path, "/bytes/%llu", &n) == 1) {
-                c->len = sv_head(c->buf, "200 OK", n, "");
-                c->left = n;
-        } else if (strcmp(path, "/tiny") == 0) {
-                c->len = sv_head(c->buf, "200 OK", 2, "ok");
-        } else {
-                c->len = sv_head(c->buf, "404 Not Found", 0, "");
-        }
-        c->off = 0;
-        c->st = SV_SEND;
-}
-
-static void sv_on_head(server *sv, sconn *c) {
-        ssize_t k = recv(c->fd, c->buf + c->len, HEAD_MAX - c->len, 0);
-        if (k < 0 && (errno == EAGAIN || errno == EINTR))
-                return;
-        if (k <= 0) {
-                sv_close(c);
-                return;
-        }
-        c->len += (size_t) k;
-        char *end = memmem(c->buf, c->len, "\r\n\r\n", 4);
-        if (!end) {
-                if (c->len == HEAD_MAX)
-                        sv_close(c);
-                return;
-        }
-        size_t hl = (size_t) (end + 4 - c->buf);
-        char path[256] = "";
-        if (sscanf(c->buf, "GET %255s HTTP/1.", path) != 1) {
-                sv_close(c);
-                return;
-        }
-        /* Absolute-form (through the forward proxy): keep the path. */
-        const char *p = path;
-        if (strncmp(p, "http://", 7) == 0)
-                p = strchr(path + 7, '/') ? strchr(path + 7, '/') : "/";
-        if (strcmp(p, "/echo") == 0) {
-                memmove(c->buf, c->buf + hl, c->len - hl); /* payload sent with the head */
-                c->len -= hl;
-                c->off = 0;
-                c->st = SV_ECHO;
-                sv_watch(sv, c, EPOLLOUT);
-                return;
-        }
-        sv_answer(c, p);
-        sv_watch(sv, c, EPOLLOUT);
-}
-
-/* Writes c->buf[off..len); returns 1 when empty, 0 on EAGAIN, -1 on error. */
-static int sv_flush(sconn *c) {
-        while (c->off < c->len) {
-                ssize_t k = send(c->fd, c->buf + c->off, c->len - c->off, MSG_NOSIGNAL);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        return errno == EAGAIN ? 0 : -1;
-                c->off += (size_t) k;
-        }
-        c->off = c->len = 0;
-        return 1;
-}
-
-static void sv_on_send(server *sv, sconn *c) {
-        int r = sv_flush(c);
-        while (r == 1 && c->left > 0) {
-                off_t o = (off_t) (c->pos % PATTERN_SIZE);
-                size_t n = PATTERN_SIZE - (size_t) o;
-                if (n > c->left)
-                        n = (size_t) c->left;
-                ssize_t k = sendfile(c->fd, sv->memfd, &o, n);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0)
-                        r = errno == EAGAIN ? 0 : -1;
-                else if (k == 0)
-                        r = -1;
-                else
-                        c->left -= (uint64_t) k, c->pos += (uint64_t) k;
-        }
-        if (r != 0)
-                sv_close(c); /* done (Connection: close) or failed */
-}
-
-static void sv_on_echo(server *sv, sconn *c) {
-        for (;;) {
-                int r = sv_flush(c);
-                if (r < 0) {
-                        sv_close(c);
-                        return;
-                }
-                if (r == 0) {
-                        sv_watch(sv, c, EPOLLOUT);
-                        return;
-                }
-                if (c->eof) {
-                        (void) shutdown(c->fd, SHUT_WR);
-                        sv_close(c);
-                        return;
-                }
-                ssize_t k = recv(c->fd, c->buf, ECHO_BUF, 0);
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0 && errno == EAGAIN) {
-                        sv_watch(sv, c, EPOLLIN);
-                        return;
-                }
-                if (k < 0) {
-                        sv_close(c);
-                        return;
-                }
-                if (k == 0)
-                        c->eof = true;
-                c->len = (size_t) k;
-        }
-}
-
-static void sv_accept(server *sv) {
-        for (;;) {
-                int fd = accept4(sv->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd < 0)
-                        return;
-                sconn *c = calloc(1, sizeof(*c));
-                char *buf = malloc(ECHO_BUF);
-                if (!c || !buf)
-                        die("out of memory");
-                *c = (sconn){ .fd = fd, .st = SV_HEAD, .buf = buf };
-                int one = 1;
-                (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-                sv_watch(sv, c, EPOLLIN);
-        }
-}
-
-static void server_init(server *sv) {
-        sv->memfd = memfd_create("netload-pattern", MFD_CLOEXEC);
-        if (sv->memfd < 0 || ftruncate(sv->memfd, PATTERN_SIZE) < 0)
-                die("memfd: %s", strerror(errno));
-        uint8_t *m = mmap(NULL, PATTERN_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, sv->memfd, 0);
-        if (m == MAP_FAILED)
-                die("mmap: %s", strerror(errno));
-        pattern_fill(m);
-        munmap(m, PATTERN_SIZE);
-        /* Loopback only: nothing outside this machine can reach the server. */
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof(a);
-        sv->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (sv->lfd < 0 || bind(sv->lfd, (struct sockaddr *) &a, len) < 0 ||
-            listen(sv->lfd, 4096) < 0 || getsockname(sv->lfd, (struct sockaddr *) &a, &len) < 0)
-                die("server: listen: %s", strerror(errno));
-        sv->ep = epoll_create1(EPOLL_CLOEXEC);
-        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &sv->lfd };
-        struct epoll_event in = { .events = EPOLLIN, .data.ptr = &sv->ep };
-        if (sv->ep < 0 || epoll_ctl(sv->ep, EPOLL_CTL_ADD, sv->lfd, &ev) < 0 ||
-            epoll_ctl(sv->ep, EPOLL_CTL_ADD, 0, &in) < 0)
-                die("server: epoll: %s", strerror(errno));
-        printf("port %u\n", ntohs(a.sin_port));
-        fflush(stdout);
-}
-
-static int cmd_serve(void) {
-        server sv;
-        server_init(&sv);
-        for (;;) {
-                struct epoll_event evs[256];
-                int k = epoll_wait(sv.ep, evs, 256, -1);
-                if (k < 0 && errno != EINTR)
-                        die("server: epoll_wait: %s", strerror(errno));
-                for (int i = 0; i < k; i++) {
-                        void *p = evs[i].data.ptr;
-                        if (p == &sv.ep) {
-                                char b[64];
-                                if (read(0, b, sizeof(b)) <= 0)
-                                        return 0; /* the driver is gone */
-                        } else if (p == &sv.lfd) {
-                                sv_accept(&sv);
-                        } else {
-                                sconn *c = p;
-                                if (c->st == SV_HEAD)
-                                        sv_on_head(&sv, c);
-                                else if (c->st == SV_SEND)
-                                        sv_on_send(&sv, c);
-                                else
-                                        sv_on_echo(&sv, c);
-                        }
-                }
-        }
-}
-
 /* ---- main ----------------------------------------------------------------------------------- */
 
 static uint64_t parse_u64(const char *s) {
@@ -940,8 +669,13 @@ int main(int argc, char **argv) {
         raise_nofile();
         if (argc == 2 && strcmp(argv[1], "serve") == 0)
                 return cmd_serve();
+        if (argc == 3 && strcmp(argv[1], "relay") == 0) {
+                target t;
+                target_init(&t, "direct", argv[2]);
+                return cmd_relay(&t);
+        }
         if (argc < 5)
-                die("usage: netload serve | get VIA HOST:PORT BYTES [verify] | "
+                die("usage: netload serve | relay HOST:PORT | get VIA HOST:PORT BYTES [verify] | "
                     "latency VIA HOST:PORT COUNT WARMUP | tunnels VIA HOST:PORT COUNT PAYLOAD");
         pattern = malloc(PATTERN_SIZE);
         if (!pattern)
