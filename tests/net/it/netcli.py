@@ -13,6 +13,8 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    a SOCKS5 CONNECT (no authentication) through 127.0.0.1:1080;
                                    ATYP is domain, ipv4 or ipv6; prints "rep=N", then with PATH
                                    and rep 0 the status line of a GET PATH through the tunnel
+  netcli.py seq PORT SECS DATA...  requests on one connection to 127.0.0.1:PORT, each after the
+                                   previous answer and SECS of quiet: prints each status line
   netcli.py socks-cmd CMD          a SOCKS5 request with command CMD (2 BIND, 3 UDP ASSOCIATE):
                                    prints "rep=N"
   netcli.py slowloris PORT DATA    send DATA (half a request) and wait: prints "closed after N s"
@@ -114,6 +116,37 @@ def cmd_socks(atyp, host, port, path=None):
             s.sendall(f"GET {path} HTTP/1.1\r\nHost: socks.test\r\nConnection: close\r\n\r\n"
                       .encode())
             print(recv_all(s, 20).decode("latin-1").split("\r\n", 1)[0])
+    return 0
+
+
+def read_response(sock):
+    """One response framed by Content-Length (the suite's servers and the proxy's own answers
+    always send one); returns its status line, or "(closed)"."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return "(closed)"
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    m = re.search(rb"\r\ncontent-length: *([0-9]+)", head, re.I)
+    want = int(m.group(1)) if m else 0
+    while len(body) < want:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head.split(b"\r\n", 1)[0].decode("latin-1")
+
+
+def cmd_seq(port, secs, *requests):
+    """Requests on one connection, one at a time, SECS apart."""
+    with socket.create_connection(("127.0.0.1", int(port)), timeout=20) as s:
+        for i, req in enumerate(requests):
+            if i:
+                time.sleep(float(secs))
+            s.sendall(unescape(req))
+            print(read_response(s))
     return 0
 
 
@@ -243,6 +276,8 @@ def main(argv):
         return cmds[argv[1]][0](*argv[2:])
     if len(argv) in (5, 6) and argv[1] == "socks":
         return cmd_socks(*argv[2:])
+    if len(argv) >= 5 and argv[1] == "seq":
+        return cmd_seq(*argv[2:])
     if len(argv) >= 5 and argv[1] == "relay":
         return cmd_relay(argv[2], argv[3], argv[4:])
     print(__doc__, file=sys.stderr)

@@ -9,8 +9,9 @@ the events reader. Standard library only; every socket is bound to 127.0.0.1.
                                         STATE/udp.log; runs until SIGTERM or its parent dies
   netsrv.py pip-index ROOT              a PEP 503 simple index under ROOT/simple with one tiny
                                         wheel (tinypkg 1.0) in ROOT/packages
-  netsrv.py events FILE                 one line per violation: ACTION TAB TARGET TAB PROTO TAB
-                                        RULE; exit 1 on a line that is not a JSON object
+  netsrv.py events FILE [ACTION]        one line per violation (of ACTION only, if given): ACTION
+                                        TAB TARGET TAB PROTO TAB RULE; exit 1 on a line that is
+                                        not a JSON object
 
 The HTTP handler speaks HTTP/1.1 with keep-alive:
   GET  /chunked/<mark>   a chunked response of 3 chunks (body "chunk-1\nchunk-2\nchunk-3\n")
@@ -19,6 +20,7 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
   GET  /hello/<mark>     "hello <port> <mark>"
   GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
+  GET  /idle-close/<mark> a keep-alive answer, then the idle connection closed after 0.2 s
   anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index)
 """
 import base64
@@ -100,6 +102,13 @@ def make_handler(root, access_log):
             elif self.path.startswith("/headers/"):
                 self.send_text(200, " ".join(sorted(k.lower() for k in self.headers.keys())) +
                                "\n")
+            elif self.path.startswith("/idle-close/"):
+                # A server whose keep-alive timeout is short: the answer says keep-alive, then
+                # the idle connection is closed 0.2 s later.
+                self.send_text(200, "closing when idle\n")
+                self.wfile.flush()
+                time.sleep(0.2)
+                self.close_connection = True
             elif self.path.startswith("/close/"):
                 # No Content-Length, no chunking: the body ends when the connection does.
                 self.send_response(200)
@@ -208,8 +217,8 @@ def pip_index(root):
                 f'{whl}</a></body></html>\n')
 
 
-def events(path):
-    """Prints every violation of an events file (one per line)."""
+def events(path, action=None):
+    """Prints every violation of an events file (one per line), or those of one action."""
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             try:
@@ -220,7 +229,7 @@ def events(path):
             if not isinstance(ev, dict):
                 print(f"line {n}: not an object", file=sys.stderr)
                 return 1
-            if ev.get("type") != "violation":
+            if ev.get("type") != "violation" or action not in (None, ev.get("action")):
                 continue
             raw = ev.get("raw") if isinstance(ev.get("raw"), dict) else {}
             print("\t".join(str(x) for x in (ev.get("action"), ev.get("target"),
@@ -233,8 +242,8 @@ def main(argv):
         serve(*argv[2:])
     elif len(argv) == 3 and argv[1] == "pip-index":
         pip_index(argv[2])
-    elif len(argv) == 3 and argv[1] == "events":
-        return events(argv[2])
+    elif len(argv) in (3, 4) and argv[1] == "events":
+        return events(*argv[2:])
     else:
         print(__doc__, file=sys.stderr)
         return 2
