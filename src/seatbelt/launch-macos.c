@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordon_run() on macOS (built there only; src/linux/launch.c is the Linux version): the same
+ * plan, written as a Seatbelt profile (seatbelt.h), applied by /usr/bin/sandbox-exec to the
+ * command, which gets the plan's scrubbed environment and a private TMPDIR. What this backend
+ * does not do, and why: docs/design/seatbelt.md. */
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <sys/wait.h>
+
+#include "policy/policy.h"
+#include "seatbelt/seatbelt-exec.h"
+#include "seatbelt/seatbelt.h"
+
+extern char **environ;
+
+static char *home_dir(char *const *env) {
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
+                        return strdup(env[i] + 5);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
+            res->pw_dir[0] == '/')
+                return strdup(res->pw_dir);
+        return NULL;
+}
+
+/* SPEC.md §4: an explicitly requested backend never steps down, and nothing runs unconfined
+ * unless that was asked for. */
+static int check_backend(cordon_backend b, cordon_error *err) {
+        switch (b) {
+        case CORDON_BACKEND_AUTO:
+        case CORDON_BACKEND_NATIVE:
+                break;
+        case CORDON_BACKEND_LANDLOCK:
+        case CORDON_BACKEND_MICROVM:
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                        "refusing to run the command unconfined: the %s backend "
+                                        "is not available on macOS; hint: use --backend native "
+                                        "(see 'cordon probe')",
+                                        cordon_backend_to_string(b));
+        case CORDON_BACKEND_NONE:
+        default:
+                return 0;
+        }
+        if (access(SEATBELT_SANDBOX_EXEC, X_OK) < 0)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, errno,
+                                        "refusing to run the command unconfined: %s is not "
+                                        "usable (%s); hint: macOS: check /usr/bin/sandbox-exec",
+                                        SEATBELT_SANDBOX_EXEC, strerror(errno));
+        return 0;
+}
+
+/* The per-user temporary directory macOS gives each user (/var/folders/.../T), else /tmp. */
+static void temp_base(char *buf, size_t size) {
+#ifdef _CS_DARWIN_USER_TEMP_DIR
+        size_t n = confstr(_CS_DARWIN_USER_TEMP_DIR, buf, size);
+        if (n > 1 && n <= size && buf[0] == '/') {
+                if (buf[n - 2] == '/')
+                        buf[n - 2] = '\0';
+                return;
+        }
+#endif
+        (void) snprintf(buf, size, "/tmp");
+}
+
+/* The plan's environment with TMPDIR pointing at the run's private directory. */
+static int env_with_tmpdir(const strv *env, const char *tmpdir, strv *out) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < env->n; i++)
+                if (strncmp(env->v[i], "TMPDIR=", 7) != 0)
+                        r = strv_push(out, env->v[i]);
+        char *t = NULL;
+        if (r >= 0 && asprintf(&t, "TMPDIR=%s", tmpdir) < 0)
+                return -ENOMEM;
+        return r < 0 ? r : strv_push_take(out, t);
+}
+
+static int run_confined(const plan *p, const cordon_policy *policy, char *const argv[],
+                        seatbelt_exec_result *res, cordon_error *err) {
+        char base[PATH_MAX];
+        temp_base(base, sizeof(base));
+        _cleanup_free_ char *tmpdir = NULL, *profile = NULL;
+        int r = seatbelt_tmpdir_create(base, &tmpdir);
+        if (r < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "cannot create a temporary directory in %s: %s", base,
+                                        strerror(-r));
+        /* No egress proxy on macOS yet: plan_build() refuses networkEnabled, and the profile
+         * allows no TCP destination. */
+        seatbelt_params params = { .proxy_port = 0, .tmpdir = tmpdir };
+        strv env = { 0 };
+        r = seatbelt_profile(p, policy, &params, &profile, err);
+        if (r >= 0 && (r = env_with_tmpdir(&p->env, tmpdir, &env)) < 0)
+                r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
+        if (r >= 0) {
+                seatbelt_exec_params x = { .sandbox_exec = SEATBELT_SANDBOX_EXEC,
+                                           .profile = profile, .argv = argv, .envp = env.v,
+                                           .workdir = p->workdir, .timeout_ms = p->timeout_ms };
+                r = seatbelt_exec_run(&x, res, err);
+        }
+        strv_done(&env);
+        /* What the command left in TMPDIR goes; a failure here leaves files, not access. */
+        (void) seatbelt_tmpdir_remove(tmpdir);
+        return r;
+}
+
+static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               cordon_run_result *ret, cordon_error *err) {
+        if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
+        cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
+        char *const *env = opts && opts->environ ? opts->environ : environ;
+        _cleanup_free_ char *home = home_dir(env), *cwd = getcwd(NULL, 0);
+        if (!home || !cwd)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
+                                        "cannot determine the %s directory",
+                                        home ? "current" : "home");
+        plan *p = NULL;
+        int r = plan_build(policy, home, cwd, env, &p, err);
+        if (r < 0)
+                return r;
+        bool unconfined = p->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
+                          backend == CORDON_BACKEND_NONE;
+        seatbelt_exec_result res = { 0 };
+        r = unconfined ? 0 : check_backend(backend, err);
+        if (r >= 0 && unconfined) {
+                seatbelt_exec_params x = { .argv = argv, .envp = p->env.v,
+                                           .workdir = p->workdir, .timeout_ms = p->timeout_ms };
+                r = seatbelt_exec_run(&x, &res, err);
+        } else if (r >= 0)
+                r = run_confined(p, policy, argv, &res, err);
+        uint64_t timeout = p->timeout_ms;
+        plan_free(p);
+        if (r < 0)
+                return r;
+        if (res.timed_out)
+                return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
+                                        "the command ran longer than limits.timeout (%llu ms) "
+                                        "and was killed with its process group",
+                                        (unsigned long long) timeout);
+        int st = res.wait_status;
+        *ret = (cordon_run_result) {
+                .backend = unconfined ? CORDON_BACKEND_NONE : CORDON_BACKEND_NATIVE,
+                .wait_status = st,
+                .exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+                                                                              : 125,
+        };
+        return 0;
+}
+
+/* Events and violations are not produced on macOS yet: Seatbelt reports its refusals to the
+ * system log, not to the process that applied the profile (docs/design/seatbelt.md). */
+int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               cordon_run_result *ret, cordon_error *err) {
+        cordon_error local = { 0 };
+        return run(policy, argv, opts, ret, err ? err : &local);
+}
