@@ -97,9 +97,19 @@ static void close_upstream(conn *c) {
 
 /* ---- the request head ----------------------------------------------------------------------- */
 
+/* An idle pooled upstream is reusable only while it is open and quiet. An origin that closed it
+ * meanwhile (a keep-alive timeout: 5 s in Node's http server) would turn a good request into a
+ * 502; bytes it sent unasked would be read as the answer to the next request. A close racing
+ * this check is still possible, as with every HTTP client's own pool. */
+static bool upstream_idle_ok(const conn *c) {
+        char b;
+        ssize_t n = recv(c->up.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 static bool same_upstream(const conn *c) {
         return c->up_connected && c->upstream_reusable && c->up_port == c->port &&
-               strcmp(c->up_host.text, c->host.text) == 0;
+               strcmp(c->up_host.text, c->host.text) == 0 && upstream_idle_ok(c);
 }
 
 static void start_forward_body(conn *c);
