@@ -69,9 +69,13 @@ def recv_all(sock, limit_s, stop_at_tunnel=False):
 
 
 def cmd_raw(port, data):
+    data = unescape(data)
+    # A CONNECT followed by nothing waits for no more than the tunnel's head; one followed by
+    # bytes for the tunnel (sent early, before the answer) reads what they bring back.
+    early = data.startswith(b"CONNECT ") and data.split(b"\r\n\r\n", 1)[-1] != b""
     with socket.create_connection(("127.0.0.1", int(port)), timeout=10) as s:
-        s.sendall(unescape(data))
-        got = recv_all(s, 20, stop_at_tunnel=True).decode("latin-1")
+        s.sendall(data)
+        got = recv_all(s, 20, stop_at_tunnel=not early).decode("latin-1")
         sys.stderr.write(got + "\n")  # for diagnostics
         lines = re.findall(r"HTTP/1\.[01] [0-9]{3}[^\r\n]*", got)
         print("\n".join(lines) if lines else "(closed)")

@@ -5,7 +5,8 @@ the events reader. Standard library only; every socket is bound to 127.0.0.1.
 
   netsrv.py serve STATE ROOT CERT KEY   HTTP on two ports, HTTPS, UDP; writes STATE/ports
                                         (shell assignments) once every socket listens, logs each
-                                        request to STATE/access.log and each datagram to
+                                        request to STATE/access.log (with the client's port:
+                                        which connection carried it) and each datagram to
                                         STATE/udp.log; runs until SIGTERM or its parent dies
   netsrv.py pip-index ROOT              a PEP 503 simple index under ROOT/simple with one tiny
                                         wheel (tinypkg 1.0) in ROOT/packages
@@ -61,7 +62,7 @@ def make_handler(root, access_log):
             port = self.server.server_address[1]
             host = self.headers.get("Host", "-")
             log_line(access_log, f"port={port} method={self.command} path={self.path} "
-                                 f"host={host}")
+                                 f"host={host} peer={self.client_address[1]}")
 
         def send_text(self, code, text):
             body = text.encode()

@@ -299,6 +299,13 @@ t_forward() {
         net "keep-alive: an upstream that closed while idle is not reused (no 502)" 0 \
                 "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- \
                 $CLI seq 3128 1 "$r1" "$r2"
+        r1="GET http://127.0.0.1:$P/hello/@M@-1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        r2="GET http://127.0.0.1:$P/hello/@M@-2 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        net "keep-alive: two requests to one host, one after the other" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- $CLI seq 3128 0 "$r1" "$r2"
+        peers=$(grep -F "$MARK-" "$SRV/access.log" | sed 's/.* peer=//' | sort -u | wc -l)
+        if [ "$peers" -eq 1 ]; then ok "keep-alive: ... rode one upstream connection (pooled)"
+        else not_ok "keep-alive: ... rode one upstream connection (pooled)" "$peers connections"; fi
         net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
                 "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
                 "POST http://a.example.test:$P/echo/@M@ HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"
@@ -385,6 +392,22 @@ t_match() {
                 --allow-domain a.example.TEST $LOCAL $NAMES -- \
                 $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
         raw="GET http://a.example.test.:$P/hello/@M@ HTTP/1.1\\r\\nHost: a.example.test.:$P"
+        net "ports: *.example.test:PORT allows that port" 0 "200/000" - + \
+                --allow-domain "*.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "ports: *.example.test:PORT refuses another port" 0 "403/000" "a.example.test:$P2" - \
+                --allow-domain "*.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P2/hello/@M@"
+        net "deny beats allow: a denied host:port, that port refused" 0 "403/000" \
+                "a.example.test:$P" - --deny-domain "a.example.test:$P" \
+                --allow-domain a.example.test --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "deny beats allow: a denied host:port, another port allowed" 0 "200/000" - + \
+                --deny-domain "a.example.test:$P" --allow-domain a.example.test \
+                --allow-domain 127.0.0.1 $NAMES -- $CURL "http://a.example.test:$P2/hello/@M@"
+        net "case-insensitive: SOCKS5 domain A.EXAMPLE.TEST allowed by a.example.test" 0 \
+                "rep=0 HTTP/1.1 200 OK" - + --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI socks domain A.EXAMPLE.TEST "$P" "/hello/@M@"
         net "trailing dot: a.example.test. allowed by a.example.test" 0 "HTTP/1.1 200 OK" - + \
                 --allow-domain a.example.test $LOCAL $NAMES -- \
                 $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
@@ -409,6 +432,17 @@ t_guard() {
                 "a.example.test:$P2~resolves only to refused addresses*" - \
                 --allow-domain a.example.test $LOCAL $NAMES -- \
                 $CURL "http://a.example.test:$P2/hello/@M@"
+        net "guard: an address entry without a port exempts every port" 0 "200/000" - + \
+                --allow-domain a.example.test --allow-domain 127.0.0.1 $NAMES -- \
+                $CURL "http://a.example.test:$P2/hello/@M@"
+        net "guard: an allowed name mapped to ::1 is refused" 0 "403/000" \
+                "a.example.test:$P~resolves only to refused addresses*" - \
+                --allow-domain a.example.test --resolve a.example.test=::1 -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        net "guard: an allowed name mapped to 0.0.0.0 is refused" 0 "403/000" \
+                "a.example.test:$P~resolves only to refused addresses*" - \
+                --allow-domain a.example.test --resolve a.example.test=0.0.0.0 -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
         net "guard: *.localhost may resolve to loopback (dev.localhost:PORT)" 0 "200/000" - + \
                 --allow-domain "dev.localhost:$P" $NAMES -- \
                 $CURL "http://dev.localhost:$P/hello/@M@"
@@ -427,6 +461,20 @@ t_guard() {
                                 $LOCAL -- $CLI raw 3128 "$req"
                 fi
         done
+        net "address forms: CONNECT [::1]:PORT not allowed, target [::1]:PORT" 0 \
+                "HTTP/1.1 403 Forbidden" "[::1]:$P" . $LOCAL -- $CLI raw 3128 \
+                "CONNECT [::1]:$P HTTP/1.1\\r\\nHost: [::1]:$P\\r\\n\\r\\n"
+        net "address forms: SOCKS5 IPv6 ::1 not allowed, target [::1]:PORT" 0 "rep=2" \
+                "[::1]:$P" . $LOCAL -- $CLI socks ipv6 ::1 "$P"
+        # [::1]:P is allowed but the server listens on 127.0.0.1 only: a failed dial, no refusal.
+        net "dial: allowed but nothing listens: 502, no violation" 0 "HTTP/1.1 502 Bad Gateway" \
+                - . --allow-domain "[::1]:$P" -- $CLI raw 3128 \
+                "CONNECT [::1]:$P HTTP/1.1\\r\\nHost: [::1]:$P\\r\\n\\r\\n"
+        net "dial: allowed but nothing listens: SOCKS5 reply 5, no violation" 0 "rep=5" - . \
+                --allow-domain "[::1]:$P" -- $CLI socks ipv6 ::1 "$P"
+        net "tunnel: bytes sent before the CONNECT answer go through the tunnel" 0 \
+                "HTTP/1.1 200 Connection established HTTP/1.1 200 OK" - + $LOCAL -- \
+                $CLI raw 3128 "CONNECT 127.0.0.1:$P HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\nGET /hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n"
         net "address forms: CONNECT 2130706433:PORT judged as 127.0.0.1 (allowed)" 0 \
                 "HTTP/1.1 200 Connection established" - . \
                 $LOCAL -- $CLI raw 3128 "CONNECT 2130706433:$P HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
@@ -626,6 +674,9 @@ t_git_ssh() {
                         $SSH_USER@ssh.example.test >/dev/null && cat c-sftp"
                 rm -f "$WS/c-sftp"
         fi
+        net "ssh: plain ssh without the ProxyCommand cannot connect" 255 "" - . \
+                --allow-domain ssh.example.test $s -- \
+                ssh $opts -p "$S" "$SSH_USER@127.0.0.1" true
         before=$(sshd_connections)
         net "git: clone over ssh to a host not allowed is refused" 128 "" \
                 "ssh.example.test:$S~not in allowlist" . $s -- \
