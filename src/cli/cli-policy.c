@@ -165,6 +165,9 @@ int cli_policy_build(const cli_args *args, const char *cwd, const char *home,
 
 /* ---- Settings files --------------------------------------------------------------------------- */
 
+/* Like CLI_QUOTE, for the longer parts of settings warnings (paths, reasons). */
+#define LONG_QUOTE(s) cli_quote((s), (char[1024]) { 0 }, 1024)
+
 int cli_settings_build(const cli_args *args, const char *cwd, const char *home,
                        cordon_settings **ret, cordon_error *err) {
         cordon_policy *flags = cordon_policy_new();
@@ -197,9 +200,9 @@ void cli_settings_warn(const cordon_settings *s, FILE *out) {
                 /* Each part quoted: a file name or value must not forge a second line. */
                 fprintf(out, "cordon: warning: %s%s %s:%u:%u: %s%s%s%s: %s\n",
                         file ? "--settings" : n->layer, file ? " file" : " settings",
-                        CLI_QUOTE(n->file), n->line, n->column, CLI_QUOTE(n->key),
-                        n->value ? " '" : "", n->value ? CLI_QUOTE(n->value) : "",
-                        n->value ? "'" : "", CLI_QUOTE(n->why));
+                        LONG_QUOTE(n->file), n->line, n->column, LONG_QUOTE(n->key),
+                        n->value ? " '" : "", n->value ? LONG_QUOTE(n->value) : "",
+                        n->value ? "'" : "", LONG_QUOTE(n->why));
         }
 }
 
@@ -236,8 +239,8 @@ int cli_settings_decide(const cli_args *a, const cordon_settings *s, const char 
                 *backend = CORDON_BACKEND_NONE;
                 bool file = strcmp(m.layer, "settings") == 0;
                 (void) snprintf(why, why_size, "excludedCommands entry '%s' in %s%s %s:%u:%u",
-                                CLI_QUOTE(m.entry), file ? "--settings" : m.layer,
-                                file ? " file" : " settings", CLI_QUOTE(m.file), m.line,
+                                LONG_QUOTE(m.entry), file ? "--settings" : m.layer,
+                                file ? " file" : " settings", LONG_QUOTE(m.file), m.line,
                                 m.column);
                 return 0;
         }
@@ -287,7 +290,7 @@ static void warn_lines(const char *notes) {
                 size_t n = strcspn(p, "\n");
                 char *line = strndup(p, n);
                 if (line)
-                        fprintf(stderr, "cordon: warning: %s\n", CLI_QUOTE(line));
+                        fprintf(stderr, "cordon: warning: %s\n", LONG_QUOTE(line));
                 free(line);
                 p += n + (p[n] == '\n');
         }

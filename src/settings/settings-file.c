@@ -75,8 +75,8 @@ static int stat_parent(const char *path, struct stat *ret, cordon_error *err) {
 
 /* Refuses a file that grants authority when someone else could have written it. */
 static int refuse_foreign(const settings_file *f, cordon_error *err) {
-        const char *grant = NULL;
-        if (!f->have_stat || !settings_file_grants(f, &grant))
+        char grant[96];
+        if (!f->have_stat || !settings_file_grants(f, grant, sizeof(grant)))
                 return 0;
         uid_t me = geteuid();
         const struct stat *st = &f->st, *dir = &f->dir_st;

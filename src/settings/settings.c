@@ -110,27 +110,29 @@ int settings_file_origin(settings_file *f, int field, const char *item, const ch
         return 0;
 }
 
-bool settings_file_grants(const settings_file *f, const char **ret_what) {
-        const char *what = NULL;
-        if (f->n_excluded > 0)
-                what = "excludedCommands";
-        else if (f->allow_unsandboxed.set && f->allow_unsandboxed.value)
-                what = f->allow_unsandboxed.key;
-        else if (f->fail_if_unavailable.set && !f->fail_if_unavailable.value)
-                what = f->fail_if_unavailable.key;
-        for (int fl = 0; !what && fl < _SF_MAX; fl++)
-                for (size_t i = 0; !what && settings_field_is_set(f->layer, (settings_field) fl);
-                     i++) {
-                        char buf[32];
-                        if (!settings_field_item(f->layer, (settings_field) fl, i, buf,
-                                                 sizeof(buf)))
-                                break;
-                        if (settings_field_loosens(f->layer, (settings_field) fl, i))
-                                what = settings_field_key((settings_field) fl);
-                }
-        if (ret_what)
-                *ret_what = what;
-        return what != NULL;
+bool settings_file_grants(const settings_file *f, char *what, size_t size) {
+        const char *sw = f->n_excluded > 0 ? "excludedCommands"
+                         : f->allow_unsandboxed.set && f->allow_unsandboxed.value
+                                 ? f->allow_unsandboxed.key
+                         : f->fail_if_unavailable.set && !f->fail_if_unavailable.value
+                                 ? f->fail_if_unavailable.key
+                                 : NULL;
+        if (sw) {
+                (void) snprintf(what, size, "%s", sw);
+                return true;
+        }
+        for (int fl = 0; fl < _SF_MAX; fl++) {
+                char buf[32];
+                const char *item;
+                for (size_t i = 0;
+                     (item = settings_field_item(f->layer, (settings_field) fl, i, buf, sizeof(buf)));
+                     i++)
+                        if (settings_field_loosens(f->layer, (settings_field) fl, i)) {
+                                settings_file_key(f, fl, item, what, size);
+                                return true;
+                        }
+        }
+        return false;
 }
 
 void settings_file_key(const settings_file *f, int field, const char *item, char *buf,

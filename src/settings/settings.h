@@ -176,9 +176,9 @@ int settings_layer_filter(const cordon_policy *src, settings_drop_fn drop, void 
                           cordon_policy **ret);
 
 /* True when the file asks for something that widens the sandbox (a loosening policy item, an
- * excludedCommands entry, allowUnsandboxedCommands true, failIfUnavailable false); *ret_what
- * names it ("sandbox.bindMounts", "excludedCommands"). */
-bool settings_file_grants(const settings_file *f, const char **ret_what);
+ * excludedCommands entry, allowUnsandboxedCommands true, failIfUnavailable false); `what` gets
+ * the key that does ("sandbox.bindMounts", "excludedCommands", "filesystem.allowWrite"). */
+bool settings_file_grants(const settings_file *f, char *what, size_t size);
 
 /* NULL when `s` looks like a host pattern, else what is wrong with it ("has a scheme ('://')")
  * and, in *hint, how to write it. The policy's own check (policy_check_host_pattern) follows. */

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The cordon binary with settings files (docs/settings.md, docs/cli.md): --settings, policy show
+ * --explain, settings import, the warnings for ignored settings, unconfined runs the settings
+ * forbid, an excludedCommands entry running outside the sandbox (and a near miss that does not),
+ * and failIfUnavailable on a host without a sandbox. argv[1] is the cordon binary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "stree.h"
+
+static const char *cordon_path;
+static char *root;
+
+typedef struct result {
+        int status;
+        char out[65536];
+        char err[65536];
+} result;
+
+static result R;
+
+static void drain(int fds[2], result *res) {
+        size_t lens[2] = { 0, 0 };
+        char *bufs[2] = { res->out, res->err };
+        int open_fds = 2;
+        while (open_fds > 0) {
+                struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
+                assert_true(poll(p, 2, 30000) > 0);
+                for (int i = 0; i < 2; i++) {
+                        if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+                                continue;
+                        ssize_t n = read(fds[i], bufs[i] + lens[i], 65535 - lens[i]);
+                        assert_true(n >= 0);
+                        if (n == 0) {
+                                close(fds[i]);
+                                fds[i] = -1;
+                                open_fds--;
+                        }
+                        lens[i] += (size_t) n;
+                }
+        }
+        res->out[lens[0]] = '\0';
+        res->err[lens[1]] = '\0';
+}
+
+/* Blocks user namespaces and Landlock, as a restricted host would. */
+static int restrict_features(void) {
+        scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+        int r = ctx ? seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(unshare), 0) : -1;
+        if (r == 0)
+                r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
+                                     SCMP_SYS(landlock_create_ruleset), 0);
+        if (r == 0)
+                r = seccomp_load(ctx);
+        seccomp_release(ctx);
+        return r;
+}
+
+/* Runs cordon in root/ws with HOME=root/home and the managed settings at root/managed.json. */
+static void run_list(result *res, bool restricted, const char *const *list) {
+        char *argv[64] = { (char *) cordon_path };
+        int n = 1;
+        for (; list[n - 1]; n++)
+                argv[n] = (char *) list[n - 1];
+        argv[n] = NULL;
+        int out[2], err[2];
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int devnull = open("/dev/null", O_RDONLY);
+                if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
+                    dup2(err[1], 2) < 0 || chdir(stree_at(root, "ws")) < 0 ||
+                    setenv("HOME", stree_at(root, "home"), 1) < 0 ||
+                    setenv("CORDON_MANAGED_SETTINGS", stree_at(root, "managed.json"), 1) < 0 ||
+                    (restricted && restrict_features() < 0))
+                        _exit(99);
+                execv(cordon_path, argv);
+                _exit(98);
+        }
+        close(out[1]);
+        close(err[1]);
+        drain((int[2]) { out[0], err[0] }, res);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+#define RUN(res, ...) run_list((res), false, (const char *const[]) { __VA_ARGS__, NULL })
+#define RUN_RESTRICTED(res, ...) run_list((res), true, (const char *const[]) { __VA_ARGS__, NULL })
+
+static int setup(void **state) {
+        root = stree_new();
+        return 0;
+}
+
+static int teardown(void **state) {
+        stree_remove(root);
+        root = NULL;
+        return 0;
+}
+
+static void assert_fatal(const result *res, const char *line) {
+        assert_int_equal(res->status, 125);
+        assert_string_equal(res->out, "");
+        assert_string_equal(res->err, line);
+}
+
+static void test_settings_flag(void **state) {
+        stree_write(root, "s.json", "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s-secret\"]}}", 0644);
+        RUN(&R, "policy", "show", "--json", "--settings", "../s.json");
+        assert_int_equal(R.status, 0);
+        assert_string_equal(R.err, "");
+        json_t *j = json_loads(R.out, 0, NULL);
+        assert_non_null(j);
+        json_t *deny = json_object_get(json_object_get(j, "policy"), "denyRead");
+        assert_string_equal(json_string_value(json_array_get(deny, 0)), "/var/tmp/s-secret");
+        json_decref(j);
+
+        /* A bad file: one fatal line with its position, nothing run. */
+        stree_write(root, "bad.json", "{\n  \"sandbox\": {\"denyRead\": [\"relative\"]}\n}", 0644);
+        RUN(&R, "run", "--settings", "../bad.json", "--", "true");
+        char want[PATH_MAX + 256];
+        snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: %s:2:28: key "
+                 "'sandbox.denyRead[0]': 'relative' must be an absolute path; use an absolute "
+                 "path without '..', e.g. \"/home/me/project\"\n", stree_at(root, "bad.json"));
+        assert_fatal(&R, want);
+        RUN(&R, "run", "--settings", "../missing.json", "--", "true");
+        assert_int_equal(R.status, 125);
+        assert_non_null(strstr(R.err, "cannot open the settings file"));
+}
+
+static void test_explain(void **state) {
+        stree_write(root, "home/.config/cordon/settings.json",
+                    "{\"sandbox\": {\"denyWrite\": [\"/var/tmp/dw\"]}}", 0644);
+        RUN(&R, "policy", "show", "--explain");
+        assert_int_equal(R.status, 0);
+        char want[PATH_MAX + 128];
+        snprintf(want, sizeof(want), "  denyWrite                /var/tmp/dw                "
+                 "           user settings %s:1:14 (sandbox.denyWrite)\n",
+                 stree_at(root, "home/.config/cordon/settings.json"));
+        assert_non_null(strstr(R.out, want));
+        assert_non_null(strstr(R.out, "  mode                     workspace-write"));
+        RUN(&R, "policy", "show", "--explain", "--json");
+        assert_int_equal(R.status, 0);
+        json_t *j = json_loads(R.out, 0, NULL);
+        assert_non_null(j);
+        assert_true(json_is_array(json_object_get(j, "sources")));
+        assert_true(json_is_object(json_object_get(j, "policy")));
+        json_decref(j);
+        RUN(&R, "policy", "show", "--explain", "--seatbelt");
+        assert_int_equal(R.status, 125);
+}
+
+static void test_import(void **state) {
+        stree_write(root, "srt.json",
+                    "{\"filesystem\": {\"denyRead\": [\"~/.ssh\"], \"allowWrite\": [\".\"], "
+                    "\"denyWrite\": []},\n"
+                    " \"network\": {\"allowedDomains\": [\"github.com\"], \"deniedDomains\": [], "
+                    "\"allowLocalBinding\": true},\n"
+                    " \"cordon\": {\"bestEffort\": [\"network.allowLocalBinding\"]}}\n",
+                    0644);
+        RUN(&R, "settings", "import", "../srt.json");
+        assert_int_equal(R.status, 0);
+        char want[4 * PATH_MAX];
+        snprintf(want, sizeof(want),
+                 "{\n  \"sandbox\": {\n    \"bindMounts\": [\n      {\n        \"hostPath\": "
+                 "\"%s\",\n        \"readOnly\": false\n      }\n    ],\n    \"denyRead\": [\n"
+                 "      \"%s\"\n    ],\n    \"networkEnabled\": true,\n    \"egressAllowlist\": [\n"
+                 "      \"github.com\"\n    ]\n  }\n}\n",
+                 stree_at(root, "ws"), stree_at(root, "home/.ssh"));
+        assert_string_equal(R.out, want);
+        snprintf(want, sizeof(want),
+                 "cordon: warning: %s:2:90: network.allowLocalBinding: left out: not honoured "
+                 "(marked best-effort): the command has its own loopback: a server it starts is "
+                 "not reachable from the host\n"
+                 "cordon: warning: %s: relative paths and the workspace were resolved against %s: "
+                 "the output is for that directory\n",
+                 stree_at(root, "srt.json"), stree_at(root, "srt.json"), stree_at(root, "ws"));
+        assert_string_equal(R.err, want);
+
+        stree_write(root, "srt.json", "{\"network\": {\"allowedDomains\": [\"*.com\"]}}", 0644);
+        RUN(&R, "settings", "import", "../srt.json");
+        snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: %s:1:33: key "
+                 "'network.allowedDomains[0]': '*.com' is too broad: '*.' needs at least two "
+                 "labels after it (\"*.example.com\"); write \"example.com\", \"*.example.com\" or "
+                 "\"example.com:443\"\n", stree_at(root, "srt.json"));
+        assert_fatal(&R, want);
+        RUN(&R, "settings", "import");
+        assert_fatal(&R, "cordon: fatal: USAGE: 'cordon settings import' needs a FILE (see "
+                         "'cordon help settings')\n");
+        RUN(&R, "settings", "export", "x");
+        assert_fatal(&R, "cordon: fatal: USAGE: unknown settings subcommand 'export'; the only one "
+                         "is 'import' (see 'cordon help settings')\n");
+}
+
+static void test_mandate_in_run(void **state) {
+        stree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
+        stree_write(root, "ws/.cordon/settings.json",
+                    "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}", 0644);
+        RUN(&R, "run", "--", "true");
+        char want[2 * PATH_MAX + 256];
+        snprintf(want, sizeof(want), "cordon: warning: project settings %s:1:14: "
+                 "sandbox.egressAllowlist 'x.example.com': adds an allowed domain; ignored because "
+                 "managed settings (%s) forbid unsandboxed commands\n",
+                 stree_at(root, "ws/.cordon/settings.json"), stree_at(root, "managed.json"));
+        assert_string_equal(R.err, want);
+        assert_int_equal(R.status, 0);
+
+        RUN(&R, "run", "--sandbox", "off", "--", "true");
+        assert_int_equal(R.status, 125);
+        snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: --sandbox off: unsandboxed "
+                 "commands are forbidden by managed settings %s:1:2 (allowUnsandboxedCommands: "
+                 "false); run the command sandboxed\n", stree_at(root, "managed.json"));
+        assert_non_null(strstr(R.err, want));
+}
+
+static void test_excluded_command(void **state) {
+        char outside[PATH_MAX], outside2[PATH_MAX], json[2 * PATH_MAX];
+        snprintf(outside, sizeof(outside), "%s/outside", root);
+        snprintf(outside2, sizeof(outside2), "%s/outside2", root);
+        snprintf(json, sizeof(json), "{\"excludedCommands\": [\"touch %s\"]}", outside);
+        stree_write(root, "home/.config/cordon/settings.json", json, 0644);
+
+        /* The whole line matches: it runs outside the sandbox, and cordon says so, once. */
+        RUN(&R, "run", "touch", outside);
+        assert_int_equal(R.status, 0);
+        char want[3 * PATH_MAX];
+        snprintf(want, sizeof(want), "cordon: warning: the command runs UNPROTECTED (no sandbox): "
+                 "excludedCommands entry 'touch %s' in user settings %s:1:23\n", outside,
+                 stree_at(root, "home/.config/cordon/settings.json"));
+        assert_string_equal(R.err, want);
+        assert_int_equal(access(outside, F_OK), 0);
+
+        /* A shell around it, or another argument: sandboxed, and the write outside refused. */
+        char line[PATH_MAX + 16];
+        snprintf(line, sizeof(line), "touch %s", outside2);
+        RUN(&R, "run", "--", "sh", "-c", line);
+        assert_int_not_equal(R.status, 0);
+        assert_null(strstr(R.err, "UNPROTECTED"));
+        assert_int_equal(access(outside2, F_OK), -1);
+        RUN(&R, "run", "--", "touch", outside, outside2);
+        assert_int_not_equal(R.status, 0);
+        assert_null(strstr(R.err, "UNPROTECTED"));
+        assert_int_equal(access(outside2, F_OK), -1);
+}
+
+static void test_fail_if_unavailable(void **state) {
+        /* Fail closed by default on a host without a sandbox... */
+        RUN_RESTRICTED(&R, "run", "--", "true");
+        assert_int_equal(R.status, 125);
+        assert_non_null(strstr(R.err, "cordon: fatal: SANDBOX_UNAVAILABLE: refusing to run the "
+                                      "command unconfined"));
+        /* ...unless a settings file says failIfUnavailable: false, and then loudly. */
+        stree_write(root, "home/.config/cordon/settings.json", "{\"failIfUnavailable\": false}",
+                    0644);
+        RUN_RESTRICTED(&R, "run", "--", "true");
+        assert_int_equal(R.status, 0);
+        char want[PATH_MAX + 256];
+        snprintf(want, sizeof(want), "cordon: warning: the command runs UNPROTECTED (no sandbox): "
+                 "no sandbox is available on this host and user settings %s:1:2 "
+                 "(failIfUnavailable: false)\n",
+                 stree_at(root, "home/.config/cordon/settings.json"));
+        assert_string_equal(R.err, want);
+        /* The same host with a sandbox runs confined: nothing said. */
+        RUN(&R, "run", "--", "true");
+        assert_int_equal(R.status, 0);
+        assert_string_equal(R.err, "");
+}
+
+int main(int argc, char *argv[]) {
+        if (argc < 2) {
+                fprintf(stderr, "usage: %s PATH-TO-CORDON\n", argv[0]);
+                return 2;
+        }
+        /* Absolute: each run starts in another directory. */
+        cordon_path = realpath(argv[1], NULL);
+        if (!cordon_path)
+                return 2;
+        umask(022);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_settings_flag, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_import, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mandate_in_run, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_excluded_command, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_fail_if_unavailable, setup, teardown),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
