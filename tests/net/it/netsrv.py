@@ -19,6 +19,7 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
   POST /echo/<mark>      the request body (Content-Length or chunked, decoded) answered as
                          "te=<chunked|length> len=<n> sha256=<hex>"
   GET  /hello/<mark>     "hello <port> <mark>"
+  GET  /conns/<mark>     "open=N": connections open to this server now (this one included)
   GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
   GET  /idle-close/<mark> a keep-alive answer, then the idle connection closed after 0.2 s
@@ -39,6 +40,7 @@ import time
 import zipfile
 
 LOG_LOCK = threading.Lock()
+OPEN = {}  # server port -> connections open right now (under LOG_LOCK)
 
 
 def log_line(path, line):
@@ -57,6 +59,18 @@ def make_handler(root, access_log):
 
         def log_message(self, fmt, *args):  # quiet: the access log is ours
             pass
+
+        def setup(self):
+            super().setup()
+            with LOG_LOCK:
+                OPEN[self.server.server_address[1]] = OPEN.get(self.server.server_address[1], 0) + 1
+
+        def finish(self):
+            try:
+                super().finish()
+            finally:
+                with LOG_LOCK:
+                    OPEN[self.server.server_address[1]] -= 1
 
         def record(self):
             port = self.server.server_address[1]
@@ -100,6 +114,9 @@ def make_handler(root, access_log):
             port = self.server.server_address[1]
             if self.path.startswith("/hello/"):
                 self.send_text(200, f"hello {port} {self.path[7:]}\n")
+            elif self.path.startswith("/conns/"):
+                with LOG_LOCK:
+                    self.send_text(200, f"open={OPEN.get(port, 0)}\n")
             elif self.path.startswith("/headers/"):
                 self.send_text(200, " ".join(sorted(k.lower() for k in self.headers.keys())) +
                                "\n")

@@ -306,6 +306,18 @@ t_forward() {
         peers=$(grep -F "$MARK-" "$SRV/access.log" | sed 's/.* peer=//' | sort -u | wc -l)
         if [ "$peers" -eq 1 ]; then ok "keep-alive: ... rode one upstream connection (pooled)"
         else not_ok "keep-alive: ... rode one upstream connection (pooled)" "$peers connections"; fi
+        r1="GET http://127.0.0.1:$P2/hello/@M@-1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\n\\r\\n"
+        # /conns/ counts the connections open to the server, its own included.
+        net "keep-alive: control: a client gone, its pooled upstream is closed" 0 \
+                "HTTP/1.1 200 OK open=1" - + --allow-domain 127.0.0.1 -- sh -c \
+                "$CLI seq 3128 0 '$r1' && sleep 0.5 && \
+                curl -s --max-time 20 http://127.0.0.1:$P2/conns/@M@"
+        r2="CONNECT 127.0.0.1:$P2 HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\n\\r\\n"
+        r3="GET /hello/@M@-2 HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n"
+        net "keep-alive: a CONNECT after a forwarded GET leaves no upstream connection open" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 Connection established HTTP/1.1 200 OK open=1" - \
+                "+-1 +-2" --allow-domain 127.0.0.1 -- sh -c "$CLI seq 3128 0 '$r1' '$r2' '$r3' && \
+                sleep 0.5 && curl -s --max-time 20 http://127.0.0.1:$P2/conns/@M@"
         net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
                 "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
                 "POST http://a.example.test:$P/echo/@M@ HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"
@@ -729,9 +741,17 @@ if ! make_fixture; then
         not_ok "fixture: the servers started"
         finish
 fi
+# cordon's own diagnostics from a sanitizer build (the proxy process writes to cordon's stderr).
+t_sanitizers() {
+        bad=$(grep -lE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' \
+                "$IT_TMP"/log/*.err 2>/dev/null | head -n 3)
+        if [ -z "$bad" ]; then ok "sanitizers: no report in any run's stderr"
+        else not_ok "sanitizers: no report in any run's stderr" "$bad" "$(grep -hm3 -E 'Sanitizer|runtime error' $bad)"; fi
+}
+
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks forward match guard hostile bypass nonet git_http git_ssh pip \
-        events; do
+        events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"
