@@ -18,13 +18,34 @@
 
 #include "util/util.h"
 
+/* Pipe sizes. A new tunnel's pipes hold PIPE_SIZE_IDLE (a whole TLS record per splice); a
+ * direction that moves at least PIPE_GROW_AFTER in one wake-up (a download, an upload) grows its
+ * pipe to PROXY_PIPE_SIZE, for fewer splices and wake-ups per megabyte.
+ *
+ * Why not PROXY_PIPE_SIZE from the start: the kernel charges pipe capacity to the owning user
+ * (fs.pipe-user-pages-soft, 16,384 pages by default), and the proxies of all sessions run as
+ * the same user. Once that budget is spent, new pipes get two pages and cannot grow. With
+ * 256 KiB pipes it was spent at the 129th tunnel, so a command holding many idle connections
+ * halved the download speed of every other session on the machine (bench/net.py,
+ * BENCHMARKS.md). With 16 KiB pipes about 2,000 idle tunnels fit in the budget, and only bulk
+ * transfers, few at a time, take the large size. */
+#define PIPE_SIZE_IDLE (16 * 1024)
+#define PIPE_GROW_AFTER (64 * 1024)
+
 static int pipe_new(splice_dir *d) {
         if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
                 return -errno;
-        /* Larger pipes mean fewer wake-ups per megabyte; the default (64 KiB) is kept when the
-         * per-user pipe budget is spent, which only costs speed. */
-        (void) fcntl(d->pipe[1], F_SETPIPE_SZ, PROXY_PIPE_SIZE);
+        /* Shrinking an empty pipe always succeeds; one created over budget (two pages) cannot
+         * grow and keeps its size. */
+        (void) fcntl(d->pipe[1], F_SETPIPE_SZ, PIPE_SIZE_IDLE);
         return 0;
+}
+
+/* Fails (EPERM) while the per-user budget is spent: the pipe keeps its size, which only costs
+ * speed, and the next busy wake-up tries again. For a pipe that already has the size the kernel
+ * only rebuilds its slot array: one cheap call per busy wake-up, no state to keep. */
+static void pipe_grow(splice_dir *d) {
+        (void) fcntl(d->pipe[1], F_SETPIPE_SZ, PROXY_PIPE_SIZE);
 }
 
 void tunnel_free(conn *c) {
@@ -44,8 +65,9 @@ typedef enum pump_wait {
         PUMP_ERROR,
 } pump_wait;
 
-/* Moves as much as possible in one direction; says what it waits for next. */
-static pump_wait pump(splice_dir *d, int src, int dst, outq *pre) {
+/* Moves as much as possible in one direction, adding the bytes read to *moved; says what it
+ * waits for next. */
+static pump_wait pump_rounds(splice_dir *d, int src, int dst, outq *pre, size_t *moved) {
         for (int round = 0; round < 16; round++) {
                 if (pre->len > pre->off) {
                         int r = outq_flush(pre, dst);
@@ -78,10 +100,19 @@ static pump_wait pump(splice_dir *d, int src, int dst, outq *pre) {
                 if (n == 0)
                         d->src_eof = true;
                 d->in_pipe += (size_t) n;
+                *moved += (size_t) n;
         }
         /* A busy direction yields to the other connections; level-triggered epoll brings it
          * back at once. */
         return d->in_pipe > 0 ? PUMP_WAIT_DST : PUMP_WAIT_SRC;
+}
+
+static pump_wait pump(splice_dir *d, int src, int dst, outq *pre) {
+        size_t moved = 0;
+        pump_wait w = pump_rounds(d, src, dst, pre, &moved);
+        if (moved >= PIPE_GROW_AFTER && (w == PUMP_WAIT_SRC || w == PUMP_WAIT_DST))
+                pipe_grow(d);
+        return w;
 }
 
 static void tunnel_pump(conn *c) {
