@@ -157,12 +157,13 @@ static void on_request(conn *c, http_req *rq) {
                 start_forward_body(c);
                 return;
         }
-        if (rq->kind == HTTP_KIND_FORWARD) {
-                outq saved = c->to_upstream;
-                c->to_upstream = (outq){ 0 };
-                close_upstream(c);
-                c->to_upstream = saved;
-        }
+        /* A pooled upstream is not where this request goes: close it before dialling, for a
+         * CONNECT too (the dial would overwrite its descriptor: a socket and the origin's
+         * connection leaked per request, until the proxy ran out of descriptors). */
+        outq saved = c->to_upstream;
+        c->to_upstream = (outq){ 0 };
+        close_upstream(c);
+        c->to_upstream = saved;
         c->state = rq->kind == HTTP_KIND_CONNECT ? CS_HTTP_HEAD : CS_FWD_REQ_BODY;
         c->resp_interim_seen = false;
         dial_start(c);
