@@ -123,9 +123,10 @@ def cmd_socks(atyp, host, port, path=None):
     return 0
 
 
-def read_response(sock):
+def read_response(sock, head_only=False):
     """One response framed by Content-Length (the suite's servers and the proxy's own answers
-    always send one); returns its status line, or "(closed)"."""
+    always send one; 1xx, 204, 304 and answers to HEAD have no body); returns its status line,
+    or "(closed)"."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = sock.recv(65536)
@@ -134,13 +135,16 @@ def read_response(sock):
         data += chunk
     head, body = data.split(b"\r\n\r\n", 1)
     m = re.search(rb"\r\ncontent-length: *([0-9]+)", head, re.I)
-    want = int(m.group(1)) if m else 0
+    status = head.split(b"\r\n", 1)[0].decode("latin-1")
+    code = status.split(" ")[1] if " " in status else ""
+    want = int(m.group(1)) if m and not head_only and code not in ("204", "304") \
+        and not code.startswith("1") else 0
     while len(body) < want:
         chunk = sock.recv(65536)
         if not chunk:
             break
         body += chunk
-    return head.split(b"\r\n", 1)[0].decode("latin-1")
+    return status
 
 
 def cmd_seq(port, secs, *requests):
@@ -149,8 +153,9 @@ def cmd_seq(port, secs, *requests):
         for i, req in enumerate(requests):
             if i:
                 time.sleep(float(secs))
-            s.sendall(unescape(req))
-            print(read_response(s))
+            data = unescape(req)
+            s.sendall(data)
+            print(read_response(s, head_only=data.startswith(b"HEAD ")))
     return 0
 
 

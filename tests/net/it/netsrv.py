@@ -19,6 +19,8 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
   POST /echo/<mark>      the request body (Content-Length or chunked, decoded) answered as
                          "te=<chunked|length> len=<n> sha256=<hex>"
   GET  /hello/<mark>     "hello <port> <mark>"
+  GET  /nocontent/<mark> 204, no body
+  GET  /notmodified/<mark> 304 with "Content-Length: 100" and no body
   GET  /conns/<mark>     "open=N": connections open to this server now (this one included)
   GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
@@ -114,6 +116,15 @@ def make_handler(root, access_log):
             port = self.server.server_address[1]
             if self.path.startswith("/hello/"):
                 self.send_text(200, f"hello {port} {self.path[7:]}\n")
+            elif self.path.startswith("/nocontent/"):
+                self.send_response(204)
+                self.end_headers()
+            elif self.path.startswith("/notmodified/"):
+                # RFC 9110 §8.6: a 304 may carry the Content-Length of the representation it
+                # stands for, and never has a body.
+                self.send_response(304)
+                self.send_header("Content-Length", "100")
+                self.end_headers()
             elif self.path.startswith("/conns/"):
                 with LOG_LOCK:
                     self.send_text(200, f"open={OPEN.get(port, 0)}\n")

@@ -318,6 +318,12 @@ t_forward() {
                 "HTTP/1.1 200 OK HTTP/1.1 200 Connection established HTTP/1.1 200 OK open=1" - \
                 "+-1 +-2" --allow-domain 127.0.0.1 -- sh -c "$CLI seq 3128 0 '$r1' '$r2' '$r3' && \
                 sleep 0.5 && curl -s --max-time 20 http://127.0.0.1:$P2/conns/@M@"
+        g="HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+        net "framing: 204 and 304 (with a Content-Length) carry no body; the next answer follows" \
+                0 "HTTP/1.1 204 No Content HTTP/1.1 304 Not Modified HTTP/1.1 200 OK" - \
+                "+-1 +-2 +-3" $LOCAL -- $CLI seq 3128 0 \
+                "GET http://127.0.0.1:$P/nocontent/@M@-1 $g" \
+                "GET http://127.0.0.1:$P/notmodified/@M@-2 $g" "GET http://127.0.0.1:$P/hello/@M@-3 $g"
         net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
                 "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
                 "POST http://a.example.test:$P/echo/@M@ HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"
