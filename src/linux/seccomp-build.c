@@ -128,7 +128,7 @@ static int check_program(const struct sock_filter *prog, size_t n, const seccomp
 
 int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t *ret_len) {
         _cleanup_(ctx_releasep) scmp_filter_ctx ctx = NULL;
-        if (opt->unix_connect && !opt->notify_creates)
+        if ((opt->unix_connect || opt->landlock_backend) && !opt->notify_creates)
                 return -EINVAL; /* nobody would answer connect() */
         int r = build_ctx(opt, &ctx);
         if (r < 0)

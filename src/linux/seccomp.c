@@ -25,9 +25,14 @@
 #endif
 
 int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret, size_t *ret_len) {
-        if (opt->kernel_denials || (opt->unix_connect && !opt->notify_creates))
+        if (opt->kernel_denials || ((opt->unix_connect || opt->landlock_backend) &&
+                                    !opt->notify_creates))
                 return -EINVAL;
-        if (opt->unix_connect) {
+        if (opt->landlock_backend) {
+                *ret = opt->unix_connect ? cordon_seccomp_bpf_landlock_unix : cordon_seccomp_bpf_landlock;
+                *ret_len = opt->unix_connect ? sizeof(cordon_seccomp_bpf_landlock_unix)
+                                             : sizeof(cordon_seccomp_bpf_landlock);
+        } else if (opt->unix_connect) {
                 *ret = cordon_seccomp_bpf_notify_unix;
                 *ret_len = sizeof(cordon_seccomp_bpf_notify_unix);
         } else if (opt->notify_creates) {

@@ -21,8 +21,8 @@ int seccomp_install_sandbox_filter(const seccomp_options *opt, int *ret_listener
 int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t *ret_len);
 
 /* The program cordon loads: generated at build time from the same rule table (static storage).
- * -EINVAL for a combination that is never generated (unix_connect without notify_creates,
- * kernel_denials). */
+ * -EINVAL for a combination that is never generated (unix_connect or landlock_backend
+ * without notify_creates, kernel_denials). */
 int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret, size_t *ret_len);
 
 /* The table rule a notified native call matched, in the program `opt` describes (for the

@@ -37,6 +37,24 @@
 #define TIOCLINUX_ 0x541CULL
 #define AF_VSOCK_ 40ULL
 #define SOCK_TYPE_MASK_ 0xfULL
+#define SOCK_SEQPACKET_ 5ULL
+#define SOCK_DCCP_ 6ULL
+#define SOCK_PACKET_ 10ULL
+#define IPPROTO_SCTP_ 132ULL
+#define IPPROTO_MPTCP_ 262ULL
+#define MSG_FASTOPEN_ 0x20000000ULL
+
+/* The landlock backend's network rules (SECCOMP_PLAN_LANDLOCK_ON). */
+#define LL_SOCKET(fam, type, why)                                                                 \
+        { "socket", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 2,                    \
+          { { 0, M32, fam }, { 1, SOCK_TYPE_MASK_, type } }, why }
+#define LL_STREAM(fam, proto, why)                                                                \
+        { "socket", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 2,                    \
+          { { 0, M32, fam }, { 2, M32, proto } }, why }
+#define LL_FASTOPEN(name, arg)                                                                    \
+        { name, 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 1,                        \
+          { { arg, MSG_FASTOPEN_, MSG_FASTOPEN_ } },                                              \
+          "MSG_FASTOPEN connects past connect(): Landlock and the supervisor never see it" }
 
 static const seccomp_plan_rule rules[] = {
         /* Reaching other processes. */
@@ -153,12 +171,51 @@ static const seccomp_plan_rule rules[] = {
          * (SPEC.md §5); existing protected files are read-only mounts already. Directories only,
          * so the frequent unlink() of files never pays. */
         NOTIFY("rmdir", "removes an ancestor of a protected path"),
-        NOTIFY_IF("unlinkat", 2, AT_REMOVEDIR, AT_REMOVEDIR, "removes an ancestor of a protected path"),
+        { "unlinkat", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_OFF, 1,
+          { { 2, AT_REMOVEDIR, AT_REMOVEDIR } }, "removes an ancestor of a protected path" },
         /* allowUnixSockets: the destination lives in memory and the fd can be swapped by another
          * thread, so the supervisor connects the caller's socket itself, to the inode it checked
          * (src/linux/supervisor-unix.c). Every family: the socket's family is not in a register. */
         { "connect", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_UNIX_ON, 0, { { 0 } },
           "connect to an allowUnixSockets socket only; the address lives in memory" },
+
+        /* The landlock backend: no network namespace, so every socket that could leave the host
+         * other than by TCP (which Landlock limits to the proxy's ports and the supervisor to the
+         * proxy's address) is refused here and reported. A stacked filter (linux/seccomp-net.c)
+         * refuses the rest by ranges: other families, other AF_INET types, future protocols. */
+        LL_SOCKET(AF_INET, SOCK_DGRAM, "UDP: DNS, QUIC and any datagram leave with no proxy to judge them"),
+        LL_SOCKET(AF_INET6, SOCK_DGRAM, "UDP: DNS, QUIC and any datagram leave with no proxy to judge them"),
+        LL_SOCKET(AF_INET, SOCK_RAW, "raw IP and ICMP leave the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET6, SOCK_RAW, "raw IP and ICMPv6 leave the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET, SOCK_SEQPACKET_, "SCTP leaves the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET6, SOCK_SEQPACKET_, "SCTP leaves the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET, SOCK_DCCP_, "DCCP leaves the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET6, SOCK_DCCP_, "DCCP leaves the host; Landlock sees TCP only"),
+        LL_SOCKET(AF_INET, SOCK_PACKET_, "link-layer packets leave the host"),
+        LL_SOCKET(AF_INET6, SOCK_PACKET_, "link-layer packets leave the host"),
+        LL_STREAM(AF_INET, IPPROTO_SCTP_, "SCTP streams: not TCP, Landlock's port rules miss them"),
+        LL_STREAM(AF_INET6, IPPROTO_SCTP_, "SCTP streams: not TCP, Landlock's port rules miss them"),
+        LL_STREAM(AF_INET, IPPROTO_MPTCP_, "MPTCP: subflows Landlock's TCP port rules may miss"),
+        LL_STREAM(AF_INET6, IPPROTO_MPTCP_, "MPTCP: subflows Landlock's TCP port rules may miss"),
+        /* listen() on an unbound TCP socket binds a port on every interface without bind(), which
+         * is the only call Landlock checks: a server reachable from the network. */
+        { "listen", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
+          "autobinds a port on every interface past Landlock's bind rule: a server for the network" },
+        /* TCP Fast Open connects from sendmsg() without the connect hook Landlock and the
+         * supervisor rely on (landlock-lsm/linux#41). The flags are a register. */
+        LL_FASTOPEN("sendto", 3),
+        LL_FASTOPEN("sendmsg", 2),
+        LL_FASTOPEN("sendmmsg", 3),
+        /* The destination lives in memory: the supervisor connects the caller's socket itself, to
+         * the address it checked (the run's proxy only). With allowUnixSockets the rule above
+         * notifies connect() already. */
+        { "connect", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON | SECCOMP_PLAN_UNIX_OFF, 0,
+          { { 0 } }, "connect only to the run's proxy; the address lives in memory" },
+        /* No read-only mounts here: the supervisor refuses removing a protected file. */
+        { "unlink", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
+          "removes a name: a protected file is no read-only mount in this backend" },
+        { "unlinkat", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
+          "removes a name: a protected file is no read-only mount in this backend" },
 };
 
 const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {
@@ -170,6 +227,10 @@ bool seccomp_plan_rule_wanted(const seccomp_plan_rule *rule, const seccomp_optio
         if (rule->action == SECCOMP_PLAN_NOTIFY && !opt->notify_creates)
                 return false;
         if ((rule->flags & SECCOMP_PLAN_UNIX_ON) && !opt->unix_connect)
+                return false;
+        if ((rule->flags & SECCOMP_PLAN_LANDLOCK_ON) && !opt->landlock_backend)
+                return false;
+        if ((rule->flags & SECCOMP_PLAN_LANDLOCK_OFF) && opt->landlock_backend)
                 return false;
         return !(rule->flags & SECCOMP_PLAN_UNIX_OFF) || !opt->unix_connect;
 }

@@ -31,6 +31,8 @@ typedef struct seccomp_plan_cond {
                                           * call the table checks (clone3 -> clone) */
 #define SECCOMP_PLAN_UNIX_OFF (1u << 1)  /* only without allowUnixSockets */
 #define SECCOMP_PLAN_UNIX_ON (1u << 2)   /* only with allowUnixSockets */
+#define SECCOMP_PLAN_LANDLOCK_ON (1u << 3)  /* only in the landlock backend's programs */
+#define SECCOMP_PLAN_LANDLOCK_OFF (1u << 4) /* only in the native backend's programs */
 
 typedef struct seccomp_plan_rule {
         const char *syscall;  /* libseccomp name */
@@ -55,6 +57,13 @@ typedef struct seccomp_options {
          * seqpacket types is allowed and every connect() is notified, so the supervisor performs
          * it after checking the destination (docs/design/seccomp.md). */
         bool unix_connect;
+        /* The landlock backend (docs/design/landlock-backend.md): no network namespace and no
+         * read-only mounts. Sockets that could leave the host other than by TCP are refused
+         * (with a second, stacked filter for what masked compares cannot express:
+         * linux/seccomp-net.h), connect() is notified so the supervisor connects only to the
+         * run's proxy, and unlink() of files is notified so the supervisor can keep protected
+         * files in place (needs notify_creates). */
+        bool landlock_backend;
         /* Answer every ERRNO rule in the kernel even with a listener. Not used by the sandbox:
          * tests compare its cost with the reporting program's. */
         bool kernel_denials;

@@ -351,11 +351,13 @@ static void test_interpreter(void **state) {
 
 static void test_printable(void **state) {
         (void) state;
-        size_t n, wanted = 0;
+        size_t n, wanted = 0, landlock_only = 0;
         const seccomp_plan_rule *rules = seccomp_plan_rules(&n);
         char buf[256];
         for (size_t i = 0; i < n; i++) {
                 assert_true(rules[i].why && rules[i].why[0]);
+                if (rules[i].flags & SECCOMP_PLAN_LANDLOCK_ON)
+                        landlock_only++; /* tests/landlock/test-landlock-seccomp.c */
                 if (seccomp_plan_rule_wanted(&rules[i], &variants[2]))
                         wanted++;
                 if (strcmp(rules[i].syscall, "ioctl") == 0 && rules[i].conds[0].value == 0x5412) {
@@ -367,9 +369,10 @@ static void test_printable(void **state) {
         assert_non_null(j);
         assert_int_equal(json_array_size(j), wanted);
         json_decref(j);
-        /* Every rule is in one of the two notify programs, only the socket rules in one. */
+        /* Every rule but the landlock backend's is in one of the two notify programs, only the
+         * socket rules in one. */
         json_t *a = seccomp_plan_to_json(&variants[0]), *b = seccomp_plan_to_json(&variants[1]);
-        assert_int_equal(json_array_size(a) + json_array_size(b), 2 * n - 2 - 1);
+        assert_int_equal(json_array_size(a) + json_array_size(b), 2 * (n - landlock_only) - 2 - 1);
         json_t *first = json_array_get(a, 0);
         assert_true(json_is_true(json_object_get(first, "reported")));
         json_decref(a);
