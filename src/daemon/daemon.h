@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordond's insides: the server (server.c: socket, peer credentials, clients, dispatch), the
+ * sessions (session.c: states, per-exec policy resolution, exec workers). docs/protocol.md is the
+ * contract; docs/design/daemon.md the design. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cordon/cordon.h"
+#include "daemon/protocol.h"
+
+#define DAEMON_MAX_CLIENTS 256
+#define DAEMON_MAX_SESSIONS 1024
+#define DAEMON_OUT_MAX (8 * 1024 * 1024) /* queued bytes per client before its execs pause */
+
+/* What an epoll event points at: the first member of each watched object. */
+typedef enum watch_kind { WATCH_LISTENER = 1, WATCH_SIGNAL, WATCH_CLIENT, WATCH_EXEC } watch_kind;
+
+typedef struct daemon daemon_t;
+typedef struct client client;
+typedef struct session session;
+typedef struct exec_run exec_run;
+
+typedef enum session_state {
+        SESSION_CREATED,
+        SESSION_WARM,
+        SESSION_ACTIVE,
+        SESSION_SUSPENDED,
+        SESSION_DESTROYED,
+        SESSION_ERROR,
+} session_state;
+
+const char *session_state_name(session_state s);
+
+struct session {
+        char id[PROTO_ID_MAX + 1];
+        session_state state;
+        cordon_backend backend;
+        cordon_policy *layer;     /* the session's policy layer (from session.launch) */
+        char *workdir;            /* absolute */
+        cordon_error error;       /* state == SESSION_ERROR */
+        unsigned running;         /* execs in flight */
+        session *next;
+};
+
+/* One exec in flight: a worker process running cordon_run(), its events coming back on a pipe. */
+struct exec_run {
+        watch_kind kind;          /* WATCH_EXEC */
+        daemon_t *d;
+        uint64_t request_id;
+        client *owner;            /* NULL once the client is gone (the exec is then killed) */
+        session *s;
+        pid_t pid;
+        int events_fd;            /* worker → daemon: "E<event json>\n" and one "R<result>\n" */
+        char *buf;                /* partial line */
+        size_t len, cap;
+        bool got_result;
+        char *result;             /* the result JSON (without 'R') */
+        bool paused;              /* the owner's queue is full: stop reading (backpressure) */
+        exec_run *next;
+};
+
+struct daemon {
+        int epfd;
+        int listen_fd;
+        int signal_fd;
+        uid_t uid;
+        cordon_backend default_backend;
+        bool sandbox_off;
+        client *clients;
+        size_t n_clients;
+        session *sessions;
+        size_t n_sessions;
+        exec_run *execs;
+        bool stopping;
+        char home[4096];
+};
+
+struct client {
+        watch_kind kind;          /* WATCH_CLIENT */
+        int fd;
+        pid_t pid;
+        char *in;                 /* partial request line */
+        size_t in_len, in_cap;
+        char *out;                /* queued response/event bytes */
+        size_t out_len, out_off, out_cap;
+        uint32_t events;          /* registered with epoll */
+        bool closing;             /* flush, then close (after an oversize line) */
+        bool dead;
+        client *next;
+};
+
+/* server.c */
+int client_send(client *c, char *line); /* takes the line; -EPIPE when the client is gone */
+size_t client_queued(const client *c);
+void daemon_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* session.c */
+void session_launch(daemon_t *d, client *c, const proto_request *rq);
+void session_exec(daemon_t *d, client *c, proto_request *rq);
+void session_list(daemon_t *d, client *c, const proto_request *rq);
+void session_destroy(daemon_t *d, client *c, const proto_request *rq);
+void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend);
+void exec_on_readable(daemon_t *d, exec_run *x);
+void exec_client_gone(daemon_t *d, client *c);
+void exec_resume_paused(daemon_t *d, client *c);
+void exec_reap(daemon_t *d);
+/* Frees finished execs (after each loop iteration, so no event of the batch sees freed memory). */
+void exec_collect(daemon_t *d);
+void sessions_destroy_all(daemon_t *d);
+int exec_watch(daemon_t *d, exec_run *x, bool on);

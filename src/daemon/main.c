@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordond: holds sandbox sessions for agent harnesses (SPEC.md §10, docs/protocol.md).
+ *
+ *   cordond [--socket PATH] [--sandbox off]
+ *
+ * Listens on $XDG_RUNTIME_DIR/cordon/cordond.sock (a private 0700 directory) unless --socket is
+ * given, and writes exactly one start-up line about the sandbox (SPEC.md §4). */
+#include <errno.h>
+#include <jansson.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "daemon/server.h"
+#include "util/util.h"
+
+static const char usage[] =
+        "Usage: cordond [--socket PATH] [--sandbox off]\n"
+        "\n"
+        "Serves cordon sandbox sessions on a Unix socket (protocol: docs/protocol.md).\n"
+        "  --socket PATH   listen on PATH (default: $XDG_RUNTIME_DIR/cordon/cordond.sock)\n"
+        "  --sandbox off   run every session unconfined (says so at start-up)\n"
+        "Only the daemon's own user may connect. SIGTERM destroys every session.\n";
+
+static int default_socket(char *buf, size_t size) {
+        const char *rt = getenv("XDG_RUNTIME_DIR");
+        if (rt && rt[0] == '/')
+                return snprintf(buf, size, "%s/cordon/cordond.sock", rt) < (int) size ? 0
+                                                                                    : -ENAMETOOLONG;
+        /* No session runtime dir (root, cron): a per-uid directory under /run or /tmp. */
+        const char *base = access("/run/user", W_OK) == 0 ? "/run/user" : "/tmp";
+        return snprintf(buf, size, "%s/cordon-%u/cordond.sock", base, (unsigned) getuid()) <
+                               (int) size
+                       ? 0
+                       : -ENAMETOOLONG;
+}
+
+static void home_of(char *buf, size_t size) {
+        const char *h = getenv("HOME");
+        struct passwd *pw = (!h || h[0] != '/') ? getpwuid(getuid()) : NULL;
+        (void) snprintf(buf, size, "%s", h && h[0] == '/' ? h : pw ? pw->pw_dir : "/");
+}
+
+/* SPEC.md §4: one line saying whether commands will be sandboxed, and by what. */
+static void startup_line(const daemon_t *d) {
+        if (d->sandbox_off) {
+                printf("agent sandbox DISABLED by --sandbox off\n");
+                fflush(stdout);
+                return;
+        }
+        cordon_probe *p = NULL;
+        cordon_error err = { 0 };
+        json_t *o = NULL;
+        if (cordon_probe_run(&p, &err) >= 0) {
+                char *txt = cordon_probe_to_json(p);
+                o = txt ? json_loads(txt, 0, NULL) : NULL;
+                free(txt);
+        }
+        const char *def = o ? json_string_value(json_object_get(o, "defaultBackend")) : NULL;
+        if (def && strcmp(def, "none") != 0)
+                printf("agent sandbox ON (backend %s)\n", def);
+        else
+                printf("no OS-native agent sandbox on this host: %s\n",
+                       p ? "see 'cordon probe'" : err.message);
+        fflush(stdout);
+        json_decref(o);
+        cordon_probe_free(p);
+}
+
+static int parse_args(int argc, char **argv, char *sock, size_t size, bool *off) {
+        for (int i = 1; i < argc; i++) {
+                if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc && argv[i + 1][0] == '/') {
+                        if (snprintf(sock, size, "%s", argv[++i]) >= (int) size)
+                                return -ENAMETOOLONG;
+                } else if (strcmp(argv[i], "--sandbox") == 0 && i + 1 < argc &&
+                           strcmp(argv[i + 1], "off") == 0) {
+                        *off = true;
+                        i++;
+                } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+                        fputs(usage, stdout);
+                        exit(0);
+                } else {
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        static daemon_t d = { .listen_fd = -1, .signal_fd = -1, .epfd = -1 };
+        char sock[108] = "";
+        if (parse_args(argc, argv, sock, sizeof(sock), &d.sandbox_off) < 0) {
+                fprintf(stderr, "cordon: fatal: USAGE: bad arguments (--socket needs an absolute "
+                                "path; --sandbox takes only 'off'; see 'cordond --help')\n");
+                return 125;
+        }
+        if (!sock[0] && default_socket(sock, sizeof(sock)) < 0) {
+                fprintf(stderr, "cordon: fatal: USAGE: the socket path is too long\n");
+                return 125;
+        }
+        d.uid = getuid();
+        home_of(d.home, sizeof(d.home));
+        int r = server_setup_signals(&d);
+        if (r >= 0)
+                r = d.epfd = epoll_create1(EPOLL_CLOEXEC);
+        if (r >= 0)
+                r = d.listen_fd = server_open_socket(sock);
+        if (r < 0) {
+                fprintf(stderr, "cordon: fatal: LAUNCH_FAILED: cannot listen on %s: %s%s\n", sock,
+                        strerror(-r),
+                        r == -EPERM ? " (its directory must be ours and mode 0700)" : "");
+                return 125;
+        }
+        startup_line(&d);
+        daemon_log("listening on %s", sock);
+        r = server_run(&d);
+        (void) unlink(sock);
+        return r < 0 ? 1 : 0;
+}

@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Parsing and building cordond protocol lines (protocol.h, docs/protocol.md). The client is the
+ * daemon's own user, but still untrusted input: a harness bug or a compromised harness plug-in
+ * must get a structured error, never a crash or a half-applied request. */
+#include "daemon/protocol.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/json-pos.h"
+#include "policy/policy.h"
+#include "util/util.h"
+
+#define PROTO_DEPTH_MAX 32
+
+static const char *const method_names[_PROTO_METHOD_MAX] = {
+        [PROTO_PROBE] = "probe",
+        [PROTO_SESSION_LAUNCH] = "session.launch",
+        [PROTO_SESSION_EXEC] = "session.exec",
+        [PROTO_SESSION_LIST] = "session.list",
+        [PROTO_SESSION_DESTROY] = "session.destroy",
+        [PROTO_SESSION_SUSPEND] = "session.suspend",
+        [PROTO_SESSION_RESUME] = "session.resume",
+};
+
+const char *proto_method_name(proto_method m) {
+        return (unsigned) m < _PROTO_METHOD_MAX ? method_names[m] : "?";
+}
+
+_printf_(2, 3) static int bad(cordon_error *err, const char *fmt, ...) {
+        if (err) {
+                va_list ap;
+                va_start(ap, fmt);
+                err->code = CORDON_USAGE;
+                err->sys_errno = EBADMSG;
+                (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
+                va_end(ap);
+        }
+        return -EBADMSG;
+}
+
+/* Every key of `obj` must be one of `allowed` (NULL-terminated): a misspelt key must not be
+ * silently ignored (a "polcy" override would otherwise run with the session's policy). */
+static int only_keys(const json_t *obj, const char *what, const char *const *allowed,
+                     cordon_error *err) {
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *) obj, key, v) {
+                bool known = false;
+                for (size_t i = 0; allowed[i] && !known; i++)
+                        known = strcmp(key, allowed[i]) == 0;
+                if (!known)
+                        return bad(err, "%s: unknown member \"%.64s\"", what, key);
+        }
+        return 0;
+}
+
+static int get_string(const json_t *obj, const char *key, bool required, size_t max,
+                      const char **ret, cordon_error *err) {
+        json_t *v = json_object_get(obj, key);
+        *ret = NULL;
+        if (!v) {
+                return required ? bad(err, "params.%s is required", key) : 0;
+        }
+        if (!json_is_string(v))
+                return bad(err, "params.%s must be a string", key);
+        if (json_string_length(v) > max || strlen(json_string_value(v)) != json_string_length(v))
+                return bad(err, "params.%s is longer than %zu bytes or contains NUL", key, max);
+        *ret = json_string_value(v);
+        return 0;
+}
+
+static int dup_abs_path(const char *key, const char *s, char **ret, cordon_error *err) {
+        const char *why = s ? policy_check_path(s) : NULL;
+        if (why)
+                return bad(err, "params.%s %s", key, why);
+        *ret = s ? strdup(s) : NULL;
+        return s && !*ret ? -ENOMEM : 0;
+}
+
+static int get_session_id(const json_t *params, char out[PROTO_ID_MAX + 1], cordon_error *err) {
+        const char *s;
+        int r = get_string(params, "sessionId", true, PROTO_ID_MAX, &s, err);
+        if (r < 0)
+                return r;
+        const char *why = policy_check_id(s);
+        if (why)
+                return bad(err, "params.sessionId %s", why);
+        (void) snprintf(out, PROTO_ID_MAX + 1, "%s", s);
+        return 0;
+}
+
+/* A policy document given inline: kept as text so the policy loader (with its own strict
+ * validation and messages) parses it at use. */
+static int get_policy(const json_t *params, const char *key, char **ret, cordon_error *err) {
+        json_t *v = json_object_get(params, key);
+        *ret = NULL;
+        if (!v)
+                return 0;
+        if (!json_is_object(v))
+                return bad(err, "params.%s must be an object (a policy document)", key);
+        *ret = json_dumps(v, JSON_COMPACT);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static int parse_launch(const json_t *params, proto_launch *l, cordon_error *err) {
+        static const char *const keys[] = { "policy", "backend", "workdir", NULL };
+        int r = only_keys(params, "params", keys, err);
+        const char *backend = NULL, *workdir = NULL;
+        if (r >= 0)
+                r = get_policy(params, "policy", &l->policy_json, err);
+        if (r >= 0)
+                r = get_string(params, "backend", false, 32, &backend, err);
+        if (r >= 0)
+                r = get_string(params, "workdir", false, 4096, &workdir, err);
+        if (r < 0)
+                return r;
+        l->backend = CORDON_BACKEND_NATIVE;
+        if (backend && cordon_backend_from_string(backend, &l->backend) < 0)
+                return bad(err, "params.backend: unknown backend \"%.32s\" (native, landlock, "
+                                "microvm, none)", backend);
+        return dup_abs_path("workdir", workdir, &l->workdir, err);
+}
+
+static int parse_argv(const json_t *params, proto_exec *e, cordon_error *err) {
+        json_t *a = json_object_get(params, "argv");
+        if (!json_is_array(a) || json_array_size(a) == 0)
+                return bad(err, "params.argv must be a non-empty array of strings");
+        if (json_array_size(a) > PROTO_ARGV_MAX)
+                return bad(err, "params.argv has more than %d entries", PROTO_ARGV_MAX);
+        e->argv = calloc(json_array_size(a) + 1, sizeof(char *));
+        if (!e->argv)
+                return -ENOMEM;
+        size_t i;
+        json_t *v;
+        json_array_foreach(a, i, v) {
+                if (!json_is_string(v) ||
+                    strlen(json_string_value(v)) != json_string_length(v))
+                        return bad(err, "params.argv[%zu] must be a string without NUL", i);
+                if (i == 0 && json_string_length(v) == 0)
+                        return bad(err, "params.argv[0] must not be empty");
+                if (!(e->argv[i] = strdup(json_string_value(v))))
+                        return -ENOMEM;
+                e->n_argv++;
+        }
+        return 0;
+}
+
+static int parse_env(const json_t *params, proto_exec *e, cordon_error *err) {
+        json_t *o = json_object_get(params, "env");
+        e->env = calloc(1, sizeof(char *));
+        if (!e->env)
+                return -ENOMEM;
+        if (!o)
+                return 0;
+        if (!json_is_object(o))
+                return bad(err, "params.env must be an object of strings");
+        if (json_object_size(o) > PROTO_ENV_MAX)
+                return bad(err, "params.env has more than %d entries", PROTO_ENV_MAX);
+        char **nv = realloc(e->env, (json_object_size(o) + 1) * sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        e->env = nv;
+        e->env[0] = NULL;
+        const char *name;
+        json_t *v;
+        json_object_foreach(o, name, v) {
+                const char *why = policy_check_env_name(name);
+                if (why)
+                        return bad(err, "params.env: variable name \"%.64s\" %s", name, why);
+                if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+                        return bad(err, "params.env.%.64s must be a string without NUL", name);
+                if ((why = policy_check_env_value(json_string_value(v))))
+                        return bad(err, "params.env.%.64s %s", name, why);
+                if (asprintf(&e->env[e->n_env], "%s=%s", name, json_string_value(v)) < 0)
+                        return -ENOMEM;
+                e->env[++e->n_env] = NULL;
+        }
+        return 0;
+}
+
+static int parse_exec(const json_t *params, proto_exec *e, cordon_error *err) {
+        static const char *const keys[] = { "sessionId", "argv", "cwd", "env", "stdin",
+                                            "policyOverride", "escalationApproved", NULL };
+        int r = only_keys(params, "params", keys, err);
+        if (r >= 0)
+                r = get_session_id(params, e->session_id, err);
+        if (r >= 0)
+                r = parse_argv(params, e, err);
+        const char *cwd = NULL, *in = NULL;
+        if (r >= 0)
+                r = get_string(params, "cwd", false, 4096, &cwd, err);
+        if (r >= 0)
+                r = dup_abs_path("cwd", cwd, &e->cwd, err);
+        if (r >= 0)
+                r = parse_env(params, e, err);
+        if (r >= 0)
+                r = get_string(params, "stdin", false, PROTO_STDIN_MAX, &in, err);
+        if (r >= 0 && in) {
+                e->stdin_len = strlen(in);
+                if (!(e->stdin_data = strdup(in)))
+                        r = -ENOMEM;
+        }
+        if (r >= 0)
+                r = get_policy(params, "policyOverride", &e->policy_override, err);
+        json_t *esc = json_object_get(params, "escalationApproved");
+        if (r >= 0 && esc && !json_is_boolean(esc))
+                r = bad(err, "params.escalationApproved must be true or false");
+        e->escalation_approved = esc && json_is_true(esc);
+        return r;
+}
+
+static int parse_params(proto_method m, const json_t *params, proto_request *out,
+                        cordon_error *err) {
+        static const char *const none[] = { NULL };
+        static const char *const only_id[] = { "sessionId", NULL };
+        switch (m) {
+        case PROTO_PROBE:
+        case PROTO_SESSION_LIST:
+                return only_keys(params, "params", none, err);
+        case PROTO_SESSION_DESTROY:
+        case PROTO_SESSION_SUSPEND:
+        case PROTO_SESSION_RESUME: {
+                int r = only_keys(params, "params", only_id, err);
+                return r < 0 ? r : get_session_id(params, out->session_id, err);
+        }
+        case PROTO_SESSION_LAUNCH:
+                return parse_launch(params, &out->launch, err);
+        case PROTO_SESSION_EXEC:
+                return parse_exec(params, &out->exec, err);
+        case _PROTO_METHOD_MAX:
+        default:
+                return bad(err, "unknown method");
+        }
+}
+
+/* The envelope: v, id, method, params. */
+static int parse_envelope(const json_t *root, proto_request *out, uint64_t *ret_id,
+                          cordon_error *err) {
+        static const char *const keys[] = { "v", "id", "method", "params", NULL };
+        if (!json_is_object(root))
+                return bad(err, "a request is a JSON object");
+        json_t *id = json_object_get(root, "id");
+        if (!json_is_integer(id) || json_integer_value(id) < 1)
+                return bad(err, "\"id\" must be a positive integer");
+        out->id = *ret_id = (uint64_t) json_integer_value(id);
+        int r = only_keys(root, "request", keys, err);
+        if (r < 0)
+                return r;
+        json_t *v = json_object_get(root, "v");
+        if (!json_is_integer(v) || json_integer_value(v) != PROTO_VERSION)
+                return bad(err, "\"v\" must be %d (this daemon speaks protocol version %d)",
+                           PROTO_VERSION, PROTO_VERSION);
+        json_t *method = json_object_get(root, "method");
+        if (!json_is_string(method))
+                return bad(err, "\"method\" must be a string");
+        for (int m = 0; m < _PROTO_METHOD_MAX; m++)
+                if (strcmp(json_string_value(method), method_names[m]) == 0) {
+                        out->method = (proto_method) m;
+                        json_t *params = json_object_get(root, "params");
+                        json_t *empty = NULL;
+                        if (!params)
+                                params = empty = json_object();
+                        if (!json_is_object(params)) {
+                                json_decref(empty);
+                                return bad(err, "\"params\" must be an object");
+                        }
+                        r = parse_params(out->method, params, out, err);
+                        json_decref(empty);
+                        return r;
+                }
+        return bad(err, "unknown method \"%.64s\"", json_string_value(method));
+}
+
+int proto_parse_request(const char *line, size_t len, proto_request *out, uint64_t *ret_id,
+                        cordon_error *err) {
+        memset(out, 0, sizeof(*out));
+        *ret_id = 0;
+        if (len > PROTO_LINE_MAX)
+                return bad(err, "the request is longer than %d bytes", PROTO_LINE_MAX);
+        json_pos pos;
+        if (json_pos_check_depth(line, len, PROTO_DEPTH_MAX, &pos) < 0)
+                return bad(err, "line 1, column %u: nested deeper than %d levels", pos.column,
+                           PROTO_DEPTH_MAX);
+        json_error_t je;
+        json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+        if (!root)
+                return bad(err, "column %d: %s", je.column, je.text);
+        int r = parse_envelope(root, out, ret_id, err);
+        json_decref(root);
+        if (r == -ENOMEM) {
+                r = bad(err, "out of memory");
+                if (err)
+                        err->code = CORDON_LAUNCH_FAILED;
+        }
+        if (r < 0)
+                proto_request_done(out);
+        return r;
+}
+
+static void strv_free_n(char **v, size_t n) {
+        for (size_t i = 0; v && i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
+void proto_request_done(proto_request *r) {
+        free(r->launch.policy_json);
+        free(r->launch.workdir);
+        strv_free_n(r->exec.argv, r->exec.n_argv);
+        strv_free_n(r->exec.env, r->exec.n_env);
+        free(r->exec.cwd);
+        free(r->exec.stdin_data);
+        free(r->exec.policy_override);
+        memset(r, 0, sizeof(*r));
+}
+
+/* ---- building ------------------------------------------------------------------------------- */
+
+char *proto_result_line(uint64_t id, const char *result_json) {
+        char *s = NULL;
+        if (asprintf(&s, "{\"v\":%d,\"id\":%llu,\"result\":%s}\n", PROTO_VERSION,
+                     (unsigned long long) id, result_json ? result_json : "{}") < 0)
+                return NULL;
+        return s;
+}
+
+char *proto_error_line(uint64_t id, cordon_code code, const char *message) {
+        json_t *o = json_pack("{s:i,s:I,s:{s:s,s:s}}", "v", PROTO_VERSION, "id", (json_int_t) id,
+                              "error", "code", cordon_code_name(code), "message",
+                              message ? message : "");
+        if (!o)
+                return NULL;
+        char *body = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_decref(o);
+        if (!body)
+                return NULL;
+        char *s = NULL;
+        int n = asprintf(&s, "%s\n", body);
+        free(body);
+        return n < 0 ? NULL : s;
+}
+
+char *proto_event_line(uint64_t id, const char *event_json, size_t len) {
+        /* Event lines from src/linux/events.c end in '\n': strip it. */
+        while (len > 0 && (event_json[len - 1] == '\n' || event_json[len - 1] == '\r'))
+                len--;
+        char *s = NULL;
+        if (asprintf(&s, "{\"v\":%d,\"id\":%llu,\"event\":%.*s}\n", PROTO_VERSION,
+                     (unsigned long long) id, (int) len, event_json) < 0)
+                return NULL;
+        return s;
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordond's sessions and execs.
+ *
+ * A session holds a policy layer and a backend. Each exec resolves its policy per call (SPEC.md
+ * §3.1: approved escalation > session > deployment default) and runs in an exec worker: a process
+ * forked from the daemon that calls cordon_run() — the same code path as `cordon run`, so an exec
+ * is exactly as confined as a run — and sends the run's events back over a pipe. The daemon never
+ * runs a sandbox in its own process: a run that wedges or crashes takes only its worker. */
+#include "daemon/daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "plan/plan.h"
+#include "policy/policy.h"
+#include "util/util.h"
+
+extern char **environ;
+
+static const char *const state_names[] = {
+        [SESSION_CREATED] = "created", [SESSION_WARM] = "warm",
+        [SESSION_ACTIVE] = "active",   [SESSION_SUSPENDED] = "suspended",
+        [SESSION_DESTROYED] = "destroyed", [SESSION_ERROR] = "error",
+};
+
+const char *session_state_name(session_state s) {
+        return (unsigned) s <= SESSION_ERROR ? state_names[s] : "?";
+}
+
+static session *find_session(daemon_t *d, const char *id) {
+        for (session *s = d->sessions; s; s = s->next)
+                if (strcmp(s->id, id) == 0 && s->state != SESSION_DESTROYED)
+                        return s;
+        return NULL;
+}
+
+static void reply_error(client *c, uint64_t id, cordon_code code, const char *msg) {
+        (void) client_send(c, proto_error_line(id, code, msg));
+}
+
+/* {"sessionId", "backend", "state", "error", "details"} (SPEC.md §10). */
+static char *handle_json(const session *s) {
+        json_t *err = s->state == SESSION_ERROR
+                              ? json_pack("{s:s,s:s}", "code", cordon_code_name(s->error.code),
+                                          "message", s->error.message)
+                              : json_null();
+        json_t *o = json_pack("{s:s,s:s,s:s,s:o,s:{s:s,s:i}}", "sessionId", s->id, "backend",
+                              cordon_backend_to_string(s->backend), "state",
+                              session_state_name(s->state), "error", err, "details", "workdir",
+                              s->workdir ? s->workdir : "", "running", (int) s->running);
+        if (!o)
+                return NULL;
+        char *txt = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+        json_decref(o);
+        return txt;
+}
+
+static void reply_handle(client *c, uint64_t id, const session *s) {
+        _cleanup_free_ char *h = handle_json(s);
+        (void) client_send(c, h ? proto_result_line(id, h) : NULL);
+}
+
+static int random_id(char out[PROTO_ID_MAX + 1]) {
+        uint8_t b[12];
+        if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b))
+                return -EIO;
+        int n = snprintf(out, PROTO_ID_MAX + 1, "s-");
+        for (size_t i = 0; i < sizeof(b); i++)
+                n += snprintf(out + n, (size_t) (PROTO_ID_MAX + 1 - n), "%02x", b[i]);
+        return 0;
+}
+
+/* The policy an exec runs under: deployment default (workdir, home) < session < escalation. */
+static int resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
+                          cordon_policy **ret, cordon_error *err) {
+        cordon_policy *def = NULL, *esc = NULL;
+        int r = cordon_policy_new_default(s->workdir, d->home, &def, err);
+        if (r >= 0 && override) {
+                esc = cordon_policy_new();
+                r = esc ? cordon_policy_load_string(esc, override, strlen(override),
+                                                    "policyOverride", err)
+                        : -ENOMEM;
+        }
+        if (r >= 0 && cwd)
+                r = cordon_policy_set_workdir(esc ? esc : (esc = cordon_policy_new()), cwd);
+        if (r >= 0)
+                r = cordon_policy_resolve(def, s->layer, esc, ret, err);
+        cordon_policy_free(def);
+        cordon_policy_free(esc);
+        return r;
+}
+
+/* Validates the session by planning it once: a policy the backend cannot enforce fails here, at
+ * launch, rather than at its first exec. */
+static int check_session(daemon_t *d, session *s, cordon_error *err) {
+        cordon_policy *res = NULL;
+        int r = resolve_policy(d, s, NULL, NULL, &res, err);
+        if (r < 0)
+                return r;
+        plan *p = NULL;
+        r = plan_build(res, d->home, s->workdir, environ, &p, err);
+        plan_free(p);
+        cordon_policy_free(res);
+        return r;
+}
+
+void session_launch(daemon_t *d, client *c, const proto_request *rq) {
+        if (d->n_sessions >= DAEMON_MAX_SESSIONS) {
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "too many sessions (1024)");
+                return;
+        }
+        session *s = calloc(1, sizeof(*s));
+        if (!s || random_id(s->id) < 0 || !(s->layer = cordon_policy_new())) {
+                free(s);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
+                return;
+        }
+        s->state = SESSION_CREATED;
+        s->backend = d->sandbox_off ? CORDON_BACKEND_NONE : rq->launch.backend;
+        s->workdir = strdup(rq->launch.workdir ? rq->launch.workdir : d->home);
+        int r = s->workdir ? 0 : -ENOMEM;
+        const char *pj = rq->launch.policy_json;
+        if (r >= 0 && pj)
+                r = cordon_policy_load_string(s->layer, pj, strlen(pj), "params.policy", &s->error);
+        /* The policy's sessionId names the session (and every event of its execs); else the
+         * generated one does. */
+        if (r >= 0 && s->layer->session_id) {
+                if (find_session(d, s->layer->session_id))
+                        r = cordon_set_error(&s->error, CORDON_POLICY_INVALID, EEXIST,
+                                             "params.policy.sessionId: a session with this id "
+                                             "exists");
+                else
+                        (void) snprintf(s->id, sizeof(s->id), "%s", s->layer->session_id);
+        }
+        if (r >= 0 && !s->layer->session_id)
+                r = cordon_policy_set_session_id(s->layer, s->id);
+        if (r >= 0)
+                r = check_session(d, s, &s->error);
+        s->state = r < 0 ? SESSION_ERROR : SESSION_WARM;
+        s->next = d->sessions;
+        d->sessions = s;
+        d->n_sessions++;
+        daemon_log("session %s: %s (%s)", s->id, session_state_name(s->state),
+                   cordon_backend_to_string(s->backend));
+        reply_handle(c, rq->id, s);
+}
+
+void session_list(daemon_t *d, client *c, const proto_request *rq) {
+        json_t *a = json_array();
+        for (session *s = d->sessions; a && s; s = s->next) {
+                if (s->state == SESSION_DESTROYED)
+                        continue;
+                _cleanup_free_ char *h = handle_json(s);
+                json_t *o = h ? json_loads(h, 0, NULL) : NULL;
+                if (!o || json_array_append_new(a, o) < 0) {
+                        json_decref(a);
+                        a = NULL;
+                }
+        }
+        json_t *res = a ? json_pack("{s:o}", "sessions", a) : NULL;
+        _cleanup_free_ char *txt = res ? json_dumps(res, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        json_decref(res);
+        (void) client_send(c, txt ? proto_result_line(rq->id, txt) : NULL);
+}
+
+/* ---- execs ---------------------------------------------------------------------------------- */
+
+static void kill_exec(exec_run *x) {
+        /* The worker is the launcher of its sandbox: every sandbox process dies with it. */
+        if (x->pid > 0)
+                (void) kill(x->pid, SIGKILL);
+}
+
+static void session_free(session *s) {
+        cordon_policy_free(s->layer);
+        free(s->workdir);
+        free(s);
+}
+
+void session_destroy(daemon_t *d, client *c, const proto_request *rq) {
+        session *s = find_session(d, rq->session_id);
+        if (!s) {
+                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                return;
+        }
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->s == s)
+                        kill_exec(x);
+        s->state = SESSION_DESTROYED;
+        daemon_log("session %s: destroyed", s->id);
+        reply_handle(c, rq->id, s);
+}
+
+void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend) {
+        session *s = find_session(d, rq->session_id);
+        if (!s) {
+                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                return;
+        }
+        /* Freezing needs the session's processes in a cgroup of their own (the cgroup v2
+         * freezer); until sessions have one, say so instead of pretending. */
+        (void) suspend;
+        reply_error(c, rq->id, CORDON_SANDBOX_UNAVAILABLE,
+                    "session.suspend/resume need a per-session cgroup (not built yet)");
+}
+
+void sessions_destroy_all(daemon_t *d) {
+        for (exec_run *x = d->execs; x; x = x->next)
+                kill_exec(x);
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->pid > 0) {
+                        while (waitpid(x->pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                        x->pid = -1;
+                }
+        for (session *s = d->sessions; s; s = s->next)
+                s->state = SESSION_DESTROYED;
+}
+
+/* ---- the exec worker (a child of the daemon) ------------------------------------------------ */
+
+typedef struct worker_ctx {
+        int fd;
+} worker_ctx;
+
+static void worker_write(int fd, const char *p, size_t n) {
+        while (n > 0) {
+                ssize_t w = write(fd, p, n);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        _exit(1);
+                p += w;
+                n -= (size_t) w;
+        }
+}
+
+static void worker_event(void *userdata, const char *line, size_t len) {
+        const worker_ctx *w = userdata;
+        worker_write(w->fd, "E", 1);
+        worker_write(w->fd, line, len); /* ends in '\n' */
+}
+
+/* stdin given inline: a sealed memfd, so the command reads it at its own pace and the daemon
+ * never blocks writing into a pipe nobody reads. */
+static int stdin_fd(const proto_exec *e) {
+        if (!e->stdin_data)
+                return open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int fd = (int) syscall(SYS_memfd_create, "cordon-stdin", MFD_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        size_t off = 0;
+        while (off < e->stdin_len) {
+                ssize_t w = write(fd, e->stdin_data + off, e->stdin_len - off);
+                if (w <= 0)
+                        return -1;
+                off += (size_t) w;
+        }
+        return lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
+}
+
+static char **exec_environ(const proto_exec *e) {
+        size_t n = 0;
+        while (environ[n])
+                n++;
+        char **env = calloc(n + e->n_env + 1, sizeof(char *));
+        if (!env)
+                return NULL;
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                bool overridden = false;
+                for (size_t j = 0; j < e->n_env && !overridden; j++) {
+                        size_t nl = strcspn(e->env[j], "=");
+                        overridden = strncmp(environ[i], e->env[j], nl) == 0 &&
+                                     environ[i][nl] == '=';
+                }
+                if (!overridden)
+                        env[k++] = environ[i];
+        }
+        for (size_t j = 0; j < e->n_env; j++)
+                env[k++] = e->env[j];
+        return env;
+}
+
+static void write_result(int fd, int r, const cordon_run_result *res, const cordon_error *err) {
+        json_t *o = r < 0 ? json_pack("{s:{s:s,s:s}}", "error", "code", cordon_code_name(err->code),
+                                      "message", err->message)
+                          : json_pack("{s:i,s:s,s:i}", "exitCode", res->exit_code, "backend",
+                                      cordon_backend_to_string(res->backend), "violations",
+                                      (int) res->violations);
+        char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        if (txt) {
+                worker_write(fd, "R", 1);
+                worker_write(fd, txt, strlen(txt));
+                worker_write(fd, "\n", 1);
+        }
+}
+
+static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e, int fd) {
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        (void) prctl(PR_SET_NAME, "cordond-exec", 0, 0, 0);
+        sigset_t all;
+        sigemptyset(&all);
+        (void) sigprocmask(SIG_SETMASK, &all, NULL);
+        (void) signal(SIGPIPE, SIG_DFL);
+        int in = stdin_fd(e), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+                _exit(1);
+        cordon_error err = { 0 };
+        cordon_run_result res = { 0 };
+        cordon_policy *pol = NULL;
+        int r = resolve_policy(d, s, e->policy_override, e->cwd, &pol, &err);
+        char **env = exec_environ(e);
+        if (r >= 0 && !env)
+                r = cordon_set_error(&err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        worker_ctx w = { .fd = fd };
+        /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
+        cordon_run_options opts = { .backend = s->backend, .environ = env,
+                                    .on_event = worker_event, .event_userdata = &w,
+                                    .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
+        if (r >= 0)
+                r = cordon_run(pol, e->argv, &opts, &res, &err);
+        write_result(fd, r, &res, &err);
+        _exit(0);
+}
+
+/* ---- the daemon's side of an exec ------------------------------------------------------------ */
+
+int exec_watch(daemon_t *d, exec_run *x, bool on) {
+        if (x->events_fd < 0)
+                return 0;
+        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = x };
+        if (epoll_ctl(d->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, x->events_fd, &ev) < 0 &&
+            errno != EEXIST && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+void session_exec(daemon_t *d, client *c, proto_request *rq) {
+        session *s = find_session(d, rq->exec.session_id);
+        if (!s) {
+                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                return;
+        }
+        if (s->state == SESSION_ERROR || s->state == SESSION_SUSPENDED) {
+                reply_error(c, rq->id, CORDON_USAGE,
+                            s->state == SESSION_ERROR ? "the session failed to start"
+                                                      : "the session is suspended");
+                return;
+        }
+        int p[2];
+        exec_run *x = calloc(1, sizeof(*x));
+        if (!x || pipe2(p, O_CLOEXEC) < 0) {
+                free(x);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "cannot create the exec pipe");
+                return;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+                (void) close(p[0]);
+                worker_main(d, s, &rq->exec, p[1]);
+        }
+        (void) close(p[1]);
+        if (pid < 0) {
+                (void) close(p[0]);
+                free(x);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "fork failed");
+                return;
+        }
+        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
+                         .pid = pid, .events_fd = p[0], .next = d->execs };
+        (void) fcntl(p[0], F_SETFL, O_NONBLOCK);
+        d->execs = x;
+        s->running++;
+        s->state = SESSION_ACTIVE;
+        if (exec_watch(d, x, true) < 0)
+                kill_exec(x);
+}
+
+static void exec_line(exec_run *x, const char *line, size_t len) {
+        if (len == 0)
+                return;
+        if (line[0] == 'R' && !x->got_result) {
+                x->got_result = true;
+                x->result = strndup(line + 1, len - 1);
+                return;
+        }
+        if (line[0] == 'E' && x->owner)
+                (void) client_send(x->owner, proto_event_line(x->request_id, line + 1, len - 1));
+}
+
+static void exec_finish_stream(daemon_t *d, exec_run *x) {
+        (void) exec_watch(d, x, false);
+        (void) close(x->events_fd);
+        x->events_fd = -1;
+}
+
+void exec_on_readable(daemon_t *d, exec_run *x) {
+        for (int round = 0; round < 16 && x->events_fd >= 0; round++) {
+                if (x->owner && client_queued(x->owner) > DAEMON_OUT_MAX) {
+                        /* Backpressure: the worker blocks on the pipe, the command on its
+                         * output; nothing grows without bound. */
+                        x->paused = true;
+                        (void) exec_watch(d, x, false);
+                        return;
+                }
+                if (x->cap - x->len < 65536) {
+                        size_t cap = x->cap ? x->cap * 2 : 65536;
+                        char *nb = realloc(x->buf, cap);
+                        if (!nb) {
+                                kill_exec(x);
+                                return;
+                        }
+                        x->buf = nb;
+                        x->cap = cap;
+                }
+                ssize_t n = read(x->events_fd, x->buf + x->len, x->cap - x->len);
+                if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                        return;
+                if (n <= 0) {
+                        exec_finish_stream(d, x);
+                        return;
+                }
+                x->len += (size_t) n;
+                size_t start = 0;
+                for (size_t i = 0; i < x->len; i++)
+                        if (x->buf[i] == '\n') {
+                                exec_line(x, x->buf + start, i - start);
+                                start = i + 1;
+                        }
+                memmove(x->buf, x->buf + start, x->len - start);
+                x->len -= start;
+                /* Event lines are bounded (32 KiB); anything longer is not from our worker. */
+                if (x->len > 1024 * 1024) {
+                        kill_exec(x);
+                        exec_finish_stream(d, x);
+                        return;
+                }
+        }
+}
+
+void exec_resume_paused(daemon_t *d, client *c) {
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->owner == c && x->paused) {
+                        x->paused = false;
+                        (void) exec_watch(d, x, true);
+                }
+}
+
+void exec_client_gone(daemon_t *d, client *c) {
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->owner == c) {
+                        x->owner = NULL;
+                        kill_exec(x);
+                        if (x->paused) {
+                                x->paused = false;
+                                (void) exec_watch(d, x, true);
+                        }
+                }
+}
+
+void exec_reap(daemon_t *d) {
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->pid > 0 && waitpid(x->pid, NULL, WNOHANG) == x->pid)
+                        x->pid = -1;
+}
+
+/* An exec is over when its worker has exited and its stream is drained: then its response. */
+void exec_collect(daemon_t *d) {
+        exec_run **pp = &d->execs;
+        while (*pp) {
+                exec_run *x = *pp;
+                if (x->pid > 0 || x->events_fd >= 0) {
+                        pp = &x->next;
+                        continue;
+                }
+                if (x->owner)
+                        (void) client_send(x->owner,
+                                           x->result ? proto_result_line(x->request_id, x->result)
+                                                     : proto_error_line(x->request_id,
+                                                                        CORDON_LAUNCH_FAILED,
+                                                                        "the exec worker died"));
+                if (x->s->running > 0 && --x->s->running == 0 && x->s->state == SESSION_ACTIVE)
+                        x->s->state = SESSION_WARM;
+                *pp = x->next;
+                free(x->buf);
+                free(x->result);
+                free(x);
+        }
+        /* Destroyed sessions are freed once nothing refers to them. */
+        session **sp = &d->sessions;
+        while (*sp) {
+                session *s = *sp;
+                if (s->state == SESSION_DESTROYED && s->running == 0) {
+                        *sp = s->next;
+                        d->n_sessions--;
+                        session_free(s);
+                } else {
+                        sp = &s->next;
+                }
+        }
+}
