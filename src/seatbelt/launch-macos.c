@@ -87,8 +87,7 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
                                         "cannot create a temporary directory in %s: %s", base,
                                         strerror(-r));
-        /* No egress proxy on macOS yet: plan_build() refuses networkEnabled, and the profile
-         * allows no TCP destination. */
+        /* No egress proxy on macOS yet (run() refuses networkEnabled): no TCP destination. */
         seatbelt_params params = { .proxy_port = 0, .tmpdir = tmpdir };
         strv env = { 0 };
         r = seatbelt_profile(p, policy, &params, &profile, err);
@@ -125,6 +124,14 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                           backend == CORDON_BACKEND_NONE;
         seatbelt_exec_result res = { 0 };
         r = unconfined ? 0 : check_backend(backend, err);
+        /* SPEC.md §4: refuse what cannot be enforced rather than drop it. The egress proxy runs
+         * in the Linux sandbox's network namespace; on macOS there is none yet, so the allowed
+         * destinations could not be reached (the profile allows no TCP without a proxy). */
+        if (r >= 0 && !unconfined && p->net.enabled)
+                r = cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                     "networkEnabled is true, but the egress proxy does not run "
+                                     "on macOS yet; set \"networkEnabled\": false "
+                                     "(--no-network)");
         if (r >= 0 && unconfined) {
                 seatbelt_exec_params x = { .argv = argv, .envp = p->env.v,
                                            .workdir = p->workdir, .timeout_ms = p->timeout_ms };

@@ -190,15 +190,29 @@ static void section_processes(sb_gen *g) {
 
 #define MDNS_SOCKET "/var/run/mDNSResponder"
 
-static bool network_enabled(const cordon_policy *policy) {
-        return !policy->network_set || policy->network_enabled; /* SPEC.md §5: default true */
+/* Unix sockets the command may connect to: allowUnixSockets, and with the network on, the DNS
+ * resolver's. Each one a daemon acting on the command's behalf outside the sandbox, so none
+ * but these (ssh-agent, docker.sock and the like stay refused). */
+static int allow_unix_sockets(sb_gen *g, bool dns) {
+        strv forms = { 0 };
+        int r = dns ? sb_push_forms(g, &forms, MDNS_SOCKET, false) : 0;
+        for (size_t i = 0; r >= 0 && i < g->policy->allow_unix_sockets.n; i++)
+                r = sb_push_forms(g, &forms, g->policy->allow_unix_sockets.v[i], false);
+        sb_sort(&forms);
+        if (r >= 0 && forms.n > 0) {
+                sb_comment(g, dns ? "Unix sockets: DNS (mDNSResponder) and allowUnixSockets"
+                                  : "Unix sockets: allowUnixSockets");
+                sb_rule(g, "allow network-outbound", SB_ALLOW_LITERAL, &forms);
+        }
+        strv_done(&forms);
+        return r;
 }
 
 /* SPEC.md §6, §13: no destination but the session's proxy, which checks every host against the
  * allowlist. No loopback-wide allow (a local database or the agent's own server would be
- * reachable) and no Unix sockets (docker.sock, ssh-agent, D-Bus-like daemons act outside). */
+ * reachable) and no Unix socket beyond the listed ones. */
 static int section_network(sb_gen *g) {
-        bool on = network_enabled(g->policy);
+        bool on = g->p->net.enabled;
         sb_comment(g, "");
         sb_comment(g, on ? "network: only the session's egress proxy on localhost, and DNS"
                          : "network: off (networkEnabled false); the proxy, if any, refuses all");
@@ -212,15 +226,8 @@ static int section_network(sb_gen *g) {
                 sbuf_add(&g->out, "))\n");
         } else
                 sb_comment(g, "no proxy port was given: every connection is refused");
-        if (!on)
-                return 0; /* no name lookups either: DNS queries can carry data out */
-        strv forms = { 0 };
-        int r = sb_push_forms(g, &forms, MDNS_SOCKET, false);
-        sb_sort(&forms);
-        if (r >= 0)
-                sb_rule(g, "allow network-outbound", SB_ALLOW_LITERAL, &forms);
-        strv_done(&forms);
-        return r;
+        /* Off: no name lookups either, DNS queries can carry data out. */
+        return allow_unix_sockets(g, on);
 }
 
 static int generate(sb_gen *g) {

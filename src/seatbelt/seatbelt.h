@@ -25,7 +25,7 @@ typedef struct seatbelt_params {
 } seatbelt_params;
 
 /* The profile for `plan` (built from `policy` by plan_build()). `policy` supplies what the plan
- * does not carry: networkEnabled and execGrantRoots. Deterministic: the same inputs give the same
+ * does not carry: execGrantRoots and allowUnixSockets. Deterministic: the same inputs give the same
  * bytes. Returns 0 and a malloc'ed profile, or -errno with `err` set: CORDON_POLICY_INVALID for
  * danger-full-access (it has no sandbox, hence no profile), CORDON_POLICY_UNENFORCEABLE for a
  * path a profile cannot hold (a control character, invalid UTF-8), CORDON_LAUNCH_FAILED for

@@ -21,9 +21,7 @@ int sbt_macos_resolve(void *userdata, const char *path, char **ret);
 
 /* Loads `json` (every "@T@" replaced by `root`) as a policy, plans it with home
  * $root/home/alice and cwd $root/home/alice/project, and generates the profile with the macOS
- * resolver. A policy with network on is planned with network off (the Linux planner refuses
- * network until its proxy exists; the profile takes networkEnabled from the policy itself).
- * Returns the profile, or NULL with `err` set. */
+ * resolver. Returns the profile, or NULL with `err` set. */
 char *sbt_profile(const char *root, const char *json, uint16_t proxy_port, const char *tmpdir,
                   cordon_error *err);
 

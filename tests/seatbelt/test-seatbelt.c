@@ -185,6 +185,29 @@ static void test_worktree(void **state) {
         sbpl_free(p);
 }
 
+static void plan_freep(plan **p) {
+        plan_free(*p);
+}
+
+/* The generator reads allowUnixSockets from the policy; planned without it, as the committed
+ * planner still refuses the field (the Linux supervisor side is in progress). */
+static char *profile_with_socket(const char *socket) {
+        cordon_policy *pol = cordon_policy_new();
+        assert_int_equal(cordon_policy_set_network_enabled(pol, false), 0);
+        cordon_error err = { 0 };
+        _cleanup_(plan_freep) plan *p = NULL;
+        char *home = strdup(at("home/alice")), *cwd = strdup(at("home/alice/project"));
+        assert_int_equal(plan_build(pol, home, cwd, NULL, &p, &err), 0);
+        assert_int_equal(policy_add_unix_socket(pol, socket), 0);
+        seatbelt_params params = { .resolve = sbt_macos_resolve };
+        char *text = NULL;
+        assert_int_equal(seatbelt_profile(p, pol, &params, &text, &err), 0);
+        cordon_policy_free(pol);
+        free(home);
+        free(cwd);
+        return text;
+}
+
 static void test_network(void **state) {
         cordon_error err = { 0 };
         static const char on[] = "{ \"networkEnabled\": true }";
@@ -203,6 +226,18 @@ static void test_network(void **state) {
         assert_null(strstr(b, "mDNSResponder"));
         /* No proxy: no TCP destination at all. */
         assert_null(strstr(c, "remote tcp"));
+        /* allowUnixSockets: those paths (both spellings) and nothing else, network on or off. */
+        char *d = profile_with_socket("/var/run/agent.sock");
+        char msg[256];
+        sx *top = sbpl_parse(d, msg, sizeof(msg));
+        assert_non_null(top);
+        assert_true(sbpl_validate(top, msg, sizeof(msg)));
+        assert_true(sbpl_allows(top, "network-outbound", "/private/var/run/agent.sock"));
+        assert_true(sbpl_allows(top, "network-outbound", "/var/run/agent.sock"));
+        assert_false(sbpl_allows(top, "network-outbound", "/var/run/docker.sock"));
+        assert_false(sbpl_allows(top, "network-outbound", "/private/var/run/mDNSResponder"));
+        sbpl_free(top);
+        free(d);
         /* Never a loopback-wide allow, never a Unix socket beyond DNS. */
         for (const char *s = a; (s = strstr(s, "network-outbound")); s++)
                 assert_null(strstr(s, "localhost:*"));
@@ -262,9 +297,6 @@ static void test_control_char_refused(void **state) {
         (void) rmdir(at("a\nb"));
 }
 
-static void plan_freep(plan **p) {
-        plan_free(*p);
-}
 
 /* A bind named with bytes that are not UTF-8 (set through the API: JSON cannot carry them). */
 static void test_invalid_utf8_refused(void **state) {
