@@ -251,8 +251,9 @@ static cordon_policy *protection_layer(const cordon_settings *s) {
                 r = cordon_policy_add_protected_path(p, project);
         if (r >= 0)
                 r = cordon_policy_add_protected_path(p, user);
+        /* (A document held in memory has no path to protect.) */
         for (size_t i = 0; r >= 0 && i < s->n_files; i++)
-                if (s->files[i]->kind == SETTINGS_LAYER_FILE)
+                if (s->files[i]->kind == SETTINGS_LAYER_FILE && s->files[i]->have_stat)
                         r = cordon_policy_add_protected_path(p, s->files[i]->origin);
         /* A nested cordon run inside the sandbox reads the administrator's file, not one the
          * command chose (docs/settings.md: CORDON_MANAGED_SETTINGS). */
@@ -389,19 +390,10 @@ static int check_mode(const cordon_settings *s, cordon_error *err) {
         return cordon_settings_check_unconfined(s, "mode danger-full-access", err);
 }
 
-int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **ret,
-                            cordon_error *err) {
-        if (!o || !ret || !o->cwd || !o->home || !path_is_absolute(o->cwd) ||
-            !path_is_absolute(o->home))
-                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
-                                        "cordon_settings_resolve: cwd and home must be absolute "
-                                        "paths");
-        _cleanup_(settings_freep) cordon_settings *s = calloc(1, sizeof(*s));
-        if (!s || !(s->cwd = strdup(o->cwd)) || !(s->home = strdup(o->home)))
-                return oom(err);
-        int r = load_files(s, o, err);
-        if (r < 0)
-                return r;
+/* Everything after loading: the mandate, the stack, the merge, the switches and lists. */
+static int resolve_loaded(cordon_settings *s, const cordon_settings_options *o,
+                          cordon_error *err) {
+        int r;
         if (find_mandate(s) < 0)
                 return oom(err);
         if ((r = build_stack(s, o, err)) < 0 || (r = merge_stack(s, err)) < 0)
@@ -412,10 +404,86 @@ int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **
                 return oom(err);
         if (collect_excluded(s) < 0 || collect_notes(s) < 0)
                 return oom(err);
-        if ((r = check_mode(s, err)) < 0)
+        return check_mode(s, err);
+}
+
+static int settings_new(const char *cwd, const char *home, cordon_settings **ret,
+                        cordon_error *err) {
+        if (!cwd || !home || !path_is_absolute(cwd) || !path_is_absolute(home))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "resolving settings: cwd and home must be absolute "
+                                        "paths");
+        cordon_settings *s = calloc(1, sizeof(*s));
+        if (!s || !(s->cwd = strdup(cwd)) || !(s->home = strdup(home))) {
+                cordon_settings_free(s);
+                return oom(err);
+        }
+        *ret = s;
+        return 0;
+}
+
+int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **ret,
+                            cordon_error *err) {
+        _cleanup_(settings_freep) cordon_settings *s = NULL;
+        if (!o || !ret)
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "cordon_settings_resolve: no options");
+        int r = settings_new(o->cwd, o->home, &s, err);
+        if (r < 0 || (r = load_files(s, o, err)) < 0 || (r = resolve_loaded(s, o, err)) < 0)
                 return r;
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+int settings_resolve_texts(const settings_text *docs, size_t n, const char *cwd,
+                           const char *home, const cordon_policy *command_line,
+                           cordon_settings **ret, cordon_error *err) {
+        _cleanup_(settings_freep) cordon_settings *s = NULL;
+        int r = settings_new(cwd, home, &s, err);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                settings_file *f = NULL;
+                r = settings_file_parse(docs[i].kind, docs[i].origin, docs[i].text, docs[i].len,
+                                        cwd, home, &f, err);
+                if (r >= 0 && keep_file(s, f) < 0) {
+                        settings_file_free(f);
+                        r = oom(err);
+                }
+        }
+        cordon_settings_options o = { .cwd = cwd, .home = home, .command_line = command_line };
+        if (r < 0 || (r = resolve_loaded(s, &o, err)) < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+/* ---- unconfined runs -------------------------------------------------------------------------- */
+
+void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
+                              size_t size) {
+        const settings_layer *l = &s->layers[e->layer];
+        if (e->from->pos.line)
+                (void) snprintf(buf, size, "%s %s:%u:%u (%s: %s)",
+                                settings_layer_label(l->kind), settings_layer_origin(l),
+                                e->from->pos.line, e->from->pos.column, e->from->key,
+                                e->value ? "true" : "false");
+        else
+                (void) snprintf(buf, size, "%s %s (%s: %s)", settings_layer_label(l->kind),
+                                settings_layer_origin(l), e->from->key,
+                                e->value ? "true" : "false");
+}
+
+int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
+                                     cordon_error *err) {
+        if (!s || s->allow_unsandboxed.value)
+                return 0;
+        char where[1024];
+        settings_describe_switch(s, &s->allow_unsandboxed, where, sizeof(where));
+        /* The whole point of the switch: no request, however explicit, runs a command outside
+         * the sandbox once it is off. */
+        return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
+                                "%s: unsandboxed commands are forbidden by %s; run the command "
+                                "sandboxed",
+                                what ? what : "an unconfined run", where);
 }
 
 /* ---- accessors ------------------------------------------------------------------------------------ */

@@ -55,3 +55,17 @@ const char *settings_layer_origin(const settings_layer *l);
  * where an effective switch (e->layer >= 0) was set. */
 void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
                               size_t size);
+
+/* One document for settings_resolve_texts. */
+typedef struct settings_text {
+        settings_layer_kind kind; /* PROJECT, USER, FILE or MANAGED */
+        const char *origin;
+        const char *text;
+        size_t len;
+} settings_text;
+
+/* cordon_settings_resolve over documents held in memory, in the order given (the fuzzer's entry
+ * point, fuzz/fuzz-settings.c): no file is read, so no ownership check. */
+int settings_resolve_texts(const settings_text *docs, size_t n, const char *cwd,
+                           const char *home, const cordon_policy *command_line,
+                           cordon_settings **ret, cordon_error *err);

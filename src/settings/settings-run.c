@@ -10,34 +10,6 @@
 #include "settings/excluded.h"
 #include "settings/settings-resolve.h"
 
-void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
-                              size_t size) {
-        const settings_layer *l = &s->layers[e->layer];
-        if (e->from->pos.line)
-                (void) snprintf(buf, size, "%s %s:%u:%u (%s: %s)",
-                                settings_layer_label(l->kind), settings_layer_origin(l),
-                                e->from->pos.line, e->from->pos.column, e->from->key,
-                                e->value ? "true" : "false");
-        else
-                (void) snprintf(buf, size, "%s %s (%s: %s)", settings_layer_label(l->kind),
-                                settings_layer_origin(l), e->from->key,
-                                e->value ? "true" : "false");
-}
-
-int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
-                                     cordon_error *err) {
-        if (!s || s->allow_unsandboxed.value)
-                return 0;
-        char where[1024];
-        settings_describe_switch(s, &s->allow_unsandboxed, where, sizeof(where));
-        /* The whole point of the switch: no request, however explicit, runs a command outside
-         * the sandbox once it is off. */
-        return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                "%s: unsandboxed commands are forbidden by %s; run the command "
-                                "sandboxed",
-                                what ? what : "an unconfined run", where);
-}
-
 /* Whether the probe found a backend that confines (the AUTO choice, SPEC.md §4). */
 static bool confining_backend(const cordon_probe *probe) {
         static const cordon_backend order[PROBE_N_BACKENDS] = {

@@ -479,7 +479,7 @@ static void test_permission_check(void **state) {
         static const char grants[] = "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}";
         fixture f = { .root = stree_new() };
         add_file(&f, "dir/cli.json", grants);
-        const char *path = f.files[0];
+        const char *path = file_paths[0];
         assert_int_equal(chmod(path, 0664), 0);
         char msg[PATH_MAX * 2 + 256];
         snprintf(msg, sizeof(msg), "%s: the settings grant authority (sandbox.egressAllowlist) but "
