@@ -203,7 +203,9 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *                                                           observed ("count": an aggregate)
  *   then exactly one terminal event:
  *   "exit"      {"exitCode", "signal"?: "SIGKILL"...}       the command ended
- *   "killed"    {"reason": "timeout"}                       a limit killed the sandbox
+ *   "killed"    {"reason": "timeout"|"oom"|"manual"}        limits.timeout, limits.memory (an
+ *                                                           OOM kill in the run's cgroup) or
+ *                                                           cancel_fd killed the sandbox
  *   "error"     {"code": "LAUNCH_FAILED"..., "message"}     cordon_run failed (an addition to
  *                                                           SPEC.md §9: the same code and
  *                                                           message as the cordon_error)
@@ -218,6 +220,10 @@ typedef struct cordon_run_options {
         void *userdata;
         cordon_event_fn on_event; /* may be NULL: no events */
         void *event_userdata;     /* passed to on_event */
+        /* A descriptor >= 3 (e.g. the read end of a pipe a SIGINT/SIGTERM handler writes to): when
+         * it becomes readable, the sandbox is killed with everything in it, the stream ends with
+         * "killed" {"reason": "manual"} and cordon_run fails with CORDON_KILLED. 0: none. */
+        int cancel_fd;
 } cordon_run_options;
 
 typedef struct cordon_run_result {

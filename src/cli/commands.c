@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The `cordon` commands on top of the public API (see commands.h). */
+#include "cli/cancel.h"
 #include "cli/commands.h"
 
 #include <errno.h>
@@ -318,7 +319,11 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         };
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
+        /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */
+        cli_cancel cancel;
+        opts.cancel_fd = cli_cancel_begin(&cancel);
         int r = cordon_run(policy, a->argv, &opts, &res, &err);
+        int cancel_sig = cli_cancel_end(&cancel);
         cordon_policy_free(policy);
         if (a->events_path && close(sink.fd) < 0 && sink.err == 0)
                 sink.err = errno;
@@ -327,6 +332,10 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                         strerror(sink.err));
         /* Before the fatal line: that line stays the last one cordon prints. */
         cli_run_report_end(report, r < 0 ? EXIT_FATAL : res.exit_code);
+        if (r < 0 && cancel_sig && err.code == CORDON_KILLED) {
+                (void) fatal(&err);
+                return 128 + cancel_sig; /* as if the signal had ended cordon */
+        }
         if (r < 0)
                 return fatal(&err);
         return res.exit_code;

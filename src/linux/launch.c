@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "linux/cgroup.h"
 #include "linux/events.h"
 #include "linux/landlock.h"
 #include "linux/report.h"
@@ -30,6 +31,9 @@ typedef struct run_state {
         bool have_fatal;
         cordon_error fatal; /* the first failure reported */
         bool timed_out;
+        const run_cgroup *cg; /* enforces limits.memory/pids, or NULL */
+        int cancel_fd;        /* opts->cancel_fd, or -1 */
+        const char *killed;   /* "oom" or "manual" once one of those ended the run */
 } run_state;
 
 static char *home_dir(char *const *env) {
@@ -127,6 +131,54 @@ static void drain_proxy(int proxy_fd, run_state *st) {
         }
 }
 
+/* What ends a run besides the command and the timeout: an OOM kill in the run's cgroup, or the
+ * caller's cancel_fd becoming readable (the CLI's SIGINT/SIGTERM). Two poll entries. */
+static void watch_pollfds(const run_state *st, struct pollfd w[2]) {
+        short oom_events = 0;
+        int oom = st->killed ? -1 : cgroup_oom_fd(st->cg, &oom_events);
+        w[0] = (struct pollfd) { .fd = oom, .events = oom_events };
+        w[1] = (struct pollfd) { .fd = st->killed ? -1 : st->cancel_fd, .events = POLLIN };
+}
+
+/* Kills the sandbox with everything in it (the monitor's death takes the PID namespace along;
+ * cgroup.kill reaches every task at once). The "killed" event follows when the run is over. */
+static void watch_check(run_state *st, const struct pollfd w[2], pid_t child) {
+        if (st->killed)
+                return;
+        if (w[0].fd >= 0 && w[0].revents) {
+                cgroup_oom_ack(st->cg);
+                if (cgroup_oom_kills(st->cg) > 0)
+                        st->killed = "oom";
+        }
+        if (!st->killed && w[1].fd >= 0 && (w[1].revents & (POLLIN | POLLHUP | POLLERR)))
+                st->killed = "manual";
+        if (st->killed) {
+                (void) kill(child, SIGKILL);
+                cgroup_kill(st->cg);
+        }
+}
+
+/* After the run: an OOM kill may have ended it before the watch saw the event (v2 kills the
+ * whole cgroup at once, memory.oom.group). Then the stream gets its terminal "killed". */
+static void watch_finish(run_state *st) {
+        if (!st->killed && !st->timed_out && cgroup_oom_kills(st->cg) > 0)
+                st->killed = "oom";
+        if (st->killed)
+                events_killed(st->ev, st->killed);
+}
+
+static int killed_error(const run_state *st, const plan *p, cordon_error *err) {
+        if (strcmp(st->killed, "oom") == 0)
+                return cordon_set_error(err, CORDON_KILLED, ENOMEM,
+                                        "the command exceeded limits.memory (%llu bytes) and was "
+                                        "killed by the kernel's OOM killer with everything it "
+                                        "started",
+                                        (unsigned long long) p->memory_bytes);
+        return cordon_set_error(err, CORDON_KILLED, ECANCELED,
+                                "the run was stopped on request (cancel_fd): the command was "
+                                "killed with everything it started");
+}
+
 /* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. The
  * proxy's reports (proxy_fd, -1 when there is no proxy) are read as they come. */
 static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_state *st) {
@@ -137,9 +189,10 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_s
                         int64_t left = deadline - now_ms();
                         wait = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
                 }
-                struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+                struct pollfd pfd[4] = { { .fd = fd, .events = POLLIN },
                                          { .fd = proxy_fd, .events = POLLIN } };
-                int n = poll(pfd, proxy_fd >= 0 ? 2 : 1, wait);
+                watch_pollfds(st, &pfd[2]); /* poll() skips the fds that are -1 */
+                int n = poll(pfd, 4, wait);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -156,6 +209,7 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_s
                         if (pfd[1].revents & (POLLHUP | POLLERR))
                                 proxy_fd = -1; /* the proxy died: nothing leaves any more */
                 }
+                watch_check(st, &pfd[2], child);
                 if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
                         continue;
                 report_msg m;
@@ -173,6 +227,8 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_s
 
 static int finish(run_state *st, int child_status_direct, bool direct,
                   const plan *p, cordon_run_result *ret, cordon_error *err) {
+        if (st->killed && !st->timed_out)
+                return killed_error(st, p, err);
         if (st->timed_out)
                 return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
                                         "the command ran longer than limits.timeout (%llu ms) "
@@ -235,7 +291,8 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         px.listen_ch = -1;
         if (!confined)
                 events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
-        run_state st = { .opts = opts, .ev = ev };
+        run_state st = { .opts = opts, .ev = ev, .cg = p->cgroup,
+                         .cancel_fd = opts && opts->cancel_fd > 2 ? opts->cancel_fd : -1 };
         r = collect(fds[0], px.report_fd, child, p->timeout_ms, &st);
         safe_close(fds[0]);
         proxy_proc_stop(&px); /* the run is over: its tunnels end with it */
@@ -247,6 +304,7 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "lost the report channel: %s", strerror(-r));
+        watch_finish(&st);
         return finish(&st, cst, !confined, p, ret, err);
 }
 
@@ -336,8 +394,12 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
         r = unconfined ? 0 : check_backend(backend, err);
         if (r >= 0 && !unconfined)
                 r = check_stdio(p, err);
+        /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
+        if (r >= 0 && !unconfined)
+                r = cgroup_for_limits(p->memory_bytes, p->pids, &p->cgroup, err);
         if (r >= 0)
                 r = spawn_and_wait(p, argv, !unconfined, opts, ev, ret, err);
+        cgroup_destroy(TAKE_PTR(p->cgroup));
         plan_free(p);
         return r;
 }

@@ -30,6 +30,10 @@ const char *probe_status_to_string(probe_status s) {
         }
 }
 
+const char *probe_limits_to_string(probe_limits l) {
+        return l == PROBE_LIMITS_CGROUP ? "cgroup" : "rlimit";
+}
+
 const char *probe_cgroup_to_string(probe_cgroup c) {
         switch (c) {
         case PROBE_CGROUP_UNIFIED:
@@ -103,6 +107,9 @@ static void hint_native_missing(const probe_facts *f, char *hint) {
         if (!f->seccomp_addfd_send)
                 hint_add(hint, "no SECCOMP_ADDFD_FLAG_SEND: creation-time name rules cannot be "
                                "enforced; policies that need them are refused");
+        if (f->limits == PROBE_LIMITS_RLIMIT && f->root)
+                hint_add(hint, "no cgroup for limits, and RLIMIT_NPROC does not apply to root: "
+                               "policies with limits.pids are refused");
 }
 
 static void eval_native(const probe_facts *f, probe_backend *b) {
@@ -230,7 +237,7 @@ static json_t *facts_to_json(const probe_facts *f) {
                 (void) snprintf(userns_error, sizeof(userns_error), "%s: %s", f->userns_step,
                                 strerror(f->userns_errno));
         return json_pack("{s:s, s:b, s:b, s:s?, s:o, s:o, s:o, s:i, s:b, s:b, s:b, s:b, s:b, "
-                         "s:s, s:b}",
+                         "s:s, s:s, s:s, s:b}",
                          "release", f->release, "root", f->root, "userNamespaces", f->userns,
                          "userNamespacesError", f->userns ? NULL : userns_error,
                          "maxUserNamespaces", json_sysctl(f->max_user_namespaces),
@@ -241,7 +248,8 @@ static json_t *facts_to_json(const probe_facts *f) {
                          f->seccomp_user_notif, "seccompWaitKillableRecv",
                          f->seccomp_wait_killable_recv, "seccompAddfdSend", f->seccomp_addfd_send,
                          "openat2", f->openat2, "cgroup2", probe_cgroup_to_string(f->cgroup2),
-                         "kvm", f->kvm);
+                         "limits", probe_limits_to_string(f->limits), "limitsDetail",
+                         f->limits_detail, "kvm", f->kvm);
 }
 
 static json_t *backend_to_json(const probe_backend *b) {
@@ -329,6 +337,8 @@ static void facts_to_text(const probe_facts *f, FILE *out) {
         fprintf(out, "  %-28s %s\n", "seccomp ADDFD_FLAG_SEND", yes_no(f->seccomp_addfd_send));
         fprintf(out, "  %-28s %s\n", "openat2", yes_no(f->openat2));
         fprintf(out, "  %-28s %s\n", "cgroup v2", probe_cgroup_to_string(f->cgroup2));
+        fprintf(out, "  %-28s %s (%s)\n", "limits (memory, pids)", probe_limits_to_string(f->limits),
+                f->limits_detail);
         fprintf(out, "  %-28s %s\n", "KVM (/dev/kvm read-write)", yes_no(f->kvm));
 }
 

@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
+#include "linux/cgroup.h"
 #include "linux/probe.h"
 #include "linux/uapi.h"
 #include "util/util.h"
@@ -306,6 +307,21 @@ static void probe_misc(probe_facts *f) {
         (void) safe_close(fd);
 }
 
+/* By trying: a cgroup with the memory and pids controllers is created and removed again. */
+static void probe_limits_mechanism(probe_facts *f) {
+        char detail[sizeof(f->limits_detail)];
+        cgroup_kind k = cgroup_probe(detail, sizeof(detail));
+        f->limits = k == CGROUP_NONE ? PROBE_LIMITS_RLIMIT : PROBE_LIMITS_CGROUP;
+        if (k != CGROUP_NONE)
+                (void) snprintf(f->limits_detail, sizeof(f->limits_detail), "%s", detail);
+        else
+                (void) snprintf(f->limits_detail, sizeof(f->limits_detail),
+                                "RLIMIT_AS for memory, RLIMIT_NPROC for pids%s (%.150s)",
+                                geteuid() == 0 ? ", which root ignores: limits.pids is refused"
+                                               : "",
+                                detail);
+}
+
 int probe_facts_collect(probe_facts *ret) {
         probe_facts f = { .max_user_namespaces = -1 };
         int r = probe_userns(&f);
@@ -317,6 +333,7 @@ int probe_facts_collect(probe_facts *ret) {
         probe_landlock(&f);
         probe_openat2(&f);
         probe_misc(&f);
+        probe_limits_mechanism(&f);
         *ret = f;
         return 0;
 }

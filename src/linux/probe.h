@@ -15,6 +15,12 @@ typedef enum probe_cgroup {
         PROBE_CGROUP_UNIFIED,  /* /sys/fs/cgroup is a cgroup2 mount */
 } probe_cgroup;
 
+/* How limits.memory and limits.pids are enforced (linux/cgroup.h). */
+typedef enum probe_limits {
+        PROBE_LIMITS_RLIMIT = 0, /* RLIMIT_AS and RLIMIT_NPROC (the latter not for root) */
+        PROBE_LIMITS_CGROUP,     /* a cgroup per run, created here just now and removed */
+} probe_limits;
+
 typedef struct probe_facts {
         char release[65];          /* uname -r */
         bool root;                 /* effective uid 0 */
@@ -40,6 +46,8 @@ typedef struct probe_facts {
 
         bool openat2;
         probe_cgroup cgroup2;
+        probe_limits limits;
+        char limits_detail[256];   /* which hierarchy, or why none */
         bool kvm;                  /* /dev/kvm opened O_RDWR */
         int kvm_errno;             /* ENOENT: no device; EACCES: no permission */
 } probe_facts;
@@ -86,3 +94,4 @@ const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend
 
 const char *probe_status_to_string(probe_status s);
 const char *probe_cgroup_to_string(probe_cgroup c);
+const char *probe_limits_to_string(probe_limits l);

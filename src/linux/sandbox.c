@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "linux/cgroup.h"
 #include "linux/fdpass.h"
 #include "linux/landlock.h"
 #include "linux/mount.h"
@@ -41,11 +42,15 @@ static _noreturn_ void fail_error(int report_fd, const cordon_error *err) {
 /* ---- command -------------------------------------------------------------------------------- */
 
 static void apply_rlimits(const plan *p, int report_fd) {
+        /* The run's cgroup, when there is one, enforces both memory and pids: RLIMIT_AS on top
+         * would make allocations fail before the cgroup's OOM killer ever saw them. */
+        bool cg = p->cgroup != NULL;
         struct { int res; uint64_t v; const char *name; } lim[] = {
                 { RLIMIT_CPU, p->cpu_seconds, "limits.cpu" },
-                { RLIMIT_AS, p->memory_bytes, "limits.memory" },
-                /* Counted per user namespace (Linux 5.14+), so only the sandbox's processes count. */
-                { RLIMIT_NPROC, p->pids, "limits.pids" },
+                { RLIMIT_AS, cg ? 0 : p->memory_bytes, "limits.memory" },
+                /* Counted per user namespace (Linux 5.14+), so only the sandbox's processes count.
+                 * Ignored for uid 0: launch refuses limits.pids as root without a cgroup. */
+                { RLIMIT_NPROC, cg ? 0 : p->pids, "limits.pids" },
         };
         for (size_t i = 0; i < ELEMENTSOF(lim); i++) {
                 if (lim[i].v == 0)
@@ -126,7 +131,7 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         if (landlock_apply(p, &e) < 0)
                 fail_error(report_fd, &e);
         int listener = -1;
-        seccomp_options so = { .notify_creates = true };
+        seccomp_options so = { .notify_creates = true, .unix_connect = p->unix_sockets.n > 0 };
         r = seccomp_install_sandbox_filter(&so, &listener);
         if (r < 0)
                 report_fatal(report_fd, CORDON_POLICY_UNENFORCEABLE, r,
@@ -214,7 +219,8 @@ static void wait_for(pid_t pid) {
                 ;
 }
 
-static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init) {
+static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init,
+                                 const supervisor_unix_allow *unix_allow) {
         /* The supervisor performs creations for the command: it keeps no capability the command
          * does not have, and nothing may attach to it. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || process_drop_capabilities() < 0 ||
@@ -238,7 +244,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         monitor_ctx m = { .report_fd = report_fd };
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd,
                                   .rules = &p->names, .on_report = on_report,
-                                  .userdata = &m };
+                                  .userdata = &m, .unix_allow = unix_allow };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
         if (r < 0) {
@@ -260,6 +266,55 @@ static void send_proxy_listeners(int report_fd, int proxy_ch) {
         (void) close(proxy_ch);
 }
 
+/* What the monitor takes from the host before it leaves the host's namespaces: the cgroup.procs
+ * files of the run's cgroup (the kernel checks a migration against the opener's credentials and
+ * cgroup namespace, and the sandbox's cgroup namespace will not contain the run's cgroup), and
+ * the allowUnixSockets sockets, pinned while the host's file system is in view (the sandbox's
+ * /tmp is private: an ssh-agent socket there would be out of reach afterwards). */
+typedef struct host_grip {
+        cgroup_procs procs;
+        supervisor_unix_allow *unix_allow;
+} host_grip;
+
+static void grip_host(const plan *p, int report_fd, host_grip *g) {
+        *g = (host_grip) { .procs = CGROUP_PROCS_INIT };
+        int r = cgroup_procs_open(p->cgroup, &g->procs);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
+        if (p->unix_sockets.n > 0 &&
+            (r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                     "monitor: cannot pin the allowUnixSockets sockets");
+}
+
+/* After the root is built: sockets on the sandbox's private tmpfs mounts were bound inside it. */
+static void grip_private_mounts(const plan *p, int report_fd, host_grip *g) {
+        for (size_t i = 0; g->unix_allow && i < p->n_mounts; i++) {
+                if (p->mounts[i].kind != MOUNT_OP_TMPFS)
+                        continue;
+                int r = supervisor_unix_allow_add_private(g->unix_allow, p->mounts[i].path);
+                if (r < 0)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: private tmpfs");
+        }
+}
+
+/* Init takes nothing of it along: a cgroup.procs opened by the host could move host processes. */
+static void release_grip(host_grip *g) {
+        cgroup_procs_close(&g->procs);
+        supervisor_unix_allow_free(TAKE_PTR(g->unix_allow));
+}
+
+/* Before init may start the command (it waits for the monitor's acknowledgement). */
+static void attach_init(host_grip *g, int report_fd, pid_t init) {
+        int r = cgroup_procs_attach(&g->procs, init);
+        cgroup_procs_close(&g->procs);
+        if (r < 0) {
+                (void) kill(init, SIGKILL); /* fail closed: no run without its limits */
+                fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                     "monitor: cannot move the sandbox into its cgroup");
+        }
+}
+
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
                                      pid_t launcher, int proxy_ch) {
         if (process_die_with_parent(launcher) < 0)
@@ -276,7 +331,10 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         int proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (proc_fd < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: open /proc");
+        host_grip grip;
+        grip_host(p, report_fd, &grip);
         enter_namespaces(p, report_fd);
+        grip_private_mounts(p, report_fd, &grip);
         send_proxy_listeners(report_fd, proxy_ch);
         int sp[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
@@ -291,8 +349,10 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         if (init == 0) {
                 (void) close(sp[0]);
                 (void) close(proc_fd); /* the command's tree must never hold the host's /proc */
+                release_grip(&grip);
                 init_main(p, argv, report_fd, sp[1]);
         }
         (void) close(sp[1]);
-        supervise(p, report_fd, proc_fd, sp[0], init);
+        attach_init(&grip, report_fd, init);
+        supervise(p, report_fd, proc_fd, sp[0], init, grip.unix_allow);
 }

@@ -206,9 +206,19 @@ typedef int (*supervisor_op_fn)(request *r);
 /* The handler for a syscall number, or NULL. */
 supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name);
 
+/* ---- supervisor-unix.c -------------------------------------------------------------------------- */
+int op_connect(request *r);
+
 /* ---- supervisor.c ------------------------------------------------------------------------------ */
 /* Runs the open of an existing FIFO (pinned as O_PATH `pin`, taken) on its own thread, which
  * answers the notification. */
 int supervisor_hand_off_open(request *r, int pin, int flags);
+/* connect(r->sock_fd, addr) for the caller: here when the socket does not block, else on a thread
+ * of its own that answers the notification (a connect can wait for a full backlog as long as the
+ * peer likes; supervisor_stop() interrupts it with SIGUSR2). `via_proc`: `addr` is a path
+ * relative to our procfs ("self/fd/N"). `own_pin` (taken, may be -1) stays open until the
+ * connect is done. Returns the result, or 0 with r->handed_off set. */
+int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, bool via_proc,
+                       int own_pin);
 /* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
 int supervisor_reopen(const supervisor *s, int pin, int flags);

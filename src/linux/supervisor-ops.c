@@ -666,6 +666,7 @@ static const struct {
         { SYS_linkat, "linkat", op_linkat },
         { SYS_symlinkat, "symlinkat", op_symlinkat },
         { SYS_bind, "bind", op_bind },
+        { SYS_connect, "connect", op_connect }, /* notified only with allowUnixSockets */
         { SYS_unlinkat, "unlinkat", op_unlinkat },
 };
 

@@ -13,6 +13,7 @@
 #include <linux/audit.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -37,13 +38,22 @@ struct worker {
         request *req;
 };
 
+/* A request answered by a thread of its own because it may wait as long as its peer likes: the
+ * open of a FIFO, or a blocking connect(). */
 struct blocked_open {
         supervisor *s;
         pthread_t thread;
         uint64_t id;
-        int pin;   /* O_PATH fd of the FIFO; closed only once unlisted (stop reopens it) */
+        int pin;   /* O_PATH fd of the FIFO, or of a socket to keep; closed only once unlisted */
         int flags;
         bool cloexec;
+        /* connect(): the caller's socket (duplicate), the address, and whether the address is a
+         * path relative to our procfs. */
+        bool connect;
+        bool via_proc;
+        int sock;
+        socklen_t addr_len;
+        struct sockaddr_storage addr;
         blocked_open *next;
 };
 
@@ -105,15 +115,32 @@ static void reap_finished_locked(supervisor *s) {
         }
 }
 
+static int errno_or_zero(int r) {
+        return r < 0 ? -errno : 0;
+}
+
+/* Through our procfs ("self/fd/N" names a pinned socket): this thread needs a cwd of its own. */
+static int do_connect(const supervisor *s, int sock, const struct sockaddr *addr, socklen_t len,
+                      bool via_proc, bool own_fs) {
+        if (via_proc && ((!own_fs && unshare(CLONE_FS) < 0) || fchdir(s->proc_fd) < 0))
+                return -errno;
+        return errno_or_zero(connect(sock, addr, len));
+}
+
 static void *blocked_main(void *arg) {
         blocked_open *b = arg;
         supervisor *s = b->s;
-        int fd = supervisor_reopen(s, b->pin, b->flags); /* may wait for the FIFO's peer */
-        if (fd < 0)
-                send_resp(s, b->id, 0, fd);
+        if (b->connect)
+                send_resp(s, b->id, 0, do_connect(s, b->sock, (const struct sockaddr *) &b->addr,
+                                                  b->addr_len, b->via_proc, false));
         else {
-                send_fd(s, b->id, fd, b->cloexec);
-                (void) close(fd);
+                int fd = supervisor_reopen(s, b->pin, b->flags); /* may wait for the FIFO's peer */
+                if (fd < 0)
+                        send_resp(s, b->id, 0, fd);
+                else {
+                        send_fd(s, b->id, fd, b->cloexec);
+                        (void) close(fd);
+                }
         }
         pthread_mutex_lock(&s->blocked_lock);
         for (blocked_open **p = &s->blocked; *p; p = &(*p)->next)
@@ -122,6 +149,7 @@ static void *blocked_main(void *arg) {
                         break;
                 }
         b->pin = safe_close(b->pin);
+        b->sock = safe_close(b->sock);
         b->next = s->finished;
         s->finished = b;
         s->n_blocked--;
@@ -141,15 +169,9 @@ static int spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
         return -e;
 }
 
-int supervisor_hand_off_open(request *r, int pin, int flags) {
+/* Lists `b` and starts its thread; frees it (closing its fds) on failure. */
+static int hand_off(request *r, blocked_open *b) {
         supervisor *s = r->s;
-        blocked_open *b = calloc(1, sizeof(*b));
-        if (!b) {
-                (void) close(pin);
-                return -ENOMEM;
-        }
-        *b = (blocked_open) { .s = s, .id = r->n->id, .pin = pin, .flags = flags,
-                              .cloexec = r->cloexec };
         pthread_mutex_lock(&s->blocked_lock);
         reap_finished_locked(s);
         /* A bound on threads: a caller opening FIFOs nobody writes to hurts only itself. */
@@ -164,10 +186,43 @@ int supervisor_hand_off_open(request *r, int pin, int flags) {
         }
         pthread_mutex_unlock(&s->blocked_lock);
         if (e < 0) {
-                (void) close(pin);
+                safe_close(b->pin);
+                safe_close(b->sock);
                 free(b);
         }
         return e;
+}
+
+int supervisor_hand_off_open(request *r, int pin, int flags) {
+        blocked_open *b = calloc(1, sizeof(*b));
+        if (!b) {
+                (void) close(pin);
+                return -ENOMEM;
+        }
+        *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = pin, .flags = flags,
+                              .cloexec = r->cloexec, .sock = -1 };
+        return hand_off(r, b);
+}
+
+int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, bool via_proc,
+                       int own_pin) {
+        int fl = fcntl(r->sock_fd, F_GETFL);
+        if (fl < 0 || (fl & O_NONBLOCK) || len > sizeof(struct sockaddr_storage)) {
+                /* Returns at once (EINPROGRESS for a TCP socket), as for the caller. */
+                int e = fl < 0 ? -errno : do_connect(r->s, r->sock_fd, addr, len, via_proc, true);
+                safe_close(own_pin);
+                return e;
+        }
+        blocked_open *b = calloc(1, sizeof(*b));
+        if (!b) {
+                safe_close(own_pin);
+                return -ENOMEM;
+        }
+        *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = own_pin, .connect = true,
+                              .via_proc = via_proc, .sock = TAKE_FD(r->sock_fd),
+                              .addr_len = len };
+        memcpy(&b->addr, addr, len);
+        return hand_off(r, b);
 }
 
 /* A thread blocked in open() of a FIFO whose caller died would wait forever. Opening the other
@@ -179,6 +234,11 @@ static void stop_blocked(supervisor *s) {
                 reap_finished_locked(s);
                 bool done = !s->blocked;
                 for (blocked_open *b = s->blocked; b; b = b->next) {
+                        if (b->connect) {
+                                /* EINTR out of connect(): the handler does nothing, no restart. */
+                                (void) pthread_kill(b->thread, SIGUSR2);
+                                continue;
+                        }
                         int peer = (b->flags & O_ACCMODE) == O_WRONLY ? O_RDONLY : O_WRONLY;
                         int fd = supervisor_reopen(s, b->pin, peer | O_NONBLOCK | O_CLOEXEC);
                         if (fd >= 0)
@@ -386,8 +446,18 @@ static void supervisor_free(supervisor *s) {
         free(s);
 }
 
+static void interrupt_only(int sig) {
+        (void) sig;
+}
+
 int supervisor_start(const supervisor_config *cfg, supervisor **ret) {
         int e = check_config(cfg);
+        if (e == 0 && cfg->unix_allow) {
+                struct sigaction sa = { .sa_handler = interrupt_only, .sa_flags = 0 };
+                sigemptyset(&sa.sa_mask);
+                if (sigaction(SIGUSR2, &sa, NULL) < 0)
+                        e = -errno;
+        }
         if (e < 0) {
                 safe_close(cfg->listener_fd); /* taken, even on failure */
                 return e;

@@ -42,6 +42,19 @@ typedef struct supervisor_config {
         const supervisor_unix_allow *unix_allow;
 } supervisor_config;
 
+/* allowUnixSockets (supervisor-unix.c). Made by the embedder while it still sees the host's file
+ * system, before it builds the sandbox's root: each listed path is pinned then (O_PATH; the final
+ * component is not followed and must be a socket, else connects to it are refused). Returns 0 or
+ * -errno (-EINVAL: a relative path). */
+int supervisor_unix_allow_new(const strv *paths, supervisor_unix_allow **ret);
+/* After the root is built: sockets on the file system mounted at `dir` (the sandbox's private
+ * tmpfs: /tmp, /dev/shm, where nothing outside can bind) may be connected to as well. */
+int supervisor_unix_allow_add_private(supervisor_unix_allow *a, const char *dir);
+/* How many listed sockets were pinned (for tests and messages). */
+size_t supervisor_unix_allow_pinned(const supervisor_unix_allow *a);
+/* Closes the pins and frees. A child that must not hold them (init) calls it too. NULL ok. */
+void supervisor_unix_allow_free(supervisor_unix_allow *a);
+
 /* Starts the worker threads and returns; notifications are served until supervisor_stop().
  *
  * What the embedding process (the launcher's monitor) must arrange, since the supervisor performs
@@ -60,6 +73,10 @@ typedef struct supervisor_config {
  *     the child instead.
  * A command that makes itself non-dumpable cannot be read by an unprivileged supervisor: its
  * creations fail closed with EPERM (and are reported).
+ *
+ * With cfg->unix_allow the supervisor also performs every connect() (the filter notifies them):
+ * it installs a no-op SIGUSR2 handler (no SA_RESTART) in the embedding process, with which
+ * supervisor_stop() interrupts a connect still waiting on a thread of its own.
  *
  * Violations are reported as (syscall name, absolute path as resolved here, or "" when the caller
  * could not be inspected, rule): the rule is a string of cfg->rules, or a fixed explanation such

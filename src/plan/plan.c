@@ -117,12 +117,8 @@ int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bo
 
 /* Fails closed on fields this backend cannot enforce yet instead of dropping them (SPEC.md §4). */
 static int check_enforceable(const plan_builder *b) {
-        const cordon_policy *pol = b->policy;
-        if (pol->allow_unix_sockets.n > 0)
-                return cordon_set_error(b->err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "allowUnixSockets is set, but path-selective Unix "
-                                        "sockets are not implemented yet (every AF_UNIX socket "
-                                        "is refused); remove allowUnixSockets");
+        /* allowUnixSockets: enforced by the supervisor (src/linux/supervisor-unix.c). */
+        (void) b;
         return 0;
 }
 
@@ -412,6 +408,7 @@ void plan_free(plan *p) {
         strv_done(&p->names.deny_names);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
+        strv_done(&p->unix_sockets);
         strv_done(&p->net.allow);
         strv_done(&p->net.deny);
         for (size_t i = 0; i < p->net.n_hosts; i++) {
@@ -491,6 +488,8 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
                 r = check_enforceable(&b);
         if (r >= 0)
                 r = copy_net(policy, &p->net);
+        if (r >= 0)
+                r = strv_extend(&p->unix_sockets, &policy->allow_unix_sockets);
         if (r >= 0)
                 r = plan_env(policy, envp, p, err);
         /* Last, over env.set too: inside the sandbox's network namespace no other proxy exists,

@@ -101,6 +101,11 @@ typedef struct plan {
 
         uint64_t timeout_ms, memory_bytes, pids, cpu_seconds;
 
+        strv unix_sockets;     /* allowUnixSockets: absolute paths as the policy lists them */
+        /* Set by the launcher, never by plan_build(): the run's cgroup (linux/cgroup.h) when one
+         * enforces limits.memory and limits.pids; the command then gets no rlimit for them. */
+        struct run_cgroup *cgroup;
+
         plan_paths paths;      /* addition for string-matching backends (issue 7) */
 } plan;
 

@@ -360,6 +360,25 @@ static void test_verdict_partial(void **state) {
         assert_non_null(strstr(b[0].hint, "no SECCOMP_ADDFD_FLAG_SEND"));
 }
 
+/* limits.memory/limits.pids: a cgroup, or rlimits, which cannot hold root's processes (RLIMIT_NPROC
+ * exempts uid 0): only that combination makes native partial. */
+static void test_verdict_limits(void **state) {
+        probe_backend b[PROBE_N_BACKENDS];
+        probe_facts f = good_host();
+        f.limits = PROBE_LIMITS_RLIMIT;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[0].status, PROBE_FULL);
+        f.root = true;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[0].status, PROBE_PARTIAL);
+        assert_non_null(strstr(b[0].hint, "policies with limits.pids are refused"));
+        f.limits = PROBE_LIMITS_CGROUP;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[0].status, PROBE_FULL);
+        assert_string_equal(probe_limits_to_string(f.limits), "cgroup");
+        assert_string_equal(probe_limits_to_string(PROBE_LIMITS_RLIMIT), "rlimit");
+}
+
 static void test_verdict_unusable(void **state) {
         probe_backend b[PROBE_N_BACKENDS];
         probe_facts f = good_host();
@@ -425,7 +444,7 @@ static void check_kernel_json(json_t *k) {
                 "release", "root", "userNamespaces", "userNamespacesError", "maxUserNamespaces",
                 "unprivilegedUsernsClone", "apparmorRestrictUnprivilegedUserns", "landlockAbi",
                 "seccompFilter", "seccompUserNotif", "seccompWaitKillableRecv", "seccompAddfdSend",
-                "openat2", "cgroup2", "kvm",
+                "openat2", "cgroup2", "limits", "limitsDetail", "kvm",
         };
         assert_keys(k, keys, sizeof(keys) / sizeof(keys[0]));
         assert_int_equal(json_integer_value(json_object_get(k, "landlockAbi")), host.landlock_abi);
@@ -502,6 +521,7 @@ int main(void) {
                 cmocka_unit_test(test_verdict_full_host),
                 cmocka_unit_test(test_verdict_partial),
                 cmocka_unit_test(test_verdict_unusable),
+                cmocka_unit_test(test_verdict_limits),
                 cmocka_unit_test(test_public_json),
                 cmocka_unit_test(test_public_text),
         };

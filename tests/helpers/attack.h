@@ -61,4 +61,6 @@ extern const attack_cmd attack_sys_cmds[];
 extern const attack_cmd attack_race_cmds[];
 extern const attack_cmd attack_net_cmds[];
 extern const attack_cmd attack_host_cmds[];
+extern const attack_cmd attack_unix_cmds[];
+extern const attack_cmd attack_limits_cmds[];
 extern const char *attack_current;

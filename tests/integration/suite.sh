@@ -489,6 +489,114 @@ t_network() {
         judge_attack "network: connect to a host abstract Unix socket"
 }
 
+# ---- allowUnixSockets: exactly the listed sockets ---------------------------------------------
+
+# unix_run POLICY CMD...: `cordon run --policy POLICY -- attack CMD...` while `attack host-serve`
+# serves $UX_OK (greets) and $UX_BAD (any connection there fails the test).
+unix_run() {
+        pol=$1
+        shift
+        run_in "$WS" "$ATTACK" host-serve "$UX_OK" "$UX_BAD" -- \
+                "$CORDON" run --policy "$pol" -- "$ATTACK" "$@"
+}
+
+t_unix_sockets() {
+        UX_OK=$WS/allowed-$ID.sock    # in the workspace: the command may rename things there
+        UX_BAD=$OUTSIDE/forbidden-$ID.sock
+        ux_link=$WS/linked-$ID.sock
+        pol=$IT_TMP/log/unix-policy.json
+        printf '{ "allowUnixSockets": ["%s", "%s"] }\n' "$UX_OK" "$ux_link" > "$pol"
+        ln -sfn "$UX_BAD" "$ux_link"
+        unix_run "$pol" unix-allowed "$UX_OK"
+        if [ "$LAST_STATUS" -eq 0 ]; then ok "unix: the allowUnixSockets socket answers inside"
+        else not_ok "unix: the allowUnixSockets socket answers inside" "status $LAST_STATUS"; fi
+        unix_run "$pol" unix-connect "$UX_BAD"
+        judge_attack "unix: another host socket is refused"
+        unix_run "$pol" unix-connect "$ux_link"
+        judge_attack "unix: a symlink to another socket at an allowed path is refused"
+        unix_run "$pol" unix-swap "$UX_OK" "$UX_BAD" 2
+        judge_attack "unix: a symlink renamed over the allowed path during connects redirects none"
+        unix_run "$pol" unix-flip "$UX_OK" "$UX_BAD" 2
+        judge_attack "unix: an address rewritten during connects redirects none"
+        unix_run "$pol" unix-dgram "$UX_BAD"
+        judge_attack "unix: no datagram socket to sendto() another socket"
+        run_in "$WS" "$ATTACK" host-listen "abstract:cordon-it-ux-$ID" -- \
+                "$CORDON" run --policy "$pol" -- "$ATTACK" abstract-connect "cordon-it-ux-$ID"
+        judge_attack "unix: abstract sockets stay refused with allowUnixSockets"
+        printf '{}\n' > "$IT_TMP/log/empty-policy.json"
+        unix_run "$IT_TMP/log/empty-policy.json" unix-connect "$UX_OK"
+        judge_attack "unix: without allowUnixSockets the same socket is refused"
+        rm -f "$ux_link" "$UX_OK".keep "$UX_OK".evil "$UX_OK".good
+}
+
+# ---- limits: memory, pids, manual stop --------------------------------------------------------
+
+# The probe's word on how limits.memory/limits.pids are enforced here: cgroup or rlimit.
+limits_mechanism() {
+        run_in "$WS" "$CORDON" probe --json
+        /usr/bin/python3 -c 'import json,sys
+print(json.load(open(sys.argv[1]))["kernel"]["limits"])' "$LAST_OUT" 2>/dev/null
+}
+
+t_limits() {
+        mech=$(limits_mechanism)
+        echo "# limits are enforced by: ${mech:-?} (as $(id -un))"
+        sb --pids 32 -- "$ATTACK" forkbomb 32
+        if [ "$mech" = rlimit ] && [ "$(id -u)" -eq 0 ]; then
+                if [ "$LAST_STATUS" -eq 125 ] && grep -q '^cordon: fatal: POLICY_UNENFORCEABLE: limits.pids' "$LAST_ERR"; then
+                        ok "limits: --pids as root without a cgroup is refused (RLIMIT_NPROC exempts root)"
+                else
+                        not_ok "limits: --pids as root without a cgroup is refused" "status $LAST_STATUS"
+                fi
+        else
+                judge_attack "limits: a fork bomb under --pids 32 is contained ($mech)"
+        fi
+        ev=$IT_TMP/log/memhog.jsonl
+        sb --memory 64M --events "$ev" -- "$ATTACK" memhog 1024
+        last=$(tail -n 1 "$ev" 2>/dev/null)
+        case $mech in
+        cgroup)
+                if [ "$LAST_STATUS" -eq 125 ] && grep -q '^cordon: fatal: KILLED: ' "$LAST_ERR" &&
+                        printf '%s' "$last" | grep -q '"type":"killed".*"reason":"oom"'; then
+                        ok "limits: a memory hog under --memory 64M is killed: killed oom (cgroup)"
+                else
+                        not_ok "limits: a memory hog under --memory 64M is killed: killed oom" \
+                                "status $LAST_STATUS, last event $last"
+                fi ;;
+        *)
+                if [ "$LAST_STATUS" -eq 0 ] && printf '%s' "$last" | grep -q '"type":"exit"'; then
+                        ok "limits: a memory hog under --memory 64M gets no memory (rlimit: allocations fail, no oom)"
+                else
+                        not_ok "limits: a memory hog under --memory 64M gets no memory (rlimit)" \
+                                "status $LAST_STATUS, last event $last"
+                fi ;;
+        esac
+        m=cordon-it-manual-$ID
+        base_env > "$IT_TMP/log/env"
+        # shellcheck disable=SC2046
+        (cd "$WS" && IFS='
+' && exec env -i $(cat "$IT_TMP/log/env") "$CORDON" run --events "$IT_TMP/log/manual.jsonl" \
+                -- "$ATTACK" sleeper "$m" 1000) </dev/null >/dev/null 2>"$IT_TMP/log/manual.err" &
+        cpid=$!
+        if "$ATTACK" wait-marker "$m" 5000; then
+                kill -TERM "$cpid"
+                wait "$cpid"
+                st=$?
+                last=$(tail -n 1 "$IT_TMP/log/manual.jsonl")
+                if [ "$st" -eq 143 ] && printf '%s' "$last" | grep -q '"reason":"manual"' &&
+                        "$ATTACK" find-marker "$m" 2000 2>/dev/null; then
+                        ok "limits: SIGTERM to cordon kills the sandbox: status 143, killed manual"
+                else
+                        not_ok "limits: SIGTERM to cordon kills the sandbox: killed manual" \
+                                "status $st, last event $last"
+                fi
+        else
+                kill -9 "$cpid" 2>/dev/null
+                not_ok "limits: SIGTERM to cordon kills the sandbox" "the sleeper never started"
+        fi
+        kill_marker "$m"
+}
+
 # ---- inheritance and lifetime ----------------------------------------------------------------
 
 t_inheritance() {
@@ -811,7 +919,8 @@ make_fixture
 take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
-        git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network inheritance lifetime allowed \
+        git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
+        unix_sockets limits inheritance lifetime allowed \
         exit_contract controls bad_input fail_closed; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
