@@ -13,6 +13,7 @@ typedef struct sb_gen {
         sbuf out;
         char *bad;      /* the first string a profile could not hold (for the message) */
         unsigned n_filters; /* in the rule being written */
+        unsigned depth;     /* filters open inside it (require-all ...), for indentation */
 } sb_gen;
 
 /* How a path becomes a filter. Allows match the exact string; denies go through the case-blind

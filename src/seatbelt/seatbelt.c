@@ -21,6 +21,7 @@ void sb_comment(sb_gen *g, const char *text) {
 
 void sb_rule_begin(sb_gen *g, const char *head) {
         g->n_filters = 0;
+        g->depth = 0;
         sbuf_add(&g->out, "(");
         sbuf_add(&g->out, head);
 }
@@ -76,6 +77,8 @@ void sb_filter_add(sb_gen *g, sb_filter kind, const char *path) {
                 return;
         g->n_filters++;
         sbuf_add(&g->out, "\n  ");
+        for (unsigned i = 0; i < g->depth; i++)
+                sbuf_add(&g->out, "  ");
         if (kind == SB_ALLOW_SUBPATH || kind == SB_ALLOW_LITERAL) {
                 sbuf_add(&g->out, kind == SB_ALLOW_SUBPATH ? "(subpath " : "(literal ");
                 sbpl_quote(&g->out, path);
@@ -89,9 +92,11 @@ void sb_filter_open(sb_gen *g, const char *head) {
         g->n_filters++;
         sbuf_add(&g->out, "\n  (");
         sbuf_add(&g->out, head);
+        g->depth++;
 }
 
 void sb_filter_close(sb_gen *g) {
+        g->depth--;
         sbuf_add(&g->out, ")");
 }
 
