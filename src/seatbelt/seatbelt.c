@@ -246,10 +246,11 @@ static int generate(sb_gen *g) {
         return r;
 }
 
-/* A string for a one-line message: control bytes become '?'. */
+/* A string for a one-line message: control and non-ASCII bytes become '?' (the path may not be
+ * UTF-8, and the message must stay one printable line). */
 static void sanitize(char *s) {
         for (; *s; s++)
-                if ((unsigned char) *s < 0x20 || *s == 0x7f)
+                if ((unsigned char) *s < 0x20 || (unsigned char) *s >= 0x7f)
                         *s = '?';
 }
 
@@ -273,15 +274,13 @@ int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_
         _cleanup_free_ char *bad = g.bad;
         if (r >= 0)
                 r = written;
-        if (r == -EINVAL || r == -EILSEQ) {
-                if (bad)
-                        sanitize(bad);
+        if (bad && (r == -EINVAL || r == -EILSEQ)) {
+                sanitize(bad);
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, -r,
                                         "the path '%s' cannot be written into a Seatbelt "
                                         "profile: it %s; rename it or leave it out of the "
                                         "policy",
-                                        bad ? bad : "?",
-                                        r == -EILSEQ ? "is not valid UTF-8"
+                                        bad, r == -EILSEQ ? "is not valid UTF-8"
                                                      : "holds a control character");
         }
         if (r < 0)
