@@ -16,7 +16,13 @@
 #define DAEMON_OUT_MAX (8 * 1024 * 1024) /* queued bytes per client before its execs pause */
 
 /* What an epoll event points at: the first member of each watched object. */
-typedef enum watch_kind { WATCH_LISTENER = 1, WATCH_SIGNAL, WATCH_CLIENT, WATCH_EXEC } watch_kind;
+typedef enum watch_kind {
+        WATCH_LISTENER = 1,
+        WATCH_SIGNAL,
+        WATCH_CLIENT,
+        WATCH_EXEC,
+        WATCH_HOST,
+} watch_kind;
 
 typedef struct daemon daemon_t;
 typedef struct client client;
@@ -34,8 +40,22 @@ typedef enum session_state {
 
 const char *session_state_name(session_state s);
 
+/* The daemon's end of a warm session host (session-host.c). */
+typedef struct host_link {
+        watch_kind kind;          /* WATCH_HOST */
+        session *s;
+        pid_t pid;                /* the host process; -1 once reaped */
+        int fd;                   /* lines from/to the host; -1 once closed */
+        char *buf;
+        size_t len, cap;
+        bool watched;
+        client *launch_client;    /* session.launch waits for the host's "S"/"F" */
+        uint64_t launch_id;
+} host_link;
+
 struct session {
         char id[PROTO_ID_MAX + 1];
+        host_link host;
         session_state state;
         cordon_backend backend;
         cordon_policy *layer;     /* the session's policy layer (from session.launch) */
@@ -59,6 +79,9 @@ struct exec_run {
         bool got_result;
         char *result;             /* the result JSON (without 'R') */
         bool paused;              /* the owner's queue is full: stop reading (backpressure) */
+        bool warm;                /* runs in the session host (no worker, no pipe of its own) */
+        bool done;                /* warm: the host sent the result (or is gone) */
+        uint64_t host_exec_id;    /* warm: the id in the host's "E"/"R" lines */
         exec_run *next;
 };
 
@@ -75,6 +98,7 @@ struct daemon {
         size_t n_sessions;
         exec_run *execs;
         bool stopping;
+        uint64_t next_exec_id;
         char home[4096];
 };
 
@@ -104,6 +128,7 @@ void session_list(daemon_t *d, client *c, const proto_request *rq);
 void session_destroy(daemon_t *d, client *c, const proto_request *rq);
 void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend);
 void exec_on_readable(daemon_t *d, exec_run *x);
+void host_on_readable(daemon_t *d, host_link *l);
 void exec_client_gone(daemon_t *d, client *c);
 void exec_resume_paused(daemon_t *d, client *c);
 void exec_reap(daemon_t *d);

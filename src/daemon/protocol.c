@@ -13,6 +13,7 @@
 
 #include "policy/json-pos.h"
 #include "policy/policy.h"
+#include "util/utf8.h"
 #include "util/util.h"
 
 #define PROTO_DEPTH_MAX 32
@@ -31,6 +32,22 @@ const char *proto_method_name(proto_method m) {
         return (unsigned) m < _PROTO_METHOD_MAX ? method_names[m] : "?";
 }
 
+/* A message fit for one JSON string on one line: control characters and bytes that are not valid
+ * UTF-8 become '?', in place. Messages quote request text ("unknown member \"%.64s\""), and the
+ * precision cuts bytes, not characters: a multi-byte character cut in half made json_pack()
+ * refuse the error response, so the client waited for an answer that never came. */
+static void message_clean(char *s) {
+        size_t n = strlen(s);
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_char_len(s + i, n - i);
+                if (k == 0 || (k == 1 && ((unsigned char) s[i] < 0x20 || s[i] == 0x7f))) {
+                        s[i++] = '?';
+                        continue;
+                }
+                i += k;
+        }
+}
+
 _printf_(2, 3) static int bad(cordon_error *err, const char *fmt, ...) {
         if (err) {
                 va_list ap;
@@ -39,6 +56,7 @@ _printf_(2, 3) static int bad(cordon_error *err, const char *fmt, ...) {
                 err->sys_errno = EBADMSG;
                 (void) vsnprintf(err->message, sizeof(err->message), fmt, ap);
                 va_end(ap);
+                message_clean(err->message);
         }
         return -EBADMSG;
 }
@@ -330,9 +348,12 @@ char *proto_result_line(uint64_t id, const char *result_json) {
 }
 
 char *proto_error_line(uint64_t id, cordon_code code, const char *message) {
+        _cleanup_free_ char *msg = strdup(message ? message : "");
+        if (!msg)
+                return NULL;
+        message_clean(msg); /* messages from other modules quote request text too */
         json_t *o = json_pack("{s:i,s:I,s:{s:s,s:s}}", "v", PROTO_VERSION, "id", (json_int_t) id,
-                              "error", "code", cordon_code_name(code), "message",
-                              message ? message : "");
+                              "error", "code", cordon_code_name(code), "message", msg);
         if (!o)
                 return NULL;
         char *body = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);

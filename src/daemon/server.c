@@ -342,6 +342,8 @@ int server_run(daemon_t *d) {
                                 on_signal(d);
                         else if (k == WATCH_EXEC)
                                 exec_on_readable(d, evs[i].data.ptr);
+                        else if (k == WATCH_HOST)
+                                host_on_readable(d, evs[i].data.ptr);
                         else {
                                 client *c = evs[i].data.ptr;
                                 if (!c->dead && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))

@@ -19,10 +19,13 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "daemon/session-host.h"
+#include "linux/process.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "util/util.h"
@@ -116,6 +119,51 @@ static int check_session(daemon_t *d, session *s, cordon_error *err) {
         return r;
 }
 
+static int host_watch(daemon_t *d, host_link *l, bool on) {
+        if (l->fd < 0 || l->watched == on)
+                return 0;
+        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
+        if (epoll_ctl(d->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->fd, &ev) < 0)
+                return -errno;
+        l->watched = on;
+        return 0;
+}
+
+/* Forks the session host with the session's resolved policy. */
+static int start_host(daemon_t *d, session *s, cordon_error *err) {
+        cordon_policy *pol = NULL;
+        int r = resolve_policy(d, s, NULL, NULL, &pol, err);
+        if (r < 0)
+                return r;
+        int sp[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
+                cordon_policy_free(pol);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
+                                        strerror(errno));
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (process_close_fds_keep(&sp[1], 1) < 0)
+                        _exit(1);
+                session_host_main(pol, s->id, d->home, s->workdir, sp[1]);
+        }
+        int e = errno;
+        cordon_policy_free(pol);
+        (void) close(sp[1]);
+        if (pid < 0) {
+                (void) close(sp[0]);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
+        }
+        s->host.pid = pid;
+        s->host.fd = sp[0];
+        (void) fcntl(sp[0], F_SETFL, O_NONBLOCK);
+        if (host_watch(d, &s->host, true) < 0) {
+                (void) kill(pid, SIGKILL);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EIO, "epoll");
+        }
+        return 0;
+}
+
 void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         if (d->n_sessions >= DAEMON_MAX_SESSIONS) {
                 reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "too many sessions (1024)");
@@ -148,10 +196,19 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
                 r = cordon_policy_set_session_id(s->layer, s->id);
         if (r >= 0)
                 r = check_session(d, s, &s->error);
-        s->state = r < 0 ? SESSION_ERROR : SESSION_WARM;
+        s->host = (host_link){ .kind = WATCH_HOST, .s = s, .pid = -1, .fd = -1 };
         s->next = d->sessions;
         d->sessions = s;
         d->n_sessions++;
+        /* A confined session is warm: its sandbox is built now, once, by its host. */
+        if (r >= 0 && s->backend != CORDON_BACKEND_NONE)
+                r = start_host(d, s, &s->error);
+        if (r >= 0 && s->host.pid > 0) {
+                s->host.launch_client = c;
+                s->host.launch_id = rq->id;
+                return; /* answered when the host reports (host_on_readable) */
+        }
+        s->state = r < 0 ? SESSION_ERROR : SESSION_WARM;
         daemon_log("session %s: %s (%s)", s->id, session_state_name(s->state),
                    cordon_backend_to_string(s->backend));
         reply_handle(c, rq->id, s);
@@ -177,13 +234,37 @@ void session_list(daemon_t *d, client *c, const proto_request *rq) {
 
 /* ---- execs ---------------------------------------------------------------------------------- */
 
+/* "K<id>\n": the host asks init to kill that exec's process group. */
+static void host_kill_exec(exec_run *x) {
+        char line[40];
+        int n = snprintf(line, sizeof(line), "K%llu \n", (unsigned long long) x->host_exec_id);
+        if (x->s->host.fd >= 0)
+                (void) !write(x->s->host.fd, line, (size_t) n);
+}
+
 static void kill_exec(exec_run *x) {
         /* The worker is the launcher of its sandbox: every sandbox process dies with it. */
         if (x->pid > 0)
                 (void) kill(x->pid, SIGKILL);
 }
 
+/* Ends a warm session: its host's death takes the monitor, init (the whole PID namespace) and
+ * the proxy with it. Warm execs still in flight get an error response. */
+static void host_close(daemon_t *d, session *s) {
+        host_link *l = &s->host;
+        if (l->pid > 0)
+                (void) kill(l->pid, SIGKILL);
+        (void) host_watch(d, l, false);
+        if (l->fd >= 0)
+                (void) close(l->fd);
+        l->fd = -1;
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->s == s && x->warm && !x->done)
+                        x->done = true; /* no result: exec_collect answers LAUNCH_FAILED */
+}
+
 static void session_free(session *s) {
+        free(s->host.buf);
         cordon_policy_free(s->layer);
         free(s->workdir);
         free(s);
@@ -198,6 +279,7 @@ void session_destroy(daemon_t *d, client *c, const proto_request *rq) {
         for (exec_run *x = d->execs; x; x = x->next)
                 if (x->s == s)
                         kill_exec(x);
+        host_close(d, s);
         s->state = SESSION_DESTROYED;
         daemon_log("session %s: destroyed", s->id);
         reply_handle(c, rq->id, s);
@@ -225,8 +307,14 @@ void sessions_destroy_all(daemon_t *d) {
                                 ;
                         x->pid = -1;
                 }
-        for (session *s = d->sessions; s; s = s->next)
+        for (session *s = d->sessions; s; s = s->next) {
+                host_close(d, s);
+                if (s->host.pid > 0)
+                        while (waitpid(s->host.pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                s->host.pid = -1;
                 s->state = SESSION_DESTROYED;
+        }
 }
 
 /* ---- the exec worker (a child of the daemon) ------------------------------------------------ */
@@ -348,6 +436,55 @@ int exec_watch(daemon_t *d, exec_run *x, bool on) {
         return 0;
 }
 
+/* "X<id> {argv, env, cwd, stdin}\n" to the host. */
+static void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
+        const proto_exec *e = &rq->exec;
+        json_t *argv = json_array(), *env = json_array();
+        for (size_t i = 0; argv && i < e->n_argv; i++)
+                (void) json_array_append_new(argv, json_string(e->argv[i]));
+        for (size_t i = 0; env && i < e->n_env; i++)
+                (void) json_array_append_new(env, json_string(e->env[i]));
+        json_t *o = json_pack("{s:o,s:o}", "argv", argv, "env", env);
+        if (o && e->cwd)
+                (void) json_object_set_new(o, "cwd", json_string(e->cwd));
+        if (o && e->stdin_data)
+                (void) json_object_set_new(o, "stdin", json_string(e->stdin_data));
+        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
+        char *line = NULL;
+        uint64_t id = ++d->next_exec_id;
+        if (!x || asprintf(&line, "X%llu %s\n", (unsigned long long) id, txt) < 0) {
+                free(x);
+                free(txt);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
+                return;
+        }
+        free(txt);
+        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
+                         .pid = -1, .events_fd = -1, .warm = true, .host_exec_id = id,
+                         .next = d->execs };
+        /* The host reads requests as fast as it can; a short blocking write is bounded by the
+         * request limit (protocol.h). */
+        (void) fcntl(s->host.fd, F_SETFL, 0);
+        size_t len = strlen(line), off = 0;
+        while (off < len) {
+                ssize_t w = write(s->host.fd, line + off, len - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        break;
+                off += (size_t) w;
+        }
+        (void) fcntl(s->host.fd, F_SETFL, O_NONBLOCK);
+        free(line);
+        d->execs = x;
+        s->running++;
+        s->state = SESSION_ACTIVE;
+        if (off < len)
+                x->done = true; /* the host is gone: answered as failed */
+}
+
 void session_exec(daemon_t *d, client *c, proto_request *rq) {
         session *s = find_session(d, rq->exec.session_id);
         if (!s) {
@@ -360,6 +497,12 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                                                       : "the session is suspended");
                 return;
         }
+        /* Warm: the session's sandbox runs it, unless this exec brings a policy of its own,
+         * which needs a sandbox built for that policy (a cold run in a worker). */
+        if (s->host.fd >= 0 && s->state != SESSION_CREATED && !rq->exec.policy_override) {
+                exec_warm(d, c, s, rq);
+                return;
+        }
         int p[2];
         exec_run *x = calloc(1, sizeof(*x));
         if (!x || pipe2(p, O_CLOEXEC) < 0) {
@@ -369,7 +512,10 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
         }
         pid_t pid = fork();
         if (pid == 0) {
-                (void) close(p[0]);
+                /* The worker holds nothing of the daemon's: not the listener, not other
+                 * clients' connections, not other sessions' hosts. */
+                if (process_close_fds_keep(&p[1], 1) < 0)
+                        _exit(1);
                 worker_main(d, s, &rq->exec, p[1]);
         }
         (void) close(p[1]);
@@ -451,11 +597,125 @@ void exec_on_readable(daemon_t *d, exec_run *x) {
         }
 }
 
+/* ---- the warm session host's lines ----------------------------------------------------------- */
+
+static exec_run *find_warm(daemon_t *d, const session *s, uint64_t id) {
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->warm && x->s == s && x->host_exec_id == id)
+                        return x;
+        return NULL;
+}
+
+static void host_error_from_json(session *s, const char *json) {
+        json_t *o = json_loads(json, 0, NULL);
+        const char *code = json_string_value(json_object_get(o, "code"));
+        const char *msg = json_string_value(json_object_get(o, "message"));
+        cordon_code cc = CORDON_LAUNCH_FAILED;
+        for (int k = CORDON_OK + 1; code && k <= CORDON_USAGE + 4; k++)
+                if (strcmp(cordon_code_name((cordon_code) k), code) == 0)
+                        cc = (cordon_code) k;
+        (void) cordon_set_error(&s->error, cc, EIO, "%s", msg ? msg : "the session failed");
+        json_decref(o);
+}
+
+static void launch_answered(session *s) {
+        host_link *l = &s->host;
+        daemon_log("session %s: %s (%s)", s->id, session_state_name(s->state),
+                   cordon_backend_to_string(s->backend));
+        if (l->launch_client)
+                reply_handle(l->launch_client, l->launch_id, s);
+        l->launch_client = NULL;
+}
+
+static void host_line(daemon_t *d, session *s, char *line, size_t len) {
+        line[len] = '\0';
+        if (line[0] == 'S' && s->state == SESSION_CREATED) {
+                s->state = SESSION_WARM;
+                launch_answered(s);
+                return;
+        }
+        if (line[0] == 'F' && s->state == SESSION_CREATED) {
+                host_error_from_json(s, line + 1);
+                s->state = SESSION_ERROR;
+                launch_answered(s);
+                return;
+        }
+        char *sp = strchr(line, ' ');
+        if (!sp || (line[0] != 'E' && line[0] != 'R'))
+                return;
+        exec_run *x = find_warm(d, s, strtoull(line + 1, NULL, 10));
+        if (!x || x->done)
+                return;
+        if (line[0] == 'E' && x->owner)
+                (void) client_send(x->owner, proto_event_line(x->request_id, sp + 1,
+                                                              strlen(sp + 1)));
+        if (line[0] == 'R') {
+                free(x->result);
+                x->result = strdup(sp + 1);
+                x->done = true;
+        }
+}
+
+/* The host died (or was killed): the session is over. */
+static void host_gone(daemon_t *d, session *s) {
+        host_close(d, s);
+        if (s->state == SESSION_CREATED) {
+                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's sandbox host ended while starting");
+                s->state = SESSION_ERROR;
+                launch_answered(s);
+        } else if (s->state != SESSION_DESTROYED) {
+                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's sandbox ended");
+                s->state = SESSION_ERROR;
+        }
+}
+
+void host_on_readable(daemon_t *d, host_link *l) {
+        session *s = l->s;
+        /* Backpressure: a client that does not read its events pauses the session's output. */
+        for (exec_run *x = d->execs; x; x = x->next)
+                if (x->s == s && x->owner && client_queued(x->owner) > DAEMON_OUT_MAX) {
+                        x->paused = true;
+                        (void) host_watch(d, l, false);
+                        return;
+                }
+        if (l->cap - l->len < 65536) {
+                size_t cap = l->cap ? l->cap * 2 : 65536;
+                char *nb = cap <= 4 * 1024 * 1024 ? realloc(l->buf, cap) : NULL;
+                if (!nb) {
+                        host_gone(d, s);
+                        return;
+                }
+                l->buf = nb;
+                l->cap = cap;
+        }
+        ssize_t n = read(l->fd, l->buf + l->len, l->cap - l->len - 1);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+                return;
+        if (n <= 0) {
+                host_gone(d, s);
+                return;
+        }
+        l->len += (size_t) n;
+        size_t start = 0;
+        for (size_t i = 0; i < l->len; i++)
+                if (l->buf[i] == '\n') {
+                        host_line(d, s, l->buf + start, i - start);
+                        start = i + 1;
+                }
+        memmove(l->buf, l->buf + start, l->len - start);
+        l->len -= start;
+}
+
 void exec_resume_paused(daemon_t *d, client *c) {
         for (exec_run *x = d->execs; x; x = x->next)
                 if (x->owner == c && x->paused) {
                         x->paused = false;
-                        (void) exec_watch(d, x, true);
+                        if (x->warm)
+                                (void) host_watch(d, &x->s->host, true);
+                        else
+                                (void) exec_watch(d, x, true);
                 }
 }
 
@@ -464,6 +724,8 @@ void exec_client_gone(daemon_t *d, client *c) {
                 if (x->owner == c) {
                         x->owner = NULL;
                         kill_exec(x);
+                        if (x->warm && !x->done)
+                                host_kill_exec(x);
                         if (x->paused) {
                                 x->paused = false;
                                 (void) exec_watch(d, x, true);
@@ -472,9 +734,42 @@ void exec_client_gone(daemon_t *d, client *c) {
 }
 
 void exec_reap(daemon_t *d) {
-        for (exec_run *x = d->execs; x; x = x->next)
-                if (x->pid > 0 && waitpid(x->pid, NULL, WNOHANG) == x->pid)
-                        x->pid = -1;
+        for (;;) {
+                pid_t w = waitpid(-1, NULL, WNOHANG);
+                if (w <= 0)
+                        return;
+                for (exec_run *x = d->execs; x; x = x->next)
+                        if (x->pid == w)
+                                x->pid = -1;
+                for (session *s = d->sessions; s; s = s->next)
+                        if (s->host.pid == w)
+                                s->host.pid = -1;
+        }
+}
+
+/* The exec's response: its result, or an error response when the run failed (like `cordon run`
+ * exiting 125 with a fatal line) or its worker/host died without a result. */
+static char *exec_response(const exec_run *x) {
+        if (!x->result)
+                return proto_error_line(x->request_id, CORDON_LAUNCH_FAILED,
+                                        x->warm ? "the session's sandbox ended"
+                                                : "the exec worker died");
+        json_t *o = json_loads(x->result, 0, NULL);
+        json_t *e = json_object_get(o, "error");
+        char *line;
+        if (json_is_object(e)) {
+                const char *code = json_string_value(json_object_get(e, "code"));
+                cordon_code cc = CORDON_LAUNCH_FAILED;
+                for (int k = CORDON_OK + 1; code && k <= CORDON_USAGE + 4; k++)
+                        if (strcmp(cordon_code_name((cordon_code) k), code) == 0)
+                                cc = (cordon_code) k;
+                line = proto_error_line(x->request_id, cc,
+                                        json_string_value(json_object_get(e, "message")));
+        } else {
+                line = proto_result_line(x->request_id, x->result);
+        }
+        json_decref(o);
+        return line;
 }
 
 /* An exec is over when its worker has exited and its stream is drained: then its response. */
@@ -482,16 +777,12 @@ void exec_collect(daemon_t *d) {
         exec_run **pp = &d->execs;
         while (*pp) {
                 exec_run *x = *pp;
-                if (x->pid > 0 || x->events_fd >= 0) {
+                if (x->pid > 0 || x->events_fd >= 0 || (x->warm && !x->done)) {
                         pp = &x->next;
                         continue;
                 }
                 if (x->owner)
-                        (void) client_send(x->owner,
-                                           x->result ? proto_result_line(x->request_id, x->result)
-                                                     : proto_error_line(x->request_id,
-                                                                        CORDON_LAUNCH_FAILED,
-                                                                        "the exec worker died"));
+                        (void) client_send(x->owner, exec_response(x));
                 if (x->s->running > 0 && --x->s->running == 0 && x->s->state == SESSION_ACTIVE)
                         x->s->state = SESSION_WARM;
                 *pp = x->next;

@@ -98,6 +98,31 @@ int process_close_fds_except2(int keep1, int keep2) {
         return 0;
 }
 
+int process_close_fds_keep(const int *keep, size_t n) {
+        int sorted[8];
+        size_t k = 0;
+        for (size_t i = 0; i < n && k < ELEMENTSOF(sorted); i++)
+                if (keep[i] >= 3)
+                        sorted[k++] = keep[i];
+        for (size_t i = 1; i < k; i++) /* insertion sort: a handful of fds */
+                for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
+                        int t = sorted[j];
+                        sorted[j] = sorted[j - 1];
+                        sorted[j - 1] = t;
+                }
+        unsigned next = 3;
+        for (size_t i = 0; i < k; i++) {
+                if ((unsigned) sorted[i] > next &&
+                    syscall(SYS_close_range, next, (unsigned) sorted[i] - 1, 0U) < 0)
+                        return -errno;
+                if ((unsigned) sorted[i] + 1 > next)
+                        next = (unsigned) sorted[i] + 1;
+        }
+        if (syscall(SYS_close_range, next, ~0U, 0U) < 0)
+                return -errno;
+        return 0;
+}
+
 int process_disable_core_dumps(void) {
         struct rlimit rl = { 0, 0 };
         if (setrlimit(RLIMIT_CORE, &rl) < 0)

@@ -23,6 +23,8 @@ int process_die_with_parent(pid_t expected_parent);
 int process_close_fds_except(int keep);
 /* The same, keeping two fds (either may be -1). */
 int process_close_fds_except2(int keep1, int keep2);
+/* The same, keeping the n fds of keep[] (entries < 3 are ignored). */
+int process_close_fds_keep(const int *keep, size_t n);
 
 /* Hard RLIMIT_CORE 0: with a core_pattern such as "core.%e" and a comm set by PR_SET_NAME to
  * "x.pem", the kernel itself would create a denied name that no syscall filter sees. */

@@ -85,6 +85,24 @@ void report_violation_action(int fd, const char *action, const char *syscall, co
         report_send(fd, &m);
 }
 
+bool report_msg_violation(const report_msg *m, cordon_violation *v) {
+        if (m->type != REPORT_VIOLATION && m->type != REPORT_NET_VIOLATION)
+                return false;
+        /* "syscall\0target\0rule\0[action\0]" (the proxy: "protocol\0host:port\0rule\0"). */
+        const char *parts[4] = { "", "", "", "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
+                parts[i] = m->text + o;
+                o += strnlen(m->text + o, m->text_len - o) + 1;
+        }
+        *v = (cordon_violation){ .syscall = parts[0], .target = parts[1], .rule = parts[2],
+                                 .count = m->status > 1 ? (uint64_t) m->status : 1 };
+        v->action = m->type == REPORT_NET_VIOLATION ? "network-outbound"
+                    : parts[3][0]                   ? parts[3]
+                                                    : "file-create-name";
+        return true;
+}
+
 int report_read(int fd, report_msg *msg) {
         memset(msg, 0, sizeof(*msg));
         /* SOCK_SEQPACKET: one read returns exactly one record. */

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <limits.h>
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "util/util.h"
@@ -47,6 +48,10 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
                              const char *rule, uint64_t count);
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule);
+
+/* The violation a REPORT_VIOLATION or REPORT_NET_VIOLATION message carries (strings point into
+ * m->text). False for other messages. */
+bool report_msg_violation(const report_msg *m, cordon_violation *v);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */
 int report_read(int fd, report_msg *msg);

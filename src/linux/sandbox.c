@@ -22,6 +22,7 @@
 #include "linux/report.h"
 #include "net/proxy.h"
 #include "linux/seccomp.h"
+#include "linux/session-init.h"
 #include "linux/supervisor.h"
 
 extern char **environ;
@@ -144,6 +145,14 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         (void) close(listener); /* a listener kept here could answer CONTINUE to itself */
 }
 
+/* A warm session's ctl socket (session-init.h), or -1 for a run. Set by the session host before
+ * sandbox_monitor_main(); inherited across the forks that follow. */
+static int session_ctl = -1;
+
+void sandbox_set_session_ctl(int ctl) {
+        session_ctl = ctl;
+}
+
 static _noreturn_ void init_main(const plan *p, char *const argv[], int report_fd, int sock) {
         /* The parent is outside this PID namespace (getppid() reads 0), so liveness is checked by
          * the handshake below instead. */
@@ -156,6 +165,8 @@ static _noreturn_ void init_main(const plan *p, char *const argv[], int report_f
                 _exit(125); /* the monitor died: there is no supervisor, run nothing */
         (void) close(sock);
         report_ready(report_fd);
+        if (session_ctl >= 0)
+                session_init_loop(p, session_ctl); /* a warm session: commands on request */
         pid_t c = fork();
         if (c < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: fork");
@@ -324,7 +335,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
          * not reach the user's terminal. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: setsid");
-        int r = process_close_fds_except2(report_fd, proxy_ch);
+        int r = process_close_fds_keep((int[]){ report_fd, proxy_ch, session_ctl }, 3);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: close_range");
         /* The host's procfs, where notification pids (from this PID namespace) are valid. */

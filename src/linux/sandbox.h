@@ -18,4 +18,7 @@
 
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
                                      pid_t launcher, int proxy_ch);
+/* Makes the next sandbox_monitor_main() build a warm session: its init serves exec requests on
+ * `ctl` (session-init.h) instead of running argv. */
+void sandbox_set_session_ctl(int ctl);
 _noreturn_ void sandbox_unconfined_main(const plan *p, char *const argv[], int report_fd);

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The warm session host: one process per session, forked by the daemon. It builds the session's
+ * sandbox once — egress proxy, monitor (namespaces, mounts, creation-rule supervisor) and an init
+ * that stays up (src/linux/session-init.c) — and then, per exec, only asks init to fork the
+ * command. Each exec gets its own event stream (src/linux/events.c), framed for the daemon as
+ *   "E<exec id> <event json>\n"  and finally  "R<exec id> <result json>\n";
+ * the host announces the sandbox with "S\n" (ready) or "F<error json>\n" (it could not be built).
+ *
+ * Violations: the supervisor and the proxy serve the whole session, so a refusal is reported to
+ * every exec running when it arrives (exact when one command runs at a time, the common case).
+ * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
+ * the proxy all die with it. */
+#include "daemon/session-host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/events.h"
+#include "linux/report.h"
+#include "linux/sandbox.h"
+#include "linux/session-init.h"
+#include "net/proxy.h"
+#include "plan/plan.h"
+#include "util/util.h"
+
+extern char **environ;
+
+#define HOST_EXECS_MAX SESSION_EXECS_MAX
+#define HOST_LINE_MAX (4 * 1024 * 1024)
+
+typedef struct host host;
+
+typedef struct host_exec {
+        host *h;
+        uint64_t id;
+        events ev;
+        int out, err;         /* the command's stdout/stderr pipes (read ends) */
+        int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
+        bool started, exited;
+        int status;
+        bool have_fatal;
+        cordon_error fatal;
+        unsigned violations;
+} host_exec;
+
+struct host {
+        int dch;              /* the daemon */
+        int rep;              /* the session's report channel (monitor, init, supervisor) */
+        int ctl;              /* init */
+        proxy_proc px;
+        plan *p;
+        char session_id[EVENTS_ID_MAX];
+        host_exec *execs[HOST_EXECS_MAX];
+        size_t n_execs;
+        char *in;
+        size_t in_len, in_cap;
+};
+
+static void send_daemon(host *h, const char *s, size_t n) {
+        while (n > 0) {
+                ssize_t w = write(h->dch, s, n);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        _exit(0); /* the daemon is gone: so is the session */
+                s += w;
+                n -= (size_t) w;
+        }
+}
+
+static void send_fatal(host *h, const cordon_error *e) {
+        json_t *o = json_pack("{s:s,s:s}", "code", cordon_code_name(e->code), "message",
+                              e->message);
+        char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        char line[4096];
+        int n = snprintf(line, sizeof(line), "F%s\n", t ? t : "{}");
+        send_daemon(h, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+        free(t);
+        json_decref(o);
+}
+
+/* Every event of an exec goes to the daemon tagged with the exec's id. */
+static void on_event(void *userdata, const char *line, size_t len) {
+        host_exec *x = userdata;
+        host *h = x->h;
+        char tag[32];
+        int n = snprintf(tag, sizeof(tag), "E%llu ", (unsigned long long) x->id);
+        send_daemon(h, tag, (size_t) n);
+        send_daemon(h, line, len);
+}
+
+static void send_result(host *h, host_exec *x) {
+        json_t *o;
+        if (x->have_fatal)
+                o = json_pack("{s:{s:s,s:s}}", "error", "code", cordon_code_name(x->fatal.code),
+                              "message", x->fatal.message);
+        else {
+                int st = x->status;
+                int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+                                                                             : 125;
+                o = json_pack("{s:i,s:s,s:i,s:b}", "exitCode", code, "backend", "native",
+                              "violations", (int) x->violations, "warm", 1);
+        }
+        char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        json_decref(o);
+        char tag[32];
+        int n = snprintf(tag, sizeof(tag), "R%llu ", (unsigned long long) x->id);
+        send_daemon(h, tag, (size_t) n);
+        send_daemon(h, t ? t : "{}", t ? strlen(t) : 2);
+        send_daemon(h, "\n", 1);
+        free(t);
+}
+
+/* ---- building the sandbox ------------------------------------------------------------------- */
+
+static int wait_ready(host *h, cordon_error *err) {
+        for (;;) {
+                struct pollfd pfd = { .fd = h->rep, .events = POLLIN };
+                int n = poll(&pfd, 1, 30000);
+                if (n == 0)
+                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, ETIMEDOUT,
+                                                "the session's sandbox did not start in 30 s");
+                if (n < 0 && errno == EINTR)
+                        continue;
+                report_msg m;
+                int r = n < 0 ? -errno : report_read(h->rep, &m);
+                if (r == 0 || (r < 0 && r != -EBADMSG))
+                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, r ? -r : EPIPE,
+                                                "the session's sandbox ended while starting");
+                if (r > 0 && m.type == REPORT_READY)
+                        return 0;
+                if (r > 0 && m.type == REPORT_FATAL)
+                        return cordon_set_error(err, (cordon_code) m.code, m.sys_errno, "%s",
+                                                m.text);
+        }
+}
+
+static int build(host *h, const cordon_policy *pol, const char *home, const char *workdir,
+                 cordon_error *err) {
+        int r = plan_build(pol, home, workdir, environ, &h->p, err);
+        if (r < 0)
+                return r;
+        if (h->p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "a warm session cannot be unconfined "
+                                        "(danger-full-access): launch it with a confining mode");
+        if ((r = proxy_spawn(h->p, &h->px, err)) < 0)
+                return r;
+        int ctl[2], rep[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
+            report_channel(rep) < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
+                                        strerror(errno));
+        pid_t me = getpid();
+        sandbox_set_session_ctl(ctl[1]);
+        pid_t m = fork();
+        if (m == 0) {
+                (void) close(ctl[0]);
+                (void) close(rep[0]);
+                (void) close(h->px.report_fd);
+                static char arg0[] = "true"; /* unused: init serves execs instead */
+                char *const none[] = { arg0, NULL };
+                sandbox_monitor_main(h->p, none, rep[1], me, h->px.listen_ch);
+        }
+        (void) close(ctl[1]);
+        (void) close(rep[1]);
+        (void) close(h->px.listen_ch);
+        h->px.listen_ch = -1;
+        if (m < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "fork: %s",
+                                        strerror(errno));
+        h->ctl = ctl[0];
+        h->rep = rep[0];
+        return wait_ready(h, err);
+}
+
+/* ---- execs ---------------------------------------------------------------------------------- */
+
+/* The proxy variables stay the session's: an exec cannot point clients elsewhere (there is
+ * nowhere else to go from the sandbox's network namespace). */
+static bool fixed_var(const char *entry) {
+        static const char *const fixed[] = { "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=",
+                                             "https_proxy=", "ALL_PROXY=", "all_proxy=",
+                                             "NO_PROXY=", "no_proxy=", NULL };
+        for (size_t i = 0; fixed[i]; i++)
+                if (strncmp(entry, fixed[i], strlen(fixed[i])) == 0)
+                        return true;
+        return false;
+}
+
+/* The session's environment with the exec's variables set over it. */
+static int exec_env(const plan *p, json_t *env, strv *out) {
+        int r = strv_extend(out, &p->env);
+        size_t i;
+        json_t *v;
+        json_array_foreach(env, i, v) {
+                const char *e = json_string_value(v);
+                if (r < 0 || !e || !strchr(e, '=') || fixed_var(e))
+                        continue;
+                size_t nl = (size_t) (strchr(e, '=') - e) + 1;
+                for (size_t k = 0; k < out->n; k++)
+                        if (strncmp(out->v[k], e, nl) == 0) {
+                                free(out->v[k]);
+                                memmove(&out->v[k], &out->v[k + 1], (out->n - k) * sizeof(char *));
+                                out->n--;
+                                break;
+                        }
+                r = strv_push(out, e);
+        }
+        return r;
+}
+
+static int stdin_memfd(const char *data) {
+        if (!data)
+                return open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int fd = (int) syscall(SYS_memfd_create, "cordon-stdin", MFD_CLOEXEC);
+        size_t len = strlen(data), off = 0;
+        while (fd >= 0 && off < len) {
+                ssize_t w = write(fd, data + off, len - off);
+                if (w <= 0) {
+                        (void) close(fd);
+                        return -1;
+                }
+                off += (size_t) w;
+        }
+        return fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
+}
+
+static void exec_free(host_exec *x) {
+        int *fds[] = { &x->out, &x->err, &x->rpt };
+        for (size_t i = 0; i < ELEMENTSOF(fds); i++)
+                if (*fds[i] >= 0)
+                        (void) close(*fds[i]);
+        free(x);
+}
+
+static void fail_exec(host *h, host_exec *x, int e, const char *what) {
+        x->have_fatal = true;
+        (void) cordon_set_error(&x->fatal, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
+        events_error(&x->ev, &x->fatal);
+        send_result(h, x);
+        exec_free(x);
+}
+
+static void start_exec(host *h, uint64_t id, const char *json) {
+        host_exec *x = calloc(1, sizeof(*x));
+        if (!x)
+                return;
+        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1 };
+        cordon_run_options opts = { .on_event = on_event, .event_userdata = x };
+        events_init(&x->ev, &opts, h->session_id);
+        events_starting(&x->ev, CORDON_BACKEND_NATIVE);
+        json_t *o = json_loads(json, 0, NULL);
+        json_t *argv_j = json_object_get(o, "argv");
+        size_t argc = json_array_size(argv_j);
+        if (!o || argc == 0 || h->n_execs >= HOST_EXECS_MAX) {
+                json_decref(o);
+                fail_exec(h, x, h->n_execs >= HOST_EXECS_MAX ? EBUSY : EINVAL, "exec request");
+                return;
+        }
+        char **argv = calloc(argc + 1, sizeof(char *));
+        strv env = { 0 };
+        for (size_t i = 0; argv && i < argc; i++)
+                argv[i] = (char *) json_string_value(json_array_get(argv_j, i));
+        const char *cwd = json_string_value(json_object_get(o, "cwd"));
+        int in = stdin_memfd(json_string_value(json_object_get(o, "stdin")));
+        int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pr[2] = { -1, -1 };
+        int r = argv && in >= 0 && exec_env(h->p, json_object_get(o, "env"), &env) >= 0 &&
+                                pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0 &&
+                                report_channel(pr) == 0
+                        ? 0
+                        : -EIO;
+        if (r == 0)
+                r = session_send_exec(h->ctl, (uint32_t) id, argv, env.v,
+                                      cwd ? cwd : h->p->workdir,
+                                      (int[]){ in, po[1], pe[1], pr[1] });
+        int child_ends[] = { in, po[1], pe[1], pr[1] };
+        for (size_t i = 0; i < ELEMENTSOF(child_ends); i++)
+                if (child_ends[i] >= 0)
+                        (void) close(child_ends[i]);
+        x->out = po[0];
+        x->err = pe[0];
+        x->rpt = pr[0];
+        free(argv);
+        strv_done(&env);
+        json_decref(o);
+        if (r < 0) {
+                fail_exec(h, x, -r, "cannot start the command in the session");
+                return;
+        }
+        (void) fcntl(x->out, F_SETFL, O_NONBLOCK);
+        (void) fcntl(x->err, F_SETFL, O_NONBLOCK);
+        events_ready(&x->ev, CORDON_BACKEND_NATIVE);
+        h->execs[h->n_execs++] = x;
+}
+
+static host_exec *find_exec(host *h, uint64_t id) {
+        for (size_t i = 0; i < h->n_execs; i++)
+                if (h->execs[i]->id == id)
+                        return h->execs[i];
+        return NULL;
+}
+
+/* Reads what a pipe holds now; closes it at EOF (or when `final`: after the command exited, a
+ * background process keeping the pipe open must not hold the exec open). */
+static void drain_pipe(host_exec *x, int *fd, bool is_err, bool final) {
+        char buf[16384];
+        while (*fd >= 0) {
+                ssize_t n = read(*fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n > 0) {
+                        events_output(&x->ev, is_err, buf, (size_t) n);
+                        continue;
+                }
+                if (n == 0 || final || errno != EAGAIN) {
+                        (void) close(*fd);
+                        *fd = -1;
+                }
+                return;
+        }
+}
+
+static void exec_report(host_exec *x) {
+        report_msg m;
+        int r = report_read(x->rpt, &m);
+        if (r > 0 && m.type == REPORT_FATAL && !x->have_fatal) {
+                x->have_fatal = true;
+                (void) cordon_set_error(&x->fatal, (cordon_code) m.code, m.sys_errno, "%s",
+                                        m.text);
+        }
+        if (r <= 0 && r != -EBADMSG) {
+                (void) close(x->rpt);
+                x->rpt = -1;
+        }
+}
+
+static void maybe_finish(host *h, size_t i) {
+        host_exec *x = h->execs[i];
+        if (!x->exited)
+                return;
+        drain_pipe(x, &x->out, false, true);
+        drain_pipe(x, &x->err, true, true);
+        while (x->rpt >= 0)
+                exec_report(x);
+        if (x->have_fatal)
+                events_error(&x->ev, &x->fatal);
+        else
+                events_exit(&x->ev, x->status,
+                            WIFEXITED(x->status) ? WEXITSTATUS(x->status)
+                            : WIFSIGNALED(x->status) ? 128 + WTERMSIG(x->status) : 125);
+        send_result(h, x);
+        exec_free(x);
+        h->execs[i] = h->execs[--h->n_execs];
+}
+
+/* A refusal from the session's supervisor or proxy: every running exec reports it. */
+static bool session_report(host *h, int fd) {
+        report_msg m;
+        int r = report_read(fd, &m);
+        if (r == 0 || (r < 0 && r != -EBADMSG))
+                return false;
+        cordon_violation v;
+        if (r > 0 && report_msg_violation(&m, &v))
+                for (size_t i = 0; i < h->n_execs; i++) {
+                        h->execs[i]->violations += (unsigned) v.count;
+                        events_violation(&h->execs[i]->ev, &v);
+                }
+        return true;
+}
+
+static void on_ctl(host *h) {
+        session_msg m;
+        int r = session_read_msg(h->ctl, &m);
+        if (r == 0 || (r < 0 && r != -EBADMSG))
+                _exit(0); /* init is gone: the session is over */
+        host_exec *x = r > 0 ? find_exec(h, m.exec_id) : NULL;
+        if (!x)
+                return;
+        if (m.type == SESSION_MSG_STARTED)
+                x->started = true;
+        else if (m.type == SESSION_MSG_EXITED) {
+                x->exited = true;
+                x->status = m.status;
+        }
+}
+
+/* Lines from the daemon: "X<id> <request json>\n". */
+static void on_daemon(host *h) {
+        if (h->in_cap - h->in_len < 65536) {
+                size_t cap = h->in_cap ? h->in_cap * 2 : 65536;
+                char *nb = cap <= HOST_LINE_MAX ? realloc(h->in, cap) : NULL;
+                if (!nb)
+                        _exit(0);
+                h->in = nb;
+                h->in_cap = cap;
+        }
+        ssize_t n = read(h->dch, h->in + h->in_len, h->in_cap - h->in_len);
+        if (n < 0 && errno == EINTR)
+                return;
+        if (n <= 0)
+                _exit(0);
+        h->in_len += (size_t) n;
+        size_t start = 0;
+        for (size_t i = 0; i < h->in_len; i++) {
+                if (h->in[i] != '\n')
+                        continue;
+                h->in[i] = '\0';
+                char *line = h->in + start, *sp = strchr(line, ' ');
+                if (line[0] == 'X' && sp)
+                        start_exec(h, strtoull(line + 1, NULL, 10), sp + 1);
+                else if (line[0] == 'K')
+                        (void) session_send_kill(h->ctl, (uint32_t) strtoull(line + 1, NULL, 10));
+                start = i + 1;
+        }
+        memmove(h->in, h->in + start, h->in_len - start);
+        h->in_len -= start;
+}
+
+static _noreturn_ void serve(host *h) {
+        for (;;) {
+                struct pollfd pfd[4 + 3 * HOST_EXECS_MAX];
+                size_t n = 0;
+                int fixed[] = { h->dch, h->rep, h->px.report_fd, h->ctl };
+                for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
+                        pfd[n++] = (struct pollfd){ .fd = fixed[i], .events = POLLIN };
+                for (size_t i = 0; i < h->n_execs; i++) {
+                        host_exec *x = h->execs[i];
+                        pfd[n++] = (struct pollfd){ .fd = x->out, .events = POLLIN };
+                        pfd[n++] = (struct pollfd){ .fd = x->err, .events = POLLIN };
+                        pfd[n++] = (struct pollfd){ .fd = x->rpt, .events = POLLIN };
+                }
+                if (poll(pfd, n, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        _exit(1);
+                }
+                const short ready = POLLIN | POLLHUP | POLLERR;
+                /* Outputs and reports first, so an exit is never reported before its output. */
+                for (size_t i = 0, k = 4; i < h->n_execs; i++, k += 3) {
+                        host_exec *x = h->execs[i];
+                        if (pfd[k].revents & ready)
+                                drain_pipe(x, &x->out, false, false);
+                        if (pfd[k + 1].revents & ready)
+                                drain_pipe(x, &x->err, true, false);
+                        if (pfd[k + 2].revents & ready)
+                                exec_report(x);
+                }
+                if ((pfd[1].revents & ready) && !session_report(h, h->rep))
+                        _exit(0); /* the monitor is gone: the session is over */
+                if (h->px.report_fd >= 0 && (pfd[2].revents & ready) &&
+                    !session_report(h, h->px.report_fd)) {
+                        (void) close(h->px.report_fd);
+                        h->px.report_fd = -1;
+                }
+                if (pfd[3].revents & ready)
+                        on_ctl(h);
+                for (size_t i = h->n_execs; i-- > 0;)
+                        maybe_finish(h, i);
+                if (pfd[0].revents & ready)
+                        on_daemon(h);
+        }
+}
+
+_noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
+                                  const char *home, const char *workdir, int dch) {
+        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+        (void) prctl(PR_SET_NAME, "cordond-session", 0, 0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        (void) signal(SIGPIPE, SIG_IGN);
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0)
+                for (int i = 0; i < 3; i++)
+                        (void) dup2(null, i);
+        static host h;
+        h = (host){ .dch = dch, .rep = -1, .ctl = -1,
+                    .px = { .pid = -1, .listen_ch = -1, .report_fd = -1 } };
+        (void) snprintf(h.session_id, sizeof(h.session_id), "%s", session_id);
+        cordon_error err = { 0 };
+        if (build(&h, pol, home, workdir, &err) < 0) {
+                send_fatal(&h, &err);
+                _exit(0);
+        }
+        send_daemon(&h, "S\n", 2);
+        serve(&h);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The warm session host (session-host.c): one process per session, forked by the daemon. */
+#pragma once
+
+#include "cordon/cordon.h"
+#include "util/util.h"
+
+/* Builds the session's sandbox from the resolved policy `pol` and serves exec requests arriving on
+ * `dch` until it closes. Never returns. */
+_noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
+                                  const char *home, const char *workdir, int dch);
