@@ -141,6 +141,10 @@ int cgroup_parse_key(const char *text, const char *key, uint64_t *ret) {
         return -ENOENT;
 }
 
+static bool streq_(const char *a, const char *b) {
+        return strcmp(a, b) == 0;
+}
+
 /* ---- small file helpers ------------------------------------------------------------------------- */
 
 static int write_at(const char *dir, const char *name, const char *value) {
@@ -301,6 +305,17 @@ static int watch_oom_v1(run_cgroup *cg) {
         return write_at(cg->dirs[0], "cgroup.event_control", reg);
 }
 
+int cgroup_write_limits(cgroup_kind kind, const char *dir, const char *controller,
+                        const cgroup_limits *lim) {
+        if (kind == CGROUP_V2)
+                return limit_v2(dir, lim);
+        if (kind == CGROUP_V1 && controller && streq_(controller, "memory"))
+                return lim->memory_bytes ? limit_v1_memory(dir, lim->memory_bytes) : 0;
+        if (kind == CGROUP_V1 && controller && streq_(controller, "pids"))
+                return lim->pids ? set_u64(dir, "pids.max", lim->pids) : 0;
+        return -EINVAL;
+}
+
 static int create_v2(const char *mount, const char *own, const cgroup_limits *lim,
                      run_cgroup *cg) {
         const char *needed[3] = { NULL };
@@ -313,7 +328,7 @@ static int create_v2(const char *mount, const char *own, const cgroup_limits *li
         if (r < 0)
                 return r;
         cg->kind = CGROUP_V2;
-        r = limit_v2(cg->dirs[0], lim);
+        r = cgroup_write_limits(CGROUP_V2, cg->dirs[0], NULL, lim);
         return r == 0 && lim->memory_bytes ? watch_oom_v2(cg) : r;
 }
 
@@ -335,10 +350,11 @@ static int create_v1(const char *mountinfo, const char *self, const cgroup_limit
                         return r;
         }
         int r = 0;
-        if (lim->memory_bytes && (r = limit_v1_memory(cg->dirs[0], lim->memory_bytes)) == 0)
+        if (lim->memory_bytes && (r = cgroup_write_limits(CGROUP_V1, cg->dirs[0], "memory",
+                                                          lim)) == 0)
                 r = watch_oom_v1(cg);
         if (r == 0 && lim->pids)
-                r = set_u64(cg->dirs[1], "pids.max", lim->pids);
+                r = cgroup_write_limits(CGROUP_V1, cg->dirs[1], "pids", lim);
         return r;
 }
 
@@ -536,11 +552,17 @@ cgroup_kind cgroup_probe(char *detail, size_t size) {
                 return CGROUP_NONE;
         }
         cgroup_kind k = cg->kind;
-        _cleanup_free_ char *parent = strdup(cgroup_get_path(cg));
-        if (parent)
-                (void) parent_of(parent);
-        (void) snprintf(detail, size, "cgroup %s (memory, pids) below %s",
-                        k == CGROUP_V2 ? "v2" : "v1", parent ? parent : "?");
+        _cleanup_free_ char *p0 = cg->dirs[0] ? strdup(cg->dirs[0]) : NULL;
+        _cleanup_free_ char *p1 = cg->dirs[1] ? strdup(cg->dirs[1]) : NULL;
+        if (p0)
+                (void) parent_of(p0);
+        if (p1)
+                (void) parent_of(p1);
+        if (k == CGROUP_V2)
+                (void) snprintf(detail, size, "cgroup v2 (memory, pids) below %s", p0 ? p0 : "?");
+        else
+                (void) snprintf(detail, size, "cgroup v1: memory below %s, pids below %s",
+                                p0 ? p0 : "?", p1 ? p1 : "?");
         cgroup_destroy(cg);
         return k;
 }

@@ -90,6 +90,11 @@ cgroup_kind cgroup_probe(char *detail, size_t size);
  * as root without a cgroup), CORDON_LAUNCH_FAILED when creating the cgroup failed. */
 int cgroup_for_limits(uint64_t memory_bytes, uint64_t pids, run_cgroup **ret, cordon_error *err);
 
+/* Writes `lim` into an existing cgroup directory: v2 all of it, v1 the part of `controller`
+ * ("memory" or "pids"). Exposed for tests; cgroup_create() uses it. */
+int cgroup_write_limits(cgroup_kind kind, const char *dir, const char *controller,
+                        const cgroup_limits *lim);
+
 /* Parsers, exposed for tests. Each returns 0 or -errno (-ENOENT: not there). */
 /* The path of this process's cgroup in the hierarchy of `controller` (NULL: the unified one,
  * "0::/path") from /proc/self/cgroup text. Caller frees. */

@@ -13,3 +13,5 @@ void sup_check(scenario_fn fn, void *arg, unsigned workers, void (*host_setup)(s
 int supervisor_attack_tests_run(void);
 /* supervisor-denials.c: the same for refusals of the seccomp table and their reports. */
 int supervisor_denial_tests_run(void);
+/* supervisor-unix.c: allowUnixSockets (connect performed by the supervisor). */
+int supervisor_unix_tests_run(void);

@@ -708,5 +708,6 @@ int main(void) {
         };
         int failed = cmocka_run_group_tests_name("supervisor", tests, NULL, NULL);
         failed += supervisor_attack_tests_run();
-        return failed + supervisor_denial_tests_run();
+        failed += supervisor_denial_tests_run();
+        return failed + supervisor_unix_tests_run();
 }
