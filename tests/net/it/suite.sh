@@ -57,8 +57,8 @@ check_hits() {
         for _w in $2; do
                 _m=$1${_w#?}
                 case $_w in
-                +*) access_hit "$_m" || { echo "request $_m never reached the server"; return 1; } ;;
-                -*) ! access_hit "$_m" || { echo "request $_m REACHED the server"; return 1; } ;;
+                +*) access_hit "$_m" || { echo "$_m never reached the server"; return 1; } ;;
+                -*) ! access_hit "$_m" || { echo "$_m REACHED the server"; return 1; } ;;
                 *) echo "bad hit spec $_w"; return 1 ;;
                 esac
         done
@@ -70,7 +70,10 @@ check_hits() {
 # other actions (a client's refused AF_UNIX socketpair, say) are not this suite's business.
 check_events() {
         [ "$2" = . ] && return 0
-        _v=$($PY "$HERE/netsrv.py" events "$1" network-outbound) || { echo "unreadable events file"; return 1; }
+        if ! _v=$($PY "$HERE/netsrv.py" events "$1" network-outbound); then
+                echo "unreadable events file"
+                return 1
+        fi
         _n=$(printf '%s' "$_v" | grep -c '^' || true)
         if [ "$2" = - ]; then
                 [ "$_n" -eq 0 ] && return 0
@@ -81,14 +84,18 @@ check_events() {
         _want_rule='*'
         case $2 in *~*) _want_rule=${2#*~} ;; esac
         if [ "$_n" -ne 1 ]; then
-                echo "$_n violation events, want 1 ($_want_target): $(printf '%s' "$_v" | tr '\n\t' '| ')"
+                echo "$_n violation events, want 1 ($_want_target):" \
+                        "$(printf '%s' "$_v" | tr '\n\t' '| ')"
                 return 1
         fi
         _action=$(printf '%s' "$_v" | cut -f1)
         _target=$(printf '%s' "$_v" | cut -f2)
         _rule=$(printf '%s' "$_v" | cut -f4)
         [ "$_action" = network-outbound ] || { echo "action '$_action'"; return 1; }
-        [ "$_target" = "$_want_target" ] || { echo "target '$_target', want '$_want_target'"; return 1; }
+        if [ "$_target" != "$_want_target" ]; then
+                echo "target '$_target', want '$_want_target'"
+                return 1
+        fi
         # shellcheck disable=SC2254
         case $_rule in $_want_rule) ;; *) echo "rule '$_rule', want '$_want_rule'"; return 1 ;; esac
         return 0
@@ -126,10 +133,31 @@ net() {
         *) [ "$LAST_STATUS" -eq "$_want_rc" ] || _why="status $LAST_STATUS, want $_want_rc" ;;
         esac
         # shellcheck disable=SC2254
-        [ -n "$_why" ] || case $OUT in $_want_out) ;; *) _why="output '$OUT', want '$_want_out'" ;; esac
+        [ -n "$_why" ] || case $OUT in
+                $_want_out) ;;
+                *) _why="output '$OUT', want '$_want_out'" ;;
+                esac
         [ -n "$_why" ] || _why=$(check_events "$EV" "$_want_ev")
         [ -n "$_why" ] || _why=$(check_hits "$MARK" "$_want_hits")
         if [ -z "$_why" ]; then ok "$_name"; else not_ok "$_name" "$_why"; fi
+}
+
+# rq METHOD TARGET HOST [FIELD...]: a request head as netcli.py reads it ("\r\n" written as
+# text); HOST "-" sends no Host field.
+rq() {
+        _r="$1 $2 HTTP/1.1"
+        [ "$3" = - ] || _r="$_r\\r\\nHost: $3"
+        shift 3
+        for _f in "$@"; do _r="$_r\\r\\n$_f"; done
+        printf '%s\\r\\n\\r\\n' "$_r"
+}
+
+# get URL [FIELD...]: an absolute-form GET whose Host repeats the URL's authority.
+get() {
+        _u=$1
+        shift
+        _h=${_u#http://}
+        rq GET "$_u" "${_h%%/*}" "$@"
 }
 
 # Shorthands for the common options: NAMES maps every test name to 127.0.0.1; LOCAL allows the
@@ -268,9 +296,9 @@ t_socks() {
                 "127.0.0.1:$P2" - $LOCAL -- $CLI socks domain 2130706433 "$P2" "/hello/@M@"
 }
 
-# ---- keep-alive and chunked bodies (the forward path) ----------------------------------------
+# ---- keep-alive, pipelining, framing, bodies (the forward path) ------------------------------
 
-t_forward() {
+t_keepalive() {
         ab="--allow-domain a.example.test $LOCAL $NAMES"
         net "keep-alive: two hosts on one connection, the second judged on its own" 0 \
                 "200/000 403/000" "b.example.test:$P" "+-a --b" $ab -- $CURL -v $O2 \
@@ -286,67 +314,77 @@ t_forward() {
         net "keep-alive: two allowed hosts on one connection" 0 "200/000 200/000" - "+-a +-b" \
                 --allow-domain b.example.test $ab -- $CURL $O2 \
                 "http://a.example.test:$P/hello/@M@-a" "http://b.example.test:$P/hello/@M@-b"
-        r1="GET http://a.example.test:$P/hello/@M@-a HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\n\\r\\n"
-        r2="GET http://b.example.test:$P/hello/@M@-b HTTP/1.1\\r\\nHost: b.example.test:$P\\r\\n\\r\\n"
-        net "pipelining: an allowed and a refused request in one write, each judged" 0 \
-                "HTTP/1.1 200 OK HTTP/1.1 403 Forbidden" "b.example.test:$P" "+-a --b" $ab -- \
-                $CLI raw 3128 "$r1$r2"
-        net "pipelining: a request inside a body is body, never a request" 0 \
-                "HTTP/1.1 200 OK" - "+-a --b" $ab -- $CLI raw 3128 \
-                "POST http://a.example.test:$P/echo/@M@-a HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nConnection: close\\r\\nContent-Length: $(printf '%b' "$r2" | wc -c)\\r\\n\\r\\n$r2"
-        r1="GET http://127.0.0.1:$P/idle-close/@M@-1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
-        r2="GET http://127.0.0.1:$P/hello/@M@-2 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
-        net "keep-alive: an upstream that closed while idle is not reused (no 502)" 0 \
-                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- \
-                $CLI seq 3128 1 "$r1" "$r2"
-        r1="GET http://127.0.0.1:$P/hello/@M@-1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
-        r2="GET http://127.0.0.1:$P/hello/@M@-2 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
         net "keep-alive: two requests to one host, one after the other" 0 \
-                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- $CLI seq 3128 0 "$r1" "$r2"
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- $CLI seq 3128 0 \
+                "$(get "http://127.0.0.1:$P/hello/@M@-1")" \
+                "$(get "http://127.0.0.1:$P/hello/@M@-2")"
         peers=$(grep -F "$MARK-" "$SRV/access.log" | sed 's/.* peer=//' | sort -u | wc -l)
         if [ "$peers" -eq 1 ]; then ok "keep-alive: ... rode one upstream connection (pooled)"
         else not_ok "keep-alive: ... rode one upstream connection (pooled)" "$peers connections"; fi
-        r1="GET http://127.0.0.1:$P2/hello/@M@-1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\n\\r\\n"
+        net "keep-alive: an upstream that closed while idle is not reused (no 502)" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- $CLI seq 3128 1 \
+                "$(get "http://127.0.0.1:$P/idle-close/@M@-1")" \
+                "$(get "http://127.0.0.1:$P/hello/@M@-2")"
         # /conns/ counts the connections open to the server, its own included.
+        r1=$(get "http://127.0.0.1:$P2/hello/@M@-1")
         net "keep-alive: control: a client gone, its pooled upstream is closed" 0 \
                 "HTTP/1.1 200 OK open=1" - + --allow-domain 127.0.0.1 -- sh -c \
                 "$CLI seq 3128 0 '$r1' && sleep 0.5 && \
                 curl -s --max-time 20 http://127.0.0.1:$P2/conns/@M@"
-        r2="CONNECT 127.0.0.1:$P2 HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\n\\r\\n"
-        r3="GET /hello/@M@-2 HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n"
+        r2=$(rq CONNECT "127.0.0.1:$P2" "127.0.0.1:$P2")
+        r3=$(rq GET /hello/@M@-2 127.0.0.1 "Connection: close")
         net "keep-alive: a CONNECT after a forwarded GET leaves no upstream connection open" 0 \
                 "HTTP/1.1 200 OK HTTP/1.1 200 Connection established HTTP/1.1 200 OK open=1" - \
                 "+-1 +-2" --allow-domain 127.0.0.1 -- sh -c "$CLI seq 3128 0 '$r1' '$r2' '$r3' && \
                 sleep 0.5 && curl -s --max-time 20 http://127.0.0.1:$P2/conns/@M@"
-        g="HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+}
+
+t_pipelining() {
+        ab="--allow-domain a.example.test $LOCAL $NAMES"
+        r1=$(get "http://a.example.test:$P/hello/@M@-a")
+        r2=$(get "http://b.example.test:$P/hello/@M@-b")
+        net "pipelining: an allowed and a refused request in one write, each judged" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 403 Forbidden" "b.example.test:$P" "+-a --b" $ab -- \
+                $CLI raw 3128 "$r1$r2"
+        post=$(rq POST "http://a.example.test:$P/echo/@M@-a" "a.example.test:$P" \
+                "Connection: close" "Content-Length: $(printf '%b' "$r2" | wc -c)")
+        net "pipelining: a request inside a body is body, never a request" 0 \
+                "HTTP/1.1 200 OK" - "+-a --b" $ab -- $CLI raw 3128 "$post$r2"
+        net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
+                "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
+                "$(rq POST "http://a.example.test:$P/echo/@M@" "a.example.test:$P" \
+                        "Content-Length: 5" "Transfer-Encoding: chunked")0\\r\\n\\r\\n"
+        net "framing: HEAD then GET on one connection (a HEAD answer has no body)" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - + $LOCAL -- $CLI raw 3128 \
+                "$(rq HEAD "http://127.0.0.1:$P/repo.git/HEAD?@M@" "127.0.0.1:$P")$(get \
+                        "http://127.0.0.1:$P/hello/@M@" "Connection: close")"
         net "framing: 204 and 304 (with a Content-Length) carry no body; the next answer follows" \
                 0 "HTTP/1.1 204 No Content HTTP/1.1 304 Not Modified HTTP/1.1 200 OK" - \
                 "+-1 +-2 +-3" $LOCAL -- $CLI seq 3128 0 \
-                "GET http://127.0.0.1:$P/nocontent/@M@-1 $g" \
-                "GET http://127.0.0.1:$P/notmodified/@M@-2 $g" "GET http://127.0.0.1:$P/hello/@M@-3 $g"
-        net "framing: Content-Length and Transfer-Encoding together are refused (400)" 0 \
-                "HTTP/1.1 400 *" . - $ab -- $CLI raw 3128 \
-                "POST http://a.example.test:$P/echo/@M@ HTTP/1.1\\r\\nHost: a.example.test:$P\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"
-        net "framing: HEAD then GET on one connection (a HEAD answer has no body)" 0 \
-                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - + $LOCAL -- $CLI raw 3128 \
-                "HEAD http://127.0.0.1:$P/repo.git/HEAD?@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\nGET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nConnection: close\\r\\n\\r\\n"
+                "$(get "http://127.0.0.1:$P/nocontent/@M@-1")" \
+                "$(get "http://127.0.0.1:$P/notmodified/@M@-2")" \
+                "$(get "http://127.0.0.1:$P/hello/@M@-3")"
         net "framing: a response delimited by the upstream's close" 0 \
                 "body delimited by close" - + $LOCAL -- \
                 curl -s --max-time 20 "http://127.0.0.1:$P/close/@M@"
         net "framing: HTTP/1.0 without a Host header" 0 "HTTP/1.? 200 OK" - + $LOCAL -- \
                 $CLI raw 3128 "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.0\\r\\n\\r\\n"
-        net "headers: hop-by-hop fields (Proxy-Authorization, Connection-listed) are not forwarded" \
+        net "headers: hop-by-hop fields (Proxy-Authorization, Connection-listed) stay here" \
                 0 "accept connection host user-agent x-kept" - + $LOCAL -- curl -s --max-time 20 \
                 -H 'Proxy-Authorization: Basic Y29yZG9uOnNlY3JldA==' -H 'Connection: x-secret' \
                 -H 'X-Secret: 1' -H 'X-Kept: 1' "http://127.0.0.1:$P/headers/@M@"
+}
+
+t_bodies() {
+        sum="| sha256sum | cut -c1-64"
         net "bulk: 8 MiB through the forward path, intact" 0 "$BIG_SHA" - + $LOCAL -- \
-                sh -c "curl -s --max-time 20 'http://127.0.0.1:$P/big.bin?@M@' | sha256sum | cut -c1-64"
+                sh -c "curl -s --max-time 20 'http://127.0.0.1:$P/big.bin?@M@' $sum"
         net "bulk: 8 MiB through a CONNECT tunnel (TLS), intact" 0 "$BIG_SHA" - + \
                 --allow-domain "localhost:$T" -- sh -c "curl -s --max-time 20 --cacert $CERT \
-                'https://localhost:$T/big.bin?@M@' | sha256sum | cut -c1-64"
+                'https://localhost:$T/big.bin?@M@' $sum"
         net "bulk: 8 MiB through SOCKS5, intact" 0 "$BIG_SHA" - + $LOCAL -- sh -c \
                 "curl -s --max-time 20 -x socks5h://127.0.0.1:1080 \
-                'http://127.0.0.1:$P/big.bin?@M@' | sha256sum | cut -c1-64"
+                'http://127.0.0.1:$P/big.bin?@M@' $sum"
         net "listeners: the proxy also listens on [::1]:3128" 0 "200/000" - + $LOCAL -- \
                 $CURL -x 'http://[::1]:3128' "http://127.0.0.1:$P/hello/@M@"
         chunked="-s --max-time 20 -H Transfer-Encoding:chunked --data-binary @$SRV/body"
@@ -390,6 +428,10 @@ t_match() {
         net "ports: name:port refuses another port" 0 "403/000" "a.example.test:$P2" - \
                 --allow-domain "a.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
                 $CURL "http://a.example.test:$P2/hello/@M@"
+}
+
+t_deny_case() {
+        w="--allow-domain *.example.test $LOCAL $NAMES"
         net "deny beats allow: --deny-domain b.example.test under *.example.test" 0 "403/000" \
                 "b.example.test:$P~b.example.test" - --deny-domain b.example.test $w -- \
                 $CURL "http://b.example.test:$P/hello/@M@"
@@ -405,11 +447,9 @@ t_match() {
         net "deny beats allow: the built-in deny list (metadata.google.internal)" 0 "403/000" \
                 "metadata.google.internal:$P" - --allow-domain metadata.google.internal \
                 $LOCAL $NAMES -- $CURL "http://metadata.google.internal:$P/hello/@M@"
-        raw="GET http://A.eXample.TEST:$P/hello/@M@ HTTP/1.1\\r\\nHost: A.eXample.TEST:$P"
         net "case-insensitive: A.eXample.TEST allowed by a.example.TEST" 0 "HTTP/1.1 200 OK" - + \
                 --allow-domain a.example.TEST $LOCAL $NAMES -- \
-                $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
-        raw="GET http://a.example.test.:$P/hello/@M@ HTTP/1.1\\r\\nHost: a.example.test.:$P"
+                $CLI raw 3128 "$(get "http://A.eXample.TEST:$P/hello/@M@" "Connection: close")"
         net "ports: *.example.test:PORT allows that port" 0 "200/000" - + \
                 --allow-domain "*.example.test:$P" --allow-domain 127.0.0.1 $NAMES -- \
                 $CURL "http://a.example.test:$P/hello/@M@"
@@ -428,13 +468,13 @@ t_match() {
                 $CLI socks domain A.EXAMPLE.TEST "$P" "/hello/@M@"
         net "trailing dot: a.example.test. allowed by a.example.test" 0 "HTTP/1.1 200 OK" - + \
                 --allow-domain a.example.test $LOCAL $NAMES -- \
-                $CLI raw 3128 "$raw\\r\\nConnection: close\\r\\n\\r\\n"
+                $CLI raw 3128 "$(get "http://a.example.test.:$P/hello/@M@" "Connection: close")"
         net "trailing dot: the pattern's own trailing dot is ignored too" 0 "200/000" - + \
                 --allow-domain a.example.test. $LOCAL $NAMES -- \
                 $CURL "http://a.example.test:$P/hello/@M@"
         net "trailing dot: b.example.test. still refused" 0 "HTTP/1.1 403 Forbidden" \
                 "b.example.test:$P" - --allow-domain a.example.test $LOCAL $NAMES -- \
-                $CLI raw 3128 "GET http://b.example.test.:$P/hello/@M@ HTTP/1.1\\r\\nHost: b.example.test.:$P\\r\\n\\r\\n"
+                $CLI raw 3128 "$(get "http://b.example.test.:$P/hello/@M@")"
         net "--resolve keys are case-insensitive too (A.Example.Test=127.0.0.1)" 0 "200/000" - + \
                 --allow-domain a.example.test $LOCAL --resolve A.Example.Test=127.0.0.1 -- \
                 $CURL "http://a.example.test:$P/hello/@M@"
@@ -464,12 +504,13 @@ t_guard() {
         net "guard: *.localhost may resolve to loopback (dev.localhost:PORT)" 0 "200/000" - + \
                 --allow-domain "dev.localhost:$P" $NAMES -- \
                 $CURL "http://dev.localhost:$P/hello/@M@"
-        # raw GET URL-HOST URL-PORT: an absolute-form GET whose Host header repeats the URL's
-        # authority (the proxy refuses a Host that disagrees with the URL).
+}
+
+t_addresses() {
+        # The Host field repeats the URL's authority (one that disagrees is refused, below).
         for h in 127.1 2130706433 0x7f.0.0.1 '[::ffff:127.0.0.1]'; do
                 case $h in 127.1 | 0x7f.0.0.1) port=$P ;; *) port=$P2 ;; esac
-                req="GET http://$h:$port/hello/@M@ HTTP/1.1\\r\\nHost: $h:$port"
-                req="$req\\r\\nConnection: close\\r\\n\\r\\n"
+                req=$(get "http://$h:$port/hello/@M@" "Connection: close")
                 if [ "$port" = "$P" ]; then
                         net "address forms: $h judged as 127.0.0.1 (allowed)" 0 \
                                 "HTTP/1.1 200 OK" - + $LOCAL -- $CLI raw 3128 "$req"
@@ -480,22 +521,23 @@ t_guard() {
                 fi
         done
         net "address forms: CONNECT [::1]:PORT not allowed, target [::1]:PORT" 0 \
-                "HTTP/1.1 403 Forbidden" "[::1]:$P" . $LOCAL -- $CLI raw 3128 \
-                "CONNECT [::1]:$P HTTP/1.1\\r\\nHost: [::1]:$P\\r\\n\\r\\n"
+                "HTTP/1.1 403 Forbidden" "[::1]:$P" . $LOCAL -- \
+                $CLI raw 3128 "$(rq CONNECT "[::1]:$P" "[::1]:$P")"
         net "address forms: SOCKS5 IPv6 ::1 not allowed, target [::1]:PORT" 0 "rep=2" \
                 "[::1]:$P" . $LOCAL -- $CLI socks ipv6 ::1 "$P"
         # [::1]:P is allowed but the server listens on 127.0.0.1 only: a failed dial, no refusal.
         net "dial: allowed but nothing listens: 502, no violation" 0 "HTTP/1.1 502 Bad Gateway" \
-                - . --allow-domain "[::1]:$P" -- $CLI raw 3128 \
-                "CONNECT [::1]:$P HTTP/1.1\\r\\nHost: [::1]:$P\\r\\n\\r\\n"
+                - . --allow-domain "[::1]:$P" -- \
+                $CLI raw 3128 "$(rq CONNECT "[::1]:$P" "[::1]:$P")"
         net "dial: allowed but nothing listens: SOCKS5 reply 5, no violation" 0 "rep=5" - . \
                 --allow-domain "[::1]:$P" -- $CLI socks ipv6 ::1 "$P"
         net "tunnel: bytes sent before the CONNECT answer go through the tunnel" 0 \
                 "HTTP/1.1 200 Connection established HTTP/1.1 200 OK" - + $LOCAL -- \
-                $CLI raw 3128 "CONNECT 127.0.0.1:$P HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\nGET /hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n"
+                $CLI raw 3128 "$(rq CONNECT "127.0.0.1:$P" "127.0.0.1:$P")$(rq GET \
+                        /hello/@M@ 127.0.0.1 "Connection: close")"
         net "address forms: CONNECT 2130706433:PORT judged as 127.0.0.1 (allowed)" 0 \
                 "HTTP/1.1 200 Connection established" - . \
-                $LOCAL -- $CLI raw 3128 "CONNECT 2130706433:$P HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                $LOCAL -- $CLI raw 3128 "$(rq CONNECT "2130706433:$P" x)"
 }
 
 # ---- hostile requests: injection, limits, slow clients ---------------------------------------
@@ -507,40 +549,40 @@ t_guard() {
 t_hostile() {
         net "CRLF: a CR inside the request target is refused (400)" 0 "HTTP/1.1 400 *" . - \
                 $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1:$P/hello/@M@\\rX-Injected: 1 HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+                "$(rq GET "http://127.0.0.1:$P/hello/@M@\\rX-Injected: 1" "127.0.0.1:$P")"
         net "CRLF: a CR inside the Host header is refused (400)" 0 "HTTP/1.1 400 *" . - \
                 $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\rX-Injected: 1\\r\\n\\r\\n"
+                "$(rq GET "http://127.0.0.1:$P/hello/@M@" "127.0.0.1:$P\\rX-Injected: 1")"
         net "CRLF: %0d%0a in the authority is refused (400)" 0 "HTTP/1.1 400 *" . - \
                 $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1%0d%0aX-Injected:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+                "$(rq GET "http://127.0.0.1%0d%0aX-Injected:$P/hello/@M@" "127.0.0.1:$P")"
         net "CRLF: CONNECT with a CR LF in its target is refused (400)" 0 "HTTP/1.1 400 *" . . \
-                $LOCAL -- $CLI raw 3128 \
-                "CONNECT 127.0.0.1:$P\\r\\nX-Injected: 1 HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n"
+                $LOCAL -- $CLI raw 3128 "$(rq CONNECT "127.0.0.1:$P\\r\\nX-Injected: 1" x)"
         net "Host: a Host header that disagrees with the URL is refused (400)" 0 \
                 "HTTP/1.1 400 *" . - --allow-domain a.example.test $LOCAL $NAMES -- \
-                $CLI raw 3128 \
-                "GET http://a.example.test:$P/hello/@M@ HTTP/1.1\\r\\nHost: b.example.test:$P\\r\\n\\r\\n"
+                $CLI raw 3128 "$(rq GET "http://a.example.test:$P/hello/@M@" "b.example.test:$P")"
         net "NUL: a NUL byte in the request target's host is refused (400)" 0 "HTTP/1.1 400 *" . - \
                 $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1\\x00.evil:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\n\\r\\n"
+                "$(rq GET "http://127.0.0.1\\x00.evil:$P/hello/@M@" "127.0.0.1:$P")"
         body=$(printf '%0100000d' 0)
         net "limits: a refusal reaches a client still sending a 100 KB body (403, not a reset)" \
                 0 "HTTP/1.1 403 Forbidden" "127.0.0.1:$P2" - $LOCAL -- $CLI raw 3128 \
-                "POST http://127.0.0.1:$P2/echo/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P2\\r\\nContent-Length: 100000\\r\\n\\r\\n$body"
+                "$(rq POST "http://127.0.0.1:$P2/echo/@M@" "127.0.0.1:$P2" \
+                        "Content-Length: 100000")$body"
         big=$(printf '%020000d' 0)
         net "limits: an oversize request head (20 KB header) is refused (431)" 0 \
-                "HTTP/1.1 431 *" - - $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nX-Big: $big\\r\\n\\r\\n"
+                "HTTP/1.1 431 *" - - $LOCAL -- \
+                $CLI raw 3128 "$(get "http://127.0.0.1:$P/hello/@M@" "X-Big: $big")"
         big=$(printf '%08000d' 0)
         net "limits: an 8 KB header under the limit passes" 0 "HTTP/1.1 200 OK" - + \
                 $LOCAL -- $CLI raw 3128 \
-                "GET http://127.0.0.1:$P/hello/@M@ HTTP/1.1\\r\\nHost: 127.0.0.1:$P\\r\\nX-Big: $big\\r\\nConnection: close\\r\\n\\r\\n"
+                "$(get "http://127.0.0.1:$P/hello/@M@" "X-Big: $big" "Connection: close")"
         # One run, three clients at once (the suite's runtime): half an HTTP head, half a SOCKS5
         # greeting, and a legitimate CONNECT tunnel that stays idle past the handshake deadline.
         half="GET http://127.0.0.1:$P/hello/@M@-half HTTP/1.1\\r\\nHost: 127.0.0.1"
-        net "slow-loris: half a head (HTTP) and half a greeting (SOCKS5) are cut after ~10 s; an idle tunnel is not" \
-                0 "closed after 1[0-3] s (nothing) closed after 1[0-3] s (nothing) HTTP/1.1 200 Connection established HTTP/1.1 200 OK" \
+        cut="closed after 1[0-3] s (nothing)"
+        net "slow-loris: half a head, half a greeting cut after ~10 s; an idle tunnel is not" \
+                0 "$cut $cut HTTP/1.1 200 Connection established HTTP/1.1 200 OK" \
                 - "--half +-idle" $LOCAL -- sh -c "$CLI slowloris 3128 '$half' > sl1 & \
                         $CLI slowloris 1080 '\\x05\\x02' > sl2 & \
                         $CLI tunnel-idle $P 12 /hello/@M@-idle > idle & \
@@ -563,11 +605,11 @@ t_bypass() {
                 "127.0.0.1:$P2" - $LOCAL -- $CLI relay 9999 1080 \
                 $CURL -x socks5h://127.0.0.1:9999 "http://127.0.0.1:$P2/hello/@M@"
         net "own ports: CONNECT 127.0.0.1:3128 is judged like any destination (refused)" 0 \
-                "HTTP/1.1 403 Forbidden" "127.0.0.1:3128" . $LOCAL -- $CLI raw 3128 \
-                "CONNECT 127.0.0.1:3128 HTTP/1.1\\r\\nHost: 127.0.0.1:3128\\r\\n\\r\\n"
+                "HTTP/1.1 403 Forbidden" "127.0.0.1:3128" . $LOCAL -- \
+                $CLI raw 3128 "$(rq CONNECT 127.0.0.1:3128 127.0.0.1:3128)"
         net "own ports: CONNECT localhost:1080 through the HTTP proxy (refused)" 0 \
-                "HTTP/1.1 403 Forbidden" "localhost:1080" . $LOCAL -- $CLI raw 3128 \
-                "CONNECT localhost:1080 HTTP/1.1\\r\\nHost: localhost:1080\\r\\n\\r\\n"
+                "HTTP/1.1 403 Forbidden" "localhost:1080" . $LOCAL -- \
+                $CLI raw 3128 "$(rq CONNECT localhost:1080 localhost:1080)"
         net "own ports: SOCKS5 CONNECT to 127.0.0.1:3128 (refused)" 0 "rep=2" \
                 "127.0.0.1:3128" . $LOCAL -- $CLI socks ipv4 127.0.0.1 3128
         net "bypass: curl --noproxy '*' cannot connect" 7 "000/000" - - \
@@ -575,8 +617,8 @@ t_bypass() {
         net "bypass: a plain socket connect (no proxy) cannot connect" 0 "error: ECONNREFUSED" \
                 - . $LOCAL -- $CLI connect "$P"
         run_in "$WS" $CLI connect "$P"
-        if [ "$(cat "$LAST_OUT")" = connected ]; then ok "bypass: control: the same connect works outside"
-        else not_ok "bypass: control: the same connect works outside"; fi
+        if [ "$(cat "$LAST_OUT")" = connected ]; then ok "bypass: control: it connects outside"
+        else not_ok "bypass: control: it connects outside"; fi
         net "udp: a datagram to a host UDP listener is sent inside..." 0 "sent" - . \
                 $LOCAL -- $CLI udp "$U" "udp-@M@"
         sleep 0.3
@@ -624,7 +666,8 @@ t_git_http() {
 # case is an sftp transfer (sshd's internal-sftp needs no shell) through the same
 # GIT_SSH_COMMAND; the refused case is git clone either way.
 start_sshd() {
-        S=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+        S=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
         ssh-keygen -q -t ed25519 -N '' -f "$SRV/ssh-host" || return 1
         ssh-keygen -q -t ed25519 -N '' -f "$WS/id_test" || return 1
         SSH_USER=$(id -un)
@@ -652,9 +695,13 @@ LogLevel VERBOSE
 $force
 EOF
         [ "$(id -u)" -ne 0 ] || mkdir -p /run/sshd # the privilege separation directory
-        /usr/sbin/sshd -D -e -f "$SRV/sshd_config" 2> "$SRV/sshd.log" &
+        : > "$SRV/sshd.log"
+        /usr/sbin/sshd -D -e -f "$SRV/sshd_config" 2>> "$SRV/sshd.log" &
         SSHD_PID=$!
-        for _ in $(seq 50); do grep -q 'Server listening' "$SRV/sshd.log" && return 0; sleep 0.1; done
+        for _ in $(seq 50); do
+                grep -q 'Server listening' "$SRV/sshd.log" && return 0
+                sleep 0.1
+        done
         return 1
 }
 
@@ -729,7 +776,7 @@ t_events() {
                 return 0
         fi
         if $PY "$validate" "$schema" "$EVENTS_ALL" > "$IT_TMP/log/validate" 2>&1; then
-                ok "events: all $(wc -l < "$EVENTS_ALL") lines valid against docs/events.schema.json"
+                ok "events: all $(wc -l < "$EVENTS_ALL") lines valid against events.schema.json"
         else
                 not_ok "events: every line valid against docs/events.schema.json" \
                         "$(head -n 3 "$IT_TMP/log/validate" | tr '\n' ' ')"
@@ -741,7 +788,9 @@ t_events() {
 echo "# cordon network suite as $(id -un) (uid $(id -u)) in $IT_TMP"
 echo "# cordon: $CORDON"
 for t in curl git openssl; do
-        command -v "$t" >/dev/null || { skip "network suite" "$t is missing (scripts/install-deps.sh)"; finish; }
+        command -v "$t" >/dev/null && continue
+        skip "network suite" "$t is missing (scripts/install-deps.sh)"
+        finish
 done
 if ! make_fixture; then
         not_ok "fixture: the servers started"
@@ -752,12 +801,13 @@ t_sanitizers() {
         bad=$(grep -lE 'AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:' \
                 "$IT_TMP"/log/*.err 2>/dev/null | head -n 3)
         if [ -z "$bad" ]; then ok "sanitizers: no report in any run's stderr"
-        else not_ok "sanitizers: no report in any run's stderr" "$bad" "$(grep -hm3 -E 'Sanitizer|runtime error' $bad)"; fi
+        else not_ok "sanitizers: no report in any run's stderr" "$bad" \
+                "$(grep -hm3 -E 'Sanitizer|runtime error' $bad)"; fi
 }
 
 ONLY=${CORDON_IT_ONLY:-}
-for group in http https socks forward match guard hostile bypass nonet git_http git_ssh pip \
-        events sanitizers; do
+for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass nonet \
+        git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"
