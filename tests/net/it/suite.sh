@@ -226,6 +226,13 @@ t_http() {
                 --allow-domain "localhost:$P" -- $CURL "http://localhost:$P/hello/@M@"
         net "http: localhost:PORT does not open another port" 0 "403/000" "localhost:$P2" - \
                 --allow-domain "localhost:$P" -- $CURL "http://localhost:$P2/hello/@M@"
+        hdr="-s -o /dev/null --max-time 20 -D -"
+        net "http: a refusal names its rule in X-Cordon-Error" 0 \
+                "X-Cordon-Error: not in allowlist" "127.0.0.1:$P2" - $LOCAL -- sh -c \
+                "curl $hdr http://127.0.0.1:$P2/hello/@M@ | tr -d '\r' | grep -i ^x-cordon-error"
+        net "https: a refused CONNECT names its rule in X-Cordon-Error" 0 \
+                "X-Cordon-Error: not in allowlist" "127.0.0.1:$T" - $LOCAL -- sh -c \
+                "curl $hdr -k https://127.0.0.1:$T/hello/@M@ | tr -d '\r' | grep -i ^x-cordon-error"
         net "http: python urllib through http_proxy, allowed" 0 "status 200" - + \
                 $LOCAL -- $CLI urllib "http://127.0.0.1:$P/hello/@M@"
         net "http: python urllib through http_proxy, refused" 0 "error 403 not in allowlist" \
