@@ -201,6 +201,9 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *   "ready"     {"backend": used name}                      the command is about to be executed
  *   "violation" {"action", "target", "raw": {"syscall", "rule", "count"?}}  each refusal, as
  *                                                           observed ("count": an aggregate)
+ *   "stdout", "stderr" {"data", "encoding"?: "base64"}  with `capture`: a chunk (<= 16 KiB) of
+ *                                                       the command's output, as text when it
+ *                                                       is valid UTF-8, else base64
  *   then exactly one terminal event:
  *   "exit"      {"exitCode", "signal"?: "SIGKILL"...}       the command ended
  *   "killed"    {"reason": "timeout"|"oom"|"manual"}        limits.timeout, limits.memory (an
@@ -213,6 +216,9 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  * and a zero-initialized options struct (on_event NULL) means no events. */
 typedef void (*cordon_event_fn)(void *userdata, const char *line, size_t len);
 
+#define CORDON_CAPTURE_STDOUT (1u << 0)
+#define CORDON_CAPTURE_STDERR (1u << 1)
+
 typedef struct cordon_run_options {
         cordon_backend backend;
         char *const *environ;   /* the environment to filter for the command; NULL = environ */
@@ -224,6 +230,12 @@ typedef struct cordon_run_options {
          * it becomes readable, the sandbox is killed with everything in it, the stream ends with
          * "killed" {"reason": "manual"} and cordon_run fails with CORDON_KILLED. 0: none. */
         int cancel_fd;
+        /* CORDON_CAPTURE_* bits: the command's stdout/stderr go through pipes cordon_run reads;
+         * each chunk is written on, unchanged, to the caller's fd 1/2 (where the command would
+         * have written; the command no longer sees a terminal there) and emitted as a "stdout"
+         * or "stderr" event. A slow reader of fd 1/2 or a slow on_event blocks the command's
+         * writes, as a slow reader of its own output would: memory stays bounded. 0: none. */
+        unsigned capture;
 } cordon_run_options;
 
 typedef struct cordon_run_result {

@@ -316,6 +316,7 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                 /* The report, when there is one, feeds the decoder and passes each line on. */
                 .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
                 .event_userdata = report ? (void *) report : (void *) &sink,
+                .capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0,
         };
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };

@@ -120,6 +120,59 @@ void events_violation(const events *ev, const cordon_violation *v) {
         emit(ev, "violation", f);
 }
 
+/* Standard base64 with padding. `out` holds 4 * ceil(len / 3) + 1 bytes. */
+static void base64(const unsigned char *in, size_t len, char *out) {
+        static const char alphabet[] =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t o = 0;
+        for (size_t i = 0; i < len; i += 3) {
+                uint32_t v = (uint32_t) in[i] << 16;
+                if (i + 1 < len)
+                        v |= (uint32_t) in[i + 1] << 8;
+                if (i + 2 < len)
+                        v |= in[i + 2];
+                out[o++] = alphabet[v >> 18 & 63];
+                out[o++] = alphabet[v >> 12 & 63];
+                out[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
+                out[o++] = i + 2 < len ? alphabet[v & 63] : '=';
+        }
+        out[o] = '\0';
+}
+
+/* How long `data` is once escaped in a JSON string: "\n" and friends take 2 bytes, other
+ * control characters 6 ("\u001b"). */
+static size_t escaped_len(const char *data, size_t len) {
+        size_t n = 0;
+        for (size_t i = 0; i < len; i++) {
+                unsigned char c = (unsigned char) data[i];
+                bool short_escape = c == '\n' || c == '\r' || c == '\t' || c == '\b' ||
+                                    c == '\f' || c == '"' || c == '\\';
+                n += short_escape ? 2 : c < 0x20 ? 6 : 1;
+        }
+        return n;
+}
+
+/* Text when the chunk is valid UTF-8 (jansson checks) and its escaped form keeps the line under
+ * EVENTS_LINE_MAX; base64 otherwise (4/3 of at most 16 KiB always fits). Nothing is dropped and
+ * nothing is altered: a consumer gets the exact bytes back either way. */
+void events_output(const events *ev, bool is_stderr, const char *data, size_t len) {
+        if (!ev->fn || len == 0 || len > 16384)
+                return;
+        json_t *s = escaped_len(data, len) <= EVENTS_LINE_MAX / 4 * 3 ? json_stringn(data, len)
+                                                                        : NULL;
+        if (s) {
+                emit(ev, is_stderr ? "stderr" : "stdout", json_pack("{s:o}", "data", s));
+                return;
+        }
+        char *b64 = malloc(len / 3 * 4 + 5);
+        if (b64) {
+                base64((const unsigned char *) data, len, b64);
+                emit(ev, is_stderr ? "stderr" : "stdout",
+                     json_pack("{s:s, s:s}", "data", b64, "encoding", "base64"));
+        }
+        free(b64);
+}
+
 /* Marks the stream ended; returns whether this terminal event is the first (to be emitted). */
 static bool end_stream(events *ev) {
         bool first = !ev->ended;

@@ -29,6 +29,9 @@ void events_init(events *ev, const cordon_run_options *opts, const char *session
 void events_starting(const events *ev, cordon_backend requested);
 void events_ready(const events *ev, cordon_backend used);
 void events_violation(const events *ev, const cordon_violation *v);
+/* A chunk of the command's captured stdout or stderr (linux/capture.h), at most 16 KiB:
+ * "data" as text when it is valid UTF-8, else base64 with "encoding": "base64". */
+void events_output(const events *ev, bool is_stderr, const char *data, size_t len);
 void events_killed(events *ev, const char *reason);
 void events_exit(events *ev, int wait_status, int exit_code);
 void events_error(events *ev, const cordon_error *err);

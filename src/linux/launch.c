@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "linux/capture.h"
 #include "linux/cgroup.h"
 #include "linux/events.h"
 #include "linux/landlock.h"
@@ -181,7 +182,8 @@ static int killed_error(const run_state *st, const plan *p, cordon_error *err) {
 
 /* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. The
  * proxy's reports (proxy_fd, -1 when there is no proxy) are read as they come. */
-static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_state *st) {
+static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, capture *cap,
+                   run_state *st) {
         int64_t deadline = timeout_ms ? now_ms() + (int64_t) timeout_ms : -1;
         for (;;) {
                 int wait = -1;
@@ -189,10 +191,11 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_s
                         int64_t left = deadline - now_ms();
                         wait = left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
                 }
-                struct pollfd pfd[4] = { { .fd = fd, .events = POLLIN },
+                struct pollfd pfd[6] = { { .fd = fd, .events = POLLIN },
                                          { .fd = proxy_fd, .events = POLLIN } };
-                watch_pollfds(st, &pfd[2]); /* poll() skips the fds that are -1 */
-                int n = poll(pfd, 4, wait);
+                capture_pollfds(cap, &pfd[2]); /* poll() skips the fds that are -1 */
+                watch_pollfds(st, &pfd[4]);
+                int n = poll(pfd, 6, wait);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
@@ -209,7 +212,10 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, run_s
                         if (pfd[1].revents & (POLLHUP | POLLERR))
                                 proxy_fd = -1; /* the proxy died: nothing leaves any more */
                 }
-                watch_check(st, &pfd[2], child);
+                watch_check(st, &pfd[4], child);
+                /* Output waits for a slow reader at most until the deadline (then the stream
+                 * closes): limits.timeout holds even against a stalled reader of fd 1. */
+                capture_pump(cap, &pfd[2], deadline < 0 ? -1 : st->timed_out ? 0 : deadline);
                 if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
                         continue;
                 report_msg m;
@@ -269,6 +275,15 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 safe_close(fds[1]);
                 return r;
         }
+        /* After the proxy's fork: only the sandbox receives the capture pipes. */
+        capture cap;
+        if ((r = capture_open(&cap, opts ? opts->capture : 0, ev)) < 0) {
+                safe_close(fds[0]);
+                safe_close(fds[1]);
+                proxy_proc_stop(&px);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
+                                        "cannot create the capture pipes: %s", strerror(-r));
+        }
         pid_t launcher = getpid();
         pid_t child = fork();
         if (child < 0) {
@@ -276,9 +291,11 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 safe_close(fds[0]);
                 safe_close(fds[1]);
                 proxy_proc_stop(&px);
+                capture_end(&cap, -1, -1);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
         }
         if (child == 0) {
+                capture_child(&cap, fds[1]);
                 (void) close(fds[0]);
                 if (px.report_fd >= 0)
                         (void) close(px.report_fd);
@@ -287,13 +304,16 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 sandbox_unconfined_main(p, argv, fds[1]);
         }
         safe_close(fds[1]);
+        capture_parent(&cap);
         safe_close(px.listen_ch);
         px.listen_ch = -1;
         if (!confined)
                 events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
         run_state st = { .opts = opts, .ev = ev, .cg = p->cgroup,
                          .cancel_fd = opts && opts->cancel_fd > 2 ? opts->cancel_fd : -1 };
-        r = collect(fds[0], px.report_fd, child, p->timeout_ms, &st);
+        r = collect(fds[0], px.report_fd, child, p->timeout_ms, &cap, &st);
+        /* Before the exit event: every "stdout"/"stderr" event precedes it. */
+        capture_end(&cap, r < 0 ? -1 : child, st.timed_out ? capture_now_ms() : -1);
         safe_close(fds[0]);
         proxy_proc_stop(&px); /* the run is over: its tunnels end with it */
         if (r < 0)

@@ -52,19 +52,14 @@ size_t utf8_char_len(const char *s, size_t n) {
         return got == (size_t) need + 1 ? got : 0;
 }
 
-size_t utf8_complete_prefix(const char *s, size_t n, bool *valid) {
-        size_t i = 0;
-        *valid = true;
-        while (i < n) {
+size_t utf8_incomplete_tail(const char *s, size_t n) {
+        for (size_t k = 1; k <= 3 && k <= n; k++) {
+                unsigned char c = (unsigned char) s[n - k];
+                if (c >= 0x80 && c <= 0xbf)
+                        continue; /* a continuation byte: its lead is further back */
                 int need;
-                size_t got = valid_start((const unsigned char *) s + i, n - i, &need);
-                if (got == 0) {
-                        *valid = false;
-                        return n;
-                }
-                if (got < (size_t) need + 1)
-                        return i; /* cut off by the end: the rest may still complete */
-                i += got;
+                size_t got = valid_start((const unsigned char *) s + n - k, k, &need);
+                return got == k && (size_t) need >= k ? k : 0;
         }
-        return i;
+        return 0;
 }

@@ -10,7 +10,6 @@
  * (invalid, or cut off by n). */
 size_t utf8_char_len(const char *s, size_t n);
 
-/* The length of the longest prefix of s[0..n) that does not end inside a character, so that the
- * rest (at most 3 bytes) may be completed by later bytes. *valid tells whether that prefix is
- * valid UTF-8 and the rest a possible start of a character. */
-size_t utf8_complete_prefix(const char *s, size_t n, bool *valid);
+/* How many bytes at the end of s[0..n) (0-3) are the valid beginning of a character that later
+ * bytes may complete, whatever comes before them. */
+size_t utf8_incomplete_tail(const char *s, size_t n);

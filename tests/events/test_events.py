@@ -6,6 +6,7 @@ line is validated against docs/events.schema.json. Also: the validator refuses b
 and --events' FILE and fd:N forms behave as docs/cli.md says.
 
 Usage: test_events.py CORDON SCHEMA (meson passes both)."""
+import base64
 import json
 import os
 import shutil
@@ -20,6 +21,18 @@ import validate  # noqa: E402
 
 CORDON = None
 SCHEMA = None
+
+
+def sanitized():
+    """Whether the build under test uses -Db_sanitize (meson's introspection of CORDON_BUILD_DIR)."""
+    info = os.path.join(os.environ.get("CORDON_BUILD_DIR", ""), "meson-info",
+                        "intro-buildoptions.json")
+    try:
+        with open(info, encoding="utf-8") as f:
+            opts = {o["name"]: o["value"] for o in json.load(f)}
+    except OSError:
+        return False
+    return opts.get("b_sanitize", "none") != "none"
 
 
 class Run:
@@ -189,9 +202,101 @@ class EventsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             validate.errors_of({}, {"format": "date-time"}, "x")  # unknown keyword: loud
 
+    # ---- --capture: the command's stdout and stderr as events ---------------------------------
+
+    def run_captured(self, script, stdout=subprocess.PIPE):
+        """`cordon run --events FILE --capture -- sh -c SCRIPT`; the process, the validated run,
+        and each stream rebuilt from its events."""
+        env = {"PATH": "/usr/bin:/bin", "HOME": self.home}
+        p = subprocess.run([CORDON, "run", "--events", self.events_file, "--capture", "--",
+                            "sh", "-c", script], cwd=self.ws, env=env, stdin=subprocess.DEVNULL,
+                           stdout=stdout, stderr=subprocess.PIPE, timeout=120)
+        with open(self.events_file, encoding="utf-8", newline="") as f:
+            lines = f.readlines()
+        self.assert_valid(lines)
+        run = Run(p.returncode, p.stderr.decode(errors="replace"), lines)
+        EventsTest.seen_types.update(run.types())
+        streams = {"stdout": b"", "stderr": b""}
+        for e in run.events:
+            if e["type"] in streams:
+                raw = (base64.b64decode(e["data"], validate=True) if e.get("encoding") == "base64"
+                       else e["data"].encode("utf-8"))
+                self.assertLessEqual(len(raw), 16384)
+                streams[e["type"]] += raw
+        return p, run, streams
+
+    def test_capture_forwards_and_records(self):
+        script = (r"printf 'out 1\n'; printf 'err 1\n' >&2; printf '\377\376bin'; "
+                  r"printf 'caf\303'; sleep 0.1; printf '\251 \000ok\n'; printf 'err 2' >&2; "
+                  r"touch .env 2>/dev/null; exit 3")
+        p, run, streams = self.run_captured(script)
+        self.assertEqual(p.returncode, 3)
+        want_out = b"out 1\n\377\376bincaf\303\251 \000ok\n"
+        self.assertEqual(p.stdout, want_out)          # forwarded unchanged
+        self.assertEqual(p.stderr, b"err 1\nerr 2")
+        self.assertEqual(streams["stdout"], want_out)  # and recorded exactly
+        self.assertEqual(streams["stderr"], b"err 1\nerr 2")
+        out = [e for e in run.events if e["type"] == "stdout"]
+        self.assertIn({"data": "\u00e9 \u0000ok\n"}, [{"data": e["data"]} for e in out])
+        self.assertTrue(any(e.get("encoding") == "base64" for e in out))
+        self.assertEqual(run.types()[-1], "exit")      # every chunk before the terminal event
+        self.assertEqual(run.types().count("violation"), 1)
+
+    def test_capture_flood_is_bounded(self):
+        # 40 MB through the pipes: all of it arrives, in bounded chunks, with bounded memory.
+        size = 40 * 1024 * 1024
+        env = {"PATH": "/usr/bin:/bin", "HOME": self.home}
+        with open(os.path.join(self.tmp, "out"), "wb") as out:
+            pid = os.posix_spawn(CORDON, [CORDON, "run", "--events", "/dev/null", "--capture",
+                                          "--", "head", "-c", str(size), "/dev/zero"], env,
+                                 file_actions=[(os.POSIX_SPAWN_DUP2, out.fileno(), 1)])
+            _, status, usage = os.wait4(pid, 0)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+        self.assertEqual(os.path.getsize(os.path.join(self.tmp, "out")), size)
+        if not sanitized():  # ASan's quarantine keeps freed buffers: its RSS says nothing
+            self.assertLess(usage.ru_maxrss, 64 * 1024)  # KiB: far below what was written
+        p, run, streams = self.run_captured("yes abcdefgh | head -c 3000000; "
+                                            "yes xyz | head -c 1000000 >&2")
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual(streams["stdout"], p.stdout)
+        self.assertEqual(len(p.stdout), 3000000)
+        self.assertEqual(streams["stderr"], p.stderr)
+        self.assertEqual(len(p.stderr), 1000000)
+
+    def test_capture_reader_gone(self):
+        # cordon's stdout reader exits: the command's writes fail as they would have (SIGPIPE).
+        sh = (f"exec {CORDON} run --events {self.events_file} --capture -- yes | head -c 10 "
+              ">/dev/null; echo ${PIPESTATUS[0]}")
+        p = subprocess.run(["bash", "-c", sh], cwd=self.ws, capture_output=True, timeout=60,
+                           env={"PATH": "/usr/bin:/bin", "HOME": self.home})
+        self.assertEqual(p.stdout.strip(), b"141")
+        with open(self.events_file, encoding="utf-8", newline="") as f:
+            lines = f.readlines()
+        self.assert_valid(lines)
+        self.assertEqual(json.loads(lines[-1])["signal"], "SIGPIPE")
+
+    def test_capture_needs_events(self):
+        p = self.cordon("run", "--capture", "--", "true")
+        self.assertEqual(p.returncode, 125)
+        self.assertIn(b"--capture needs --events", p.stderr)
+
+    def test_validator_refuses_broken_output(self):
+        good = {"type": "stdout", "sessionId": "s", "time": "2026-01-02T03:04:05.678Z",
+                "data": "hi"}
+        b64 = {**good, "data": "aGk=", "encoding": "base64"}
+        for ok in (good, b64, {**good, "type": "stderr"}):
+            self.assertEqual(validate.validate_line(SCHEMA, json.dumps(ok) + "\n"), [], ok)
+        for bad in ({**good, "data": "x" * 16385}, {**b64, "data": "aGk"},
+                    {**b64, "encoding": "hex"}, {**good, "type": "stdin"},
+                    {**b64, "data": "a=Gk"}, {**good, "data": 3}):
+            self.assertNotEqual(validate.validate_line(SCHEMA, json.dumps(bad) + "\n"), [], bad)
+
     def test_zz_every_type_seen(self):
         # Runs last (alphabetical order): the runs above produced every type the schema has.
-        want = set(SCHEMA["$defs"]) - {"sessionId", "time", "backend"}
+        want = set()
+        for name, d in SCHEMA["$defs"].items():
+            kind = d.get("properties", {}).get("type", {})
+            want.update([kind["const"]] if "const" in kind else kind.get("enum", []))
         self.assertEqual(EventsTest.seen_types, want)
 
 

@@ -12,7 +12,7 @@ import sys
 
 ANNOTATIONS = {"$schema", "$id", "title", "description"}
 KEYWORDS = {"type", "required", "properties", "additionalProperties", "enum", "const", "oneOf",
-            "$ref", "$defs", "pattern", "minLength", "minimum", "maximum"}
+            "$ref", "$defs", "pattern", "minLength", "maxLength", "minimum", "maximum"}
 
 
 def _type_ok(value, name):
@@ -80,6 +80,8 @@ def errors_of(root, schema, value, path="$"):
             errors.append(f"{path}: {value!r} does not match {schema['pattern']!r}")
         if len(value) < schema.get("minLength", 0):
             errors.append(f"{path}: shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            errors.append(f"{path}: longer than {schema['maxLength']}")
     if _type_ok(value, "number"):
         if "minimum" in schema and value < schema["minimum"]:
             errors.append(f"{path}: {value} < {schema['minimum']}")
