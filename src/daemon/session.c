@@ -416,8 +416,10 @@ static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e,
         worker_ctx w = { .fd = fd };
         /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
         cordon_run_options opts = { .backend = s->backend, .environ = env,
-                                    .on_event = worker_event, .event_userdata = &w,
-                                    .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
+                                    .on_event = worker_event, .event_userdata = &w };
+#ifdef CORDON_CAPTURE_STDOUT
+        opts.capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR;
+#endif
         if (r >= 0)
                 r = cordon_run(pol, e->argv, &opts, &res, &err);
         write_result(fd, r, &res, &err);
