@@ -4,6 +4,7 @@
  * with no change suggested, so a new kind of violation needs no change here to be reported. */
 #include "explain/explain.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "util/util.h"
@@ -101,7 +102,31 @@ static int advise_network_reason(explain_violation *v, const char *t) {
                    v->rule);
 }
 
+/* A refused connect() to a Unix socket: its target is the socket's path. allowUnixSockets is a
+ * policy-file key (no flag), so the change names the key with the path as a JSON string. */
+static int advise_unix_socket(explain_violation *v) {
+        bool not_allowed = !v->rule[0] || strstr(v->rule, "allowUnixSockets");
+        int r = set(&v->summary, "connect %s (%s)", v->target,
+                    v->rule[0] ? v->rule : "not in allowUnixSockets");
+        v->network = false; /* not the proxy: the proxy-variables note does not apply */
+        if (r < 0 || !not_allowed)
+                return r < 0 ? r
+                             : set(&v->why, "refused by '%s'; adding the path to allowUnixSockets "
+                                            "does not change that", v->rule);
+        json_t *j = json_string(v->target);
+        char *path = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+        json_decref(j);
+        r = path ? set(&v->change, "--policy FILE with {\"allowUnixSockets\": [%s]}", path)
+                 : -ENOMEM;
+        free(path);
+        return r < 0 ? r
+                     : set(&v->why, "connections to Unix sockets are refused unless the socket's "
+                                    "path is in allowUnixSockets");
+}
+
 static int advise_network(explain_violation *v) {
+        if (v->target[0] == '/')
+                return advise_unix_socket(v);
         const char *t = target_or(v, "(destination not known)");
         bool not_allowed = !v->rule[0] || strcmp(v->rule, "not in allowlist") == 0;
         v->network = true;

@@ -232,6 +232,28 @@ static void test_other_actions(void **state) {
 }
 
 /* The target is the hostile command's choice; the suggestion must stay one inert shell word. */
+static void test_unix_socket_and_aggregate(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY VIOLATION("network-outbound", "/run/a \\\"b.sock", "")
+                        VIOLATION("syscall", "keyctl", "keyctl: EPERM")
+                                "{\"type\":\"violation\"," T ",\"action\":\"syscall\",\"target\":"
+                                "\"\",\"raw\":{\"syscall\":\"\",\"rule\":\"keyctl: EPERM\","
+                                "\"count\":40}}\n" EXIT(1),
+                -1, NULL);
+        const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
+        assert_string_equal(v->summary, "connect /run/a \"b.sock (not in allowUnixSockets)");
+        assert_string_equal(v->change,
+                            "--policy FILE with {\"allowUnixSockets\": [\"/run/a \\\"b.sock\"]}");
+        json_t *o = as_json(x);
+        assert_int_equal(json_array_size(json_object_get(o, "notes")), 0); /* not the proxy */
+        json_decref(o);
+        /* The aggregate (no target, raw.count) is its own entry with its count. */
+        assert_int_equal(cordon_explanation_violation(x, 1)->count, 1);
+        assert_int_equal(cordon_explanation_violation(x, 2)->count, 40);
+        assert_string_equal(cordon_explanation_violation(x, 2)->summary, "syscall ? (keyctl: EPERM)");
+        cordon_explanation_free(x);
+}
+
 static void test_suggestions_are_shell_quoted(void **state) {
         cordon_explanation *x = explain(
                 STARTING READY VIOLATION("file-write", "/w/$(touch pwned)/it's/f", "")
@@ -461,21 +483,21 @@ static void test_output_is_clean(void **state) {
 }
 
 static void test_utf8(void **state) {
-        bool valid;
         assert_int_equal(utf8_char_len("\xc3\xa9", 2), 2);
         assert_int_equal(utf8_char_len("\xc3", 1), 0);
         assert_int_equal(utf8_char_len("\xc0\x80", 2), 0);         /* overlong */
         assert_int_equal(utf8_char_len("\xed\xa0\x80", 3), 0);     /* surrogate */
         assert_int_equal(utf8_char_len("\xf4\x90\x80\x80", 4), 0); /* > U+10FFFF */
         assert_int_equal(utf8_char_len("\xf0\x9f\x98\x80", 4), 4);
-        assert_int_equal(utf8_complete_prefix("ab\xe2\x82", 4, &valid), 2);
-        assert_true(valid);
-        assert_int_equal(utf8_complete_prefix("ab\xe2\x82\xac", 5, &valid), 5);
-        assert_true(valid);
-        assert_int_equal(utf8_complete_prefix("a\xff" "b", 3, &valid), 3);
-        assert_false(valid);
-        assert_int_equal(utf8_complete_prefix("ab\xe2\x28", 4, &valid), 4);
-        assert_false(valid);
+        assert_int_equal(utf8_incomplete_tail("ab\xe2\x82", 4), 2);
+        assert_int_equal(utf8_incomplete_tail("ab\xe2\x82\xac", 5), 0); /* complete */
+        assert_int_equal(utf8_incomplete_tail("\xff\xfe" "caf\xc3", 6), 1); /* after junk */
+        assert_int_equal(utf8_incomplete_tail("a\xf0\x9f\x98", 4), 3);
+        assert_int_equal(utf8_incomplete_tail("\xf0\x9f\x98\x80", 4), 0);
+        assert_int_equal(utf8_incomplete_tail("ab\xe0\x80", 4), 0); /* overlong: never valid */
+        assert_int_equal(utf8_incomplete_tail("ab\x80\x80\x80", 5), 0); /* no lead */
+        assert_int_equal(utf8_incomplete_tail("a\xc3", 2), 1);
+        assert_int_equal(utf8_incomplete_tail("", 0), 0);
 }
 
 int main(void) {
@@ -487,6 +509,7 @@ int main(void) {
                 cmocka_unit_test(test_denied_name),
                 cmocka_unit_test(test_network_advice),
                 cmocka_unit_test(test_other_actions),
+                cmocka_unit_test(test_unix_socket_and_aggregate),
                 cmocka_unit_test(test_suggestions_are_shell_quoted),
                 cmocka_unit_test(test_killed),
                 cmocka_unit_test(test_inferred_never_observed),
