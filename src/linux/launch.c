@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include "linux/capture.h"
@@ -328,6 +329,31 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         return finish(&st, cst, !confined, p, ret, err);
 }
 
+/* An AF_UNIX socket on fd 0-2 that is not connected to a peer, or a datagram one, could be pointed
+ * at any socket the command can name (connect(), sendto() with an address): docker.sock, the
+ * session bus. The filter only sees socket() and, with allowUnixSockets, connect(); so such a
+ * descriptor is refused. Connected stream sockets (journald's stdout, a harness's socketpair) and
+ * listening ones carry nothing further. */
+static int check_stdio_socket(int fd, cordon_error *err) {
+        int domain = 0, type = 0, listening = 0;
+        socklen_t l = sizeof(int);
+        if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l) < 0 || domain != AF_UNIX)
+                return 0;
+        l = sizeof(int);
+        (void) getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l);
+        l = sizeof(int);
+        (void) getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l);
+        struct sockaddr_storage peer;
+        socklen_t pl = sizeof(peer);
+        bool connected = getpeername(fd, (struct sockaddr *) &peer, &pl) == 0;
+        if (type != SOCK_DGRAM && (connected || listening))
+                return 0;
+        return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, EPROTOTYPE,
+                                "fd %d is an unconnected or datagram Unix socket: the command "
+                                "could connect or send it to any socket it can name; hint: pass "
+                                "a pipe or a connected stream socket", fd);
+}
+
 /* Fds 0-2 reach the command as they are: they refer to the host's mounts, not to the sandbox's
  * read-only view, and Landlock allows writes anywhere beneath a writable root. So a protected file
  * handed over read-only (`cordon run cmd < .git/config`) could be reopened for writing through
@@ -340,6 +366,12 @@ static int check_stdio(const plan *p, cordon_error *err) {
                 int fl = fcntl(fd, F_GETFL);
                 if (fl < 0 || fstat(fd, &st) < 0)
                         continue;
+                if (S_ISSOCK(st.st_mode)) {
+                        int r = check_stdio_socket(fd, err);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (S_ISDIR(st.st_mode))
                         return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, EISDIR,
                                                 "fd %d is a directory: the command could reach "
