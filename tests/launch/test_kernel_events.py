@@ -217,6 +217,41 @@ class KernelEvents(unittest.TestCase):
         self.assertEqual(v[0]["raw"]["syscall"], "connect")
 
 
+class StdioSockets(unittest.TestCase):
+    """An unconnected or datagram AF_UNIX socket on fds 0-2 could be aimed at any socket: refused;
+    a connected stream socket (a harness's socketpair) is fine."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="cordon-kev-",
+                                    dir=os.environ.get("CORDON_TEST_TMP", "/var/tmp"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_with(self, **fds):
+        return subprocess.run([CORDON, "run", "--", "sh", "-c", "echo ok"], cwd=self.tmp,
+                              env={"PATH": "/usr/bin:/bin", "HOME": self.tmp},
+                              stderr=subprocess.PIPE, timeout=30, **fds)
+
+    def test_connected_pair_works(self):
+        a, b = socket.socketpair()
+        with a, b:
+            r = self.run_with(stdout=a)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(b.recv(16), b"ok\n")
+
+    def test_unconnected_and_datagram_refused(self):
+        with socket.socket(socket.AF_UNIX) as u:
+            r = self.run_with(stdin=u)
+        self.assertEqual(r.returncode, 125)
+        self.assertIn(b"cordon: fatal: POLICY_UNENFORCEABLE: fd 0 is an unconnected or datagram",
+                      r.stderr)
+        d1, d2 = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+        with d1, d2:
+            r = self.run_with(stdout=d1)
+        self.assertEqual(r.returncode, 125)
+
+
 def main():
     global CORDON, SCHEMA
     if len(sys.argv) < 3:
