@@ -112,6 +112,19 @@ def loadavg():
         return float(f.read().split()[0])
 
 
+def cpu_ticks():
+    """/proc/stat's first line: user nice system idle iowait irq softirq steal ..."""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
+
+
+def nice_share(t0, t1):
+    """The share of all CPU time spent in niced processes between two cpu_ticks(): the other
+    work on the machine (builds and tests run under nice; this benchmark does not)."""
+    d = [b - a for a, b in zip(t0, t1)]
+    return d[1] / max(1, sum(d))
+
+
 # ---- (a) throughput ----------------------------------------------------------------------------
 
 def download(r, via, size):
@@ -258,13 +271,16 @@ def report_throughput(out, gbps, rounds, size):
     d = statistics.median(gbps["direct"])
     out += [f"### Throughput: one {size >> 20} MiB download ({rounds} rotated rounds after a "
             f"verified warm-up; medians)", "",
-            "| path | median | min – max | vs direct | target |", "|---|---|---|---|---|"]
+            "| path | median | min – max | vs direct | vs relay | target |",
+            "|---|---|---|---|---|---|"]
+    rl = statistics.median(gbps["relay"])
     for v in TVIAS:
         m = statistics.median(gbps[v])
         tgt = f"≥ 0.80×: {verdict(m / d >= 0.8)}" if v in ("connect", "socks") else \
             "report" if v == "forward" else "–"
+        vs_relay = f"{m / rl:.2f}×" if v not in ("direct", "relay") else "–"
         out.append(f"| {LABEL[v]} | {m:.2f} GB/s | {min(gbps[v]):.2f} – {max(gbps[v]):.2f} | "
-                   f"**{m / d:.2f}×** | {tgt} |")
+                   f"**{m / d:.2f}×** | {vs_relay} | {tgt} |")
     out.append("")
 
 
@@ -319,8 +335,9 @@ def report_tunnels(out, tun, n, payload, gbps):
 
 def report(m, load, args, gbps, us, errors, tun):
     out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
-           f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}; 1-minute load average "
-           f"{load[0]:.2f} at the start, {load[1]:.2f} at the end.", "",
+           f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}. Other work on the "
+           f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
+           f"end; niced processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
            f"Command: `{args.command_line}`", ""]
     report_throughput(out, gbps, args.rounds, args.size_mib << 20)
     report_latency(out, us, errors, args.conns)
@@ -362,7 +379,7 @@ def main():
         os.makedirs(home)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
         exe = build(root)
-        m, load0 = machine(cordon), loadavg()
+        m, load0, ticks0 = machine(cordon), loadavg(), cpu_ticks()
         server = Server(exe, "serve")
         relay = Server(exe, "relay", server.hostport)
         r = Runner(exe, cordon, server.hostport, relay.hostport, root, env)
@@ -375,7 +392,8 @@ def main():
         tun = {"connect": bench_tunnels(r, "connect", args.tunnels, args.payload,
                                         args.busy_rounds, size),
                "socks": bench_tunnels(r, "socks", args.tunnels, args.payload, 0, size)}
-        text = report(m, (load0, loadavg()), args, gbps, us, errors, tun)
+        text = report(m, (load0, loadavg(), nice_share(ticks0, cpu_ticks())), args, gbps, us,
+                      errors, tun)
         print(text)
         if args.write:
             write_md(args.write, text)
