@@ -150,6 +150,16 @@ static int advise_network(explain_violation *v) {
 static int advise_syscall(explain_violation *v) {
         int r = set(&v->summary, "syscall %s (%s)", target_or(v, "?"),
                     v->rule[0] ? v->rule : "seccomp filter");
+        /* The one table entry a policy lifts: AF_UNIX sockets while allowUnixSockets is empty.
+         * The socket's path is not known at socket() time, so the change names the key only. */
+        if (r >= 0 && strstr(v->rule, "allowUnixSockets is empty")) {
+                r = set(&v->change, "--policy FILE with {\"allowUnixSockets\": [\"PATH\"]}, "
+                                    "PATH the socket the command connects to");
+                return r < 0 ? r
+                             : set(&v->why, "Unix sockets are refused while allowUnixSockets is "
+                                            "empty; listing a socket's path allows connecting to "
+                                            "exactly that socket");
+        }
         return r < 0 ? r
                      : set(&v->why, "cordon's seccomp filter refuses %s in every policy%s%s%s; "
                                     "no flag lifts it", target_or(v, "this call"),

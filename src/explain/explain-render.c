@@ -141,7 +141,7 @@ static void text_violations(const cordon_explanation *x, FILE *f) {
         for (size_t i = 0; i < x->n_v; i++) {
                 const explain_violation *v = &x->v[i];
                 fprintf(f, "  - %s", v->summary);
-                if (v->syscall[0])
+                if (v->syscall[0] && strcmp(v->syscall, v->target) != 0)
                         fprintf(f, " [%s]", v->syscall);
                 if (v->count > 1)
                         fprintf(f, ", %llu times", (unsigned long long) v->count);

@@ -247,6 +247,19 @@ static void test_unix_socket_and_aggregate(void **state) {
         json_t *o = as_json(x);
         assert_int_equal(json_array_size(json_object_get(o, "notes")), 0); /* not the proxy */
         json_decref(o);
+        /* AF_UNIX sockets are the one syscall refusal a policy lifts. */
+        cordon_explanation_free(x);
+        x = explain(STARTING READY VIOLATION("syscall", "socket", "socket: EPERM if (arg0 & "
+                                             "0xffffffff) == 0x1 (AF_UNIX: agents "
+                                             "(allowUnixSockets is empty))") EXIT(1), -1, NULL);
+        assert_contains(cordon_explanation_violation(x, 0)->change, "allowUnixSockets");
+        cordon_explanation_free(x);
+        x = explain(STARTING READY VIOLATION("network-outbound", "/run/a \\\"b.sock", "")
+                            VIOLATION("syscall", "keyctl", "keyctl: EPERM")
+                                    "{\"type\":\"violation\"," T ",\"action\":\"syscall\",\"target\":"
+                                    "\"\",\"raw\":{\"syscall\":\"\",\"rule\":\"keyctl: EPERM\","
+                                    "\"count\":40}}\n" EXIT(1),
+                    -1, NULL);
         /* The aggregate (no target, raw.count) is its own entry with its count. */
         assert_int_equal(cordon_explanation_violation(x, 1)->count, 1);
         assert_int_equal(cordon_explanation_violation(x, 2)->count, 40);

@@ -150,6 +150,31 @@ class ExplainTest(unittest.TestCase):
         self.assertIn(f"create {self.ws}/.env (denyCreateNames .env)", text)
         self.assertIn("no policy change allows it", text)
 
+    def test_denied_network(self):
+        # The proxy refuses a name outside the allowlist before resolving it: nothing leaves
+        # loopback. The exact change is the flag that allows exactly this host and port.
+        status, s, _ = self.run_reported("--", "curl", "-sS", "-o", "/dev/null",
+                                         "https://denied.invalid/")
+        self.assertNotEqual(status, 0)
+        self.assertEqual(s["status"], "sandbox-denied")
+        # (curl may also trip the AF_UNIX socket() refusal: only the network entries matter.)
+        net = [v for v in s["violations"] if v["action"] == "network-outbound"]
+        self.assertEqual([v["target"] for v in net], ["denied.invalid:443"])
+        self.assertEqual(net[0]["count"], 1)
+        self.assertEqual(net[0]["change"], "--allow-domain denied.invalid:443")
+        self.assertIn("ignore the proxy variables", s["notes"][0])
+        status, out = self.on_tty("--", "curl", "-sS", "-o", "/dev/null", "https://denied.invalid/")
+        self.assertIn("cordon: denied network denied.invalid:443 (not in allowlist)\n", out)
+
+    def test_refused_syscall(self):
+        status, s, _ = self.run_reported("--", "unshare", "-U", "true")
+        self.assertNotEqual(status, 0)
+        self.assertEqual(s["status"], "sandbox-denied")
+        self.assertEqual([(v["action"], v["target"]) for v in s["violations"]],
+                         [("syscall", "unshare")])
+        self.assertIsNone(s["violations"][0]["change"])  # the filter holds in every policy
+        self.assertEqual(s["notes"], [])
+
     def test_denied_name_but_ok(self):
         status, s, _ = self.run_reported("--", "sh", "-c", "touch a.pem 2>/dev/null; true")
         self.assertEqual(status, 0)
