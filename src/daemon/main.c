@@ -4,7 +4,8 @@
  *   cordond [--socket PATH] [--sandbox off]
  *
  * Listens on $XDG_RUNTIME_DIR/cordon/cordond.sock (a private 0700 directory) unless --socket is
- * given, and writes exactly one start-up line about the sandbox (SPEC.md §4). */
+ * given or systemd passed a listening socket (activation.c), and writes exactly one start-up
+ * line about the sandbox (SPEC.md §4). */
 #include <errno.h>
 #include <jansson.h>
 #include <pwd.h>
@@ -14,6 +15,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "daemon/activation.h"
 #include "daemon/server.h"
 #include "util/util.h"
 
@@ -23,7 +25,9 @@ static const char usage[] =
         "Serves cordon sandbox sessions on a Unix socket (protocol: docs/protocol.md).\n"
         "  --socket PATH   listen on PATH (default: $XDG_RUNTIME_DIR/cordon/cordond.sock)\n"
         "  --sandbox off   run every session unconfined (says so at start-up)\n"
-        "Only the daemon's own user may connect. SIGTERM destroys every session.\n";
+        "Only the daemon's own user may connect. SIGTERM destroys every session.\n"
+        "Socket activation: with LISTEN_PID=<this pid> and LISTEN_FDS=1 (systemd), fd 3 is the\n"
+        "listening socket and --socket is ignored (contrib/systemd/cordond.socket).\n";
 
 static int default_socket(char *buf, size_t size) {
         const char *rt = getenv("XDG_RUNTIME_DIR");
@@ -44,7 +48,20 @@ static void home_of(char *buf, size_t size) {
         (void) snprintf(buf, size, "%s", h && h[0] == '/' ? h : pw ? pw->pw_dir : "/");
 }
 
-/* SPEC.md §4: one line saying whether commands will be sandboxed, and by what. */
+/* The probe's member `key` of the backend named `name`, or NULL. */
+static const char *backend_field(json_t *probe, const char *name, const char *key) {
+        size_t i;
+        json_t *b;
+        json_array_foreach(json_object_get(probe, "backends"), i, b)
+                if (json_is_string(json_object_get(b, "name")) &&
+                    strcmp(json_string_value(json_object_get(b, "name")), name) == 0)
+                        return json_string_value(json_object_get(b, key));
+        return NULL;
+}
+
+/* SPEC.md §4: one line saying whether commands will be sandboxed, and by what:
+ * "agent sandbox ON (<backend>: <description>)", or "no OS-native agent sandbox on this host:
+ * <hint>" with the native backend's hint (what to enable or install), or the --sandbox off line. */
 static void startup_line(const daemon_t *d) {
         if (d->sandbox_off) {
                 printf("agent sandbox DISABLED by --sandbox off\n");
@@ -60,11 +77,15 @@ static void startup_line(const daemon_t *d) {
                 free(txt);
         }
         const char *def = o ? json_string_value(json_object_get(o, "defaultBackend")) : NULL;
+        const char *desc = def ? backend_field(o, def, "description") : NULL;
+        const char *hint = o ? backend_field(o, "native", "hint") : NULL;
         if (def && strcmp(def, "none") != 0)
-                printf("agent sandbox ON (backend %s)\n", def);
+                printf("agent sandbox ON (%s: %s)\n", def, desc && desc[0] ? desc : def);
         else
                 printf("no OS-native agent sandbox on this host: %s\n",
-                       p ? "see 'cordon probe'" : err.message);
+                       !o ? (err.message[0] ? err.message : "the probe failed")
+                       : hint && hint[0] ? hint
+                                         : "see 'cordon probe'");
         fflush(stdout);
         json_decref(o);
         cordon_probe_free(p);
@@ -103,10 +124,21 @@ int main(int argc, char **argv) {
         }
         d.uid = getuid();
         home_of(d.home, sizeof(d.home));
-        int r = server_setup_signals(&d);
+        /* Given a socket by systemd: serve it, and leave its path to systemd at exit. */
+        int r = activation_listen_fd(sock, sizeof(sock));
+        bool activated = r >= 0;
+        if (r < 0 && r != -ENOENT) {
+                fprintf(stderr, "cordon: fatal: LAUNCH_FAILED: socket activation: %s (cordond "
+                                "takes one listening Unix stream socket, in a private 0700 "
+                                "directory, as fd 3)\n", strerror(-r));
+                return 125;
+        }
+        if (activated)
+                d.listen_fd = r;
+        r = server_setup_signals(&d);
         if (r >= 0)
                 r = d.epfd = epoll_create1(EPOLL_CLOEXEC);
-        if (r >= 0)
+        if (r >= 0 && !activated)
                 r = d.listen_fd = server_open_socket(sock);
         if (r < 0) {
                 fprintf(stderr, "cordon: fatal: LAUNCH_FAILED: cannot listen on %s: %s%s\n", sock,
@@ -115,8 +147,9 @@ int main(int argc, char **argv) {
                 return 125;
         }
         startup_line(&d);
-        daemon_log("listening on %s", sock);
+        daemon_log("listening on %s%s", sock, activated ? " (socket activation)" : "");
         r = server_run(&d);
-        (void) unlink(sock);
+        if (!activated)
+                (void) unlink(sock);
         return r < 0 ? 1 : 0;
 }
