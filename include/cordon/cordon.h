@@ -236,6 +236,11 @@ typedef struct cordon_run_options {
          * or "stderr" event. A slow reader of fd 1/2 or a slow on_event blocks the command's
          * writes, as a slow reader of its own output would: memory stays bounded. 0: none. */
         unsigned capture;
+        /* Called once, from cordon_run's thread, before the command starts, when the unspecified
+         * backend (AUTO) steps down from native to the landlock backend (SPEC.md §4: the step is
+         * said, in one log line): `used` is the backend that runs the command, `why` one line
+         * (valid during the call). Gets `userdata`. May be NULL. */
+        void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
 } cordon_run_options;
 
 typedef struct cordon_run_result {

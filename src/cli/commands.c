@@ -273,6 +273,14 @@ static int open_events(const cli_args *a, int *status) {
         return a->events_fd;
 }
 
+/* SPEC.md §4: when the unspecified backend steps down from native, one line says so and why.
+ * --quiet does not silence it: it tells how much the command is confined. */
+static void backend_note(void *userdata, cordon_backend used, const char *why) {
+        (void) userdata;
+        fprintf(stderr, "cordon: note: using the %s backend: %s; see 'cordon probe'\n",
+                cordon_backend_to_string(used), why);
+}
+
 /* Nothing but the command's own output may reach stdout here. */
 static int cmd_run(const cli_args *a, const char *cwd) {
         int status = 0;
@@ -317,6 +325,7 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                 .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
                 .event_userdata = report ? (void *) report : (void *) &sink,
                 .capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0,
+                .on_backend_note = backend_note,
         };
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };

@@ -14,8 +14,10 @@
 
 #include "linux/capture.h"
 #include "linux/cgroup.h"
+#include "linux/backend-landlock.h"
 #include "linux/events.h"
 #include "linux/landlock.h"
+#include "linux/probe.h"
 #include "linux/report.h"
 #include "linux/sandbox.h"
 #include "net/proxy.h"
@@ -26,6 +28,8 @@ extern char **environ;
 
 typedef struct run_state {
         const cordon_run_options *opts;
+        cordon_backend backend; /* the one running, named by "ready" */
+        bool ready;             /* the command was about to be executed */
         events *ev;
         unsigned violations;
         bool have_status;
@@ -107,7 +111,8 @@ static void handle_msg(run_state *st, const report_msg *m) {
                 report_violation_delivered(st, m);
                 break;
         case REPORT_READY:
-                events_ready(st->ev, CORDON_BACKEND_NATIVE);
+                st->ready = true;
+                events_ready(st->ev, st->backend);
                 break;
         case REPORT_NET_VIOLATION:
                 report_net_violation_delivered(st, m);
@@ -260,9 +265,11 @@ static int finish(run_state *st, int child_status_direct, bool direct,
         return 0;
 }
 
-static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
+/* `lr`: the landlock backend's run (its proxy is taken), NULL for native or unconfined.
+ * *ret_ready: whether the command was about to be executed (nothing ran when false). */
+static int spawn_and_wait(const plan *p, char *const argv[], bool confined, landlock_run *lr,
                           const cordon_run_options *opts, events *ev,
-                          cordon_run_result *ret, cordon_error *err) {
+                          cordon_run_result *ret, bool *ret_ready, cordon_error *err) {
         int fds[2];
         int r = report_channel(fds);
         if (r < 0)
@@ -271,7 +278,10 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         /* The egress proxy starts first and waits for its listeners, which the monitor creates
          * inside the sandbox's network namespace: the two start in parallel. */
         proxy_proc px = { .pid = -1, .listen_ch = -1, .report_fd = -1 };
-        if (confined && (r = proxy_spawn(p, &px, err)) < 0) {
+        if (lr) { /* its proxy listens on the host's loopback already */
+                px = lr->proxy;
+                lr->proxy = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
+        } else if (confined && (r = proxy_spawn(p, &px, err)) < 0) {
                 safe_close(fds[0]);
                 safe_close(fds[1]);
                 return r;
@@ -300,6 +310,8 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
                 (void) close(fds[0]);
                 if (px.report_fd >= 0)
                         (void) close(px.report_fd);
+                if (lr)
+                        landlock_sandbox_main(p, lr, argv, fds[1], launcher);
                 if (confined)
                         sandbox_monitor_main(p, argv, fds[1], launcher, px.listen_ch);
                 sandbox_unconfined_main(p, argv, fds[1]);
@@ -311,10 +323,12 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined,
         if (!confined)
                 events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
         run_state st = { .opts = opts, .ev = ev, .cg = p->cgroup,
+                         .backend = lr ? CORDON_BACKEND_LANDLOCK : CORDON_BACKEND_NATIVE,
                          .cancel_fd = opts && opts->cancel_fd > 2 ? opts->cancel_fd : -1 };
         r = collect(fds[0], px.report_fd, child, p->timeout_ms, &cap, &st);
         /* Before the exit event: every "stdout"/"stderr" event precedes it. */
         capture_end(&cap, r < 0 ? -1 : child, st.timed_out ? capture_now_ms() : -1);
+        *ret_ready = !confined || st.ready;
         safe_close(fds[0]);
         proxy_proc_stop(&px); /* the run is over: its tunnels end with it */
         if (r < 0)
@@ -402,12 +416,13 @@ static int check_backend(cordon_backend b, cordon_error *err) {
         case CORDON_BACKEND_NATIVE:
                 break;
         case CORDON_BACKEND_LANDLOCK:
+                return landlock_backend_available(err);
         case CORDON_BACKEND_MICROVM:
                 /* SPEC.md §4: an explicitly requested backend never steps down. */
                 return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
                                         "refusing to run the command unconfined: the %s backend "
                                         "is not available in this build; hint: use --backend "
-                                        "native (see 'cordon probe')",
+                                        "native or landlock (see 'cordon probe')",
                                         cordon_backend_to_string(b));
         case CORDON_BACKEND_NONE:
         default:
@@ -420,6 +435,55 @@ static int check_backend(cordon_backend b, cordon_error *err) {
                                         "namespaces and a Landlock-enforcing kernel "
                                         "(lsm=...,landlock), see 'cordon probe'");
         return 0;
+}
+
+static int run_landlock(plan *p, char *const argv[], const cordon_run_options *opts, events *ev,
+                        cordon_run_result *ret, cordon_error *err) {
+        landlock_run lr;
+        int r = landlock_run_prepare(p, &lr, err);
+        if (r < 0)
+                return r;
+        ret->backend = CORDON_BACKEND_LANDLOCK;
+        bool ready = false;
+        r = spawn_and_wait(p, argv, true, &lr, opts, ev, ret, &ready, err);
+        landlock_run_done(&lr);
+        return r;
+}
+
+/* The unspecified backend's ladder (SPEC.md §4): native, else landlock, else refuse. Native is
+ * tried first and costs nothing extra when it works; only when it failed before the command
+ * started does the probe (a few milliseconds) say whether this host lacks user namespaces and
+ * can run the landlock backend. Then the step down is said once, through on_backend_note. */
+static bool step_down_to_landlock(const cordon_run_options *opts) {
+        const probe_facts *f = NULL;
+        if (probe_facts_get(&f) < 0)
+                return false;
+        probe_backend b[PROBE_N_BACKENDS];
+        probe_evaluate(f, b);
+        if (b[0].status != PROBE_UNUSABLE || b[1].status == PROBE_UNUSABLE)
+                return false; /* native is usable: its failure was something else, and stands */
+        if (opts && opts->on_backend_note) {
+                /* The probe's first reason ("user namespaces are not usable (unshare: ...)"). */
+                char why[sizeof(b[0].hint)];
+                (void) snprintf(why, sizeof(why), "%.*s", (int) strcspn(b[0].hint, ";"),
+                                b[0].hint);
+                opts->on_backend_note(opts->userdata, CORDON_BACKEND_LANDLOCK, why);
+        }
+        return true;
+}
+
+static int run_native(plan *p, char *const argv[], bool confined, cordon_backend requested,
+                      const cordon_run_options *opts, events *ev, cordon_run_result *ret,
+                      cordon_error *err) {
+        bool ready = false;
+        int r = spawn_and_wait(p, argv, confined, NULL, opts, ev, ret, &ready, err);
+        if (r >= 0 || ready || !confined || requested != CORDON_BACKEND_AUTO)
+                return r; /* an explicitly named backend never steps down */
+        if (!step_down_to_landlock(opts))
+                return r;
+        if (err)
+                *err = (cordon_error) { 0 };
+        return run_landlock(p, argv, opts, ev, ret, err);
 }
 
 /* cordon_run() without the events that frame it (starting, error). */
@@ -443,14 +507,18 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                           backend == CORDON_BACKEND_NONE;
         *ret = (cordon_run_result) { .backend = unconfined ? CORDON_BACKEND_NONE
                                                            : CORDON_BACKEND_NATIVE };
+        if (unconfined)
+                backend = CORDON_BACKEND_NONE;
         r = unconfined ? 0 : check_backend(backend, err);
         if (r >= 0 && !unconfined)
                 r = check_stdio(p, err);
         /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
         if (r >= 0 && !unconfined)
                 r = cgroup_for_limits(p->memory_bytes, p->pids, &p->cgroup, err);
-        if (r >= 0)
-                r = spawn_and_wait(p, argv, !unconfined, opts, ev, ret, err);
+        if (r >= 0 && backend == CORDON_BACKEND_LANDLOCK)
+                r = run_landlock(p, argv, opts, ev, ret, err);
+        else if (r >= 0)
+                r = run_native(p, argv, !unconfined, backend, opts, ev, ret, err);
         cgroup_destroy(TAKE_PTR(p->cgroup));
         plan_free(p);
         return r;

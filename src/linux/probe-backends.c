@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "linux/probe.h"
+#include "plan/landlock-plan.h"
 #include "util/util.h"
 
 struct cordon_probe {
@@ -140,13 +141,45 @@ static void eval_native(const probe_facts *f, probe_backend *b) {
         b->status = b->hint[0] == '\0' ? PROBE_FULL : PROBE_PARTIAL;
 }
 
+/* What the landlock backend can never do, whatever the kernel (docs/design/landlock-backend.md):
+ * always "partial". */
+static const char landlock_lacks[] =
+        "no PID namespace: other processes show in /proc (not their memory, environment or "
+        "signals); no private /tmp (a private TMPDIR instead); network: TCP to the host-loopback "
+        "proxy only, no listening sockets, git over SSH unproxied; names inside secret "
+        "directories are listable; entries created after launch in a directory holding a secret "
+        "or protected file are out of reach; no new terminals (/dev/pts); limits.pids needs a "
+        "cgroup";
+
 static void eval_landlock(const probe_facts *f, probe_backend *b) {
         b->backend = CORDON_BACKEND_LANDLOCK;
-        b->status = PROBE_UNUSABLE; /* enforces nothing: all false */
         (void) snprintf(b->description, sizeof(b->description),
-                        "Landlock + seccomp without namespaces (weaker network isolation)");
-        hint_add(b->hint, "not built yet: this version of cordon has no Landlock-only backend "
-                          "(this host: Landlock ABI %d)", f->landlock_abi);
+                        "Landlock ABI %d + seccomp user notification, no namespaces: for hosts "
+                        "without user namespaces", f->landlock_abi);
+        if (f->landlock_abi < LANDLOCK_PLAN_MIN_ABI)
+                hint_add(b->hint, "needs Landlock ABI %d (Linux 6.12: signal scoping, the only "
+                                  "thing that keeps the command from signalling the user's other "
+                                  "processes without a PID namespace), this host has %d%s",
+                         LANDLOCK_PLAN_MIN_ABI, f->landlock_abi,
+                         f->landlock_abi == 0 ? " (boot with lsm=...,landlock)" : "");
+        if (!f->seccomp_user_notif)
+                hint_notify(f, b->hint);
+        else if (!f->seccomp_wait_killable_recv || !f->seccomp_addfd_send)
+                hint_add(b->hint, "seccomp user notification lacks WAIT_KILLABLE_RECV or "
+                                  "ADDFD_FLAG_SEND (Linux 5.19): creation-time name rules "
+                                  "cannot be enforced");
+        if (!f->seccomp_filter)
+                hint_add(b->hint, "seccomp filters are not available");
+        if (b->hint[0] != '\0') {
+                b->status = PROBE_UNUSABLE; /* enforces nothing: all false */
+                return;
+        }
+        b->enforces = (probe_enforces) { .fs = true, .name_rules = true, .network = true,
+                                         .pid = false, .syscalls = true };
+        b->status = PROBE_PARTIAL;
+        hint_add(b->hint, "%s", landlock_lacks);
+        if (f->limits == PROBE_LIMITS_RLIMIT)
+                hint_add(b->hint, "no cgroup here: policies with limits.pids are refused");
 }
 
 static void eval_microvm(const probe_facts *f, probe_backend *b) {

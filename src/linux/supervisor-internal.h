@@ -7,6 +7,7 @@
  *   supervisor-deny.c     refusals of the seccomp table and of other ABIs: answered, reported
  *   supervisor-report.c   every report, through a rate limit (a refusal storm stays bounded)
  *   supervisor-unix.c     connect() under allowUnixSockets
+ *   supervisor-landlock.c the landlock backend: connect() only to the run's proxy
  * Design and the attack each step stops: docs/design/creation-rules.md. */
 #pragma once
 
@@ -80,6 +81,7 @@ struct supervisor {
         void *userdata;
         seccomp_options filter;    /* the program the caller runs under (which calls are notified) */
         const supervisor_unix_allow *unix_allow;
+        const supervisor_landlock *landlock; /* the landlock backend, or NULL */
         report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
@@ -222,3 +224,9 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
                        int own_pin);
 /* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
 int supervisor_reopen(const supervisor *s, int pin, int flags);
+
+/* ---- supervisor-landlock.c ---------------------------------------------------------------------- */
+/* The landlock backend: 0 when `addr` (len bytes, copied from the caller) may be connected to by
+ * a socket of another family than AF_UNIX, else -EACCES after reporting a network-outbound
+ * refusal. Always 0 without s->landlock. */
+int supervisor_landlock_check_connect(request *r, const struct sockaddr *addr, socklen_t len);

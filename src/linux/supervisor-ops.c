@@ -38,13 +38,23 @@ static int copy_path_and_validate(request *r, uint64_t addr, uint64_t addr2) {
         return e;
 }
 
-/* Rule verdict for the resolved name: 0 allowed, 1 denied (*ret_rule set), or -errno. */
+/* Rule verdict for the resolved name: 0 (NAME_ALLOWED), a positive name_verdict (denied,
+ * *ret_rule set), or -errno. */
 static int rules_verdict(request *r, resolved *res, name_check_kind kind, const char **ret_rule) {
         int e = res->path[0] ? 0 : resolved_path(r, res);
         if (e < 0)
                 return e;
-        return name_rules_check(r->s->rules, kind, res->path, resolved_check_flags(res), ret_rule) !=
-               NAME_ALLOWED;
+        return (int) name_rules_check(r->s->rules, kind, res->path, resolved_check_flags(res),
+                                      ret_rule);
+}
+
+/* The landlock backend has no read-only mount under an existing protected file, and the
+ * supervisor holds every write right beneath the writable roots: an O_CREAT open that finds
+ * .git/config (`echo x >> .git/config`) must not write it on the caller's behalf. A denied *name*
+ * (an existing .env) may still be opened, as in the native backend. */
+static bool refuse_existing_write(const request *r, int denied, int flags) {
+        return r->s->landlock && denied == NAME_DENIED_PROTECTED &&
+               ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
 }
 
 /* A denied name that already exists makes the call fail the way the kernel would (EEXIST for
@@ -166,6 +176,10 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                 if (S_ISDIR(st.st_mode)) {
                         (void) close(pin);
                         return -EISDIR;
+                }
+                if (refuse_existing_write(r, denied, flags)) {
+                        (void) close(pin);
+                        return request_refuse(r, res->path, rule);
                 }
                 return open_existing(r, pin, &st, flags);
         }
@@ -605,11 +619,13 @@ static int op_bind(request *r) {
         return e;
 }
 
-/* ---- rmdir, unlinkat(AT_REMOVEDIR) --------------------------------------------------------------- */
+/* ---- rmdir, unlink, unlinkat ------------------------------------------------------------------------ */
 
 /* A protected directory, or an ancestor of a protected path, may not be removed: an empty .claude
- * removed today is a host change, and removing is renaming away by other means. */
-static int do_rmdir(request *r, int dirfd, uint64_t path) {
+ * removed today is a host change, and removing is renaming away by other means. The landlock
+ * backend notifies the unlink of files too (no read-only mount protects an existing .git/config
+ * there): `flags` 0 removes a file, AT_REMOVEDIR a directory. */
+static int do_remove(request *r, int dirfd, uint64_t path, int flags) {
         int e = copy_path_and_validate(r, path, UINT64_MAX);
         if (e < 0)
                 return e;
@@ -624,21 +640,25 @@ static int do_rmdir(request *r, int dirfd, uint64_t path) {
                         e = request_refuse(r, res.path, rule);
         }
         if (e == 0)
-                e = errno_or(unlinkat(res.dir_fd, resolved_name_arg(&res, name), AT_REMOVEDIR));
+                e = errno_or(unlinkat(res.dir_fd, resolved_name_arg(&res, name), flags));
         resolved_done(&res);
         return e;
 }
 
 #ifdef SYS_rmdir
 static int op_rmdir(request *r) {
-        return do_rmdir(r, AT_FDCWD, arg_ptr(r, 0));
+        return do_remove(r, AT_FDCWD, arg_ptr(r, 0), AT_REMOVEDIR);
+}
+
+static int op_unlink(request *r) {
+        return do_remove(r, AT_FDCWD, arg_ptr(r, 0), 0);
 }
 #endif
 
 static int op_unlinkat(request *r) {
         if (arg_int(r, 2) & ~AT_REMOVEDIR)
                 return -EINVAL;
-        return do_rmdir(r, arg_int(r, 0), arg_ptr(r, 1));
+        return do_remove(r, arg_int(r, 0), arg_ptr(r, 1), arg_int(r, 2));
 }
 
 /* ---- Dispatch ------------------------------------------------------------------------------------ */
@@ -657,6 +677,7 @@ static const struct {
         { SYS_link, "link", op_link },
         { SYS_symlink, "symlink", op_symlink },
         { SYS_rmdir, "rmdir", op_rmdir },
+        { SYS_unlink, "unlink", op_unlink }, /* notified in the landlock backend only */
 #endif
         { SYS_openat, "openat", op_openat },
         { SYS_mkdirat, "mkdirat", op_mkdirat },
@@ -666,7 +687,7 @@ static const struct {
         { SYS_linkat, "linkat", op_linkat },
         { SYS_symlinkat, "symlinkat", op_symlinkat },
         { SYS_bind, "bind", op_bind },
-        { SYS_connect, "connect", op_connect }, /* notified only with allowUnixSockets */
+        { SYS_connect, "connect", op_connect }, /* with allowUnixSockets; landlock backend */
         { SYS_unlinkat, "unlinkat", op_unlinkat },
 };
 

@@ -340,5 +340,9 @@ int op_connect(request *r) {
                 return -errno; /* ENOTSOCK */
         if (domain == AF_UNIX)
                 return connect_unix(r, (size_t) len);
+        /* The landlock backend: the run's proxy only (supervisor-landlock.c). */
+        e = supervisor_landlock_check_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len);
+        if (e < 0)
+                return e;
         return supervisor_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len, false, -1);
 }

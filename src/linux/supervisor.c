@@ -424,8 +424,9 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                             .rules = cfg->rules, .on_violation = cfg->on_violation,
                             .on_report = cfg->on_report, .userdata = cfg->userdata,
                             .filter = { .notify_creates = true,
-                                        .unix_connect = cfg->unix_allow != NULL },
-                            .unix_allow = cfg->unix_allow };
+                                        .unix_connect = cfg->unix_allow != NULL,
+                                        .landlock_backend = cfg->landlock != NULL },
+                            .unix_allow = cfg->unix_allow, .landlock = cfg->landlock };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
         pthread_mutex_init(&s->recv_lock, NULL);

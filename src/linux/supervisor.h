@@ -8,6 +8,7 @@
 
 typedef struct supervisor supervisor;
 typedef struct supervisor_unix_allow supervisor_unix_allow; /* linux/supervisor-unix.c */
+typedef struct supervisor_landlock supervisor_landlock;     /* below */
 
 /* Called from a worker thread for each refusal. Must be thread-safe and must not block long. */
 typedef void (*supervisor_violation_fn)(void *userdata, const char *syscall, const char *path,
@@ -40,7 +41,22 @@ typedef struct supervisor_config {
         unsigned workers;  /* 0 = default */
         /* allowUnixSockets (NULL: none, and the filter does not notify connect). Borrowed. */
         const supervisor_unix_allow *unix_allow;
+        /* The landlock backend (docs/design/landlock-backend.md), NULL for the native one. The
+         * command runs the landlock program (seccomp_options.landlock_backend). Borrowed. */
+        const supervisor_landlock *landlock;
 } supervisor_config;
+
+/* What the supervisor enforces in the landlock backend, where no namespace and no read-only
+ * mount stands behind it (supervisor-landlock.c):
+ *   - connect() of a socket of another family than AF_UNIX reaches only 127.0.0.1 (or
+ *     ::ffff:127.0.0.1) on `proxy_ports`: Landlock's TCP rule names a port, not an address, and
+ *     the same port on a host the command controls would be a way out;
+ *   - an existing protected file is never opened for writing or truncated, and is never
+ *     unlinked (the supervisor holds every write right beneath the writable roots, since it
+ *     creates files there for the command). */
+struct supervisor_landlock {
+        uint16_t proxy_ports[2]; /* 0: unused */
+};
 
 /* allowUnixSockets (supervisor-unix.c). Made by the embedder while it still sees the host's file
  * system, before it builds the sandbox's root: each listed path is pinned then (O_PATH; the final

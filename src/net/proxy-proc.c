@@ -29,6 +29,7 @@
 #include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
+#include "net/proxy-internal.h"
 
 #define NOBODY 65534
 
@@ -101,7 +102,7 @@ static int listener_kind(int fd, proxy_listener_kind *kind) {
 }
 
 /* Root is not needed to dial out; a proxy bug must not hand a command root's file access. */
-static int drop_privileges(void) {
+int proxy_drop_privileges(void) {
         if (geteuid() == 0) {
                 if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
                     setresuid(NOBODY, NOBODY, NOBODY) < 0)
@@ -113,7 +114,7 @@ static int drop_privileges(void) {
 }
 
 /* Room for many tunnels: each takes two sockets and two pipes. */
-static void raise_nofile(void) {
+void proxy_raise_nofile(void) {
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
                 rl.rlim_cur = rl.rlim_max;
@@ -141,9 +142,9 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
         (void) close(listen_ch);
         if (n == 0)
                 _exit(0);
-        if (drop_privileges() < 0)
+        if (proxy_drop_privileges() < 0)
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
-        raise_nofile();
+        proxy_raise_nofile();
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .report_fd = report_fd };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);

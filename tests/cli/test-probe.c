@@ -313,9 +313,9 @@ static void test_verdict_full_host(void **state) {
         assert_string_equal(b[0].hint, "");
         assert_false(b[0].requires_install);
         assert_int_equal(b[1].backend, CORDON_BACKEND_LANDLOCK);
-        assert_int_equal(b[1].status, PROBE_UNUSABLE);
-        assert_non_null(strstr(b[1].hint, "not built yet"));
-        assert_enforces(&b[1], false, false, false, false, false);
+        assert_int_equal(b[1].status, PROBE_PARTIAL); /* never more: no PID namespace */
+        assert_non_null(strstr(b[1].hint, "no PID namespace"));
+        assert_enforces(&b[1], true, true, true, false, true);
         assert_int_equal(b[2].backend, CORDON_BACKEND_MICROVM);
         assert_int_equal(b[2].status, PROBE_UNUSABLE);
         assert_true(b[2].requires_install);
@@ -379,6 +379,40 @@ static void test_verdict_limits(void **state) {
         assert_string_equal(probe_limits_to_string(PROBE_LIMITS_RLIMIT), "rlimit");
 }
 
+/* The landlock backend: only with signal scoping (ABI 6) and the creation supervisor's seccomp
+ * features; "partial" at best, the exact list in its hint. */
+static void test_verdict_landlock(void **state) {
+        probe_backend b[PROBE_N_BACKENDS];
+        for (int abi = 0; abi <= 7; abi++) {
+                probe_facts f = good_host();
+                f.userns = false;
+                f.userns_step = "unshare";
+                f.userns_errno = EPERM;
+                f.landlock_abi = abi;
+                probe_evaluate(&f, b);
+                if (abi < 6) {
+                        assert_int_equal(b[1].status, PROBE_UNUSABLE);
+                        assert_enforces(&b[1], false, false, false, false, false);
+                        assert_non_null(strstr(b[1].hint, "needs Landlock ABI 6"));
+                        assert_int_equal(probe_default_backend(b), -1);
+                } else {
+                        assert_int_equal(b[1].status, PROBE_PARTIAL);
+                        assert_enforces(&b[1], true, true, true, false, true);
+                        assert_int_equal(probe_default_backend(b), CORDON_BACKEND_LANDLOCK);
+                }
+        }
+        probe_facts f = good_host();
+        f.seccomp_addfd_send = false;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[1].status, PROBE_UNUSABLE);
+        assert_non_null(strstr(b[1].hint, "ADDFD_FLAG_SEND"));
+        f = good_host();
+        f.limits = PROBE_LIMITS_RLIMIT;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[1].status, PROBE_PARTIAL);
+        assert_non_null(strstr(b[1].hint, "policies with limits.pids are refused"));
+}
+
 static void test_verdict_unusable(void **state) {
         probe_backend b[PROBE_N_BACKENDS];
         probe_facts f = good_host();
@@ -391,7 +425,8 @@ static void test_verdict_unusable(void **state) {
         assert_enforces(&b[0], false, true, false, false, true);
         assert_non_null(strstr(b[0].hint, "(uid_map: Operation not permitted)"));
         assert_non_null(strstr(b[0].hint, "sysctl -w kernel.unprivileged_userns_clone=1"));
-        assert_int_equal(probe_default_backend(b), -1);
+        /* The ladder steps down to the landlock backend (SPEC.md §4), never to none. */
+        assert_int_equal(probe_default_backend(b), CORDON_BACKEND_LANDLOCK);
 
         f.unprivileged_userns_clone = -1;
         f.apparmor_restrict_userns = 1;
@@ -520,6 +555,7 @@ int main(void) {
                 cmocka_unit_test(test_forced_unavailability),
                 cmocka_unit_test(test_verdict_full_host),
                 cmocka_unit_test(test_verdict_partial),
+                cmocka_unit_test(test_verdict_landlock),
                 cmocka_unit_test(test_verdict_unusable),
                 cmocka_unit_test(test_verdict_limits),
                 cmocka_unit_test(test_public_json),

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The landlock backend (SPEC.md §4; docs/design/landlock-backend.md): for Linux hosts where user
+ * namespaces are not usable (Ubuntu 24.04's AppArmor restriction, unprivileged containers). No
+ * namespace at all: Landlock decides what may be read, executed and written and which TCP port
+ * may be reached, the seccomp filter and the creation-rule supervisor do the rest.
+ *
+ *   launcher (cordon_run)
+ *     ├─ cordon-proxy: the egress proxy on the host's 127.0.0.1 (two ephemeral ports, per-run
+ *     │  credentials: net/proxy-loopback.h)
+ *     └─ cordon-guard: dies with the launcher; nothing else. Its death (the launcher's timeout
+ *          │  and cancel paths SIGKILL it) is what tells the monitor to tear the run down.
+ *          └─ cordon-monitor: child subreaper, no capabilities, no_new_privs, non-dumpable,
+ *               │  Landlock layer "monitor"; the creation-rule supervisor. When the command
+ *               │  exits or the guard dies, it SIGKILLs every process left under it (orphans are
+ *               │  reparented to it), since there is no PID namespace to do so.
+ *               └─ the command: Landlock layer "command" (it cannot signal the monitor: signal
+ *                  scoping), the stacked socket filter, the landlock seccomp program with its
+ *                  listener handed to the monitor, then setsid, rlimits, workdir, fds, env, exec.
+ *
+ * Without a PID namespace the command sees the host's processes in /proc; Landlock keeps it from
+ * ptracing them (so from their memory and environ) and, with signal scoping, from signalling them. */
+#pragma once
+
+#include "net/proxy.h"
+#include "plan/landlock-plan.h"
+
+typedef struct landlock_run {
+        int abi;
+        char *tmpdir;        /* the run's private TMPDIR under /tmp, removed by _done() */
+        proxy_proc proxy;    /* the loopback proxy; whoever runs the command takes it */
+        landlock_plan *lp;
+} landlock_run;
+
+#define LANDLOCK_RUN_INIT { .proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 } }
+
+/* Whether this kernel can run the backend at all (Landlock ABI >= LANDLOCK_PLAN_MIN_ABI): 0, or
+ * -errno with CORDON_SANDBOX_UNAVAILABLE saying what is missing. Cheap: the ABI is cached. */
+int landlock_backend_available(cordon_error *err);
+
+/* In the launcher, after plan_build() and the cgroup: refuses what the backend cannot enforce
+ * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR, starts the loopback
+ * proxy, points the plan's environment at both, and plans the Landlock layers. On failure
+ * nothing is left running and `lr` is clean. */
+int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err);
+
+/* Stops the proxy if it was not taken, removes TMPDIR and what the command left in it, frees. */
+void landlock_run_done(landlock_run *lr);
+
+/* The launcher's child: becomes cordon-guard and starts the monitor and the command. Failures
+ * before exec go over report_fd like the native backend's. Never returns. */
+_noreturn_ void landlock_sandbox_main(const plan *p, const landlock_run *lr, char *const argv[],
+                                      int report_fd, pid_t launcher);
