@@ -251,10 +251,19 @@ static cordon_policy *protection_layer(const cordon_settings *s) {
                 r = cordon_policy_add_protected_path(p, project);
         if (r >= 0)
                 r = cordon_policy_add_protected_path(p, user);
-        /* (A document held in memory has no path to protect.) */
-        for (size_t i = 0; r >= 0 && i < s->n_files; i++)
-                if (s->files[i]->kind == SETTINGS_LAYER_FILE && s->files[i]->have_stat)
-                        r = cordon_policy_add_protected_path(p, s->files[i]->origin);
+        /* Each file read, as named and where a symlink leads (a ~/.config/cordon/settings.json
+         * linked into a workspace would otherwise stay writable there). A document held in
+         * memory has no path to protect. */
+        for (size_t i = 0; r >= 0 && i < s->n_files; i++) {
+                const settings_file *f = s->files[i];
+                if (!f->have_stat)
+                        continue;
+                _cleanup_free_ char *real = realpath(f->origin, NULL);
+                if (f->kind == SETTINGS_LAYER_FILE)
+                        r = cordon_policy_add_protected_path(p, f->origin);
+                if (r >= 0 && real && strcmp(real, f->origin) != 0)
+                        r = cordon_policy_add_protected_path(p, real);
+        }
         /* A nested cordon run inside the sandbox reads the administrator's file, not one the
          * command chose (docs/settings.md: CORDON_MANAGED_SETTINGS). */
         if (r >= 0)

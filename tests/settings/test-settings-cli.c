@@ -262,6 +262,22 @@ static void test_excluded_command(void **state) {
         assert_int_equal(access(outside2, F_OK), -1);
 }
 
+/* A sandboxed command cannot write the next run's settings (a configuration-based escape). */
+static void test_project_settings_protected(void **state) {
+        RUN(&R, "run", "--", "sh", "-c", "mkdir -p .cordon && echo '{}' > .cordon/settings.json");
+        assert_int_not_equal(R.status, 0);
+        assert_int_equal(access(stree_at(root, "ws/.cordon/settings.json"), F_OK), -1);
+        stree_write(root, "ws/.cordon/settings.json", "{}", 0644);
+        RUN(&R, "run", "--", "sh", "-c", "echo '{\"sandbox\": {}}' > .cordon/settings.json");
+        assert_int_not_equal(R.status, 0);
+        RUN(&R, "run", "--", "sh", "-c", "mv .cordon .cordon-old");
+        assert_int_not_equal(R.status, 0);
+        assert_int_equal(access(stree_at(root, "ws/.cordon/settings.json"), F_OK), 0);
+        /* The rest of the workspace stays writable. */
+        RUN(&R, "run", "--", "sh", "-c", "echo ok > file");
+        assert_int_equal(R.status, 0);
+}
+
 static void test_fail_if_unavailable(void **state) {
         /* Fail closed by default on a host without a sandbox... */
         RUN_RESTRICTED(&R, "run", "--", "true");
@@ -301,6 +317,7 @@ int main(int argc, char *argv[]) {
                 cmocka_unit_test_setup_teardown(test_import, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mandate_in_run, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_excluded_command, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_project_settings_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fail_if_unavailable, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -463,11 +463,19 @@ static void test_fail_if_unavailable(void **state) {
 static void test_settings_files_protected(void **state) {
         fixture f = { .root = stree_new() };
         add_file(&f, "cli.json", "{}");
+        /* The user file is a link into the workspace: its target must be protected too. */
+        stree_write(f.root, "ws/conf/user.json", "{}", 0644);
+        assert_int_equal(mkdir(stree_at(f.root, "home/.config"), 0755), 0);
+        assert_int_equal(mkdir(stree_at(f.root, "home/.config/cordon"), 0755), 0);
+        assert_int_equal(symlink(stree_at(f.root, "ws/conf/user.json"), stree_at(f.root, USER)),
+                         0);
         cordon_settings *s = resolve_ok(&f);
         const cordon_policy *p = cordon_settings_policy(s);
         assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "ws/.cordon")));
         assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "home/.config/cordon")));
         assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "cli.json")));
+        assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "ws/conf/user.json")));
+        assert_int_equal(p->protected_paths.n, 4);
         assert_true(strv_contains(&p->env_scrub, "CORDON_MANAGED_SETTINGS"));
         cordon_settings_free(s);
         fixture_done(&f);
