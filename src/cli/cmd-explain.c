@@ -16,7 +16,8 @@
 #define TTY_LINES_MAX 20 /* a storm of refusals must not scroll the command's output away */
 #define READ_CHUNK 65536
 
-__attribute__((format(printf, 2, 3))) static int fatal_code(cordon_code code, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3)))
+static int fatal_code(cordon_code code, const char *fmt, ...) {
         cordon_error err = { .code = code };
         va_list ap;
         va_start(ap, fmt);

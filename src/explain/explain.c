@@ -320,7 +320,8 @@ static int base64_decode(const char *in, size_t len, char *out, size_t *ret_len)
                 for (size_t j = 0; j < 4; j++) {
                         const char *p = in[i + j] ? strchr(alphabet, in[i + j]) : NULL;
                         /* '=' only at the very end, at most two of them */
-                        if (in[i + j] == '=' && i + 4 == len && j >= 2 && (j == 3 || in[i + 3] == '='))
+                        bool last = i + 4 == len;
+                        if (in[i + j] == '=' && last && j >= 2 && (j == 3 || in[i + 3] == '='))
                                 pad++;
                         else if (!p || pad)
                                 return -EINVAL;

@@ -256,14 +256,15 @@ static void test_unix_socket_and_aggregate(void **state) {
         cordon_explanation_free(x);
         x = explain(STARTING READY VIOLATION("network-outbound", "/run/a \\\"b.sock", "")
                             VIOLATION("syscall", "keyctl", "keyctl: EPERM")
-                                    "{\"type\":\"violation\"," T ",\"action\":\"syscall\",\"target\":"
-                                    "\"\",\"raw\":{\"syscall\":\"\",\"rule\":\"keyctl: EPERM\","
-                                    "\"count\":40}}\n" EXIT(1),
+                                    "{\"type\":\"violation\"," T ",\"action\":"
+                                    "\"syscall\",\"target\":\"\",\"raw\":{\"syscall\":\"\","
+                                    "\"rule\":\"keyctl: EPERM\",\"count\":40}}\n" EXIT(1),
                     -1, NULL);
         /* The aggregate (no target, raw.count) is its own entry with its count. */
         assert_int_equal(cordon_explanation_violation(x, 1)->count, 1);
         assert_int_equal(cordon_explanation_violation(x, 2)->count, 40);
-        assert_string_equal(cordon_explanation_violation(x, 2)->summary, "syscall ? (keyctl: EPERM)");
+        assert_string_equal(cordon_explanation_violation(x, 2)->summary,
+                            "syscall ? (keyctl: EPERM)");
         cordon_explanation_free(x);
 }
 
@@ -345,7 +346,8 @@ static void test_inferred_never_observed(void **state) {
 static void test_hints_from_captured_stderr(void **state) {
         /* "ls: x: Operation not permitted\n" in base64, then a text chunk. */
         const char *ev = STARTING READY
-                "{\"type\":\"stderr\"," T ",\"data\":\"bHM6IHg6IE9wZXJhdGlvbiBub3QgcGVybWl0dGVkCg==\","
+                "{\"type\":\"stderr\"," T ","
+                "\"data\":\"bHM6IHg6IE9wZXJhdGlvbiBub3QgcGVybWl0dGVkCg==\","
                 "\"encoding\":\"base64\"}\n"
                 "{\"type\":\"stdout\"," T ",\"data\":\"Permission denied\\n\"}\n"
                 "{\"type\":\"stderr\"," T ",\"data\":\"sh: Read-only file \"}\n"
@@ -454,8 +456,9 @@ static void test_storm_is_bounded(void **state) {
                                                                NULL), 0);
         char line[512];
         for (unsigned i = 0; i < EXPLAIN_VIOLATIONS_MAX + 44; i++) {
-                int n = snprintf(line, sizeof(line), "{\"type\":\"violation\",\"action\":\"syscall\","
-                                 "\"target\":\"call%u\",\"raw\":{\"count\":2}}\n", i);
+                int n = snprintf(line, sizeof(line), "{\"type\":\"violation\",\"action\":"
+                                 "\"syscall\",\"target\":\"call%u\",\"raw\":{\"count\":2}}\n",
+                                 i);
                 assert_int_equal(cordon_explanation_add_events(x, line, (size_t) n, NULL), 0);
         }
         assert_int_equal(cordon_explanation_add_events(x, EXIT(1), strlen(EXIT(1)), NULL), 0);
