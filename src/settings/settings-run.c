@@ -42,7 +42,11 @@ cordon_backend cordon_settings_backend(const cordon_settings *s, cordon_backend 
 
 /* ---- excludedCommands -------------------------------------------------------------------------- */
 
-static const char *env_path(char *const *envp) {
+/* The PATH the command will search: env.set's when the policy sets one, else the caller's. */
+static const char *env_path(const cordon_policy *p, char *const *envp) {
+        for (size_t i = 0; i < p->n_env_set; i++)
+                if (strcmp(p->env_set[i].name, "PATH") == 0)
+                        return p->env_set[i].value;
         for (char *const *e = envp; e && *e; e++)
                 if (strncmp(*e, "PATH=", 5) == 0)
                         return *e + 5;
@@ -58,18 +62,20 @@ static bool is_executable_file(const char *path) {
 static int find_executable(const cordon_settings *s, const char *argv0, char *const *envp,
                            char ret[PATH_MAX]) {
         char cand[PATH_MAX];
+        /* Relative to where the command starts: guestWorkdir when a layer sets it. */
+        const char *dir = s->resolved->workdir ? s->resolved->workdir : s->cwd;
         if (strchr(argv0, '/')) {
-                if (snprintf(cand, sizeof(cand), "%s%s%s", argv0[0] == '/' ? "" : s->cwd,
+                if (snprintf(cand, sizeof(cand), "%s%s%s", argv0[0] == '/' ? "" : dir,
                              argv0[0] == '/' ? "" : "/", argv0) >= (int) sizeof(cand))
                         return -ENAMETOOLONG;
                 return is_executable_file(cand) && realpath(cand, ret) ? 0 : -ENOENT;
         }
-        const char *p = env_path(envp);
+        const char *p = env_path(s->resolved, envp);
         for (;;) {
                 size_t n = strcspn(p, ":");
                 /* An empty PATH element means the current directory, as for execvp. */
                 int w = n ? snprintf(cand, sizeof(cand), "%.*s/%s", (int) n, p, argv0)
-                          : snprintf(cand, sizeof(cand), "%s/%s", s->cwd, argv0);
+                          : snprintf(cand, sizeof(cand), "%s/%s", dir, argv0);
                 if (w > 0 && w < (int) sizeof(cand) && is_executable_file(cand) &&
                     realpath(cand, ret))
                         return 0;
@@ -98,6 +104,15 @@ static bool in_writable_root(const cordon_settings *s, const char *exe) {
         return false;
 }
 
+/* An unsandboxed command inherits env.set: from the project file (which comes with the
+ * repository) LD_PRELOAD, PATH, BASH_ENV and the like would choose what it runs. */
+static bool project_sets_env(const cordon_settings *s) {
+        for (size_t i = 0; i < s->n_layers; i++)
+                if (s->layers[i].kind == SETTINGS_LAYER_PROJECT && s->layers[i].policy->n_env_set)
+                        return true;
+        return false;
+}
+
 int cordon_settings_match_excluded(const cordon_settings *s, char *const argv[],
                                    char *const *envp, cordon_excluded_match *ret,
                                    const char **ret_refusal) {
@@ -119,7 +134,10 @@ int cordon_settings_match_excluded(const cordon_settings *s, char *const argv[],
         if (!m)
                 return 0;
         char exe[PATH_MAX];
-        if (find_executable(s, argv[0], envp ? envp : environ, exe) < 0)
+        if (project_sets_env(s))
+                refusal = "the project settings set environment variables (env.set) it would "
+                          "inherit unsandboxed";
+        else if (find_executable(s, argv[0], envp ? envp : environ, exe) < 0)
                 refusal = "its executable was not found";
         else if (in_writable_root(s, exe))
                 refusal = "its executable lies in a directory the sandbox can write";

@@ -156,6 +156,32 @@ static void test_settings_matching(void **state) {
         assert_int_equal(cordon_settings_match_excluded(s, (char **) mytool, env, &m, &why), 0);
         assert_string_equal(why, "its executable lies in a directory the sandbox can write");
         cordon_settings_free(s);
+
+        /* PATH as the command will see it: a (trusted) env.set PATH counts, not only ours. */
+        char json[PATH_MAX + 128];
+        snprintf(json, sizeof(json), "{\"sandbox\": {\"env\": {\"set\": {\"PATH\": "
+                 "\"%s/bin:/usr/bin:/bin\"}}}, \"excludedCommands\": [\"mytool\"]}", cwd);
+        stree_write(root, "home/.config/cordon/settings.json", json, 0644);
+        if (cordon_settings_resolve(&o, &s, &err) < 0)
+                fail_msg("%s", err.message);
+        char *plain_env[] = { NULL };
+        assert_int_equal(cordon_settings_match_excluded(s, (char **) mytool, plain_env, &m, &why),
+                         0);
+        assert_string_equal(why, "its executable lies in a directory the sandbox can write");
+        cordon_settings_free(s);
+
+        /* The project file (it comes with the repository) sets variables the command would
+         * inherit outside the sandbox: LD_PRELOAD, BASH_ENV, ... No excluded command then. */
+        stree_write(root, "home/.config/cordon/settings.json",
+                    "{\"excludedCommands\": [\"ls -l\"]}", 0644);
+        stree_write(root, "ws/.cordon/settings.json",
+                    "{\"sandbox\": {\"env\": {\"set\": {\"LD_PRELOAD\": \"/x.so\"}}}}", 0644);
+        if (cordon_settings_resolve(&o, &s, &err) < 0)
+                fail_msg("%s", err.message);
+        assert_int_equal(cordon_settings_match_excluded(s, (char **) ls, env, &m, &why), 0);
+        assert_string_equal(why, "the project settings set environment variables (env.set) it "
+                                 "would inherit unsandboxed");
+        cordon_settings_free(s);
         stree_remove(root);
 }
 
