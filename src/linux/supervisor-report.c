@@ -50,8 +50,8 @@ static void remember(report_kind *k, const supervisor_report *rep, bool name_onl
                 return;
         k->action = strdup(rep->action);
         k->syscall = strdup(rep->syscall ? rep->syscall : "");
-        /* A path differs from one refusal to the next: an aggregate names none. A syscall's
-         * target is its name, the same for the whole kind. */
+        /* A path (a created name, a socket) differs from one refusal to the next: an aggregate
+         * names none. A syscall's target is its name, the same for the whole kind. */
         k->target = strdup(name_only_target && rep->target ? rep->target : "");
         k->rule = strdup(rep->rule ? rep->rule : "");
 }
@@ -80,7 +80,7 @@ void supervisor_report_refusal(supervisor *s, const supervisor_report *rep, cons
                 send = true;
         } else {
                 k->suppressed++;
-                remember(k, rep, !streq(rep->action, "file-create-name"));
+                remember(k, rep, streq(rep->action, "syscall"));
         }
         pthread_mutex_unlock(&l->lock);
         /* Outside the lock: the embedder writes to a socket, other refusals need not wait. */
