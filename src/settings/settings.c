@@ -177,8 +177,8 @@ static const char *check_deny_glob(const char *s, const char **hint) {
                 return "uses '**': '*' never matches '/' in cordon's globs, so it would match less "
                        "than it seems to";
         for (const char *b = strchr(s, '['); b; b = strchr(b + 1, '[')) {
-                const char *close = strchr(b + 2, ']');
-                if (!b[1] || !close) {
+                /* "[]x]" is a class holding ']': look for the close from the second byte on. */
+                if (!b[1] || !strchr(b + 2, ']')) {
                         *hint = "close the bracket expression, e.g. \"*.[ch]\"";
                         return "has an unclosed '['";
                 }
