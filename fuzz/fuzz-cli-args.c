@@ -42,10 +42,15 @@ static void check_success(const cli_args *a) {
                 if (s->flag == CLI_FLAG_ENV_SET && (!s->text || !s->text[0] || !s->text2))
                         broken("--env-set without a NAME or VALUE");
         }
-        if (a->command == CLI_COMMAND_RUN && (!a->argv || !a->argv[0] || !a->argv[0][0]))
-                broken("run without a command");
-        if (a->command != CLI_COMMAND_RUN && a->argv)
-                broken("a command vector outside run");
+        bool has_cmd = a->command == CLI_COMMAND_RUN || a->command == CLI_COMMAND_EXEC;
+        if (has_cmd && (!a->argv || !a->argv[0] || !a->argv[0][0]))
+                broken("run or exec without a command");
+        if (!has_cmd && a->argv)
+                broken("a command vector outside run and exec");
+        if (a->command == CLI_COMMAND_EXEC && (!a->session_id || !a->session_id[0]))
+                broken("exec without a session");
+        if ((a->socket_path && a->socket_path[0] != '/') || (a->exec_cwd && a->exec_cwd[0] != '/'))
+                broken("--socket or --cwd is not absolute");
 }
 
 static void check_failure(const cordon_error *err) {

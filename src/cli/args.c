@@ -85,6 +85,7 @@ typedef struct parser {
         int i;           /* next argv index */
         const char *cwd;
         const char *see; /* the help to point at in usage errors */
+        bool dashdash;   /* parse_options consumed a "--" */
         cli_args *out;
         cordon_error *err;
 } parser;
@@ -293,6 +294,9 @@ typedef enum extra_opt {
         EXTRA_CAPTURE,
         EXTRA_STATUS,
         EXTRA_STDERR,
+        EXTRA_SOCKET,
+        EXTRA_CWD,
+        EXTRA_ENV,
 } extra_opt;
 
 #define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
@@ -303,6 +307,8 @@ typedef enum extra_opt {
 #define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
 #define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
 #define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
+#define ALLOW_SOCKET (1u << 7)     /* session, exec: --socket */
+#define ALLOW_EXEC (1u << 8)       /* exec's --cwd, --env */
 
 static const struct {
         const char *name;
@@ -322,6 +328,9 @@ static const struct {
         { "--seatbelt", EXTRA_SEATBELT, false, ALLOW_SEATBELT },
         { "--settings", EXTRA_SETTINGS, true, ALLOW_POLICY },
         { "--explain", EXTRA_SHOW_EXPLAIN, false, ALLOW_SHOW_EXPLAIN },
+        { "--socket", EXTRA_SOCKET, true, ALLOW_SOCKET },
+        { "--cwd", EXTRA_CWD, true, ALLOW_EXEC },
+        { "--env", EXTRA_ENV, true, ALLOW_EXEC },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -411,6 +420,57 @@ static int set_stderr_path(parser *p, const char *value) {
         return make_absolute(p->cwd, value, &p->out->stderr_path);
 }
 
+/* session, exec --socket PATH: cordond's socket (cmd-session.c connects and checks it). */
+static int set_socket(parser *p, const char *value) {
+        if (p->out->socket_path)
+                return usage(p, "--socket given twice");
+        if (!value[0])
+                return usage(p, "--socket: empty path; give the path of cordond's socket");
+        return make_absolute(p->cwd, value, &p->out->socket_path);
+}
+
+/* exec --cwd DIR: relative to the caller's directory, like every path on this command line. */
+static int set_exec_cwd(parser *p, const char *value) {
+        if (p->out->exec_cwd)
+                return usage(p, "--cwd given twice");
+        if (!value[0])
+                return usage(p, "--cwd: empty path; give the directory the command starts in");
+        return make_absolute(p->cwd, value, &p->out->exec_cwd);
+}
+
+#define EXEC_ENV_MAX 4096 /* PROTO_ENV_MAX: what one exec request may carry */
+
+static bool env_name_ok(const char *s, size_t n) {
+        if (n == 0 || n > 255 || (s[0] >= '0' && s[0] <= '9'))
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!(s[i] == '_' || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+                      (s[i] >= '0' && s[i] <= '9')))
+                        return false;
+        return true;
+}
+
+/* exec --env NAME=VALUE (repeatable). The value is never echoed in a message: it may be a
+ * secret. */
+static int add_exec_env(parser *p, const char *value) {
+        cli_args *a = p->out;
+        const char *eq = strchr(value, '=');
+        if (!eq || !env_name_ok(value, (size_t) (eq - value)))
+                return usage(p, "--env: expected NAME=VALUE with NAME matching "
+                                "[A-Za-z_][A-Za-z0-9_]*, got '%s'",
+                             eq ? "<invalid name>=..." : CLI_QUOTE(value));
+        if (a->n_exec_env >= EXEC_ENV_MAX)
+                return usage(p, "--env given more than %d times", EXEC_ENV_MAX);
+        char **n = reallocarray(a->exec_env, a->n_exec_env + 1, sizeof(char *));
+        if (!n)
+                return -ENOMEM;
+        a->exec_env = n;
+        if (!(a->exec_env[a->n_exec_env] = strdup(value)))
+                return -ENOMEM;
+        a->n_exec_env++;
+        return 0;
+}
+
 /* The value of an option: after '=' or the next argument. */
 static int take_value(parser *p, const char *name, const char *inline_value, const char **ret) {
         if (inline_value) {
@@ -477,6 +537,12 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
         case EXTRA_SEATBELT:
                 p->out->seatbelt = true;
                 return 0;
+        case EXTRA_SOCKET:
+                return set_socket(p, value);
+        case EXTRA_CWD:
+                return set_exec_cwd(p, value);
+        case EXTRA_ENV:
+                return add_exec_env(p, value);
         default:
                 return -EINVAL;
         }
@@ -527,6 +593,7 @@ static int parse_options(parser *p, unsigned allow) {
                 const char *arg = p->argv[p->i];
                 if (strcmp(arg, "--") == 0 && (allow & ALLOW_POSITIONAL)) {
                         p->i++;
+                        p->dashdash = true;
                         return 0;
                 }
                 if (arg[0] != '-' || arg[1] == '\0') {
@@ -558,10 +625,11 @@ static int check_conflicts(parser *p) {
 
 /* ---- Commands ----------------------------------------------------------------------------- */
 
-static int copy_command(parser *p) {
+/* The rest of the command line is the command; `synopsis` says where it goes. */
+static int copy_command(parser *p, const char *synopsis) {
         size_t n = (size_t) (p->argc - p->i);
         if (n == 0)
-                return usage(p, "no command given: cordon run [OPTIONS] [--] CMD [ARG...]");
+                return usage(p, "no command given: %s", synopsis);
         if (p->argv[p->i][0] == '\0')
                 return usage(p, "empty command name");
         char **v = calloc(n + 1, sizeof(char *));
@@ -597,7 +665,7 @@ static int parse_run(parser *p) {
         r = check_conflicts(p);
         if (r >= 0)
                 r = check_run_report(p);
-        return r < 0 ? r : copy_command(p);
+        return r < 0 ? r : copy_command(p, "cordon run [OPTIONS] [--] CMD [ARG...]");
 }
 
 static int parse_explain(parser *p) {
@@ -665,6 +733,94 @@ static int parse_settings(parser *p) {
         return make_absolute(p->cwd, file, &p->out->import_path);
 }
 
+/* ---- cordond's clients: session launch|list|destroy, exec -------------------------------- */
+
+/* One positional SESSION (a non-empty argument; the daemon checks the rest). */
+static int take_session(parser *p, const char *synopsis) {
+        if (p->i >= p->argc)
+                return usage(p, "no SESSION given: %s", synopsis);
+        const char *id = p->argv[p->i++];
+        if (!id[0])
+                return usage(p, "empty SESSION: %s", synopsis);
+        p->out->session_id = strdup(id);
+        return p->out->session_id ? 0 : -ENOMEM;
+}
+
+/* cordon session launch: the policy flags build the session's layer (cmd-session.c), as they
+ * build the session layer of `cordon run`. Settings files are not read: the daemon's sessions
+ * take one policy document, and reading some layers but not others would be a silent gap. */
+static int parse_session_launch(parser *p) {
+        int r = parse_options(p, ALLOW_POLICY | ALLOW_SOCKET);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (p->out->n_settings_files > 0)
+                return usage(p, "--settings is not read by 'cordon session launch'; give the "
+                                "session's policy as flags or --policy FILE");
+        return check_conflicts(p);
+}
+
+static int parse_session_destroy(parser *p) {
+        static const char synopsis[] = "cordon session destroy [--socket PATH] SESSION";
+        int r = parse_options(p, ALLOW_SOCKET | ALLOW_POSITIONAL);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if ((r = take_session(p, synopsis)) < 0)
+                return r;
+        r = parse_options(p, ALLOW_SOCKET);
+        return r < 0 ? r : 0;
+}
+
+/* cordon session launch|list|destroy */
+static int parse_session(parser *p) {
+        static const struct {
+                const char *name;
+                cli_command command;
+        } subs[] = {
+                { "launch", CLI_COMMAND_SESSION_LAUNCH },
+                { "list", CLI_COMMAND_SESSION_LIST },
+                { "destroy", CLI_COMMAND_SESSION_DESTROY },
+        };
+        p->see = "cordon session --help";
+        p->out->command = CLI_COMMAND_SESSION_LAUNCH; /* the topic of `cordon session --help` */
+        if (p->i >= p->argc)
+                return usage(p, "'cordon session' needs a subcommand: launch, list or destroy");
+        const char *sub = p->argv[p->i++];
+        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+                if (strcmp(sub, subs[i].name) != 0)
+                        continue;
+                p->out->command = subs[i].command;
+                if (subs[i].command == CLI_COMMAND_SESSION_LAUNCH)
+                        return parse_session_launch(p);
+                if (subs[i].command == CLI_COMMAND_SESSION_DESTROY)
+                        return parse_session_destroy(p);
+                int r = parse_options(p, ALLOW_JSON | ALLOW_SOCKET);
+                return r < 0 ? r : 0;
+        }
+        return usage(p, "unknown session subcommand '%s'; use launch, list or destroy",
+                     CLI_QUOTE(sub));
+}
+
+/* cordon exec SESSION [OPTIONS] [--] CMD [ARG...]: options may come before and after SESSION. */
+static int parse_exec(parser *p) {
+        static const char synopsis[] = "cordon exec SESSION [OPTIONS] [--] CMD [ARG...]";
+        p->out->command = CLI_COMMAND_EXEC;
+        p->see = "cordon exec --help";
+        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL;
+        int r = parse_options(p, allow);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (p->dashdash)
+                return usage(p, "no SESSION before '--': %s", synopsis);
+        if ((r = take_session(p, synopsis)) < 0)
+                return r;
+        r = parse_options(p, allow);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return copy_command(p, synopsis);
+}
+
 static int parse_help(parser *p) {
         static const struct {
                 const char *name;
@@ -674,6 +830,7 @@ static int parse_help(parser *p) {
                 { "policy", CLI_COMMAND_POLICY_SHOW }, { "version", CLI_COMMAND_VERSION },
                 { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
                 { "settings", CLI_COMMAND_SETTINGS_IMPORT },
+                { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -705,6 +862,10 @@ static int parse_command(parser *p) {
                 return parse_policy(p);
         if (strcmp(cmd, "settings") == 0)
                 return parse_settings(p);
+        if (strcmp(cmd, "session") == 0)
+                return parse_session(p);
+        if (strcmp(cmd, "exec") == 0)
+                return parse_exec(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
@@ -751,5 +912,11 @@ void cli_args_done(cli_args *a) {
         free(a->import_path);
         free(a->json_path);
         free(a->stderr_path);
+        free(a->socket_path);
+        free(a->session_id);
+        free(a->exec_cwd);
+        for (size_t i = 0; i < a->n_exec_env; i++)
+                free(a->exec_env[i]);
+        free(a->exec_env);
         *a = (cli_args) { .events_fd = -1, .json_fd = -1 };
 }

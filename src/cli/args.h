@@ -20,6 +20,11 @@ typedef enum cli_command {
         CLI_COMMAND_EXPLAIN,     /* cordon explain [--events FILE] [--status N] [--stderr FILE]
                                   * [--json] */
         CLI_COMMAND_SETTINGS_IMPORT, /* cordon settings import FILE */
+        CLI_COMMAND_SESSION_LAUNCH,  /* cordon session launch [POLICY OPTIONS] [--socket PATH] */
+        CLI_COMMAND_SESSION_LIST,    /* cordon session list [--json] [--socket PATH] */
+        CLI_COMMAND_SESSION_DESTROY, /* cordon session destroy [--socket PATH] SESSION */
+        CLI_COMMAND_EXEC,            /* cordon exec SESSION [--cwd DIR] [--env NAME=VALUE]...
+                                      * [--socket PATH] [--] CMD [ARG...] */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -77,11 +82,16 @@ typedef struct cli_args {
         int status;              /* its value, 0-255 */
         cli_setting *settings;   /* owned, in command-line order */
         size_t n_settings;
-        char **argv;             /* run: the command, owned and NULL-terminated; else NULL */
+        char **argv;             /* run, exec: the command, owned and NULL-terminated; else NULL */
         char **settings_files;   /* run, policy show: each --settings FILE (owned, absolute) */
         size_t n_settings_files;
         bool explain;            /* policy show --explain: where each value came from */
         char *import_path;       /* settings import FILE: owned, absolute */
+        char *socket_path;       /* session, exec --socket PATH: owned, absolute; NULL = default */
+        char *session_id;        /* session destroy, exec: SESSION, owned, non-empty */
+        char *exec_cwd;          /* exec --cwd DIR: owned, absolute */
+        char **exec_env;         /* exec --env NAME=VALUE (owned, in order, NAME non-empty) */
+        size_t n_exec_env;
 } cli_args;
 
 /* The option's spelling ("--writable") and what a good value looks like, for messages. */

@@ -16,6 +16,7 @@
 #include "cli/args.h"
 #include "cli/cli-policy.h"
 #include "cli/cmd-explain.h"
+#include "cli/cmd-session.h"
 #include "cli/help.h"
 #include "cli/render.h"
 
@@ -368,6 +369,14 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_explain(a);
         case CLI_COMMAND_SETTINGS_IMPORT:
                 return cli_cmd_settings_import(a, cwd);
+        case CLI_COMMAND_SESSION_LAUNCH:
+                return cli_cmd_session_launch(a, cwd);
+        case CLI_COMMAND_SESSION_LIST:
+                return cli_cmd_session_list(a);
+        case CLI_COMMAND_SESSION_DESTROY:
+                return cli_cmd_session_destroy(a);
+        case CLI_COMMAND_EXEC:
+                return cli_cmd_exec(a);
         default:
                 return fatal_msg(CORDON_USAGE, "unknown command");
         }

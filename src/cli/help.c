@@ -16,6 +16,8 @@ static const char overview[] =
         "  policy show --explain [OPTIONS]   print where each value came from (settings files)\n"
         "  settings import FILE              print a settings file (e.g. ~/.srt-settings.json)\n"
         "                                    as the equivalent cordon settings file\n"
+        "  session launch|list|destroy       manage cordond's warm sandbox sessions\n"
+        "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
@@ -133,6 +135,46 @@ static const char settings_help[] =
         "(/etc/cordon/managed-settings.json, or $CORDON_MANAGED_SETTINGS) > --settings FILE >\n"
         "~/.config/cordon/settings.json > ./.cordon/settings.json.\n";
 
+static const char session_help[] =
+        "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
+        "                             [--socket PATH]\n"
+        "       cordon session list [--json] [--socket PATH]\n"
+        "       cordon session destroy [--socket PATH] SESSION\n"
+        "\n"
+        "Clients of cordond, the daemon that keeps warm sandbox sessions (docs/protocol.md).\n"
+        "'launch' builds the session's policy from the same options as 'cordon run' (no\n"
+        "--settings), starts the session and prints its id; its workspace is --workdir DIR,\n"
+        "else the current directory. 'list' prints every session (--json: the daemon's\n"
+        "result object). 'destroy' kills everything in the session.\n"
+        "\n"
+        "  --socket PATH   cordond's socket (default: $XDG_RUNTIME_DIR/cordon/cordond.sock,\n"
+        "                  else /run/user/cordon-UID/ or /tmp/cordon-UID/cordond.sock)\n"
+        "\n" POLICY_OPTIONS
+        "\n"
+        "Exit status: 0, or 125 and one line 'cordon: fatal: CODE: message' (a session that\n"
+        "fails to launch is destroyed again and its error reported this way).\n";
+
+static const char exec_help[] =
+        "Usage: cordon exec SESSION [--cwd DIR] [--env NAME=VALUE]... [--socket PATH]\n"
+        "                   [--] CMD [ARG...]\n"
+        "\n"
+        "Runs CMD in the cordond session SESSION ('cordon session launch') and waits for it, like\n"
+        "'cordon run': CMD's stdout and stderr arrive on cordon's own as CMD writes them.\n"
+        "Standard input, unless it is a terminal, is read to its end first and given to CMD\n"
+        "whole: at most 1 MiB of UTF-8 text without NUL (the protocol's request limit).\n"
+        "Options end at '--' or at the first argument after SESSION that is not an option.\n"
+        "\n"
+        "  --cwd DIR          the directory CMD starts in (default: the session's workdir)\n"
+        "  --env NAME=VALUE   set a variable for CMD (repeatable); the session's policy still\n"
+        "                     scrubs secret-looking names it does not pass\n"
+        "  --socket PATH      cordond's socket (default as for 'cordon session')\n"
+        "  -h, --help         print this help\n"
+        "\n"
+        "Exit status: CMD's own; 128+N if CMD died of signal N; 125 plus one line\n"
+        "'cordon: fatal: CODE: message' when the daemon answered with an error (the sandbox\n"
+        "could not run CMD, no such session, ...) or cannot be reached. Interrupting cordon\n"
+        "closes the connection, and the daemon kills CMD with everything it started.\n";
+
 static const char version_help[] = "Usage: cordon version | cordon --version\n";
 
 const char *cli_help_text(cli_command topic) {
@@ -149,6 +191,12 @@ const char *cli_help_text(cli_command topic) {
                 return explain_help;
         case CLI_COMMAND_SETTINGS_IMPORT:
                 return settings_help;
+        case CLI_COMMAND_SESSION_LAUNCH:
+        case CLI_COMMAND_SESSION_LIST:
+        case CLI_COMMAND_SESSION_DESTROY:
+                return session_help;
+        case CLI_COMMAND_EXEC:
+                return exec_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;
