@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """cordon benchmarks: the egress proxy (BENCHMARKS.md, section "Egress proxy").
 
-  bench/net.py --cordon build/cordon [--rounds 9] [--size-mib 200] [--conns 300]
+  bench/net.py --cordon build/cordon [--rounds 15] [--size-mib 200] [--conns 300]
                [--tunnels 1000] [--payload 16384] [--write BENCHMARKS.md]
 
 Everything runs on loopback: bench/netload.c's server listens on 127.0.0.1 (an ephemeral port) in
@@ -361,7 +361,7 @@ def write_md(path, text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cordon", required=True)
-    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--size-mib", type=int, default=200)
     ap.add_argument("--conns", type=int, default=300)
     ap.add_argument("--tunnels", type=int, default=1000)
