@@ -136,3 +136,11 @@ void exec_reap(daemon_t *d);
 void exec_collect(daemon_t *d);
 void sessions_destroy_all(daemon_t *d);
 int exec_watch(daemon_t *d, exec_run *x, bool on);
+/* The session `id` unless destroyed, else NULL. */
+session *session_find(daemon_t *d, const char *id);
+/* The policy an exec without override runs under (deployment default < session layer): what the
+ * fs.* methods plan with, so they and the backend share one writable-root set. */
+int session_resolve_policy(daemon_t *d, const session *s, cordon_policy **ret, cordon_error *err);
+
+/* fs-rpc.c: fs.read, fs.write, fs.edit, fs.list, fs.stat (docs/protocol.md). */
+void fs_request(daemon_t *d, client *c, const proto_request *rq);

@@ -420,6 +420,9 @@ static void on_daemon(host *h) {
                 char *line = h->in + start, *sp = strchr(line, ' ');
                 if (line[0] == 'X' && sp)
                         start_exec(h, strtoull(line + 1, NULL, 10), sp + 1);
+                else if (line[0] == 'P' || line[0] == 'C')
+                        (void) session_send_simple(h->ctl, line[0] == 'P' ? SESSION_MSG_FREEZE
+                                                                           : SESSION_MSG_THAW);
                 else if (line[0] == 'K')
                         (void) session_send_kill(h->ctl, (uint32_t) strtoull(line + 1, NULL, 10));
                 start = i + 1;

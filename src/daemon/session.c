@@ -105,6 +105,15 @@ static int resolve_policy(daemon_t *d, const session *s, const char *override, c
         return r;
 }
 
+/* For fs.* (fs-rpc.c): the live session named `id`, and the policy its execs run under. */
+session *session_find(daemon_t *d, const char *id) {
+        return find_session(d, id);
+}
+
+int session_resolve_policy(daemon_t *d, const session *s, cordon_policy **ret, cordon_error *err) {
+        return resolve_policy(d, s, NULL, NULL, ret, err);
+}
+
 /* Validates the session by planning it once: a policy the backend cannot enforce fails here, at
  * launch, rather than at its first exec. */
 static int check_session(daemon_t *d, session *s, cordon_error *err) {
@@ -291,11 +300,25 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
                 reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
-        /* Freezing needs the session's processes in a cgroup of their own (the cgroup v2
-         * freezer); until sessions have one, say so instead of pretending. */
-        (void) suspend;
-        reply_error(c, rq->id, CORDON_SANDBOX_UNAVAILABLE,
-                    "session.suspend/resume need a per-session cgroup (not built yet)");
+        if (s->host.fd < 0 || s->state == SESSION_ERROR || s->state == SESSION_CREATED) {
+                reply_error(c, rq->id, CORDON_USAGE,
+                            "only a warm session (a confined one that started) can be suspended");
+                return;
+        }
+        if (suspend == (s->state == SESSION_SUSPENDED)) {
+                reply_handle(c, rq->id, s); /* already there: idempotent */
+                return;
+        }
+        /* The session's init stops (or continues) every process of the session's PID
+         * namespace; its execs' clients simply see no output meanwhile. */
+        const char *line = suspend ? "P\n" : "C\n";
+        if (write(s->host.fd, line, 2) != 2) {
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "the session's sandbox is gone");
+                return;
+        }
+        s->state = suspend ? SESSION_SUSPENDED : s->running ? SESSION_ACTIVE : SESSION_WARM;
+        daemon_log("session %s: %s", s->id, session_state_name(s->state));
+        reply_handle(c, rq->id, s);
 }
 
 void sessions_destroy_all(daemon_t *d) {
@@ -416,10 +439,8 @@ static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e,
         worker_ctx w = { .fd = fd };
         /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
         cordon_run_options opts = { .backend = s->backend, .environ = env,
-                                    .on_event = worker_event, .event_userdata = &w };
-#ifdef CORDON_CAPTURE_STDOUT
-        opts.capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR;
-#endif
+                                    .on_event = worker_event, .event_userdata = &w,
+                                    .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
         if (r >= 0)
                 r = cordon_run(pol, e->argv, &opts, &res, &err);
         write_result(fd, r, &res, &err);
@@ -752,6 +773,9 @@ void exec_reap(daemon_t *d) {
 /* The exec's response: its result, or an error response when the run failed (like `cordon run`
  * exiting 125 with a fatal line) or its worker/host died without a result. */
 static char *exec_response(const exec_run *x) {
+        if (!x->result && x->s->state == SESSION_DESTROYED)
+                return proto_error_line(x->request_id, CORDON_KILLED,
+                                        "the session was destroyed: everything in it was killed");
         if (!x->result)
                 return proto_error_line(x->request_id, CORDON_LAUNCH_FAILED,
                                         x->warm ? "the session's sandbox ended"

@@ -85,6 +85,11 @@ int session_send_exec(int ctl, uint32_t exec_id, char *const argv[], char *const
         return n < 0 ? -errno : 0;
 }
 
+int session_send_simple(int ctl, session_msg_type type) {
+        session_msg m = { .type = type };
+        return send_msg(ctl, &m);
+}
+
 int session_send_kill(int ctl, uint32_t exec_id) {
         session_msg m = { .type = SESSION_MSG_KILL, .exec_id = exec_id };
         return send_msg(ctl, &m);
@@ -208,6 +213,11 @@ static bool serve_one(const plan *p, int ctl, char *buf, running *run, size_t *n
                         start_exec(p, ctl, buf, (size_t) n, fds, run, n_run);
                 /* The command leads its own process group (setsid): the group is its tree,
                  * minus what deliberately left it; those die with the session. */
+                /* Suspend: kill(-1) from a PID namespace's init reaches every other process of
+                 * the namespace and nothing outside it; SIGSTOP cannot be caught or blocked,
+                 * and every process is stopped, so none is left to SIGCONT the others. */
+                if (h.type == SESSION_MSG_FREEZE || h.type == SESSION_MSG_THAW)
+                        (void) kill(-1, h.type == SESSION_MSG_FREEZE ? SIGSTOP : SIGCONT);
                 for (size_t i = 0; h.type == SESSION_MSG_KILL && i < *n_run; i++)
                         if (run[i].exec_id == h.exec_id) {
                                 (void) kill(-run[i].pid, SIGKILL);

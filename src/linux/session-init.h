@@ -20,6 +20,8 @@ typedef enum session_msg_type {
         SESSION_MSG_STARTED,    /* init → host: exec_id forked as pid */
         SESSION_MSG_EXITED,     /* init → host: exec_id ended with wait status `status` */
         SESSION_MSG_KILL,       /* host → init: kill exec_id's process group (its client left) */
+        SESSION_MSG_FREEZE,     /* host → init: stop every process of the session */
+        SESSION_MSG_THAW,       /* host → init: let them run again */
 } session_msg_type;
 
 typedef struct session_msg {
@@ -42,5 +44,7 @@ int session_send_exec(int ctl, uint32_t exec_id, char *const argv[], char *const
                       const char *cwd, const int fds[4]);
 /* Host side: asks init to kill an exec's process group. */
 int session_send_kill(int ctl, uint32_t exec_id);
+/* Host side: SESSION_MSG_FREEZE or SESSION_MSG_THAW. */
+int session_send_simple(int ctl, session_msg_type type);
 /* Host side: reads one STARTED/EXITED message; 1 on a message, 0 on EOF, -errno. */
 int session_read_msg(int ctl, session_msg *m);
