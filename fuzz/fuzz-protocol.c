@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "daemon/base64.h"
 #include "daemon/protocol.h"
 #include "policy/policy.h"
 #include "util/utf8.h"
@@ -87,10 +88,32 @@ static void check_policy_text(const char *text) {
 /* The methods whose params this target knows how to check and print back. Methods added to the
  * protocol later are still parsed and their refusals checked; their params join here when this
  * target learns them (an if-chain, not a switch: a new method must not break the build). */
+static bool is_fs(proto_method m) {
+        return m == PROTO_FS_READ || m == PROTO_FS_WRITE || m == PROTO_FS_EDIT ||
+               m == PROTO_FS_LIST || m == PROTO_FS_STAT;
+}
+
 static bool known_params(proto_method m) {
         return m == PROTO_PROBE || m == PROTO_SESSION_LIST || m == PROTO_SESSION_LAUNCH ||
                m == PROTO_SESSION_EXEC || m == PROTO_SESSION_DESTROY ||
-               m == PROTO_SESSION_SUSPEND || m == PROTO_SESSION_RESUME;
+               m == PROTO_SESSION_SUSPEND || m == PROTO_SESSION_RESUME || is_fs(m);
+}
+
+/* fs.*: a valid session id and absolute path; content only for fs.write, the edit strings only
+ * for fs.edit (oldString non-empty), offset/length only for fs.read; every size in bounds. */
+static void check_fs(proto_method m, const proto_fs *f) {
+        CHECK(policy_check_id(f->session_id) == NULL);
+        CHECK(f->path && policy_check_path(f->path) == NULL);
+        CHECK((m == PROTO_FS_WRITE) == (f->content != NULL));
+        CHECK(f->content_len <= PROTO_FS_CONTENT_MAX);
+        CHECK((m == PROTO_FS_EDIT) == (f->old_string != NULL));
+        CHECK((m == PROTO_FS_EDIT) == (f->new_string != NULL));
+        CHECK(!f->old_string || (f->old_len >= 1 && f->old_len <= PROTO_FS_CONTENT_MAX));
+        CHECK(f->new_len <= PROTO_FS_CONTENT_MAX);
+        CHECK(m == PROTO_FS_READ || (f->offset == 0 && f->length == 0));
+        CHECK(f->length <= PROTO_FS_CONTENT_MAX && f->offset <= (uint64_t) INT64_MAX);
+        CHECK(f->encoding == PROTO_ENCODING_DEFAULT || m == PROTO_FS_READ ||
+              m == PROTO_FS_WRITE);
 }
 
 static void check_accepted(const proto_request *rq) {
@@ -106,6 +129,8 @@ static void check_accepted(const proto_request *rq) {
         } else if (rq->method == PROTO_SESSION_DESTROY || rq->method == PROTO_SESSION_SUSPEND ||
                    rq->method == PROTO_SESSION_RESUME) {
                 CHECK(policy_check_id(rq->session_id) == NULL);
+        } else if (is_fs(rq->method)) {
+                check_fs(rq->method, &rq->fs);
         }
 }
 
@@ -144,6 +169,31 @@ static json_t *exec_params(const proto_exec *e) {
         return p;
 }
 
+static json_t *fs_params(proto_method m, const proto_fs *f) {
+        json_t *p = json_pack("{s:s,s:s}", "sessionId", f->session_id, "path", f->path);
+        CHECK(p);
+        if (f->encoding != PROTO_ENCODING_DEFAULT)
+                set_new(p, "encoding", json_string(f->encoding == PROTO_ENCODING_BASE64 ? "base64"
+                                                                                       : "utf-8"));
+        if (m == PROTO_FS_READ && f->offset)
+                set_new(p, "offset", json_integer((json_int_t) f->offset));
+        if (m == PROTO_FS_READ && f->length)
+                set_new(p, "length", json_integer((json_int_t) f->length));
+        if (m == PROTO_FS_WRITE && f->encoding == PROTO_ENCODING_BASE64) {
+                char *b64 = base64_encode(f->content, f->content_len);
+                CHECK(b64);
+                set_new(p, "content", json_string(b64));
+                free(b64);
+        } else if (m == PROTO_FS_WRITE) {
+                set_new(p, "content", json_stringn(f->content, f->content_len));
+        }
+        if (m == PROTO_FS_EDIT) {
+                set_new(p, "oldString", json_stringn(f->old_string, f->old_len));
+                set_new(p, "newString", json_stringn(f->new_string, f->new_len));
+        }
+        return p;
+}
+
 static json_t *params_of(const proto_request *rq) {
         if (rq->method == PROTO_SESSION_LAUNCH) {
                 json_t *p = json_object();
@@ -160,6 +210,8 @@ static json_t *params_of(const proto_request *rq) {
         if (rq->method == PROTO_SESSION_DESTROY || rq->method == PROTO_SESSION_SUSPEND ||
             rq->method == PROTO_SESSION_RESUME)
                 return json_pack("{s:s}", "sessionId", rq->session_id);
+        if (is_fs(rq->method))
+                return fs_params(rq->method, &rq->fs);
         return json_object(); /* probe, session.list */
 }
 
@@ -191,6 +243,19 @@ static bool same_policy(const char *a, const char *b) {
         return eq;
 }
 
+static bool same_bytes(const char *a, size_t na, const char *b, size_t nb) {
+        return (!a && !b) || (a && b && na == nb && memcmp(a, b, na) == 0);
+}
+
+static bool same_fs(const proto_fs *a, const proto_fs *b) {
+        return strcmp(a->session_id, b->session_id) == 0 && streq(a->path, b->path) &&
+               a->encoding == b->encoding &&
+               same_bytes(a->content, a->content_len, b->content, b->content_len) &&
+               same_bytes(a->old_string, a->old_len, b->old_string, b->old_len) &&
+               same_bytes(a->new_string, a->new_len, b->new_string, b->new_len) &&
+               a->offset == b->offset && a->length == b->length;
+}
+
 static bool same_request(const proto_request *a, const proto_request *b) {
         const proto_exec *x = &a->exec, *y = &b->exec;
         return a->id == b->id && a->method == b->method &&
@@ -203,7 +268,7 @@ static bool same_request(const proto_request *a, const proto_request *b) {
                same_strv(x->env, x->n_env, y->env, y->n_env) && streq(x->cwd, y->cwd) &&
                streq(x->stdin_data, y->stdin_data) && x->stdin_len == y->stdin_len &&
                same_policy(x->policy_override, y->policy_override) &&
-               x->escalation_approved == y->escalation_approved;
+               x->escalation_approved == y->escalation_approved && same_fs(&a->fs, &b->fs);
 }
 
 static void check_round_trip(const proto_request *rq) {

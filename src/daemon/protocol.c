@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/base64.h"
 #include "policy/json-pos.h"
 #include "policy/policy.h"
 #include "util/utf8.h"
@@ -26,6 +27,11 @@ static const char *const method_names[_PROTO_METHOD_MAX] = {
         [PROTO_SESSION_DESTROY] = "session.destroy",
         [PROTO_SESSION_SUSPEND] = "session.suspend",
         [PROTO_SESSION_RESUME] = "session.resume",
+        [PROTO_FS_READ] = "fs.read",
+        [PROTO_FS_WRITE] = "fs.write",
+        [PROTO_FS_EDIT] = "fs.edit",
+        [PROTO_FS_LIST] = "fs.list",
+        [PROTO_FS_STAT] = "fs.stat",
 };
 
 const char *proto_method_name(proto_method m) {
@@ -232,6 +238,113 @@ static int parse_exec(const json_t *params, proto_exec *e, cordon_error *err) {
         return r;
 }
 
+/* ---- fs.* ----------------------------------------------------------------------------------- */
+
+/* File content or edit text, copied with its length. (The parser refuses "\u0000", so text holds
+ * no NUL; content with NUL bytes comes as base64.) */
+static int get_bytes(const json_t *obj, const char *key, size_t max, char **ret, size_t *ret_len,
+                     cordon_error *err) {
+        json_t *v = json_object_get(obj, key);
+        if (!json_is_string(v))
+                return bad(err, "params.%s is required and must be a string", key);
+        size_t n = json_string_length(v);
+        if (n > max)
+                return bad(err, "params.%s is longer than %zu bytes", key, max);
+        if (!(*ret = malloc(n + 1)))
+                return -ENOMEM;
+        memcpy(*ret, json_string_value(v), n);
+        (*ret)[n] = '\0';
+        *ret_len = n;
+        return 0;
+}
+
+static int get_u64(const json_t *obj, const char *key, uint64_t max, uint64_t *ret,
+                   cordon_error *err) {
+        json_t *v = json_object_get(obj, key);
+        if (!v)
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+            (uint64_t) json_integer_value(v) > max)
+                return bad(err, "params.%s must be an integer from 0 to %llu", key,
+                           (unsigned long long) max);
+        *ret = (uint64_t) json_integer_value(v);
+        return 0;
+}
+
+static int get_encoding(const json_t *params, proto_encoding *ret, cordon_error *err) {
+        const char *s;
+        int r = get_string(params, "encoding", false, 16, &s, err);
+        if (r < 0 || !s)
+                return r;
+        if (strcmp(s, "utf-8") == 0)
+                *ret = PROTO_ENCODING_UTF8;
+        else if (strcmp(s, "base64") == 0)
+                *ret = PROTO_ENCODING_BASE64;
+        else
+                return bad(err, "params.encoding must be \"utf-8\" or \"base64\"");
+        return 0;
+}
+
+/* fs.write's content: text as it is, or base64 decoded (strictly: one spelling per content). */
+static int get_content(const json_t *params, proto_fs *f, cordon_error *err) {
+        if (f->encoding != PROTO_ENCODING_BASE64)
+                return get_bytes(params, "content", PROTO_FS_CONTENT_MAX, &f->content,
+                                 &f->content_len, err);
+        _cleanup_free_ char *text = NULL;
+        size_t n = 0;
+        int r = get_bytes(params, "content", base64_encoded_len(PROTO_FS_CONTENT_MAX), &text, &n,
+                          err);
+        if (r < 0)
+                return r;
+        r = base64_decode(text, n, &f->content, &f->content_len);
+        if (r == -EINVAL)
+                return bad(err, "params.content is not base64 (RFC 4648: standard alphabet, "
+                                "padded, no whitespace)");
+        if (r >= 0 && f->content_len > PROTO_FS_CONTENT_MAX)
+                return bad(err, "params.content is longer than %d bytes", PROTO_FS_CONTENT_MAX);
+        return r;
+}
+
+static const char *const *fs_keys(proto_method m) {
+        static const char *const read_keys[] = { "sessionId", "path", "encoding", "offset",
+                                                  "length", NULL };
+        static const char *const write_keys[] = { "sessionId", "path", "content", "encoding",
+                                                   NULL };
+        static const char *const edit_keys[] = { "sessionId", "path", "oldString", "newString",
+                                                  NULL };
+        static const char *const path_keys[] = { "sessionId", "path", NULL };
+        return m == PROTO_FS_READ ? read_keys : m == PROTO_FS_WRITE ? write_keys
+             : m == PROTO_FS_EDIT ? edit_keys : path_keys;
+}
+
+static int parse_fs(proto_method m, const json_t *params, proto_fs *f, cordon_error *err) {
+        const char *path = NULL;
+        int r = only_keys(params, "params", fs_keys(m), err);
+        if (r >= 0)
+                r = get_session_id(params, f->session_id, err);
+        if (r >= 0)
+                r = get_string(params, "path", true, 4096, &path, err);
+        if (r >= 0)
+                r = dup_abs_path("path", path, &f->path, err);
+        if (r >= 0 && (m == PROTO_FS_READ || m == PROTO_FS_WRITE))
+                r = get_encoding(params, &f->encoding, err);
+        if (r < 0)
+                return r;
+        if (m == PROTO_FS_READ) {
+                r = get_u64(params, "offset", INT64_MAX, &f->offset, err);
+                return r < 0 ? r : get_u64(params, "length", PROTO_FS_CONTENT_MAX, &f->length, err);
+        }
+        if (m == PROTO_FS_WRITE)
+                return get_content(params, f, err);
+        if (m != PROTO_FS_EDIT)
+                return 0;
+        r = get_bytes(params, "oldString", PROTO_FS_CONTENT_MAX, &f->old_string, &f->old_len, err);
+        if (r >= 0 && f->old_len == 0)
+                r = bad(err, "params.oldString must not be empty");
+        return r < 0 ? r : get_bytes(params, "newString", PROTO_FS_CONTENT_MAX, &f->new_string,
+                                     &f->new_len, err);
+}
+
 static int parse_params(proto_method m, const json_t *params, proto_request *out,
                         cordon_error *err) {
         static const char *const none[] = { NULL };
@@ -250,6 +363,12 @@ static int parse_params(proto_method m, const json_t *params, proto_request *out
                 return parse_launch(params, &out->launch, err);
         case PROTO_SESSION_EXEC:
                 return parse_exec(params, &out->exec, err);
+        case PROTO_FS_READ:
+        case PROTO_FS_WRITE:
+        case PROTO_FS_EDIT:
+        case PROTO_FS_LIST:
+        case PROTO_FS_STAT:
+                return parse_fs(m, params, &out->fs, err);
         case _PROTO_METHOD_MAX:
         default:
                 return bad(err, "unknown method");
@@ -334,6 +453,10 @@ void proto_request_done(proto_request *r) {
         free(r->exec.cwd);
         free(r->exec.stdin_data);
         free(r->exec.policy_override);
+        free(r->fs.path);
+        free(r->fs.content);
+        free(r->fs.old_string);
+        free(r->fs.new_string);
         memset(r, 0, sizeof(*r));
 }
 

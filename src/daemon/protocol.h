@@ -17,11 +17,14 @@
 #include "cordon/cordon.h"
 
 #define PROTO_VERSION 1
-#define PROTO_LINE_MAX (1024 * 1024)  /* bytes in one request line, '\n' excluded */
+/* Bytes in one request line, '\n' excluded: room for an fs.write of PROTO_FS_CONTENT_MAX bytes
+ * in base64 (4/3 of it) and its envelope. */
+#define PROTO_LINE_MAX (12 * 1024 * 1024)
 #define PROTO_ARGV_MAX 4096           /* arguments of one exec */
 #define PROTO_ENV_MAX 4096            /* variables set by one exec */
 #define PROTO_STDIN_MAX (1024 * 1024) /* bytes of stdin given inline */
 #define PROTO_ID_MAX 256              /* bytes of a session id */
+#define PROTO_FS_CONTENT_MAX (8 * 1024 * 1024) /* bytes of file content in one fs.* request */
 
 typedef enum proto_method {
         PROTO_PROBE,
@@ -31,6 +34,11 @@ typedef enum proto_method {
         PROTO_SESSION_DESTROY,
         PROTO_SESSION_SUSPEND,
         PROTO_SESSION_RESUME,
+        PROTO_FS_READ,
+        PROTO_FS_WRITE,
+        PROTO_FS_EDIT,
+        PROTO_FS_LIST,
+        PROTO_FS_STAT,
         _PROTO_METHOD_MAX,
 } proto_method;
 
@@ -57,12 +65,35 @@ typedef struct proto_exec {
         bool escalation_approved; /* the override widens the session policy on purpose */
 } proto_exec;
 
+/* How file content travels: "utf-8" (a JSON string) or "base64" (RFC 4648, padded). */
+typedef enum proto_encoding {
+        PROTO_ENCODING_DEFAULT = 0, /* not given: fs.write utf-8; fs.read text when valid UTF-8 */
+        PROTO_ENCODING_UTF8,
+        PROTO_ENCODING_BASE64,
+} proto_encoding;
+
+/* fs.read, fs.write, fs.edit, fs.list, fs.stat (src/daemon/fs-ops.h). */
+typedef struct proto_fs {
+        char session_id[PROTO_ID_MAX + 1];
+        char *path;             /* absolute, as given (fs-ops normalises it) */
+        proto_encoding encoding;/* fs.read: of the answer; fs.write: of "content" */
+        char *content;          /* fs.write: the bytes, NUL-terminated (base64: may hold NUL) */
+        size_t content_len;     /* <= PROTO_FS_CONTENT_MAX */
+        char *old_string;       /* fs.edit: non-empty UTF-8 text */
+        size_t old_len;
+        char *new_string;       /* fs.edit: UTF-8 text, may be empty */
+        size_t new_len;
+        uint64_t offset;        /* fs.read: where to start */
+        uint64_t length;        /* fs.read: bytes wanted, <= PROTO_FS_CONTENT_MAX; 0: the rest */
+} proto_fs;
+
 typedef struct proto_request {
         uint64_t id;
         proto_method method;
         char session_id[PROTO_ID_MAX + 1]; /* destroy, suspend, resume */
         proto_launch launch;
         proto_exec exec;
+        proto_fs fs;
 } proto_request;
 
 /* Parses one request line (without its '\n'). On success returns 0 and fills *out (free with

@@ -169,6 +169,13 @@ static void dispatch(daemon_t *d, client *c, const char *line, size_t len) {
         case PROTO_SESSION_RESUME:
                 session_suspend(d, c, &rq, rq.method == PROTO_SESSION_SUSPEND);
                 break;
+        case PROTO_FS_READ:
+        case PROTO_FS_WRITE:
+        case PROTO_FS_EDIT:
+        case PROTO_FS_LIST:
+        case PROTO_FS_STAT:
+                fs_request(d, c, &rq);
+                break;
         case _PROTO_METHOD_MAX:
         default:
                 break;
@@ -193,10 +200,19 @@ static void client_lines(daemon_t *d, client *c) {
         if (start > 0 && !c->dead) {
                 memmove(c->in, c->in + start, c->in_len - start);
                 c->in_len -= start;
+                /* A long request (an fs.write) grew the buffer: give it back once it is done, so
+                 * an idle client holds 64 KiB, not PROTO_LINE_MAX. */
+                if (c->in_cap > 1024 * 1024 && c->in_len < 65536) {
+                        char *nb = realloc(c->in, 65536);
+                        if (nb) {
+                                c->in = nb;
+                                c->in_cap = 65536;
+                        }
+                }
         }
         if (!c->dead && c->in_len > PROTO_LINE_MAX) {
                 (void) client_send(c, proto_error_line(0, CORDON_USAGE,
-                                                       "request line longer than 1 MiB"));
+                                                       "request line longer than 12 MiB"));
                 c->closing = true;
                 c->in_len = 0;
                 client_update(d, c);

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Base64 (RFC 4648 §4, standard alphabet, padded) for file contents in the fs.* methods of the
+ * cordond protocol (docs/protocol.md). Decoding is strict: one spelling per byte string. */
+#pragma once
+
+#include <stddef.h>
+
+/* The encoded length of `len` bytes, without the NUL: 4 * ceil(len / 3). */
+size_t base64_encoded_len(size_t len);
+
+/* Encodes `len` bytes into a malloc'ed NUL-terminated string; NULL on allocation failure. */
+char *base64_encode(const void *in, size_t len);
+
+/* Decodes `len` characters of `in` into a malloc'ed buffer (NUL-terminated for convenience; the
+ * bytes may hold NUL themselves). Refuses with -EINVAL anything but the canonical encoding: a
+ * length that is not a multiple of 4, characters outside the alphabet (whitespace included),
+ * '=' anywhere but the last one or two places, and non-zero bits under the padding (so two
+ * different texts never decode to the same bytes). -ENOMEM on allocation failure. */
+int base64_decode(const char *in, size_t len, char **ret, size_t *ret_len);

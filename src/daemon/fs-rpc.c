@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* cordond's fs.* methods (docs/protocol.md): the session's policy resolved and planned for each
+ * call, by the same functions its execs use (session_resolve_policy(), plan_build()), then the
+ * operation of fs-ops.c on that plan, and its answer as a protocol line. A policy refusal is
+ * answered with a `violation` event (action, target, rule: SPEC.md §9) and then an error
+ * response with code POLICY_UNENFORCEABLE; a failed operation with EXEC_FAILED. */
+#include "daemon/daemon.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "daemon/base64.h"
+#include "daemon/fs-ops.h"
+#include "linux/events.h"
+#include "plan/plan.h"
+#include "util/utf8.h"
+#include "util/util.h"
+
+/* Responses a client has not read yet: above this an fs.* call is refused rather than queued, so
+ * a client that sends reads and never reads the answers cannot grow the daemon without bound
+ * (one answer is at most about 4/3 of 8 MiB, plus escapes). */
+#define FS_QUEUE_MAX (32u * 1024 * 1024)
+
+static void reply_error(client *c, uint64_t id, const cordon_error *err) {
+        (void) client_send(c, proto_error_line(id, err->code, err->message));
+}
+
+static void reply_json(client *c, uint64_t id, json_t *result) {
+        char *txt = result ? json_dumps(result, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        json_decref(result);
+        (void) client_send(c, txt ? proto_result_line(id, txt) : NULL);
+        free(txt);
+}
+
+typedef struct event_sink {
+        client *c;
+        uint64_t id;
+} event_sink;
+
+static void send_event(void *userdata, const char *line, size_t len) {
+        const event_sink *k = userdata;
+        (void) client_send(k->c, proto_event_line(k->id, line, len));
+}
+
+/* The refusal as the sandbox reports its own: one `violation` event, tagged with the request. */
+static void send_violation(client *c, uint64_t id, const session *s, proto_method m,
+                           const fs_refusal *ref) {
+        event_sink sink = { c, id };
+        cordon_run_options o = { .on_event = send_event, .event_userdata = &sink };
+        events ev;
+        events_init(&ev, &o, s->id);
+        cordon_violation v = { .action = ref->action, .syscall = proto_method_name(m),
+                               .target = ref->target, .rule = ref->rule };
+        events_violation(&ev, &v);
+}
+
+static bool valid_utf8(const char *s, size_t n) {
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_char_len(s + i, n - i);
+                if (k == 0)
+                        return false;
+                i += k;
+        }
+        return true;
+}
+
+/* File content as a result member: text when asked for or when it is valid UTF-8, base64
+ * otherwise (or when asked for). */
+static int set_content(fs_ctx *c, json_t *o, const char *data, size_t len, proto_encoding want) {
+        bool text = want == PROTO_ENCODING_UTF8 ||
+                    (want == PROTO_ENCODING_DEFAULT && valid_utf8(data, len));
+        if (text && !valid_utf8(data, len))
+                return cordon_set_error(&c->err, CORDON_EXEC_FAILED, EILSEQ,
+                                        "the content is not valid UTF-8: ask for "
+                                        "\"encoding\": \"base64\"");
+        char *b64 = text ? NULL : base64_encode(data, len);
+        json_t *v = text ? json_stringn(data, len) : b64 ? json_string(b64) : NULL;
+        free(b64);
+        if (!v || json_object_set_new(o, "content", v) < 0 ||
+            json_object_set_new(o, "encoding", json_string(text ? "utf-8" : "base64")) < 0)
+                return cordon_set_error(&c->err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        return 0;
+}
+
+static json_t *do_read(fs_ctx *c, const proto_fs *f) {
+        fs_data d;
+        if (fs_read(c, f->path, f->offset, f->length, &d) < 0)
+                return NULL;
+        json_t *o = json_pack("{s:s,s:I,s:I,s:b}", "path", f->path, "size", (json_int_t) d.size,
+                              "offset", (json_int_t) d.offset, "eof", d.eof);
+        if (!o)
+                (void) cordon_set_error(&c->err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        else if (set_content(c, o, d.data, d.len, f->encoding) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
+        fs_data_done(&d);
+        return o;
+}
+
+static json_t *do_write(fs_ctx *c, const proto_fs *f, bool edit) {
+        fs_written w;
+        int r = edit ? fs_edit(c, f->path, f->old_string, f->old_len, f->new_string, f->new_len,
+                               &w)
+                     : fs_write(c, f->path, f->content, f->content_len, &w);
+        if (r < 0)
+                return NULL;
+        if (edit)
+                return json_pack("{s:s,s:I}", "path", f->path, "size", (json_int_t) w.size);
+        return json_pack("{s:s,s:I,s:b}", "path", f->path, "size", (json_int_t) w.size,
+                         "created", w.created);
+}
+
+/* type, size, mode (octal text), mtime (RFC 3339, ms) and mtimeNs (ns since the epoch). */
+static json_t *entry_json(const fs_entry *e) {
+        char mode[8], when[40];
+        (void) snprintf(mode, sizeof(mode), "%04o", (unsigned) e->mode);
+        events_format_time(when, sizeof(when), (int64_t) e->mtime.tv_sec, e->mtime.tv_nsec);
+        json_int_t ns = (json_int_t) e->mtime.tv_sec * 1000000000 + e->mtime.tv_nsec;
+        json_t *o = json_pack("{s:s,s:I,s:s,s:s,s:I}", "type", fs_type_name(e->type), "size",
+                              (json_int_t) e->size, "mode", mode, "mtime", when, "mtimeNs", ns);
+        if (o && e->secret)
+                (void) json_object_set_new(o, "secret", json_true());
+        return o;
+}
+
+static json_t *do_stat(fs_ctx *c, const proto_fs *f) {
+        fs_entry e;
+        if (fs_stat(c, f->path, &e) < 0)
+                return NULL;
+        json_t *o = entry_json(&e);
+        if (o && json_object_set_new(o, "path", json_string(f->path)) < 0) {
+                json_decref(o);
+                o = NULL;
+        }
+        return o;
+}
+
+/* A name is text when it is valid UTF-8; other bytes come as "nameBase64", so every entry can
+ * be named back exactly. */
+static json_t *list_entry_json(const fs_entry *e) {
+        json_t *o = entry_json(e);
+        size_t n = strlen(e->name);
+        bool text = valid_utf8(e->name, n);
+        char *b64 = text ? NULL : base64_encode(e->name, n);
+        json_t *name = text ? json_string(e->name) : b64 ? json_string(b64) : NULL;
+        free(b64);
+        if (!o || !name || json_object_set_new(o, text ? "name" : "nameBase64", name) < 0) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+static json_t *do_list(fs_ctx *c, const proto_fs *f) {
+        fs_entry *e = NULL;
+        size_t n = 0;
+        bool truncated = false;
+        if (fs_list(c, f->path, &e, &n, &truncated) < 0)
+                return NULL;
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                if (json_array_append_new(a, list_entry_json(&e[i])) < 0) {
+                        json_decref(a);
+                        a = NULL;
+                }
+        fs_entries_free(e, n);
+        json_t *o = a ? json_pack("{s:s,s:o,s:b}", "path", f->path, "entries", a, "truncated",
+                                  truncated)
+                      : NULL;
+        if (!o)
+                (void) cordon_set_error(&c->err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        return o;
+}
+
+static json_t *run_op(fs_ctx *c, proto_method m, const proto_fs *f) {
+        switch (m) {
+        case PROTO_FS_READ:
+                return do_read(c, f);
+        case PROTO_FS_WRITE:
+        case PROTO_FS_EDIT:
+                return do_write(c, f, m == PROTO_FS_EDIT);
+        case PROTO_FS_LIST:
+                return do_list(c, f);
+        case PROTO_FS_STAT:
+                return do_stat(c, f);
+        case PROTO_PROBE:
+        case PROTO_SESSION_LAUNCH:
+        case PROTO_SESSION_EXEC:
+        case PROTO_SESSION_LIST:
+        case PROTO_SESSION_DESTROY:
+        case PROTO_SESSION_SUSPEND:
+        case PROTO_SESSION_RESUME:
+        case _PROTO_METHOD_MAX:
+        default:
+                (void) cordon_set_error(&c->err, CORDON_USAGE, EINVAL, "not an fs.* method");
+                return NULL;
+        }
+}
+
+/* The plan the session's execs get now: its policy resolved per call (SPEC.md §3.1) and planned
+ * against the filesystem as it is, so a protected path created since launch counts too. */
+static int session_plan(daemon_t *d, const session *s, plan **ret, cordon_error *err) {
+        cordon_policy *pol = NULL;
+        int r = session_resolve_policy(d, s, &pol, err);
+        if (r >= 0)
+                r = plan_build(pol, d->home, s->workdir, NULL, ret, err);
+        cordon_policy_free(pol);
+        return r;
+}
+
+void fs_request(daemon_t *d, client *c, const proto_request *rq) {
+        cordon_error err = { 0 };
+        session *s = session_find(d, rq->fs.session_id);
+        if (!s || s->state == SESSION_ERROR) {
+                (void) cordon_set_error(&err, CORDON_USAGE, ENOENT, "%s",
+                                        s ? "the session failed to start" : "no such session");
+                reply_error(c, rq->id, &err);
+                return;
+        }
+        if (client_queued(c) > FS_QUEUE_MAX) {
+                (void) cordon_set_error(&err, CORDON_LAUNCH_FAILED, ENOBUFS,
+                                        "%zu bytes of earlier responses are still unread: read "
+                                        "them before sending more fs.* requests",
+                                        client_queued(c));
+                reply_error(c, rq->id, &err);
+                return;
+        }
+        plan *p = NULL;
+        if (session_plan(d, s, &p, &err) < 0) {
+                reply_error(c, rq->id, &err);
+                return;
+        }
+        fs_ctx ctx = { .plan = p };
+        json_t *result = run_op(&ctx, rq->method, &rq->fs);
+        plan_free(p);
+        if (result) {
+                reply_json(c, rq->id, result);
+                return;
+        }
+        if (ctx.err.code == CORDON_OK)
+                (void) cordon_set_error(&ctx.err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        if (ctx.refusal.action) {
+                send_violation(c, rq->id, s, rq->method, &ctx.refusal);
+                daemon_log("session %s: %s refused: %s", s->id, proto_method_name(rq->method),
+                           ctx.err.message);
+        }
+        reply_error(c, rq->id, &ctx.err);
+}
