@@ -242,8 +242,10 @@ def bench_tunnels(r, via, n, payload, busy_rounds, size):
             res["samples"][phase] = sample(pid)
             if phase != "start":
                 res[phase] = d
-            if phase == "open" and busy_rounds:
-                res["busy_gbps"] = [download(r, via, size) for _ in range(busy_rounds)]
+            # The same downloads in another session just before the tunnels open and while
+            # they are open: does one session's crowd slow the others down?
+            if phase in ("start", "open") and busy_rounds:
+                res[f"{phase}_gbps"] = [download(r, via, size) for _ in range(busy_rounds)]
             p.stdin.write("\n")
             p.stdin.flush()
         p.stdin.close()
@@ -299,7 +301,7 @@ def report_latency(out, us, errors, conns):
     out.append("")
 
 
-def report_tunnels(out, tun, n, payload, gbps):
+def report_tunnels(out, tun, n, payload, size):
     out += [f"### {n:,} concurrent tunnels through one session's proxy ({payload:,} bytes echoed "
             f"through each, checked byte for byte)", "",
             "| protocol | opened | echoed intact | errors | all open after | echo phase | "
@@ -321,15 +323,15 @@ def report_tunnels(out, tun, n, payload, gbps):
     ok = all(t["open"]["failed"] + t["echo"]["failed"] == 0 and t["exit"] == 0
              for t in tun.values())
     out += ["", f"- target: zero errors — {verdict(ok)}"]
-    busy = tun.get("connect", {}).get("busy_gbps")
-    if busy:
-        alone = statistics.median(gbps["connect"])
-        out.append(f"- a 200 MiB CONNECT download in another session while the {n:,} CONNECT "
-                   f"tunnels were open: **{statistics.median(busy):.2f} GB/s** (median of "
-                   f"{len(busy)}: {', '.join(f'{x:.2f}' for x in busy)}), against "
-                   f"{alone:.2f} GB/s in the throughput table; pipe capacity is charged to the "
-                   f"proxy's user, whose budget (fs.pipe-user-pages-soft = "
-                   f"{pipe_budget():,} pages) every session's proxy shares")
+    t = tun.get("connect", {})
+    if t.get("open_gbps"):
+        def runs(xs):
+            return f"**{statistics.median(xs):.2f} GB/s** ({', '.join(f'{x:.2f}' for x in xs)})"
+        out.append(f"- {size >> 20} MiB CONNECT downloads in another session, just before the "
+                   f"{n:,} CONNECT tunnels opened: {runs(t['start_gbps'])}; while they were "
+                   f"open: {runs(t['open_gbps'])}. Pipe capacity is charged to the proxy's "
+                   f"user, and that budget (fs.pipe-user-pages-soft = {pipe_budget():,} pages) "
+                   f"is shared by the proxies of all sessions.")
     out.append("")
 
 
@@ -341,7 +343,7 @@ def report(m, load, args, gbps, us, errors, tun):
            f"Command: `{args.command_line}`", ""]
     report_throughput(out, gbps, args.rounds, args.size_mib << 20)
     report_latency(out, us, errors, args.conns)
-    report_tunnels(out, tun, args.tunnels, args.payload, gbps)
+    report_tunnels(out, tun, args.tunnels, args.payload, args.size_mib << 20)
     out += ["Every round (GB/s):", ""]
     for v in TVIAS:
         out.append(f"- {LABEL[v]}: " + ", ".join(f"{x:.2f}" for x in gbps[v]))
