@@ -24,8 +24,11 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "linux/cgroup.h"
 #include "linux/events.h"
 #include "linux/report.h"
 #include "linux/sandbox.h"
@@ -48,6 +51,8 @@ typedef struct host_exec {
         int out, err;         /* the command's stdout/stderr pipes (read ends) */
         int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
         bool started, exited;
+        int64_t deadline;     /* limits.timeout: monotonic ms, 0 = none */
+        bool timed_out;
         int status;
         bool have_fatal;
         cordon_error fatal;
@@ -66,6 +71,12 @@ struct host {
         char *in;
         size_t in_len, in_cap;
 };
+
+static int64_t now_ms(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 static void send_daemon(host *h, const char *s, size_t n) {
         while (n > 0) {
@@ -155,6 +166,12 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
                                         "a warm session cannot be unconfined "
                                         "(danger-full-access): launch it with a confining mode");
+        /* limits.memory / limits.pids hold for the whole session (every exec together), in a
+         * cgroup of its own or as rlimits per command (linux/cgroup.h); limits.timeout holds
+         * per exec (serve()). */
+        if ((h->p->memory_bytes || h->p->pids) &&
+            (r = cgroup_for_limits(h->p->memory_bytes, h->p->pids, &h->p->cgroup, err)) < 0)
+                return r;
         if ((r = proxy_spawn(h->p, &h->px, err)) < 0)
                 return r;
         int ctl[2], rep[2];
@@ -302,6 +319,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         (void) fcntl(x->out, F_SETFL, O_NONBLOCK);
         (void) fcntl(x->err, F_SETFL, O_NONBLOCK);
         events_ready(&x->ev, CORDON_BACKEND_NATIVE);
+        x->deadline = h->p->timeout_ms ? now_ms() + (int64_t) h->p->timeout_ms : 0;
         h->execs[h->n_execs++] = x;
 }
 
@@ -354,7 +372,13 @@ static void maybe_finish(host *h, size_t i) {
         drain_pipe(x, &x->err, true, true);
         while (x->rpt >= 0)
                 exec_report(x);
-        if (x->have_fatal)
+        if (x->timed_out) {
+                x->have_fatal = true;
+                (void) cordon_set_error(&x->fatal, CORDON_TIMEOUT, ETIME,
+                                        "the command ran longer than limits.timeout (%llu ms) "
+                                        "and was killed with its process group",
+                                        (unsigned long long) h->p->timeout_ms);
+        } else if (x->have_fatal)
                 events_error(&x->ev, &x->fatal);
         else
                 events_exit(&x->ev, x->status,
@@ -431,27 +455,68 @@ static void on_daemon(host *h) {
         h->in_len -= start;
 }
 
+/* limits.timeout per exec: its process group is killed; the stream ends with "killed". */
+static int expire(host *h) {
+        int64_t now = now_ms(), next = -1;
+        for (size_t i = 0; i < h->n_execs; i++) {
+                host_exec *x = h->execs[i];
+                if (!x->deadline || x->timed_out || x->exited)
+                        continue;
+                if (x->deadline <= now) {
+                        x->timed_out = true;
+                        events_killed(&x->ev, "timeout");
+                        (void) session_send_kill(h->ctl, (uint32_t) x->id);
+                } else if (next < 0 || x->deadline - now < next) {
+                        next = x->deadline - now;
+                }
+        }
+        return next > INT32_MAX ? INT32_MAX : (int) next;
+}
+
+/* An OOM kill in the session's cgroup takes the whole session (memory.oom.group): every running
+ * exec ends with "killed" reason "oom", then the host ends. */
+static void check_oom(host *h) {
+        cgroup_oom_ack(h->p->cgroup);
+        if (cgroup_oom_kills(h->p->cgroup) == 0)
+                return;
+        cgroup_kill(h->p->cgroup);
+        for (size_t i = 0; i < h->n_execs; i++) {
+                host_exec *x = h->execs[i];
+                events_killed(&x->ev, "oom");
+                x->have_fatal = true;
+                (void) cordon_set_error(&x->fatal, CORDON_KILLED, ENOMEM,
+                                        "the session exceeded limits.memory and was killed");
+                send_result(h, x);
+        }
+        _exit(0);
+}
+
 static _noreturn_ void serve(host *h) {
+        short oom_events = 0;
+        int oom_fd = cgroup_oom_fd(h->p->cgroup, &oom_events);
         for (;;) {
-                struct pollfd pfd[4 + 3 * HOST_EXECS_MAX];
+                struct pollfd pfd[5 + 3 * HOST_EXECS_MAX];
                 size_t n = 0;
-                int fixed[] = { h->dch, h->rep, h->px.report_fd, h->ctl };
+                int fixed[] = { h->dch, h->rep, h->px.report_fd, h->ctl, oom_fd };
                 for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
-                        pfd[n++] = (struct pollfd){ .fd = fixed[i], .events = POLLIN };
+                        pfd[n++] = (struct pollfd){ .fd = fixed[i],
+                                                    .events = i == 4 ? oom_events : POLLIN };
                 for (size_t i = 0; i < h->n_execs; i++) {
                         host_exec *x = h->execs[i];
                         pfd[n++] = (struct pollfd){ .fd = x->out, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->err, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->rpt, .events = POLLIN };
                 }
-                if (poll(pfd, n, -1) < 0) {
+                if (poll(pfd, n, expire(h)) < 0) {
                         if (errno == EINTR)
                                 continue;
                         _exit(1);
                 }
                 const short ready = POLLIN | POLLHUP | POLLERR;
                 /* Outputs and reports first, so an exit is never reported before its output. */
-                for (size_t i = 0, k = 4; i < h->n_execs; i++, k += 3) {
+                if (oom_fd >= 0 && (pfd[4].revents & oom_events))
+                        check_oom(h);
+                for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 3) {
                         host_exec *x = h->execs[i];
                         if (pfd[k].revents & ready)
                                 drain_pipe(x, &x->out, false, false);
