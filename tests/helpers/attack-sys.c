@@ -84,6 +84,12 @@ static int cmd_proc_access(int argc, char **argv) {
         int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (report("open /proc/PID/mem", fd))
                 n++, close(fd);
+        /* The environment (API keys, tokens): where the process is visible at all (the landlock
+         * backend has no PID namespace), reading it needs ptrace access. */
+        snprintf(path, sizeof path, "/proc/%d/environ", pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (report("open /proc/PID/environ", fd))
+                n++, close(fd);
         int pfd = (int) syscall(__NR_pidfd_open, pid, 0);
         if (pfd >= 0) {
                 for (int target = 0; target < 64; target++) {

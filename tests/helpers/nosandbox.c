@@ -93,8 +93,11 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "nosandbox: seccomp_init failed\n");
                 return 2;
         }
-        int r = 0;
-        if (userns)
+        /* Calls of other ABIs (x32, ia32) pass here: the host being emulated lacks user
+         * namespaces, not those; cordon's own filter refuses them (libseccomp's default would kill
+         * the caller, which is not what such a host does). */
+        int r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ALLOW);
+        if (r == 0 && userns)
                 r = deny_userns(ctx);
         if (r == 0 && landlock)
                 r = deny_landlock(ctx);

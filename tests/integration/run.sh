@@ -4,6 +4,10 @@
 #
 #   run.sh root|user ATTACK NOSANDBOX
 #
+# With CORDON_IT_BACKEND=landlock (meson tests integration-landlock-root and -user), cordon runs
+# under `nosandbox --only-userns` (a host without user namespaces) through a wrapper script, so
+# every run takes the landlock backend; the suite knows which expectations differ.
+#
 # cordon is $CORDON, else $CORDON_BUILD_DIR/cordon. As root, `user` creates the account
 # cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
 # account owns under /var/tmp (not /tmp: the sandbox has a private /tmp, and /root is 0700). If the
@@ -71,17 +75,37 @@ stage_binaries() {
         suite_dir=$tmp/bin
 }
 
+backend=${CORDON_IT_BACKEND:-native}
+cordon_real=$cordon
+
+# The landlock runs: $cordon becomes a wrapper (readable by the test user) that denies user
+# namespaces to the real binary and everything it starts.
+wrap_landlock() {
+        [ "$backend" = landlock ] || return 0
+        mkdir -p "$tmp/bin"
+        chmod 755 "$tmp/bin"
+        printf '#!/bin/sh\nexec "%s" --only-userns "%s" "$@"\n' "$nosandbox" "$cordon" \
+                > "$tmp/bin/cordon-landlock"
+        chmod 755 "$tmp/bin/cordon-landlock"
+        cordon_real=$cordon
+        cordon=$tmp/bin/cordon-landlock
+}
+
 case $who in
 root)
         [ "$(id -u)" -eq 0 ] || skip "not root"
         tmp=$(mktemp -d /var/tmp/cordon-it-root.XXXXXX)
-        sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
+        wrap_landlock
+        CORDON_IT_BACKEND=$backend CORDON_IT_REAL=$cordon_real \
+                sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
         rc=$?
         ;;
 user)
         if [ "$(id -u)" -ne 0 ]; then
                 tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
-                sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
+                wrap_landlock
+                CORDON_IT_BACKEND=$backend CORDON_IT_REAL=$cordon_real \
+                        sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
                 rc=$?
         else
                 command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
@@ -92,6 +116,7 @@ user)
                 tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
                 chmod 755 "$tmp"
                 stage_binaries
+                wrap_landlock
                 mkdir "$tmp/run"
                 chown "$test_user:" "$tmp/run"
                 # A clean environment: HOME is replaced by the suite's fake home anyway.
@@ -99,6 +124,7 @@ user)
                         HOME="$tmp/run" LC_ALL=C \
                         CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-0}" \
                         CORDON_IT_ONLY="${CORDON_IT_ONLY:-}" \
+                        CORDON_IT_BACKEND="$backend" CORDON_IT_REAL="$cordon_real" \
                         ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
                         LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
                         sh "$suite_dir/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
