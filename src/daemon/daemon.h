@@ -80,6 +80,7 @@ struct exec_run {
         char *result;             /* the result JSON (without 'R') */
         bool paused;              /* the owner's queue is full: stop reading (backpressure) */
         bool warm;                /* runs in the session host (no worker, no pipe of its own) */
+        bool terminal;            /* a session.terminal */
         bool done;                /* warm: the host sent the result (or is gone) */
         uint64_t host_exec_id;    /* warm: the id in the host's "E"/"R" lines */
         exec_run *next;
@@ -127,6 +128,10 @@ void session_exec(daemon_t *d, client *c, proto_request *rq);
 void session_list(daemon_t *d, client *c, const proto_request *rq);
 void session_destroy(daemon_t *d, client *c, const proto_request *rq);
 void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend);
+/* session.terminal: a PTY in the session's host (backend none) or sandbox (native); its output
+ * streams as "stdout" events of the request, its end is the request's result. */
+void session_terminal(daemon_t *d, client *c, const proto_request *rq);
+void terminal_control(daemon_t *d, client *c, const proto_request *rq);
 void exec_on_readable(daemon_t *d, exec_run *x);
 void host_on_readable(daemon_t *d, host_link *l);
 void exec_client_gone(daemon_t *d, client *c);

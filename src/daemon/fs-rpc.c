@@ -191,6 +191,10 @@ static json_t *run_op(fs_ctx *c, proto_method m, const proto_fs *f) {
         case PROTO_SESSION_DESTROY:
         case PROTO_SESSION_SUSPEND:
         case PROTO_SESSION_RESUME:
+        case PROTO_SESSION_TERMINAL:
+        case PROTO_TERMINAL_INPUT:
+        case PROTO_TERMINAL_RESIZE:
+        case PROTO_TERMINAL_CLOSE:
         case _PROTO_METHOD_MAX:
         default:
                 (void) cordon_set_error(&c->err, CORDON_USAGE, EINVAL, "not an fs.* method");

@@ -32,6 +32,10 @@ static const char *const method_names[_PROTO_METHOD_MAX] = {
         [PROTO_FS_EDIT] = "fs.edit",
         [PROTO_FS_LIST] = "fs.list",
         [PROTO_FS_STAT] = "fs.stat",
+        [PROTO_SESSION_TERMINAL] = "session.terminal",
+        [PROTO_TERMINAL_INPUT] = "terminal.input",
+        [PROTO_TERMINAL_RESIZE] = "terminal.resize",
+        [PROTO_TERMINAL_CLOSE] = "terminal.close",
 };
 
 const char *proto_method_name(proto_method m) {
@@ -345,6 +349,81 @@ static int parse_fs(proto_method m, const json_t *params, proto_fs *f, cordon_er
                                      &f->new_len, err);
 }
 
+static int get_dim(const json_t *params, const char *key, uint16_t *ret, cordon_error *err) {
+        json_t *v = json_object_get(params, key);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 1000)
+                return bad(err, "params.%s must be an integer from 1 to 1000", key);
+        *ret = (uint16_t) json_integer_value(v);
+        return 0;
+}
+
+static int get_terminal_id(const json_t *params, uint64_t *ret, cordon_error *err) {
+        json_t *v = json_object_get(params, "terminalId");
+        if (!json_is_integer(v) || json_integer_value(v) < 1)
+                return bad(err, "params.terminalId must be the id of a session.terminal request");
+        *ret = (uint64_t) json_integer_value(v);
+        return 0;
+}
+
+static int parse_terminal_open(const json_t *params, proto_terminal *t, cordon_error *err) {
+        static const char *const keys[] = { "sessionId", "cols", "rows", "backend", "argv", NULL };
+        int r = only_keys(params, "params", keys, err);
+        if (r >= 0)
+                r = get_session_id(params, t->session_id, err);
+        if (r >= 0)
+                r = get_dim(params, "cols", &t->cols, err);
+        if (r >= 0)
+                r = get_dim(params, "rows", &t->rows, err);
+        const char *backend = NULL;
+        if (r >= 0)
+                r = get_string(params, "backend", false, 16, &backend, err);
+        if (r < 0)
+                return r;
+        /* SPEC.md §10: "none" unless the client asks for "native". */
+        if (backend && strcmp(backend, "none") != 0 && strcmp(backend, "native") != 0)
+                return bad(err, "params.backend must be \"none\" or \"native\"");
+        t->native = backend && strcmp(backend, "native") == 0;
+        if (!json_object_get(params, "argv"))
+                return 0;
+        proto_exec tmp = { 0 };
+        r = parse_argv(params, &tmp, err);
+        t->argv = tmp.argv;
+        t->n_argv = tmp.n_argv;
+        return r;
+}
+
+static int parse_terminal(proto_method m, const json_t *params, proto_terminal *t,
+                          cordon_error *err) {
+        static const char *const input_keys[] = { "terminalId", "data", NULL };
+        static const char *const resize_keys[] = { "terminalId", "cols", "rows", NULL };
+        static const char *const close_keys[] = { "terminalId", NULL };
+        const char *data = NULL;
+        int r;
+        if (m == PROTO_SESSION_TERMINAL)
+                return parse_terminal_open(params, t, err);
+        if (m == PROTO_TERMINAL_INPUT) {
+                r = only_keys(params, "params", input_keys, err);
+                if (r >= 0)
+                        r = get_terminal_id(params, &t->terminal_id, err);
+                if (r >= 0)
+                        r = get_string(params, "data", true, PROTO_TERM_INPUT_MAX, &data, err);
+                if (r < 0)
+                        return r;
+                t->data_len = strlen(data);
+                return (t->data = strdup(data)) ? 0 : -ENOMEM;
+        }
+        if (m == PROTO_TERMINAL_RESIZE) {
+                r = only_keys(params, "params", resize_keys, err);
+                if (r >= 0)
+                        r = get_terminal_id(params, &t->terminal_id, err);
+                if (r >= 0)
+                        r = get_dim(params, "cols", &t->cols, err);
+                return r < 0 ? r : get_dim(params, "rows", &t->rows, err);
+        }
+        r = only_keys(params, "params", close_keys, err);
+        return r < 0 ? r : get_terminal_id(params, &t->terminal_id, err);
+}
+
 static int parse_params(proto_method m, const json_t *params, proto_request *out,
                         cordon_error *err) {
         static const char *const none[] = { NULL };
@@ -369,6 +448,11 @@ static int parse_params(proto_method m, const json_t *params, proto_request *out
         case PROTO_FS_LIST:
         case PROTO_FS_STAT:
                 return parse_fs(m, params, &out->fs, err);
+        case PROTO_SESSION_TERMINAL:
+        case PROTO_TERMINAL_INPUT:
+        case PROTO_TERMINAL_RESIZE:
+        case PROTO_TERMINAL_CLOSE:
+                return parse_terminal(m, params, &out->term, err);
         case _PROTO_METHOD_MAX:
         default:
                 return bad(err, "unknown method");
@@ -457,6 +541,8 @@ void proto_request_done(proto_request *r) {
         free(r->fs.content);
         free(r->fs.old_string);
         free(r->fs.new_string);
+        strv_free_n(r->term.argv, r->term.n_argv);
+        free(r->term.data);
         memset(r, 0, sizeof(*r));
 }
 

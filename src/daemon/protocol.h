@@ -39,6 +39,10 @@ typedef enum proto_method {
         PROTO_FS_EDIT,
         PROTO_FS_LIST,
         PROTO_FS_STAT,
+        PROTO_SESSION_TERMINAL,
+        PROTO_TERMINAL_INPUT,
+        PROTO_TERMINAL_RESIZE,
+        PROTO_TERMINAL_CLOSE,
         _PROTO_METHOD_MAX,
 } proto_method;
 
@@ -87,6 +91,21 @@ typedef struct proto_fs {
         uint64_t length;        /* fs.read: bytes wanted, <= PROTO_FS_CONTENT_MAX; 0: the rest */
 } proto_fs;
 
+#define PROTO_TERM_INPUT_MAX 65536 /* bytes of one terminal.input */
+
+/* session.terminal (a PTY), terminal.input / resize / close. A terminal is named by the id of the
+ * session.terminal request that opened it (unique per connection). */
+typedef struct proto_terminal {
+        char session_id[PROTO_ID_MAX + 1];
+        bool native;            /* backend "native": inside the session's sandbox; "none": not */
+        uint16_t cols, rows;
+        char **argv;            /* NULL: /bin/sh -i */
+        size_t n_argv;
+        uint64_t terminal_id;   /* input, resize, close */
+        char *data;             /* input: UTF-8 text */
+        size_t data_len;
+} proto_terminal;
+
 typedef struct proto_request {
         uint64_t id;
         proto_method method;
@@ -94,6 +113,7 @@ typedef struct proto_request {
         proto_launch launch;
         proto_exec exec;
         proto_fs fs;
+        proto_terminal term;
 } proto_request;
 
 /* Parses one request line (without its '\n'). On success returns 0 and fills *out (free with

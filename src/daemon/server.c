@@ -176,6 +176,14 @@ static void dispatch(daemon_t *d, client *c, const char *line, size_t len) {
         case PROTO_FS_STAT:
                 fs_request(d, c, &rq);
                 break;
+        case PROTO_SESSION_TERMINAL:
+                session_terminal(d, c, &rq);
+                break;
+        case PROTO_TERMINAL_INPUT:
+        case PROTO_TERMINAL_RESIZE:
+        case PROTO_TERMINAL_CLOSE:
+                terminal_control(d, c, &rq);
+                break;
         case _PROTO_METHOD_MAX:
         default:
                 break;

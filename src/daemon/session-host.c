@@ -23,6 +23,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <pty.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +52,9 @@ typedef struct host_exec {
         events ev;
         int out, err;         /* the command's stdout/stderr pipes (read ends) */
         int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
+        bool terminal;        /* a session.terminal: `out` is the PTY master (input goes there) */
+        pid_t local_pid;      /* a backend-none terminal: the host's own child */
+        int pidfd;            /* ... and its pidfd (readable when it exits) */
         bool started, exited;
         int64_t deadline;     /* limits.timeout: monotonic ms, 0 = none */
         bool timed_out;
@@ -120,7 +125,7 @@ static void send_result(host *h, host_exec *x) {
                 int st = x->status;
                 int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
                                                                              : 125;
-                o = json_pack("{s:i,s:s,s:i,s:b}", "exitCode", code, "backend", "native",
+                o = json_pack("{s:i,s:s,s:i,s:b}", "exitCode", code, "backend", x->local_pid > 0 ? "none" : "native",
                               "violations", (int) x->violations, "warm", 1);
         }
         char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
@@ -255,7 +260,7 @@ static int stdin_memfd(const char *data) {
 }
 
 static void exec_free(host_exec *x) {
-        int *fds[] = { &x->out, &x->err, &x->rpt };
+        int *fds[] = { &x->out, &x->err, &x->rpt, &x->pidfd };
         for (size_t i = 0; i < ELEMENTSOF(fds); i++)
                 if (*fds[i] >= 0)
                         (void) close(*fds[i]);
@@ -274,7 +279,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         host_exec *x = calloc(1, sizeof(*x));
         if (!x)
                 return;
-        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1 };
+        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1 };
         cordon_run_options opts = { .on_event = on_event, .event_userdata = x };
         events_init(&x->ev, &opts, h->session_id);
         events_starting(&x->ev, CORDON_BACKEND_NATIVE);
@@ -299,7 +304,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
                         ? 0
                         : -EIO;
         if (r == 0)
-                r = session_send_exec(h->ctl, (uint32_t) id, argv, env.v,
+                r = session_send_exec(h->ctl, (uint32_t) id, 0, argv, env.v,
                                       cwd ? cwd : h->p->workdir,
                                       (int[]){ in, po[1], pe[1], pr[1] });
         int child_ends[] = { in, po[1], pe[1], pr[1] };
@@ -420,6 +425,142 @@ static void on_ctl(host *h) {
         }
 }
 
+/* ---- terminals (session.terminal) ---------------------------------------------------------- */
+
+static void local_exited(host_exec *x) {
+        siginfo_t si = { 0 };
+        if (waitid(P_PIDFD, (id_t) x->pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
+                return;
+        x->exited = true;
+        x->status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status & 0x7f;
+        (void) close(x->pidfd);
+        x->pidfd = -1;
+}
+
+/* Backend none: the daemon user's own shell on the host, in a PTY, unconfined — what an IDE
+ * terminal is; the client asked for exactly that (SPEC.md §10), and the events say so. */
+static pid_t spawn_local(char **argv, int slave, const char *cwd) {
+        pid_t pid = fork();
+        if (pid != 0)
+                return pid;
+        sigset_t none;
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        (void) signal(SIGPIPE, SIG_DFL);
+        if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+                _exit(125);
+        for (int i = 0; i < 3; i++)
+                if (dup2(slave, i) < 0)
+                        _exit(125);
+        (void) syscall(SYS_close_range, 3U, ~0U, 0U);
+        if (chdir(cwd) < 0)
+                (void) !chdir("/");
+        (void) setenv("TERM", "xterm-256color", 0);
+        execvp(argv[0], argv);
+        _exit(127);
+}
+
+static void start_terminal(host *h, uint64_t id, const char *json) {
+        host_exec *x = calloc(1, sizeof(*x));
+        if (!x)
+                return;
+        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1,
+                          .terminal = true };
+        cordon_run_options opts = { .on_event = on_event, .event_userdata = x };
+        events_init(&x->ev, &opts, h->session_id);
+        json_t *o = json_loads(json, 0, NULL);
+        bool native = json_is_true(json_object_get(o, "native"));
+        events_starting(&x->ev, native ? CORDON_BACKEND_NATIVE : CORDON_BACKEND_NONE);
+        struct winsize ws = { .ws_col = (unsigned short) json_integer_value(json_object_get(o, "cols")),
+                              .ws_row = (unsigned short) json_integer_value(json_object_get(o, "rows")) };
+        json_t *aj = json_object_get(o, "argv");
+        size_t argc = json_array_size(aj);
+        static char sh[] = "/bin/sh", dash_i[] = "-i";
+        char *def[] = { sh, dash_i, NULL };
+        char **argv = argc ? calloc(argc + 1, sizeof(char *)) : def;
+        for (size_t i = 0; argc && argv && i < argc; i++)
+                argv[i] = (char *) json_string_value(json_array_get(aj, i));
+        int m = -1, s = -1, pr[2] = { -1, -1 };
+        int r = argv && h->n_execs < HOST_EXECS_MAX && openpty(&m, &s, NULL, NULL, &ws) == 0 ? 0
+                                                                                        : -EIO;
+        strv env = { 0 };
+        if (r == 0 && native) {
+                r = report_channel(pr) == 0 && strv_extend(&env, &h->p->env) >= 0 &&
+                                    strv_push(&env, "TERM=xterm-256color") >= 0
+                            ? session_send_exec(h->ctl, (uint32_t) id, SESSION_EXEC_TTY, argv,
+                                                env.v, h->p->workdir,
+                                                (int[]){ s, s, s, pr[1] })
+                            : -EIO;
+        } else if (r == 0) {
+                x->local_pid = spawn_local(argv, s, h->p->workdir);
+                r = x->local_pid > 0 ? 0 : -errno;
+                if (r == 0 && (x->pidfd = (int) syscall(SYS_pidfd_open, x->local_pid, 0)) < 0)
+                        r = -errno;
+        }
+        if (s >= 0)
+                (void) close(s);
+        if (pr[1] >= 0)
+                (void) close(pr[1]);
+        x->out = m;
+        x->rpt = pr[0];
+        if (argv != def)
+                free(argv);
+        strv_done(&env);
+        json_decref(o);
+        if (r < 0) {
+                fail_exec(h, x, -r, "cannot open the terminal");
+                return;
+        }
+        (void) fcntl(m, F_SETFL, O_NONBLOCK);
+        (void) fcntl(m, F_SETFD, FD_CLOEXEC);
+        events_ready(&x->ev, native ? CORDON_BACKEND_NATIVE : CORDON_BACKEND_NONE);
+        h->execs[h->n_execs++] = x;
+}
+
+/* "I<id> <json string>": keyboard input; "Z<id> <cols> <rows>": a resize. */
+static void terminal_io(host *h, char kind, uint64_t id, const char *arg) {
+        host_exec *x = find_exec(h, id);
+        if (!x || !x->terminal || x->out < 0)
+                return;
+        if (kind == 'Z') {
+                unsigned cols = 0, rows = 0;
+                if (sscanf(arg, "%u %u", &cols, &rows) == 2 && cols && rows && cols <= 1000 &&
+                    rows <= 1000) {
+                        struct winsize ws = { .ws_col = (unsigned short) cols,
+                                              .ws_row = (unsigned short) rows };
+                        (void) ioctl(x->out, TIOCSWINSZ, &ws);
+                }
+                return;
+        }
+        json_t *js = json_loads(arg, JSON_DECODE_ANY, NULL);
+        const char *data = json_string_value(js);
+        size_t len = data ? json_string_length(js) : 0, off = 0;
+        for (int tries = 0; off < len && tries < 100; tries++) {
+                ssize_t w = write(x->out, data + off, len - off);
+                if (w > 0) {
+                        off += (size_t) w;
+                        continue;
+                }
+                if (w < 0 && errno != EAGAIN && errno != EINTR)
+                        break;
+                struct pollfd pfd = { .fd = x->out, .events = POLLOUT };
+                (void) poll(&pfd, 1, 10);
+        }
+        json_decref(js);
+}
+
+static void kill_exec(host *h, uint64_t id) {
+        host_exec *x = find_exec(h, id);
+        if (!x)
+                return;
+        if (x->local_pid > 0 && !x->exited) {
+                (void) kill(-x->local_pid, SIGKILL);
+                (void) kill(x->local_pid, SIGKILL);
+        } else {
+                (void) session_send_kill(h->ctl, (uint32_t) id);
+        }
+}
+
 /* Lines from the daemon: "X<id> <request json>\n". */
 static void on_daemon(host *h) {
         if (h->in_cap - h->in_len < 65536) {
@@ -447,8 +588,12 @@ static void on_daemon(host *h) {
                 else if (line[0] == 'P' || line[0] == 'C')
                         (void) session_send_simple(h->ctl, line[0] == 'P' ? SESSION_MSG_FREEZE
                                                                            : SESSION_MSG_THAW);
+                else if (line[0] == 'T' && sp)
+                        start_terminal(h, strtoull(line + 1, NULL, 10), sp + 1);
+                else if ((line[0] == 'I' || line[0] == 'Z') && sp)
+                        terminal_io(h, line[0], strtoull(line + 1, NULL, 10), sp + 1);
                 else if (line[0] == 'K')
-                        (void) session_send_kill(h->ctl, (uint32_t) strtoull(line + 1, NULL, 10));
+                        kill_exec(h, strtoull(line + 1, NULL, 10));
                 start = i + 1;
         }
         memmove(h->in, h->in + start, h->in_len - start);
@@ -495,7 +640,7 @@ static _noreturn_ void serve(host *h) {
         short oom_events = 0;
         int oom_fd = cgroup_oom_fd(h->p->cgroup, &oom_events);
         for (;;) {
-                struct pollfd pfd[5 + 3 * HOST_EXECS_MAX];
+                struct pollfd pfd[5 + 4 * HOST_EXECS_MAX];
                 size_t n = 0;
                 int fixed[] = { h->dch, h->rep, h->px.report_fd, h->ctl, oom_fd };
                 for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
@@ -506,6 +651,7 @@ static _noreturn_ void serve(host *h) {
                         pfd[n++] = (struct pollfd){ .fd = x->out, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->err, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->rpt, .events = POLLIN };
+                        pfd[n++] = (struct pollfd){ .fd = x->pidfd, .events = POLLIN };
                 }
                 if (poll(pfd, n, expire(h)) < 0) {
                         if (errno == EINTR)
@@ -516,7 +662,7 @@ static _noreturn_ void serve(host *h) {
                 /* Outputs and reports first, so an exit is never reported before its output. */
                 if (oom_fd >= 0 && (pfd[4].revents & oom_events))
                         check_oom(h);
-                for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 3) {
+                for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 4) {
                         host_exec *x = h->execs[i];
                         if (pfd[k].revents & ready)
                                 drain_pipe(x, &x->out, false, false);
@@ -524,6 +670,8 @@ static _noreturn_ void serve(host *h) {
                                 drain_pipe(x, &x->err, true, false);
                         if (pfd[k + 2].revents & ready)
                                 exec_report(x);
+                        if (pfd[k + 3].revents & ready)
+                                local_exited(x);
                 }
                 if ((pfd[1].revents & ready) && !session_report(h, h->rep))
                         _exit(0); /* the monitor is gone: the session is over */

@@ -508,6 +508,102 @@ static void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
                 x->done = true; /* the host is gone: answered as failed */
 }
 
+/* Writes one line to the session's host (blocking briefly: lines are small and the host reads
+ * them as they come). Returns false when the host is gone. */
+static bool host_write(session *s, const char *line) {
+        if (s->host.fd < 0)
+                return false;
+        (void) fcntl(s->host.fd, F_SETFL, 0);
+        size_t len = strlen(line), off = 0;
+        while (off < len) {
+                ssize_t w = write(s->host.fd, line + off, len - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w <= 0)
+                        break;
+                off += (size_t) w;
+        }
+        (void) fcntl(s->host.fd, F_SETFL, O_NONBLOCK);
+        return off == len;
+}
+
+void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
+        const proto_terminal *t = &rq->term;
+        session *s = find_session(d, t->session_id);
+        if (!s) {
+                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                return;
+        }
+        /* SPEC.md §10: a native terminal that cannot be provided fails; it never falls back to
+         * a host shell under a sandbox badge. */
+        if (s->host.fd < 0 || (s->state != SESSION_WARM && s->state != SESSION_ACTIVE)) {
+                reply_error(c, rq->id, t->native ? CORDON_SANDBOX_UNAVAILABLE : CORDON_USAGE,
+                            "terminals need a running confined session (session.launch with a "
+                            "confining backend)");
+                return;
+        }
+        json_t *argv = json_array();
+        for (size_t i = 0; argv && i < t->n_argv; i++)
+                (void) json_array_append_new(argv, json_string(t->argv[i]));
+        json_t *o = json_pack("{s:o,s:i,s:i,s:b}", "argv", argv, "cols", t->cols, "rows", t->rows,
+                              "native", t->native);
+        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
+        uint64_t id = ++d->next_exec_id;
+        char *line = NULL;
+        if (!x || asprintf(&line, "T%llu %s\n", (unsigned long long) id, txt) < 0) {
+                free(x);
+                free(txt);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
+                return;
+        }
+        free(txt);
+        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
+                         .pid = -1, .events_fd = -1, .warm = true, .terminal = true,
+                         .host_exec_id = id, .next = d->execs };
+        d->execs = x;
+        s->running++;
+        s->state = SESSION_ACTIVE;
+        if (!host_write(s, line))
+                x->done = true;
+        free(line);
+        daemon_log("session %s: terminal %llu (%s)", s->id, (unsigned long long) rq->id,
+                   t->native ? "native: inside the sandbox" : "none: an unconfined host shell");
+}
+
+void terminal_control(daemon_t *d, client *c, const proto_request *rq) {
+        const proto_terminal *t = &rq->term;
+        exec_run *x = NULL;
+        for (exec_run *e = d->execs; e && !x; e = e->next)
+                if (e->terminal && e->owner == c && e->request_id == t->terminal_id && !e->done)
+                        x = e;
+        if (!x) {
+                reply_error(c, rq->id, CORDON_USAGE, "no such terminal on this connection");
+                return;
+        }
+        char *line = NULL;
+        unsigned long long hid = (unsigned long long) x->host_exec_id;
+        int n = -1;
+        if (rq->method == PROTO_TERMINAL_INPUT) {
+                json_t *js = json_stringn(t->data, t->data_len);
+                char *enc = js ? json_dumps(js, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+                json_decref(js);
+                n = enc ? asprintf(&line, "I%llu %s\n", hid, enc) : -1;
+                free(enc);
+        } else if (rq->method == PROTO_TERMINAL_RESIZE) {
+                n = asprintf(&line, "Z%llu %u %u\n", hid, t->cols, t->rows);
+        } else {
+                n = asprintf(&line, "K%llu \n", hid);
+        }
+        bool ok = n >= 0 && host_write(x->s, line);
+        free(line);
+        if (!ok)
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "the session's sandbox is gone");
+        else
+                (void) client_send(c, proto_result_line(rq->id, "{}"));
+}
+
 void session_exec(daemon_t *d, client *c, proto_request *rq) {
         session *s = find_session(d, rq->exec.session_id);
         if (!s) {

@@ -75,6 +75,10 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
          * terminal are impossible even if the seccomp filter were bypassed. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "setsid");
+        /* A session.terminal: the PTY on fd 0 becomes the controlling terminal of this new
+         * session (job control, ^C). It is the session's own PTY, never the caller's. */
+        if (p->tty && ioctl(0, TIOCSCTTY, 0) < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, errno, "TIOCSCTTY");
         reset_signals();
         apply_rlimits(p, report_fd);
         if (chdir(p->workdir) < 0)

@@ -42,8 +42,8 @@ int session_read_msg(int ctl, session_msg *m) {
         return n == (ssize_t) sizeof(*m) ? 1 : -EBADMSG;
 }
 
-int session_send_exec(int ctl, uint32_t exec_id, char *const argv[], char *const env[],
-                      const char *cwd, const int fds[4]) {
+int session_send_exec(int ctl, uint32_t exec_id, uint32_t flags, char *const argv[],
+                      char *const env[], const char *cwd, const int fds[4]) {
         size_t len = sizeof(session_msg), argc = 0, envc = 0;
         for (; argv[argc]; argc++)
                 len += strlen(argv[argc]) + 1;
@@ -56,7 +56,7 @@ int session_send_exec(int ctl, uint32_t exec_id, char *const argv[], char *const
         if (!buf)
                 return -ENOMEM;
         session_msg h = { .type = SESSION_MSG_EXEC, .exec_id = exec_id, .argc = (uint32_t) argc,
-                          .envc = (uint32_t) envc };
+                          .envc = (uint32_t) envc, .flags = flags };
         memcpy(buf, &h, sizeof(h));
         size_t o = sizeof(h);
         for (size_t i = 0; i < argc; o += strlen(argv[i]) + 1, i++)
@@ -128,7 +128,7 @@ static bool unpack(char *buf, size_t len, const session_msg *h, char **argv, cha
 
 /* The command's process: fds 0-2 from the request, then exactly what a run's command does. */
 static _noreturn_ void exec_child(const plan *p, char **argv, char **env, const char *cwd,
-                                  const int fds[4]) {
+                                  const int fds[4], bool tty) {
         for (int i = 0; i < 3; i++)
                 if (dup2(fds[i], i) < 0)
                         _exit(125);
@@ -138,6 +138,7 @@ static _noreturn_ void exec_child(const plan *p, char **argv, char **env, const 
         while (env[q.env.n])
                 q.env.n++;
         q.workdir = (char *) cwd;
+        q.tty = tty;
         sandbox_unconfined_main(&q, argv, fds[3]);
 }
 
@@ -153,7 +154,7 @@ static void start_exec(const plan *p, int ctl, char *buf, size_t len, const int 
             cwd[0] == '/') {
                 pid = fork();
                 if (pid == 0)
-                        exec_child(p, argv, env, cwd, fds);
+                        exec_child(p, argv, env, cwd, fds, h.flags & SESSION_EXEC_TTY);
         }
         free(argv);
         free(env);

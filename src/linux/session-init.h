@@ -32,7 +32,10 @@ typedef struct session_msg {
         /* SESSION_MSG_EXEC: counts of the NUL-terminated strings that follow the header: argc
          * arguments, envc "NAME=value" entries, then the working directory. */
         uint32_t argc, envc;
+        uint32_t flags;         /* SESSION_EXEC_TTY */
 } session_msg;
+
+#define SESSION_EXEC_TTY 1u     /* fd 0 is a PTY: make it the controlling terminal */
 
 /* Init's loop (runs confined, as PID 1 of the sandbox): serves exec requests on ctl until the host
  * closes it, then exits — which ends the PID namespace and kills every process in it. */
@@ -40,8 +43,8 @@ _noreturn_ void session_init_loop(const plan *p, int ctl);
 
 /* Host side: sends one exec request. fds[4] = stdin, stdout, stderr, the exec's report channel.
  * Returns 0 or -errno (-E2BIG when argv + env + cwd exceed SESSION_EXEC_MAX). */
-int session_send_exec(int ctl, uint32_t exec_id, char *const argv[], char *const env[],
-                      const char *cwd, const int fds[4]);
+int session_send_exec(int ctl, uint32_t exec_id, uint32_t flags, char *const argv[],
+                      char *const env[], const char *cwd, const int fds[4]);
 /* Host side: asks init to kill an exec's process group. */
 int session_send_kill(int ctl, uint32_t exec_id);
 /* Host side: SESSION_MSG_FREEZE or SESSION_MSG_THAW. */

@@ -95,6 +95,9 @@ typedef struct plan {
         name_rules names;
 
         plan_net net;
+        /* Set per command by a warm session's init, never by plan_build(): fd 0 is a terminal the
+         * command takes as its controlling terminal (session.terminal with backend native). */
+        bool tty;
 
         strv env;              /* "NAME=value" entries, the command's whole environment */
         strv env_scrubbed;     /* names removed (for display only; never values) */
