@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""cordon benchmarks: cordond's warm sessions (BENCHMARKS.md, section "cordond").
+
+  bench/daemon.py --cordon build/cordon [--cordond build/cordond] [--rounds 300]
+                  [--sessions 100] [--execs 10] [--passes 2] [--write BENCHMARKS.md]
+
+A fresh cordond is started on a socket in a private directory under --dir, with the built-in
+default policy (workspace = the session's workdir, an empty $HOME). bench/daemonload.c is the
+client (C, so the client's own cost stays far below the figures it measures; its floor is
+measured too). In the same run:
+
+(a) latency: one warm session; --rounds interleaved rounds (after --warmup untimed ones), the
+    order rotated each round, each round running once: bare /bin/true (fork + exec + wait4 from
+    the client), session.exec of /bin/true in the warm session, the same exec request against a
+    trivial echo server (the client's and the socket's floor), session.list (a daemon round trip
+    without a session host), cold `cordon run -- /bin/true`, and bubblewrap. Median, p90.
+    Target (issue 5): warm median <= bare median + 1 ms.
+(b) --sessions concurrent sessions, each on its own connection, each running --execs execs of
+    /bin/true (one after the other, all sessions at once), then destroyed; repeated --passes
+    times on the same daemon. Errors counted by kind (target: zero). The daemon's open fds and
+    VmRSS are sampled fresh, after (a), with all sessions idle, during the execs (the maximum of
+    samples every 20 ms), after the execs, and after each pass's sessions are destroyed and
+    their processes gone. Memory per idle warm session: each session's process tree
+    (cordond-session, cordon-proxy, cordon-monitor, cordon-init) by VmRSS and by PSS (shared
+    pages divided among the processes sharing them), plus the daemon's own growth per session.
+    Bound: after each pass the daemon is back to its fd count after (a) exactly, and its VmRSS
+    grows by at most 512 KiB from one pass to the next (a leak of one allocation per exec or
+    per session would exceed that).
+
+With --write FILE the results replace the part of FILE between <!-- cordond:begin --> and
+<!-- cordond:end -->.
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import machine, pct  # noqa: E402  (the shared helpers of bench/run.py)
+from net import cpu_ticks, loadavg, nice_share  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BWRAP = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
+         "--dev", "/dev", "--proc", "/proc", "/bin/true"]
+LEAK_BOUND_KIB = 512
+SESSION_COMMS = ("cordond-session", "cordon-proxy", "cordon-monitor", "cordon-init")
+
+
+def build(outdir):
+    exe = os.path.join(outdir, "daemonload")
+    subprocess.run(["cc", "-O2", "-std=gnu17", "-pthread", "-Wall", "-Wextra", "-Werror", "-o",
+                    exe, os.path.join(HERE, "daemonload.c"), "-ljansson"], check=True)
+    return exe
+
+
+# ---- the daemon and its process tree ----------------------------------------------------------
+
+class Daemon:
+    def __init__(self, cordond, sock, env, logdir):
+        self.out = open(os.path.join(logdir, "cordond.out"), "w+")
+        self.err = open(os.path.join(logdir, "cordond.err"), "w+")
+        self.p = subprocess.Popen([cordond, "--socket", sock], env=env, stdin=subprocess.DEVNULL,
+                                  stdout=self.out, stderr=self.err)
+        self.pid = self.p.pid
+        for _ in range(500):
+            if os.path.exists(sock):
+                return
+            if self.p.poll() is not None:
+                break
+            time.sleep(0.01)
+        self.err.seek(0)
+        raise SystemExit(f"cordond did not start: {self.err.read().strip()}")
+
+    def banner(self):
+        self.out.seek(0)
+        return self.out.readline().strip()
+
+    def stop(self):
+        """SIGTERM; returns the processes of its tree still alive 2 s later (should be none)."""
+        tree = descendants(self.pid)
+        self.p.send_signal(signal.SIGTERM)
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        deadline = time.monotonic() + 2
+        left = tree
+        while left and time.monotonic() < deadline:
+            left = [p for p in left if os.path.exists(f"/proc/{p}")]
+            time.sleep(0.05)
+        return left
+
+
+def proc_table():
+    """{pid: (ppid, comm)} for every process."""
+    t = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        t[int(name)] = (int(stat[stat.rindex(")") + 2:].split()[1]), comm)
+    return t
+
+
+def descendants(pid, table=None):
+    table = table or proc_table()
+    kids = {}
+    for p, (pp, _) in table.items():
+        kids.setdefault(pp, []).append(p)
+    out, todo = [], list(kids.get(pid, []))
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo += kids.get(p, [])
+    return out
+
+
+def status(pid):
+    s = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                if k in ("VmRSS", "VmHWM"):
+                    s[k] = int(v.split()[0])
+        s["fds"] = len(os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return None
+    return s
+
+
+def pss_kib(pid):
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+KERNEL_KEYS = ("SUnreclaim", "KernelStack", "PageTables")
+
+
+def kernel_kib():
+    """The kernel's unreclaimable slab, stacks and page tables (/proc/meminfo), in KiB: what
+    processes, namespaces, sockets and pipes cost the kernel, approximately (the whole machine's
+    figure: other work moves it too)."""
+    v = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, _, rest = line.partition(":")
+            if k in KERNEL_KEYS:
+                v[k] = int(rest.split()[0])
+    return sum(v.values())
+
+
+def session_trees(daemon_pid):
+    """Each session host (a child of the daemon) with its descendants: a list of
+    {comm: (rss_kib, pss_kib)} per session."""
+    table = proc_table()
+    trees = []
+    for host in [p for p, (pp, _) in table.items() if pp == daemon_pid]:
+        procs = {}
+        for p in [host] + descendants(host, table):
+            st = status(p)
+            comm = table[p][1]
+            if st:
+                procs.setdefault(comm, []).append((st.get("VmRSS", 0), pss_kib(p)))
+        trees.append(procs)
+    return trees
+
+
+def wait_no_children(pid, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not descendants(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class Sampler(threading.Thread):
+    """The daemon's fds and VmRSS every 20 ms, and the number of processes in its tree every
+    200 ms (a /proc scan costs more), until stopped: the maxima."""
+
+    def __init__(self, pid):
+        super().__init__(daemon=True)
+        self.pid, self.stop_ev = pid, threading.Event()
+        self.max = {"fds": 0, "VmRSS": 0, "procs": 0}
+
+    def run(self):
+        i = 0
+        while not self.stop_ev.is_set():
+            st = status(self.pid)
+            if st:
+                for k in ("fds", "VmRSS"):
+                    self.max[k] = max(self.max[k], st[k])
+            if i % 10 == 0:
+                self.max["procs"] = max(self.max["procs"], len(descendants(self.pid)))
+            i += 1
+            self.stop_ev.wait(0.02)
+
+    def finish(self):
+        self.stop_ev.set()
+        self.join()
+        return self.max
+
+
+# ---- (a) latency ---------------------------------------------------------------------------------
+
+def bench_latency(exe, cordon, sock, ws, env, rounds, warmup):
+    cmd = [exe, "latency", sock, ws, str(rounds), str(warmup),
+           "cold", cordon, "run", "--", "/bin/true"]
+    bwrap = shutil.which("bwrap")
+    if bwrap:
+        cmd += ["::", "bwrap", bwrap] + BWRAP
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ws)
+    if p.returncode != 0:
+        raise SystemExit(f"daemonload latency failed ({p.returncode}): {p.stderr.strip()}")
+    res = {}
+    for line in p.stdout.splitlines():
+        d = json.loads(line)
+        res[d["label"]] = {"runs": d["runs"], "failures": d["failures"],
+                           "median": statistics.median(d["ms"]), "p90": pct(d["ms"], 0.9),
+                           "min": min(d["ms"]), "mean": statistics.fmean(d["ms"])}
+    return res
+
+
+# ---- (b) concurrent sessions ----------------------------------------------------------------------
+
+def read_phase(p, name):
+    line = p.stdout.readline()
+    if not line:
+        raise SystemExit(f"daemonload concurrent ended before phase {name}: "
+                         f"{p.stderr.read().strip()}")
+    d = json.loads(line)
+    if d["phase"] != name:
+        raise SystemExit(f"daemonload concurrent: expected phase {name}, got {d}")
+    return d
+
+
+def per_session(trees):
+    """Per-session totals (RSS and PSS sums of the tree) and which processes a tree holds."""
+    rss = [sum(r for v in t.values() for r, _ in v) for t in trees]
+    pss = [sum(p for v in t.values() for _, p in v) for t in trees]
+    comms = {}
+    for t in trees:
+        for c, v in t.items():
+            comms.setdefault(c, []).extend(v)
+    return rss, pss, comms
+
+
+def concurrent_pass(exe, dmn, sock, ws, env, n, execs):
+    p = subprocess.Popen([exe, "concurrent", sock, ws, str(n), str(execs)], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ws)
+    res = {"before": status(dmn.pid), "kernel_before": kernel_kib()}
+    res["launched"] = read_phase(p, "launched")
+    time.sleep(0.5)  # idle: let each session settle after its launch
+    res["idle"] = status(dmn.pid)
+    res["kernel_idle"] = kernel_kib()
+    res["trees"] = session_trees(dmn.pid)
+    sampler = Sampler(dmn.pid)
+    sampler.start()
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    res["execs"] = read_phase(p, "execs")
+    res["during"] = sampler.finish()
+    res["after_execs"] = status(dmn.pid)
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    res["destroyed"] = read_phase(p, "destroyed")
+    p.stdin.close()
+    p.wait()
+    res["gone"] = wait_no_children(dmn.pid)
+    time.sleep(0.2)
+    res["after"] = status(dmn.pid)
+    return res
+
+
+# ---- report ----------------------------------------------------------------------------------------
+
+def verdict(ok):
+    return "met" if ok else "**NOT met**"
+
+
+LABELS = [
+    ("bare", "bare `/bin/true` (fork + exec + wait4 in the client)"),
+    ("warm", "`session.exec` of `/bin/true` in a warm session"),
+    ("echo", "the same request to a trivial echo server (client floor)"),
+    ("list", "`session.list` (daemon round trip, no session host)"),
+    ("cold", "cold `cordon run -- /bin/true`"),
+    ("bwrap", "`bwrap --unshare-all ... /bin/true`"),
+]
+
+
+def report_latency(out, lat, rounds, warmup):
+    out += [f"### Warm exec ({rounds} interleaved rounds after {warmup} untimed ones)", "",
+            "| command | median | p90 | min | mean | failures |", "|---|---|---|---|---|---|"]
+    for k, name in LABELS:
+        if k in lat:
+            s = lat[k]
+            out.append(f"| {name} | {s['median']:.3f} ms | {s['p90']:.3f} ms | {s['min']:.3f} ms "
+                       f"| {s['mean']:.3f} ms | {s['failures']} |")
+    w, b = lat["warm"], lat["bare"]
+    d = w["median"] - b["median"]
+    out += ["", f"- warm − bare (median): **+{d:.3f} ms** — target ≤ +1 ms: {verdict(d <= 1.0)}",
+            f"- warm − bare (p90): +{w['p90'] - b['p90']:.3f} ms",
+            f"- the client's own floor (echo): {lat['echo']['median']:.3f} ms median, "
+            f"{100 * lat['echo']['median'] / w['median']:.0f}% of the warm figure",
+            f"- cold `cordon run` / warm exec (median): {lat['cold']['median'] / w['median']:.1f}×",
+            ""]
+
+
+def kib(v):
+    return f"{v / 1024:.1f} MiB" if v >= 10240 else f"{round(v):,} KiB"
+
+
+def report_concurrent(out, base, after_lat, passes, n, execs):
+    out += [f"### {n} concurrent sessions × {execs} execs ({len(passes)} passes on one daemon)", "",
+            "| pass | launch (median / max) | execs: wall | exec latency (median / p90 / max) "
+            "| errors |", "|---|---|---|---|---|"]
+    for i, r in enumerate(passes, 1):
+        la, ex = r["launched"], r["execs"]
+        errs = sum(la["errors"].values()) + sum(ex["errors"].values()) + \
+            sum(r["destroyed"]["errors"].values())
+        ms = ex["ms"]
+        lat = (f"{statistics.median(ms):.2f} / {pct(ms, 0.9):.2f} / {max(ms):.2f} ms"
+               if ms else "–")
+        first = f" (first: {r['destroyed']['first_error']})" if errs else ""
+        out.append(f"| {i} | {statistics.median(la['ms']):.0f} / {max(la['ms']):.0f} ms | "
+                   f"{ex['wall_ms'] / 1000:.2f} s for {len(ms)} execs | {lat} | "
+                   f"**{errs}**{first} |")
+    total = sum(len(r["execs"]["ms"]) for r in passes)
+    errors = sum(sum(r[k]["errors"].values()) for r in passes
+                 for k in ("launched", "execs", "destroyed"))
+    out += ["", f"- {total} execs completed, **{errors} errors** — target: zero errors: "
+            f"{verdict(errors == 0 and total == n * execs * len(passes))}", ""]
+    out += ["The daemon process (`cordond`):", "",
+            "| when | open fds | VmRSS |", "|---|---|---|",
+            f"| fresh | {base['fds']} | {kib(base['VmRSS'])} |",
+            f"| after the warm-exec rounds (a session launched, used, destroyed) | "
+            f"{after_lat['fds']} | {kib(after_lat['VmRSS'])} |"]
+    for i, r in enumerate(passes, 1):
+        out += [f"| pass {i}: {n} sessions idle | {r['idle']['fds']} | {kib(r['idle']['VmRSS'])} |",
+                f"| pass {i}: during the execs (max) | {r['during']['fds']} | "
+                f"{kib(r['during']['VmRSS'])} |",
+                f"| pass {i}: after the execs | {r['after_execs']['fds']} | "
+                f"{kib(r['after_execs']['VmRSS'])} |",
+                f"| pass {i}: sessions destroyed, their processes gone | {r['after']['fds']} | "
+                f"{kib(r['after']['VmRSS'])} |"]
+    fds_ok = all(r["after"]["fds"] == after_lat["fds"] and r["gone"] for r in passes)
+    growth = [passes[i]["after"]["VmRSS"] - passes[i - 1]["after"]["VmRSS"]
+              for i in range(1, len(passes))]
+    rss_ok = all(g <= LEAK_BOUND_KIB for g in growth)
+    out += ["", f"- fds after every pass = fds after the warm-exec rounds "
+            f"({after_lat['fds']}), all session processes gone: {verdict(fds_ok)}"]
+    if growth:
+        out.append(f"- VmRSS growth from one pass to the next: "
+                   f"{', '.join(f'{g:+,} KiB' for g in growth)} — bound ≤ +{LEAK_BOUND_KIB} KiB: "
+                   f"{verdict(rss_ok)}")
+    out.append(f"- VmRSS after the last pass − fresh: "
+               f"{passes[-1]['after']['VmRSS'] - base['VmRSS']:+,} KiB (glibc keeps freed heap; "
+               f"the bound is on growth across passes)")
+    out.append("")
+    report_memory(out, passes[0], after_lat, n)
+
+
+def report_memory(out, r, after_lat, n):
+    rss, pss, comms = per_session(r["trees"])
+    per_daemon = (r["idle"]["VmRSS"] - after_lat["VmRSS"]) / n
+    out += [f"Memory per idle warm session (pass 1, {len(rss)} session trees found under the "
+            f"daemon, sampled 0.5 s after the last launch):", "",
+            "| process | count | VmRSS (median) | PSS (median) |", "|---|---|---|---|"]
+    for c in SESSION_COMMS + tuple(sorted(set(comms) - set(SESSION_COMMS))):
+        if c in comms:
+            v = comms[c]
+            out.append(f"| `{c}` | {len(v)} | {kib(statistics.median(x for x, _ in v))} | "
+                       f"{kib(statistics.median(y for _, y in v))} |")
+    out += [f"| the daemon's growth per session | – | {kib(round(per_daemon))} | – |", "",
+            f"- per session, VmRSS summed over its processes: **{kib(statistics.median(rss))}** "
+            f"median (min {kib(min(rss))}, max {kib(max(rss))}); the sum counts shared pages "
+            f"(libc, the cordon binary) once per process",
+            f"- per session, PSS summed: **{kib(statistics.median(pss))}** median: what each "
+            f"session adds to the machine",
+            f"- {n} idle sessions in all: {kib(sum(pss))} PSS + the daemon's "
+            f"{kib(r['idle']['VmRSS'])}",
+            f"- kernel memory (unreclaimable slab + kernel stacks + page tables, "
+            f"`/proc/meminfo`, the whole machine's, so approximate): "
+            f"{kib((r['kernel_idle'] - r['kernel_before']) / n)} per session", ""]
+
+
+def report(m, load, banner, args, lat, base, after_lat, passes):
+    out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
+           f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}. Other work on the "
+           f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
+           f"end; niced processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
+           f"Command: `{args.command_line}`", "", f"Daemon: `{banner}`", ""]
+    report_latency(out, lat, args.rounds, args.warmup)
+    report_concurrent(out, base, after_lat, passes, args.sessions, args.execs)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def write_md(path, text):
+    begin, end = "<!-- cordond:begin -->", "<!-- cordond:end -->"
+    doc = open(path).read()
+    if begin not in doc or end not in doc:
+        raise SystemExit(f"{path}: markers {begin} / {end} not found")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    open(path, "w").write(head + begin + "\n" + text + end + tail)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cordon", required=True)
+    ap.add_argument("--cordond", help="default: cordond next to --cordon")
+    ap.add_argument("--rounds", type=int, default=300)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--sessions", type=int, default=100)
+    ap.add_argument("--execs", type=int, default=10)
+    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--dir", default="/var/tmp")
+    ap.add_argument("--write", metavar="FILE", help="update the cordond section of FILE")
+    args = ap.parse_args()
+    args.command_line = " ".join(["bench/daemon.py"] + sys.argv[1:])
+    cordon = os.path.abspath(args.cordon)
+    cordond = os.path.abspath(args.cordond or os.path.join(os.path.dirname(cordon), "cordond"))
+    root = tempfile.mkdtemp(prefix="cordon-bench-d.", dir=args.dir)
+    dmn = None
+    try:
+        home, ws, sockdir = (os.path.join(root, d) for d in ("home", "ws", "run"))
+        for d in (home, ws):
+            os.makedirs(d)
+        os.makedirs(sockdir, mode=0o700)
+        sock = os.path.join(sockdir, "d.sock")
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
+        exe = build(root)
+        m, load0, ticks0 = machine(cordon), loadavg(), cpu_ticks()
+        dmn = Daemon(cordond, sock, env, root)
+        time.sleep(0.2)
+        base = status(dmn.pid)
+        print("latency ...", file=sys.stderr)
+        lat = bench_latency(exe, cordon, sock, ws, env, args.rounds, args.warmup)
+        wait_no_children(dmn.pid)
+        time.sleep(0.2)
+        after_lat = status(dmn.pid)
+        passes = []
+        for i in range(args.passes):
+            print(f"concurrent sessions, pass {i + 1} ...", file=sys.stderr)
+            passes.append(concurrent_pass(exe, dmn, sock, ws, env, args.sessions, args.execs))
+        load = (load0, loadavg(), nice_share(ticks0, cpu_ticks()))
+        banner = dmn.banner()
+        left = dmn.stop()
+        dmn = None
+        if left:
+            raise SystemExit(f"processes left after cordond's SIGTERM: {left}")
+        text = report(m, load, banner, args, lat, base, after_lat, passes)
+        print(text)
+        if args.write:
+            write_md(args.write, text)
+    finally:
+        if dmn:
+            dmn.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
