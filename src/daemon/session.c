@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "daemon/session-host.h"
+#include "linux/events.h"
 #include "linux/process.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
@@ -419,7 +420,8 @@ static void write_result(int fd, int r, const cordon_run_result *res, const cord
         }
 }
 
-static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e, int fd) {
+static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e, int fd,
+                                   const strv *widening) {
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) prctl(PR_SET_NAME, "cordond-exec", 0, 0, 0);
         sigset_t all;
@@ -441,6 +443,12 @@ static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e,
         cordon_run_options opts = { .backend = s->backend, .environ = env,
                                     .on_event = worker_event, .event_userdata = &w,
                                     .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
+        if (r >= 0 && widening->n > 0) {
+                /* The approved escalation is part of this exec's record, before it starts. */
+                events ev;
+                events_init(&ev, &opts, s->id);
+                events_escalation(&ev, (const char *const *) widening->v, widening->n);
+        }
         if (r >= 0)
                 r = cordon_run(pol, e->argv, &opts, &res, &err);
         write_result(fd, r, &res, &err);
@@ -604,6 +612,24 @@ void terminal_control(daemon_t *d, client *c, const proto_request *rq) {
                 (void) client_send(c, proto_result_line(rq->id, "{}"));
 }
 
+/* The fields of an exec's override that widen the session's resolved policy. */
+static int override_widening(daemon_t *d, const session *s, const char *override, strv *out,
+                             cordon_error *err) {
+        cordon_policy *base = NULL, *over = cordon_policy_new();
+        int r = over ? cordon_policy_load_string(over, override, strlen(override),
+                                                 "params.policyOverride", err)
+                     : -ENOMEM;
+        if (r >= 0)
+                r = resolve_policy(d, s, NULL, NULL, &base, err);
+        if (r >= 0)
+                r = policy_widening_fields(base, over, out);
+        if (r == -ENOMEM)
+                (void) cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        cordon_policy_free(base);
+        cordon_policy_free(over);
+        return r;
+}
+
 void session_exec(daemon_t *d, client *c, proto_request *rq) {
         session *s = find_session(d, rq->exec.session_id);
         if (!s) {
@@ -622,6 +648,28 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                 exec_warm(d, c, s, rq);
                 return;
         }
+        /* SPEC.md §3.1: an override that widens the session's policy runs only as an approved
+         * escalation, and says so in the exec's events; one that only narrows needs nothing. */
+        _cleanup_(strv_done) strv widening = { 0 };
+        cordon_error werr = { 0 };
+        if (rq->exec.policy_override && override_widening(d, s, rq->exec.policy_override,
+                                                          &widening, &werr) < 0) {
+                reply_error(c, rq->id, werr.code, werr.message);
+                return;
+        }
+        if (widening.n > 0 && !rq->exec.escalation_approved) {
+                char list[512] = "";
+                for (size_t i = 0; i < widening.n; i++)
+                        (void) snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                                        i ? ", " : "", widening.v[i]);
+                char msg[700];
+                (void) snprintf(msg, sizeof(msg),
+                                "params.policyOverride widens the session's policy (%s); run it "
+                                "only as an approved escalation: set \"escalationApproved\": true",
+                                list);
+                reply_error(c, rq->id, CORDON_POLICY_INVALID, msg);
+                return;
+        }
         int p[2];
         exec_run *x = calloc(1, sizeof(*x));
         if (!x || pipe2(p, O_CLOEXEC) < 0) {
@@ -635,7 +683,7 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                  * clients' connections, not other sessions' hosts. */
                 if (process_close_fds_keep(&p[1], 1) < 0)
                         _exit(1);
-                worker_main(d, s, &rq->exec, p[1]);
+                worker_main(d, s, &rq->exec, p[1], &widening);
         }
         (void) close(p[1]);
         if (pid < 0) {

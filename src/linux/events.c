@@ -107,6 +107,15 @@ void events_ready(const events *ev, cordon_backend used) {
                 emit(ev, "ready", json_pack("{s:s}", "backend", cordon_backend_to_string(used)));
 }
 
+void events_escalation(const events *ev, const char *const *fields, size_t n) {
+        if (!ev->fn)
+                return;
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                (void) json_array_append_new(a, text(fields[i]));
+        emit(ev, "escalation", a ? json_pack("{s:o,s:b}", "fields", a, "approved", 1) : NULL);
+}
+
 void events_violation(const events *ev, const cordon_violation *v) {
         if (!ev->fn)
                 return;

@@ -29,6 +29,9 @@ void events_init(events *ev, const cordon_run_options *opts, const char *session
 void events_starting(const events *ev, cordon_backend requested);
 void events_ready(const events *ev, cordon_backend used);
 void events_violation(const events *ev, const cordon_violation *v);
+/* An exec whose per-call policy widens its session's (cordond, SPEC.md §3.1): which fields, and
+ * that it was approved (an unapproved widening never runs). Before "starting". */
+void events_escalation(const events *ev, const char *const *fields, size_t n);
 /* A chunk of the command's captured stdout or stderr (linux/capture.h), at most 16 KiB:
  * "data" as text when it is valid UTF-8, else base64 with "encoding": "base64". */
 void events_output(const events *ev, bool is_stderr, const char *data, size_t len);

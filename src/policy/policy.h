@@ -83,6 +83,10 @@ struct cordon_policy {
  * with the same host path / name takes src's flag / value). On failure (-ENOMEM) dst may hold part
  * of src: merge into a scratch copy when atomicity matters (policy_dup). */
 int policy_merge(cordon_policy *dst, const cordon_policy *src);
+/* The names of the fields of `over` that would widen `base` when merged over it ("mode",
+ * "bindMounts", "egressAllowlist", "limits.timeout", ...), appended to *out. Returns how many, or
+ * -ENOMEM. A per-call override with any is an escalation (SPEC.md §3.1). */
+int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out);
 /* A deep copy; NULL on allocation failure. */
 cordon_policy *policy_dup(const cordon_policy *p);
 /* Swaps the contents of two policies (for "parse into a scratch copy, then commit"). */

@@ -12,7 +12,8 @@ import sys
 
 ANNOTATIONS = {"$schema", "$id", "title", "description"}
 KEYWORDS = {"type", "required", "properties", "additionalProperties", "enum", "const", "oneOf",
-            "$ref", "$defs", "pattern", "minLength", "maxLength", "minimum", "maximum"}
+            "$ref", "$defs", "pattern", "minLength", "maxLength", "minimum", "maximum", "items",
+            "minItems"}
 
 
 def _type_ok(value, name):
@@ -87,6 +88,12 @@ def errors_of(root, schema, value, path="$"):
             errors.append(f"{path}: {value} < {schema['minimum']}")
         if "maximum" in schema and value > schema["maximum"]:
             errors.append(f"{path}: {value} > {schema['maximum']}")
+    if isinstance(value, list):
+        if len(value) < schema.get("minItems", 0):
+            errors.append(f"{path}: fewer than {schema['minItems']} items")
+        for i, item in enumerate(value):
+            if "items" in schema:
+                errors += errors_of(root, schema["items"], item, f"{path}[{i}]")
     if isinstance(value, dict):
         errors += _object_errors(root, schema, value, path)
     return errors

@@ -146,6 +146,38 @@ static void test_ids_and_workdir(void **state) {
         assert_string_equal(p->workdir, "/w/src");
 }
 
+/* An override widens the base when it adds allow-type entries, turns things on, raises limits
+ * or moves the mode towards danger-full-access; deny-type entries never widen. */
+static void test_widening_fields(void **state) {
+        _cleanup_policy_ cordon_policy *base = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *narrow = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *wide = cordon_policy_new();
+        assert_int_equal(cordon_policy_set_mode(base, CORDON_MODE_READ_ONLY), 0);
+        assert_int_equal(cordon_policy_add_bind(base, "/w", true), 0);
+        assert_int_equal(cordon_policy_set_timeout_ms(base, 1000), 0);
+        assert_int_equal(cordon_policy_add_egress_allow(base, "a.example"), 0);
+        /* Narrowing only. */
+        assert_int_equal(cordon_policy_add_deny_read(narrow, "/w/secret"), 0);
+        assert_int_equal(cordon_policy_add_egress_deny(narrow, "b.example"), 0);
+        assert_int_equal(cordon_policy_set_timeout_ms(narrow, 500), 0);
+        assert_int_equal(cordon_policy_add_egress_allow(narrow, "a.example"), 0); /* known */
+        strv f = { 0 };
+        assert_int_equal(policy_widening_fields(base, narrow, &f), 0);
+        /* Widening: each kind once. */
+        assert_int_equal(cordon_policy_set_mode(wide, CORDON_MODE_WORKSPACE_WRITE), 0);
+        assert_int_equal(cordon_policy_add_bind(wide, "/w", false), 0); /* ro -> rw */
+        assert_int_equal(cordon_policy_set_timeout_ms(wide, 5000), 0);
+        assert_int_equal(cordon_policy_add_egress_allow(wide, "c.example"), 0);
+        assert_int_equal(cordon_policy_set_host(wide, "dev.test", "127.0.0.1"), 0);
+        assert_int_equal(cordon_policy_env_pass(wide, "GITHUB_TOKEN"), 0);
+        assert_int_equal(policy_widening_fields(base, wide, &f), 6);
+        const char *want[] = { "mode", "bindMounts", "egressAllowlist", "hosts", "env.pass",
+                               "limits.timeout" };
+        for (size_t i = 0; i < 6; i++)
+                assert_true(strv_contains(&f, want[i]));
+        strv_done(&f);
+}
+
 static void test_names_and_env(void **state) {
         _cleanup_policy_ cordon_policy *p = cordon_policy_new();
         static const char *const bad_globs[] = { "", "a/b", "/x", ".", "..", "a\nb" };
@@ -338,6 +370,7 @@ int main(void) {
                 cmocka_unit_test(test_binds),
                 cmocka_unit_test(test_ids_and_workdir),
                 cmocka_unit_test(test_names_and_env),
+                cmocka_unit_test(test_widening_fields),
                 cmocka_unit_test(test_limits),
                 cmocka_unit_test(test_default),
                 cmocka_unit_test(test_resolve_precedence),

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Which fields of a policy layer would widen what a sandbox allows when merged over another
+ * (SPEC.md §3.1): a per-call override that widens the session's policy must be an approved
+ * escalation, and is reported as one. Lists merge as unions and scalars replace, so a field
+ * widens when it adds to an allow-type list, turns something on, raises or removes a limit, or
+ * moves the mode towards danger-full-access. Deny-type lists (denyRead, denyWrite,
+ * denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow. */
+#include "policy/policy.h"
+
+static int mode_rank(cordon_mode m) {
+        switch (m) {
+        case CORDON_MODE_READ_ONLY:
+                return 0;
+        case CORDON_MODE_WORKSPACE_WRITE:
+                return 1;
+        case CORDON_MODE_DANGER_FULL_ACCESS:
+                return 2;
+        default:
+                return 2;
+        }
+}
+
+/* A limit widens when the override sets a larger one than the base has (a base without the
+ * limit cannot be widened by setting one). */
+static bool limit_widens(uint64_t base, uint64_t over) {
+        return over != 0 && base != 0 && over > base;
+}
+
+/* An allow-type list widens when it has an entry the base lacks. */
+static bool list_adds(const strv *base, const strv *over) {
+        for (size_t i = 0; i < over->n; i++)
+                if (!strv_contains(base, over->v[i]))
+                        return true;
+        return false;
+}
+
+static bool binds_widen(const cordon_policy *base, const cordon_policy *over) {
+        for (size_t i = 0; i < over->n_binds; i++) {
+                bool known = false, was_ro = false;
+                for (size_t j = 0; j < base->n_binds && !known; j++)
+                        if (strcmp(base->binds[j].host_path, over->binds[i].host_path) == 0) {
+                                known = true;
+                                was_ro = base->binds[j].read_only;
+                        }
+                if (!known || (was_ro && !over->binds[i].read_only))
+                        return true;
+        }
+        return false;
+}
+
+int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out) {
+        cordon_mode bm = base->mode_set ? base->mode : CORDON_MODE_WORKSPACE_WRITE;
+        bool base_net = base->network_set ? base->network_enabled : true;
+        struct {
+                bool widens;
+                const char *name;
+        } f[] = {
+                { over->mode_set && mode_rank(over->mode) > mode_rank(bm), "mode" },
+                { binds_widen(base, over), "bindMounts" },
+                { list_adds(&base->runner_state_dirs, &over->runner_state_dirs), "runnerStateDirs" },
+                { list_adds(&base->exec_grant_roots, &over->exec_grant_roots), "execGrantRoots" },
+                { over->network_set && over->network_enabled && !base_net, "networkEnabled" },
+                { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
+                { over->n_hosts > 0, "hosts" },
+                { list_adds(&base->allow_unix_sockets, &over->allow_unix_sockets),
+                  "allowUnixSockets" },
+                { list_adds(&base->env_pass, &over->env_pass), "env.pass" },
+                { limit_widens(base->timeout_ms, over->timeout_ms), "limits.timeout" },
+                { limit_widens(base->memory_bytes, over->memory_bytes), "limits.memory" },
+                { limit_widens(base->pids, over->pids), "limits.pids" },
+                { limit_widens(base->cpu_seconds, over->cpu_seconds), "limits.cpu" },
+        };
+        int n = 0;
+        for (size_t i = 0; i < ELEMENTSOF(f); i++)
+                if (f[i].widens) {
+                        int r = strv_push(out, f[i].name);
+                        if (r < 0)
+                                return r;
+                        n++;
+                }
+        return n;
+}
