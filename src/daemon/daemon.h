@@ -100,6 +100,7 @@ struct daemon {
         exec_run *execs;
         bool stopping;
         uint64_t next_exec_id;
+        const char *managed_settings; /* NULL: /etc/cordon/managed-settings.json */
         char home[4096];
 };
 

@@ -123,6 +123,9 @@ int main(int argc, char **argv) {
                 return 125;
         }
         d.uid = getuid();
+        /* The admin's settings path, as the CLI takes it (docs/settings.md): only from the
+         * daemon's own environment, never from a client. */
+        d.managed_settings = getenv("CORDON_MANAGED_SETTINGS");
         home_of(d.home, sizeof(d.home));
         /* Given a socket by systemd: serve it, and leave its path to systemd at exit. */
         int r = activation_listen_fd(sock, sizeof(sock));

@@ -87,11 +87,14 @@ static int random_id(char out[PROTO_ID_MAX + 1]) {
 }
 
 /* The policy an exec runs under: deployment default (workdir, home) < session < escalation. */
+/* The policy an exec runs under, resolved by the same library call as `cordon run`'s
+ * (cordon_settings_resolve, SPEC.md §3.1 and §12): managed settings > approved escalation > the
+ * session's layer > user > project settings of the session's workspace > deployment default. */
 static int resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
                           cordon_policy **ret, cordon_error *err) {
-        cordon_policy *def = NULL, *esc = NULL;
-        int r = cordon_policy_new_default(s->workdir, d->home, &def, err);
-        if (r >= 0 && override) {
+        cordon_policy *esc = NULL;
+        int r = 0;
+        if (override) {
                 esc = cordon_policy_new();
                 r = esc ? cordon_policy_load_string(esc, override, strlen(override),
                                                     "policyOverride", err)
@@ -99,9 +102,18 @@ static int resolve_policy(daemon_t *d, const session *s, const char *override, c
         }
         if (r >= 0 && cwd)
                 r = cordon_policy_set_workdir(esc ? esc : (esc = cordon_policy_new()), cwd);
+        cordon_settings *st = NULL;
+        cordon_settings_options so = { .cwd = s->workdir, .home = d->home,
+                                       .managed_path = d->managed_settings,
+                                       .command_line = s->layer, .approved_escalation = esc };
         if (r >= 0)
-                r = cordon_policy_resolve(def, s->layer, esc, ret, err);
-        cordon_policy_free(def);
+                r = cordon_settings_resolve(&so, &st, err);
+        if (r >= 0) {
+                *ret = policy_dup(cordon_settings_policy(st));
+                if (!*ret)
+                        r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        }
+        cordon_settings_free(st);
         cordon_policy_free(esc);
         return r;
 }
