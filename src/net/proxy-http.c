@@ -396,7 +396,13 @@ void http_on_client(conn *c, uint32_t events) {
                 return;
         if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
                 bool head = c->state == CS_HTTP_HEAD;
+                bool first_bytes = head && c->in_len == 0;
                 ssize_t n = conn_read_client(c, head ? HTTP_HEAD_MAX : PROXY_IO_CHUNK);
+                /* The first byte of a kept-alive connection's next request starts the same
+                 * handshake deadline a new connection has: a slow-loris client gains nothing
+                 * by sending one quick request first. */
+                if (first_bytes && n > 0 && c->deadline > c->px->now + PROXY_HANDSHAKE_MS)
+                        c->deadline = c->px->now + PROXY_HANDSHAKE_MS;
                 if (n == 0 || (n < 0 && n != -EAGAIN && n != -ENOBUFS)) {
                         conn_close(c);
                         return;
