@@ -100,6 +100,12 @@ static int resolve_target(fs_ctx *c, const char *norm, wparent *w, const char **
 /* Steps 2 and 3: the directory opened beneath its writable root, still under the checked name. */
 static int open_parent(fs_ctx *c, const char *root, wparent *w) {
         bool confined = is_confined(c);
+        if (!path_startswith(w->dir, root))
+                /* The root is this very file (a bound file): a rename cannot replace it (the
+                 * sandbox's bind would keep showing the old inode). */
+                return fs_fail(c, EBUSY, "'%s' is a writable root of its own (a bound file); "
+                                         "file operations replace files by renaming and cannot "
+                                         "write it", w->path);
         w->root_fd = fs_openat2(AT_FDCWD, root, O_PATH | O_DIRECTORY,
                                 RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
         if (w->root_fd == -ELOOP)
@@ -168,13 +174,15 @@ static int lstat_target(fs_ctx *c, const wparent *w, struct stat *st, bool *exis
 
 /* ---- writing: a temporary file, then a rename ----------------------------------------------- */
 
+/* The temporary file: ".cordon-" and 16 random hex digits, in the file's directory. Its name is
+ * checked like any other (a denyCreateNames glob such as ".cordon-*" refuses every write). */
 static int make_temp(fs_ctx *c, const wparent *w, const struct stat *old, char tmp[static 64],
                      int *ret_fd) {
         for (int tries = 0; tries < 8; tries++) {
                 uint64_t rnd;
                 if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t) sizeof(rnd))
                         return fs_fail(c, EIO, "getrandom failed");
-                (void) snprintf(tmp, 64, ".cordon-%016llx.tmp", (unsigned long long) rnd);
+                (void) snprintf(tmp, 64, ".cordon-%016llx", (unsigned long long) rnd);
                 char tpath[PATH_MAX];
                 int r = join(c, w->dir, tmp, tpath);
                 if (r >= 0)

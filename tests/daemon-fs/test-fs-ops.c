@@ -357,6 +357,30 @@ static void test_modes(void **state) {
         plan_free(p);
 }
 
+/* A writable root that is a single file: not replaceable by rename, refused cleanly. */
+static void test_bound_file_root(void **state) {
+        cordon_policy *def = NULL, *res = NULL;
+        cordon_error err = { 0 };
+        put("outside/state.json", "{}");
+        assert_int_equal(cordon_policy_new_default(P("ws"), P("home"), &def, &err), 0);
+        assert_int_equal(cordon_policy_add_bind(def, P("outside/state.json"), false), 0);
+        assert_int_equal(cordon_policy_resolve(def, NULL, NULL, &res, &err), 0);
+        plan *p = NULL;
+        if (plan_build(res, P("home"), P("ws"), NULL, &p, &err) < 0)
+                fail_msg("plan_build: %s", err.message);
+        fs_ctx c = CTX(p);
+        fs_written w;
+        assert_true(fs_write(&c, P("outside/state.json"), "x", 1, &w) < 0);
+        assert_int_equal(c.err.code, CORDON_EXEC_FAILED);
+        assert_non_null(strstr(c.err.message, "bound file"));
+        assert_string_equal(get(P("outside/state.json")), "{}");
+        /* Its siblings are not writable. */
+        write_refused(p, P("outside/other.json"), "file-write*", "outside the writable roots");
+        plan_free(p);
+        cordon_policy_free(def);
+        cordon_policy_free(res);
+}
+
 /* ---- the race: a parent directory swapped for a symlink while writes run --------------------- */
 
 typedef struct swapper {
@@ -614,6 +638,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_write_symlinked_parent, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_hard_links, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_modes, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_bound_file_root, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_race_parent_swapped_outside, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_race_parent_swapped_protected, setup,

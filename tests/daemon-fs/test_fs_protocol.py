@@ -103,7 +103,7 @@ class FsProtocol(unittest.TestCase):
         log = cls.log.read()
         cls.log.close()
         shutil.rmtree(cls.T, ignore_errors=True)
-        if "AddressSanitizer" in log or "runtime error" in log:
+        if "Sanitizer" in log or "runtime error" in log:
             raise AssertionError("sanitizer report in cordond's stderr:\n" + log)
 
     def setUp(self):
