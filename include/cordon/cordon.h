@@ -137,6 +137,10 @@ CORDON_PUBLIC int cordon_policy_resolve(const cordon_policy *deployment_default,
                                         cordon_policy **ret, cordon_error *err);
 
 #define CORDON_JSON_WITH_PLAN (1u << 0) /* include the derived plan (mounts, Landlock, seccomp, env) */
+/* "policy" holds only what this layer sets, env.set values included (not "<redacted>"): a
+ * document that loads back (cordon_policy_load_string) into an equal layer, for handing a layer
+ * to another process such as cordond. Never print it where logs may keep it. */
+#define CORDON_JSON_LAYER (1u << 1)
 /* The policy as JSON text, caller frees. `environ` (may be NULL) is the environment the plan's
  * env section is computed from. */
 CORDON_PUBLIC int cordon_policy_to_json(const cordon_policy *p, unsigned flags,

@@ -233,15 +233,16 @@ static int call(const cli_args *a, const char *method, json_t *params, json_t **
 
 /* ---- session launch, list, destroy ---------------------------------------------------------- */
 
-/* The session's layer: the policy flags applied to an empty policy, printed as a policy
- * document (the "policy" member of cordon_policy_to_json's object). */
+/* The session's layer: the policy flags applied to an empty policy, printed as a layer document
+ * (CORDON_JSON_LAYER: only what the flags set, env.set values included, so the daemon loads the
+ * same layer; the display form would send "<redacted>" values and every unset default). */
 static int layer_document(const cli_args *a, json_t **ret, cordon_error *err) {
         cordon_policy *layer = cordon_policy_new();
         char *txt = NULL;
         int r = layer ? cli_policy_apply(layer, a, err)
                       : set_err(err, CORDON_LAUNCH_FAILED, "out of memory");
         if (r >= 0)
-                r = cordon_policy_to_json(layer, 0, NULL, &txt, err);
+                r = cordon_policy_to_json(layer, CORDON_JSON_LAYER, NULL, &txt, err);
         cordon_policy_free(layer);
         json_t *o = r >= 0 ? json_loads(txt, 0, NULL) : NULL;
         free(txt);

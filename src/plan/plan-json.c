@@ -188,7 +188,8 @@ int cordon_policy_to_json(const cordon_policy *p, unsigned flags, char *const *e
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_policy_to_json: no policy");
         json_t *root = json_object();
-        if (!root || !put(root, "policy", policy_to_json(p))) {
+        json_t *pol = flags & CORDON_JSON_LAYER ? policy_layer_to_json(p) : policy_to_json(p);
+        if (!root || !put(root, "policy", pol)) {
                 json_decref(root);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A policy layer printed in the policy-file schema (docs/policy.md), for `cordon policy show`. */
+/* A policy layer printed in the policy-file schema (docs/policy.md), for `cordon policy show`, and
+ * as a layer document that loads back into an equal layer (policy_layer_to_json). */
 #include <jansson.h>
 
 #include "policy/policy.h"
@@ -112,6 +113,96 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
                   put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p));
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+/* ---- a layer, faithfully ---------------------------------------------------------------------- */
+
+/* Adds `key` only when the layer sets it: an unset scalar printed as its default would, loaded
+ * elsewhere as a layer, override a lower layer that the original did not touch. */
+static bool put_if(json_t *o, const char *key, bool set, json_t *(*make)(const cordon_policy *),
+                   const cordon_policy *p) {
+        return !set || put(o, key, make(p));
+}
+
+static json_t *env_layer_to_json(const cordon_policy *p) {
+        json_t *env = json_object(), *set = json_object();
+        bool ok = env && set;
+        /* The values themselves: this document is handed to another process (cordond) to be
+         * loaded as the same layer; it is not for display. */
+        for (size_t i = 0; ok && i < p->n_env_set; i++)
+                ok = put(set, p->env_set[i].name, json_string(p->env_set[i].value));
+        if (ok && p->env_pass.n)
+                ok = put(env, "pass", strv_to_json(&p->env_pass));
+        if (ok && p->n_env_set) {
+                ok = put(env, "set", set);
+                set = NULL; /* stolen */
+        }
+        if (ok && p->env_scrub.n)
+                ok = put(env, "scrub", strv_to_json(&p->env_scrub));
+        json_decref(set);
+        if (!ok) {
+                json_decref(env);
+                return NULL;
+        }
+        return env;
+}
+
+static json_t *limits_layer_to_json(const cordon_policy *p) {
+        json_t *l = json_object();
+        if (l && (!p->timeout_ms || put(l, "timeout", limit_or_null(p->timeout_ms))) &&
+            (!p->memory_bytes || put(l, "memory", limit_or_null(p->memory_bytes))) &&
+            (!p->pids || put(l, "pids", limit_or_null(p->pids))) &&
+            (!p->cpu_seconds || put(l, "cpu", limit_or_null(p->cpu_seconds))))
+                return l;
+        json_decref(l);
+        return NULL;
+}
+
+static json_t *mode_json(const cordon_policy *p) {
+        return json_string(cordon_mode_to_string(p->mode));
+}
+
+static json_t *network_json(const cordon_policy *p) {
+        return json_boolean(p->network_enabled);
+}
+
+static bool put_strv(json_t *o, const char *key, const strv *s) {
+        return !s->n || put(o, key, strv_to_json(s));
+}
+
+static bool put_string(json_t *o, const char *key, const char *s) {
+        return !s || put(o, key, json_string(s));
+}
+
+void *policy_layer_to_json(const cordon_policy *p) {
+        json_t *o = json_object();
+        bool ok = o && put_string(o, "sessionId", p->session_id) &&
+                  put_string(o, "workspaceId", p->workspace_id) &&
+                  put_string(o, "agentId", p->agent_id) &&
+                  put_if(o, "bindMounts", p->n_binds > 0, binds_to_json, p) &&
+                  put_if(o, "mode", p->mode_set, mode_json, p) &&
+                  put_strv(o, "protectedPaths", &p->protected_paths) &&
+                  put_strv(o, "runnerStateDirs", &p->runner_state_dirs) &&
+                  put_strv(o, "denyRead", &p->deny_read) &&
+                  put_strv(o, "denyWrite", &p->deny_write) &&
+                  put_strv(o, "denyCreateNames", &p->deny_create_names) &&
+                  put_strv(o, "execGrantRoots", &p->exec_grant_roots) &&
+                  put_if(o, "networkEnabled", p->network_set, network_json, p) &&
+                  put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
+                  put_strv(o, "egressDenylist", &p->egress_denylist) &&
+                  put_if(o, "hosts", p->n_hosts > 0, hosts_to_json, p) &&
+                  put_strv(o, "allowUnixSockets", &p->allow_unix_sockets) &&
+                  put_string(o, "guestWorkdir", p->workdir) &&
+                  put_if(o, "env", p->env_pass.n || p->env_scrub.n || p->n_env_set,
+                         env_layer_to_json, p) &&
+                  put_if(o, "limits", p->timeout_ms || p->memory_bytes || p->pids ||
+                                              p->cpu_seconds,
+                         limits_layer_to_json, p);
         if (!ok) {
                 json_decref(o);
                 return NULL;

@@ -126,6 +126,9 @@ int policy_add_unix_socket(cordon_policy *p, const char *path);
  * this header needs no jansson include; caller json_decref()s. env.set values are redacted: a
  * printed policy must never leak a secret someone put there. NULL on allocation failure. */
 void *policy_to_json(const cordon_policy *p);
+/* The layer as a policy document with only what it sets and env.set values as they are: loaded
+ * as a layer elsewhere (cordond's session layer) it equals this one. Never for display. */
+void *policy_layer_to_json(const cordon_policy *p);
 
 /* Parses `value` (a jansson json_t * object, as void *), the member at the keys `prefix` (at most
  * 4) of the JSON document `text`, as policy keys into `layer` (a fresh layer: on error it holds
