@@ -18,7 +18,8 @@
 
 /* ---- errors --------------------------------------------------------------------------------- */
 
-static int set_verror(fs_ctx *c, cordon_code code, int errnum, const char *fmt, va_list ap) {
+_printf_(4, 0) static int set_verror(fs_ctx *c, cordon_code code, int errnum, const char *fmt,
+                                    va_list ap) {
         c->err.code = code;
         c->err.sys_errno = errnum;
         (void) vsnprintf(c->err.message, sizeof(c->err.message), fmt, ap);
