@@ -64,11 +64,27 @@ static bool valid_utf8(const char *s, size_t n) {
         return true;
 }
 
-/* File content as a result member: text when asked for or when it is valid UTF-8, base64
- * otherwise (or when asked for). */
+/* The bytes valid UTF-8 `s` takes in the daemon's ASCII-only lines (JSON_ENSURE_ASCII): a
+ * control character becomes "\u0001" (6), a character beyond ASCII "\uXXXX" (6) or a surrogate
+ * pair (12). */
+static size_t ascii_json_len(const char *s, size_t n) {
+        size_t out = 0;
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_char_len(s + i, n - i);
+                unsigned char b = (unsigned char) s[i];
+                out += k == 4 ? 12 : k > 1 ? 6 : b == '"' || b == '\\' ? 2 : b < 0x20 ? 6 : 1;
+                i += k ? k : 1;
+        }
+        return out;
+}
+
+/* File content as a result member: text when asked for, or by default when it is valid UTF-8
+ * and at most twice as long escaped (a file of control characters would grow six-fold: a 48 MiB
+ * line for 8 MiB), base64 otherwise. */
 static int set_content(fs_ctx *c, json_t *o, const char *data, size_t len, proto_encoding want) {
         bool text = want == PROTO_ENCODING_UTF8 ||
-                    (want == PROTO_ENCODING_DEFAULT && valid_utf8(data, len));
+                    (want == PROTO_ENCODING_DEFAULT && valid_utf8(data, len) &&
+                     ascii_json_len(data, len) <= 2 * len + 64);
         if (text && !valid_utf8(data, len))
                 return cordon_set_error(&c->err, CORDON_EXEC_FAILED, EILSEQ,
                                         "the content is not valid UTF-8: ask for "

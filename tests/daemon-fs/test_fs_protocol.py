@@ -200,6 +200,15 @@ class FsProtocol(unittest.TestCase):
         self.assertFalse(r["eof"])
         msg = self.failed("fs.read", path=self.p("src/new.txt"), encoding="utf-8")
         self.assertIn("not valid UTF-8", msg)
+        # Valid UTF-8 that would grow more than two-fold escaped comes as base64 unless asked.
+        ctl = "\x01\x02" * 100
+        self.write("src/ctl.txt", ctl)
+        r = self.ok("fs.read", path=self.p("src/ctl.txt"))
+        self.assertEqual((r["encoding"], base64.b64decode(r["content"])), ("base64", ctl.encode()))
+        r = self.ok("fs.read", path=self.p("src/ctl.txt"), encoding="utf-8")
+        self.assertEqual((r["encoding"], r["content"]), ("utf-8", ctl))
+        self.write("src/cjk.txt", "\u6f22\u5b57" * 100)
+        self.assertEqual(self.ok("fs.read", path=self.p("src/cjk.txt"))["encoding"], "utf-8")
 
     def test_write_refused_outside_roots(self):
         target = os.path.join(self.outside, "new.txt")
