@@ -297,10 +297,43 @@ def bench_latency(exe, cordon, sock, ws, env, rounds, warmup):
     res = {}
     for line in p.stdout.splitlines():
         d = json.loads(line)
-        res[d["label"]] = {"runs": d["runs"], "failures": d["failures"],
-                           "median": statistics.median(d["ms"]), "p90": pct(d["ms"], 0.9),
-                           "min": min(d["ms"]), "mean": statistics.fmean(d["ms"])}
+        res[d["label"]] = summary(d)
     return res
+
+
+def summary(d):
+    s = {"runs": d["runs"], "failures": d["failures"], "median": statistics.median(d["ms"]),
+         "p90": pct(d["ms"], 0.9), "min": min(d["ms"]), "mean": statistics.fmean(d["ms"])}
+    if "marks" in d:
+        s["marks"] = [statistics.median(m[k] for m in d["marks"]) for k in range(3)]
+    return s
+
+
+def bench_spawn(exe, cordon, sock, ws, env, n, chunks=6):
+    """`daemonload spawn` on the host and as a command in a warm session (through the CLI):
+    fork + exec + waitpid of /bin/true with and without the sandbox around the caller; n of
+    each, in `chunks` alternating runs so that both see the same moments of the machine."""
+    sid = subprocess.run([cordon, "session", "launch", "--socket", sock, "--workdir", ws],
+                         capture_output=True, text=True, env=env, cwd=ws, check=True).stdout
+    sid = sid.strip()
+    runs = {"host": [], "session": []}
+    try:
+        for i in range(2 * chunks):
+            where = ("host", "session")[(i + i // 2) % 2]  # host, session, session, host, ...
+            cmd = [exe, "spawn", str(n // chunks)]
+            if where == "session":
+                cmd = [cordon, "exec", "--socket", sock, sid, "--"] + cmd
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ws)
+            if p.returncode != 0:
+                raise SystemExit(f"{cmd}: exit {p.returncode}: {p.stderr.strip()}")
+            d = json.loads(p.stdout)
+            if d["failures"]:
+                raise SystemExit(f"{cmd}: {d['failures']} failures")
+            runs[where] += d["ms"]
+    finally:
+        subprocess.run([cordon, "session", "destroy", "--socket", sock, sid], env=env,
+                       stdout=subprocess.DEVNULL, check=False)
+    return {k: summary({"runs": len(v), "failures": 0, "ms": v}) for k, v in runs.items()}
 
 
 # ---- (b) concurrent sessions ----------------------------------------------------------------------
@@ -362,7 +395,7 @@ def verdict(ok):
 
 
 LABELS = [
-    ("bare", "bare `/bin/true` (fork + exec + wait4 in the client)"),
+    ("bare", "bare `/bin/true` (fork + exec + waitpid in the client)"),
     ("warm", "`session.exec` of `/bin/true` in a warm session"),
     ("echo", "the same request to a trivial echo server (client floor)"),
     ("list", "`session.list` (daemon round trip, no session host)"),
@@ -387,6 +420,35 @@ def report_latency(out, lat, rounds, warmup):
             f"{100 * lat['echo']['median'] / w['median']:.0f}% of the warm figure",
             f"- cold `cordon run` / warm exec (median): {lat['cold']['median'] / w['median']:.1f}×",
             ""]
+
+
+def report_breakdown(out, lat, spawn, n):
+    w, b, e = lat["warm"], lat["bare"], lat["echo"]
+    mk = w["marks"]
+    sh, ss = spawn["host"], spawn["session"]
+    confine = ss["median"] - sh["median"]
+    plumbing = (w["median"] - b["median"]) - confine
+    out += ["Where a warm exec's time goes. Medians over the same rounds, of the time from "
+            "writing the request to the arrival of each line at the client:", "",
+            "| line | arrives after | since the previous line |", "|---|---|---|"]
+    prev = 0.0
+    for name, t in (("`starting` event (daemon → session host, request parsed)", mk[0]),
+                    ("`ready` event (pipes made, command handed to the session's init)", mk[1]),
+                    ("`exit` event (init forked, command ran and exited, init reaped it)", mk[2]),
+                    ("response", w["median"])):
+        out.append(f"| {name} | {t:.3f} ms | +{t - prev:.3f} ms |")
+        prev = t
+    out += ["", f"And what the sandbox costs the command itself: `daemonload spawn` (fork + exec + "
+            f"waitpid of `/bin/true` in a tight loop, {spawn['host']['runs']} times each, in "
+            f"alternating runs) on the host and as a command in a warm session:", "",
+            "| where | median | p90 |", "|---|---|---|",
+            f"| on the host | {sh['median']:.3f} ms | {sh['p90']:.3f} ms |",
+            f"| inside a warm session (namespaces, Landlock, seccomp) | {ss['median']:.3f} ms | "
+            f"{ss['p90']:.3f} ms |", "",
+            f"- of warm − bare (+{w['median'] - b['median']:.3f} ms): the confinement's cost on the "
+            f"command's own fork + exec: {confine:+.3f} ms; the rest, {plumbing:+.3f} ms, is the "
+            f"daemon, the session host and init relaying the exec (the client's floor, echo, "
+            f"is {e['median']:.3f} ms of it)", ""]
 
 
 def kib(v):
@@ -485,13 +547,14 @@ def report_memory(out, r, after_lat, n):
             f"{kib((r['kernel_idle'] - r['kernel_before']) / n)} per session", ""]
 
 
-def report(m, load, banner, args, lat, base, after_lat, passes, trimmed):
+def report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed):
     out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
            f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}. Other work on the "
            f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
            f"end; other processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
            f"Command: `{args.command_line}`", "", f"Daemon: `{banner}`", ""]
     report_latency(out, lat, args.rounds, args.warmup)
+    report_breakdown(out, lat, spawn, args.rounds)
     report_concurrent(out, base, after_lat, passes, args.sessions, args.execs, trimmed)
     return "\n".join(out).rstrip("\n") + "\n"
 
@@ -537,6 +600,7 @@ def main():
         base = status(dmn.pid)
         print("latency ...", file=sys.stderr)
         lat = bench_latency(exe, cordon, sock, ws, env, args.rounds, args.warmup)
+        spawn = bench_spawn(exe, cordon, sock, ws, env, args.rounds)
         wait_no_children(dmn.pid)
         time.sleep(0.2)
         after_lat = status(dmn.pid)
@@ -552,7 +616,7 @@ def main():
         load = (load0, loadavg(), other_share(ticks0, cpu_ticks(), own0, os.times()))
         if left:
             raise SystemExit(f"processes left after cordond's SIGTERM: {left}")
-        text = report(m, load, banner, args, lat, base, after_lat, passes, trimmed)
+        text = report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed)
         print(text)
         if args.write:
             write_md(args.write, text)

@@ -4,17 +4,19 @@
  *
  *   daemonload latency SOCK WORKDIR ROUNDS WARMUP [LABEL CMD... [:: LABEL CMD...]...]
  *   daemonload concurrent SOCK WORKDIR SESSIONS EXECS
+ *   daemonload spawn N
  *
  * latency: launches one warm session in WORKDIR, then in every round runs each of these once,
  * the order rotated by one per round (no variant always follows the same neighbour):
- *   bare  fork + exec + wait4 of /bin/true from this process (stdio on /dev/null);
+ *   bare  fork + exec + waitpid of /bin/true from this process (stdio on /dev/null);
  *   warm  session.exec of ["/bin/true"] in the warm session: request written, lines read up to
  *         the response with the same id (events included), response parsed, exitCode checked;
+ *         when each of its three events arrived is recorded too ("marks");
  *   echo  the same client code against a trivial echo server (a forked process on a socketpair)
  *         that answers each request at once with the four lines a warm exec gets: this is what
  *         the client, the socket and two wake-ups cost, i.e. the floor of any daemon round trip;
  *   list  session.list on the daemon (a round trip through the daemon, no session host);
- *   and each extra command given (cold `cordon run -- /bin/true`, bwrap), fork + exec + wait4.
+ *   and each extra command given (cold `cordon run -- /bin/true`, bwrap), fork + exec + waitpid.
  * Prints one JSON object per variant: {"label", "runs", "failures", "ms": [...]}.
  *
  * concurrent: SESSIONS threads, each on its own connection, launch one session each; then, all
@@ -23,6 +25,10 @@
  * and waits for a line on stdin, so bench/daemon.py can sample the daemon's process tree:
  *   {"phase":"launched",...}  (wait)  {"phase":"execs",...}  (wait)  {"phase":"destroyed",...}
  * Every failure is counted by kind; a reply that takes more than 60 s counts as a timeout.
+ *
+ * spawn: N fork + exec + waitpid of /bin/true in a tight loop (after 10 untimed ones), printed
+ * as the latency variants are; run on the host and inside a session, it separates what the
+ * confinement costs the command itself from what the daemon's plumbing costs.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -153,16 +159,22 @@ static int conn_line(conn *c, char **ret) {
         }
 }
 
+#define MARKS 3 /* a warm exec's events: starting, ready, exit */
+
 /* Sends {"v":1,"id":N,"method":M,"params":P} and reads lines up to the response with id N.
  * Returns its "result" (a new reference), or NULL with *ret_err set: the error's code for an
- * error response, "io" when the connection failed, "timeout" after REPLY_TIMEOUT_S. */
-static json_t *call(conn *c, const char *method, const char *params, const char **ret_err) {
+ * error response, "io" when the connection failed, "timeout" after REPLY_TIMEOUT_S. With
+ * `marks`, the time from the request to the arrival of each of the first MARKS events (ms). */
+static json_t *call_marked(conn *c, const char *method, const char *params, double *marks,
+                           const char **ret_err) {
         uint64_t id = c->next_id++;
         char req[1024];
         int n = snprintf(req, sizeof(req), "{\"v\":1,\"id\":%" PRIu64 ",\"method\":\"%s\","
                          "\"params\":%s}\n", id, method, params);
         if (n < 0 || (size_t) n >= sizeof(req))
                 die("request too long");
+        double t0 = marks ? now_ms() : 0;
+        int k = 0;
         if (write_all(c->fd, req, (size_t) n) < 0) {
                 *ret_err = "io";
                 return NULL;
@@ -176,8 +188,10 @@ static json_t *call(conn *c, const char *method, const char *params, const char 
                 }
                 json_t *o = json_loads(line, 0, NULL);
                 json_t *res = json_object_get(o, "result"), *err = json_object_get(o, "error");
-                if (!o || json_integer_value(json_object_get(o, "id")) != (json_int_t) id ||
-                    (!res && !err)) {
+                bool ours = o && json_integer_value(json_object_get(o, "id")) == (json_int_t) id;
+                if (!ours || (!res && !err)) {
+                        if (ours && marks && k < MARKS)
+                                marks[k++] = now_ms() - t0;
                         json_decref(o); /* an event of this call (or noise): read on */
                         continue;
                 }
@@ -193,6 +207,10 @@ static json_t *call(conn *c, const char *method, const char *params, const char 
                 *ret_err = code;
                 return NULL;
         }
+}
+
+static json_t *call(conn *c, const char *method, const char *params, const char **ret_err) {
+        return call_marked(c, method, params, NULL, ret_err);
 }
 
 /* session.launch in `workdir`: the session id in `sid` when it came up warm. */
@@ -215,11 +233,12 @@ static int launch(conn *c, const char *workdir, char sid[300], const char **ret_
         return r;
 }
 
-/* One session.exec of /bin/true: 0, or -1 with *ret_err (an error code, or "exit-nonzero"). */
-static int exec_true(conn *c, const char *sid, const char **ret_err) {
+/* One session.exec of /bin/true: 0, or -1 with *ret_err (an error code, or "exit-nonzero");
+ * `marks` as for call_marked(). */
+static int exec_true(conn *c, const char *sid, double *marks, const char **ret_err) {
         char params[512];
         snprintf(params, sizeof(params), "{\"sessionId\":\"%s\",\"argv\":[\"/bin/true\"]}", sid);
-        json_t *res = call(c, "session.exec", params, ret_err);
+        json_t *res = call_marked(c, "session.exec", params, marks, ret_err);
         if (!res)
                 return -1;
         json_int_t code = json_integer_value(json_object_get(res, "exitCode"));
@@ -294,6 +313,7 @@ typedef struct variant {
         kind k;
         char **argv;      /* K_BARE, K_CMD */
         double *ms;
+        double (*marks)[MARKS]; /* K_WARM: when each event arrived */
         int n, failures;
 } variant;
 
@@ -329,10 +349,10 @@ static void run_variant(lat_ctx *x, variant *v, bool record) {
                 ok = spawn_wait(x, v->argv);
                 break;
         case K_WARM:
-                ok = exec_true(&x->daemon, x->sid, &err) == 0;
+                ok = exec_true(&x->daemon, x->sid, v->marks[v->n], &err) == 0;
                 break;
         case K_ECHO:
-                ok = exec_true(&x->echo, x->sid, &err) == 0;
+                ok = exec_true(&x->echo, x->sid, NULL, &err) == 0;
                 break;
         case K_LIST:
                 res = call(&x->daemon, "session.list", "{}", &err);
@@ -358,7 +378,15 @@ static void print_variant(const variant *v) {
                v->failures);
         for (int i = 0; i < v->n; i++)
                 printf("%s%.4f", i ? ", " : "", v->ms[i]);
-        printf("]}\n");
+        printf("]");
+        if (v->marks) {
+                printf(", \"marks\": [");
+                for (int i = 0; i < v->n; i++)
+                        printf("%s[%.4f, %.4f, %.4f]", i ? ", " : "", v->marks[i][0],
+                               v->marks[i][1], v->marks[i][2]);
+                printf("]");
+        }
+        printf("}\n");
 }
 
 /* The extra commands: LABEL CMD... [:: LABEL CMD...]..., each CMD an absolute path. */
@@ -400,6 +428,9 @@ static int cmd_latency(char **argv, int argc) {
         for (int j = 0; j < k; j++)
                 if (!(vs[j].ms = calloc((size_t) rounds, sizeof(double))))
                         die("out of memory");
+        /* Warm-up runs write their marks in row 0, which the first recorded run overwrites. */
+        if (!(vs[1].marks = calloc((size_t) rounds, sizeof(*vs[1].marks))))
+                die("out of memory");
         for (int r = 0; r < warmup + rounds; r++)
                 for (int j = 0; j < k; j++)
                         run_variant(&x, &vs[(r + j) % k], r >= warmup);
@@ -458,7 +489,7 @@ static void worker_execs(worker *w) {
         for (int i = 0; w->up && i < w->sh->execs; i++) {
                 const char *err = NULL;
                 double t0 = now_ms();
-                if (exec_true(&w->c, w->sid, &err) < 0)
+                if (exec_true(&w->c, w->sid, NULL, &err) < 0)
                         count_error(w, strcmp(err, "exit-nonzero") == 0 ? E_EXIT : E_EXEC, err);
                 else
                         w->ms[w->n_ms++] = now_ms() - t0;
@@ -583,13 +614,34 @@ static int cmd_concurrent(char **argv) {
         return 0;
 }
 
+/* ---- spawn ------------------------------------------------------------------------------------ */
+
+/* N × fork + execv + waitpid of /bin/true in a tight loop, wherever this runs (on the host, or
+ * inside a session: what the confinement costs the command itself). */
+static int cmd_spawn(int n) {
+        static char true_path[] = "/bin/true";
+        static char *argv[] = { true_path, NULL };
+        lat_ctx x = { .devnull = open("/dev/null", O_RDWR | O_CLOEXEC) };
+        variant v = { .label = "spawn", .k = K_BARE, .argv = argv,
+                      .ms = calloc((size_t) n, sizeof(double)) };
+        if (x.devnull < 0 || !v.ms || n <= 0)
+                die("spawn: bad N or out of memory");
+        for (int i = 0; i < n + 10; i++)
+                run_variant(&x, &v, i >= 10);
+        print_variant(&v);
+        return 0;
+}
+
 int main(int argc, char **argv) {
+        if (argc == 3 && strcmp(argv[1], "spawn") == 0)
+                return cmd_spawn(atoi(argv[2]));
         if (argc >= 6 && strcmp(argv[1], "latency") == 0)
                 return cmd_latency(argv + 2, argc - 2);
         if (argc == 6 && strcmp(argv[1], "concurrent") == 0)
                 return cmd_concurrent(argv + 2);
         fprintf(stderr, "usage: daemonload latency SOCK WORKDIR ROUNDS WARMUP [LABEL CMD... "
                         "[:: LABEL CMD...]...]\n"
-                        "       daemonload concurrent SOCK WORKDIR SESSIONS EXECS\n");
+                        "       daemonload concurrent SOCK WORKDIR SESSIONS EXECS\n"
+                        "       daemonload spawn N\n");
         return 2;
 }
