@@ -22,6 +22,7 @@
 
 #include "linux/landlock-layer.h"
 #include "linux/landlock.h"
+#include "linux/process.h"
 #include "linux/uapi.h"
 #include "plan/landlock-plan.h"
 #include "policy/policy.h"
@@ -166,6 +167,43 @@ static void test_old_abi_refused(void **state) {
         plan_free(pl);
 }
 
+/* A directory that holds a secret must be listed to grant its other entries one by one: when it
+ * cannot be (no read permission), the policy is refused, naming the directory. Run without
+ * capabilities (root would read it anyway). */
+static void test_unlistable_ancestor_refused(void **state) {
+        (void) state;
+        tmptree_mkdir(T, "locked/inner");
+        tmptree_file(T, "locked/inner/secret", "s");
+        assert_int_equal(chmod(P("locked/inner"), 0111), 0); /* searchable, not listable */
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                if (geteuid() == 0 && process_drop_capabilities() < 0)
+                        _exit(2);
+                cordon_policy *pol = NULL;
+                cordon_error err = { 0 };
+                plan *pl = NULL;
+                landlock_plan *lp = NULL;
+                if (cordon_policy_new_default(P("ws"), P("home"), &pol, &err) < 0 ||
+                    cordon_policy_add_deny_read(pol, P("locked/inner/secret")) < 0 ||
+                    plan_build(pol, P("home"), P("ws"), NULL, &pl, &err) < 0)
+                        _exit(2);
+                landlock_plan_options o = { .abi = LANDLOCK_PLAN_MIN_ABI };
+                int r = landlock_plan_build(pl, &o, &lp, &err);
+                bool ok = r < 0 && err.code == CORDON_POLICY_UNENFORCEABLE &&
+                          strstr(err.message, "cannot list ") &&
+                          strstr(err.message, P("locked/inner"));
+                if (!ok)
+                        fprintf(stderr, "child: %d %s\n", r, err.message);
+                _exit(ok ? 0 : 1);
+        }
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_int_equal(chmod(P("locked/inner"), 0755), 0);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 /* ---- applied for real ---------------------------------------------------------------------- */
 
 static int try_open(const char *path, int flags) {
@@ -300,6 +338,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_plan_as_data),
                 cmocka_unit_test(test_old_abi_refused),
+                cmocka_unit_test(test_unlistable_ancestor_refused),
                 cmocka_unit_test(test_applied),
         };
         return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
