@@ -15,7 +15,11 @@ measured too). In the same run:
     the client), session.exec of /bin/true in the warm session, the same exec request against a
     trivial echo server (the client's and the socket's floor), session.list (a daemon round trip
     without a session host), cold `cordon run -- /bin/true`, and bubblewrap. Median, p90.
-    Target (issue 5): warm median <= bare median + 1 ms.
+    Target (issue 5): warm median <= bare median + 1 ms. Where the time goes: when each event
+    of the warm exec reached the client; `daemonload spawn` (fork + exec + waitpid of
+    /bin/true) on the host and inside a warm session, in alternating runs (what the sandbox
+    costs the command itself); and --cpu-execs warm execs back to back from an unmeasured
+    client with each process's CPU time (schedstat; the commands through init's cutime).
 (b) --sessions concurrent sessions, each on its own connection, each running --execs execs of
     /bin/true (one after the other, all sessions at once), then destroyed; the whole repeated
     --passes times on the same daemon. Errors counted by kind (target: zero). The daemon's open fds and
@@ -37,7 +41,9 @@ import argparse
 import json
 import os
 import shutil
+import resource
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -336,6 +342,71 @@ def bench_spawn(exe, cordon, sock, ws, env, n, chunks=6):
     return {k: summary({"runs": len(v), "failures": 0, "ms": v}) for k, v in runs.items()}
 
 
+def cpu_ns(pid):
+    """On-CPU time of every thread of pid (schedstat, ns), and of its reaped children (ns, from
+    /proc/PID/stat's cutime + cstime, in clock ticks)."""
+    own = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                own += int(f.read().split()[0])
+        except OSError:
+            pass
+    with open(f"/proc/{pid}/stat") as f:
+        st = f.read()
+    fields = st[st.rindex(")") + 2:].split()
+    hz = os.sysconf("SC_CLK_TCK")
+    return own, (int(fields[13]) + int(fields[14])) * 1_000_000_000 // hz
+
+
+def exec_loop(sock, sid, n):
+    """n session.exec of /bin/true, one after the other, from this (unmeasured) process."""
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sock)
+    f = s.makefile("rb")
+    for i in range(1, n + 1):
+        s.sendall((json.dumps({"v": 1, "id": i, "method": "session.exec", "params": {
+            "sessionId": sid, "argv": ["/bin/true"]}}) + "\n").encode())
+        while True:
+            d = json.loads(f.readline())
+            if d.get("id") == i and ("result" in d or "error" in d):
+                break
+        if d.get("result", {}).get("exitCode") != 0:
+            raise SystemExit(f"cpu: exec {i} failed: {d}")
+    s.close()
+
+
+def bench_cpu(exe, dmn, cordon, sock, ws, env, n):
+    """CPU time per warm exec in each process involved, against a bare fork + exec + wait."""
+    sid = subprocess.run([cordon, "session", "launch", "--socket", sock, "--workdir", ws],
+                         capture_output=True, text=True, env=env, cwd=ws, check=True).stdout
+    sid = sid.strip()
+    try:
+        table = proc_table()
+        procs = {"cordond": [dmn.pid]}
+        for p in descendants(dmn.pid, table):
+            procs.setdefault(table[p][1], []).append(p)
+        exec_loop(sock, sid, 20)  # warm-up
+        before = {c: [cpu_ns(p) for p in ps] for c, ps in procs.items()}
+        exec_loop(sock, sid, n)
+        after = {c: [cpu_ns(p) for p in ps] for c, ps in procs.items()}
+    finally:
+        subprocess.run([cordon, "session", "destroy", "--socket", sock, sid], env=env,
+                       stdout=subprocess.DEVNULL, check=False)
+    res = {}
+    for c in procs:
+        res[c] = sum(a[0] - b[0] for a, b in zip(after[c], before[c])) / n / 1e6
+        if c == "cordon-init":  # its reaped children: the commands
+            res["command"] = sum(a[1] - b[1] for a, b in zip(after[c], before[c])) / n / 1e6
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run([exe, "spawn", str(n)], env=env, cwd=ws, check=True,
+                   stdout=subprocess.DEVNULL)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res["bare"] = ((r1.ru_utime + r1.ru_stime) - (r0.ru_utime + r0.ru_stime)) / (n + 10) * 1e3
+    res["n"] = n
+    return res
+
+
 # ---- (b) concurrent sessions ----------------------------------------------------------------------
 
 def read_phase(p, name):
@@ -449,6 +520,33 @@ def report_breakdown(out, lat, spawn, n):
             f"command's own fork + exec: {confine:+.3f} ms; the rest, {plumbing:+.3f} ms, is the "
             f"daemon, the session host and init relaying the exec (the client's floor, echo, "
             f"is {e['median']:.3f} ms of it)", ""]
+    report_cpu(out, spawn["cpu"])
+
+
+CPU_ROWS = [
+    ("cordond", "`cordond` (the daemon: request, relaying four lines)"),
+    ("cordond-session", "`cordond-session` (the session host: pipes, events, result)"),
+    ("cordon-init", "`cordon-init` (fork, hand-over, reaping)"),
+    ("command", "the command, `/bin/true`, inside the sandbox (init's reaped children)"),
+    ("cordon-monitor", "`cordon-monitor` (the creation-rule supervisor)"),
+    ("cordon-proxy", "`cordon-proxy`"),
+]
+
+
+def report_cpu(out, c):
+    out += [f"CPU time per exec, by process: {c['n']} warm execs of `/bin/true` one after the "
+            f"other (from a client that is not measured), each process's on-CPU time "
+            f"(`/proc/PID/task/*/schedstat`; the commands from init's `cutime` + `cstime`), "
+            f"divided by {c['n']}; CPU time, unlike wall time, hardly moves with other work on "
+            f"the machine:", "", "| process | CPU per exec |", "|---|---|"]
+    total = 0.0
+    for k, name in CPU_ROWS:
+        if k in c:
+            total += c[k]
+            out.append(f"| {name} | {c[k]:.3f} ms |")
+    out += [f"| **total** | **{total:.3f} ms** |",
+            f"| bare: `daemonload spawn` (fork + exec + waitpid) and its `/bin/true`, per spawn "
+            f"| {c['bare']:.3f} ms |", ""]
 
 
 def kib(v):
@@ -456,7 +554,9 @@ def kib(v):
 
 
 def report_concurrent(out, base, after_lat, passes, n, execs, trimmed):
-    out += [f"### {n} concurrent sessions × {execs} execs ({len(passes)} passes on one daemon)", "",
+    np = len(passes)
+    out += [f"### {n} concurrent sessions × {execs} execs ({np} pass{'es' if np > 1 else ''} on "
+            f"one daemon)", "",
             "| pass | launch (median / max) | execs: wall | exec latency (median / p90 / max) "
             "| errors |", "|---|---|---|---|---|"]
     for i, r in enumerate(passes, 1):
@@ -578,6 +678,7 @@ def main():
     ap.add_argument("--sessions", type=int, default=100)
     ap.add_argument("--execs", type=int, default=10)
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--cpu-execs", type=int, default=1000)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the cordond section of FILE")
     args = ap.parse_args()
@@ -601,6 +702,8 @@ def main():
         print("latency ...", file=sys.stderr)
         lat = bench_latency(exe, cordon, sock, ws, env, args.rounds, args.warmup)
         spawn = bench_spawn(exe, cordon, sock, ws, env, args.rounds)
+        spawn["cpu"] = bench_cpu(exe, dmn, cordon, sock, ws, env, args.cpu_execs)
+        wait_no_children(dmn.pid)
         wait_no_children(dmn.pid)
         time.sleep(0.2)
         after_lat = status(dmn.pid)
