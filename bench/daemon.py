@@ -561,18 +561,17 @@ def report_concurrent(out, base, after_lat, passes, n, execs, trimmed):
             "| errors |", "|---|---|---|---|---|"]
     for i, r in enumerate(passes, 1):
         la, ex = r["launched"], r["execs"]
-        errs = sum(la["errors"].values()) + sum(ex["errors"].values()) + \
-            sum(r["destroyed"]["errors"].values())
+        errs = sum(r["destroyed"]["errors"].values())  # the counts are cumulative
         ms = ex["ms"]
         lat = (f"{statistics.median(ms):.2f} / {pct(ms, 0.9):.2f} / {max(ms):.2f} ms"
                if ms else "–")
-        first = f" (first: {r['destroyed']['first_error']})" if errs else ""
+        kinds = ", ".join(f"{k} {v}" for k, v in r["destroyed"]["errors"].items() if v)
+        first = f" ({kinds}; first: {r['destroyed']['first_error']})" if errs else ""
         out.append(f"| {i} | {statistics.median(la['ms']):.0f} / {max(la['ms']):.0f} ms | "
                    f"{ex['wall_ms'] / 1000:.2f} s for {len(ms)} execs | {lat} | "
                    f"**{errs}**{first} |")
     total = sum(len(r["execs"]["ms"]) for r in passes)
-    errors = sum(sum(r[k]["errors"].values()) for r in passes
-                 for k in ("launched", "execs", "destroyed"))
+    errors = sum(sum(r["destroyed"]["errors"].values()) for r in passes)
     out += ["", f"- {total} execs completed, **{errors} errors** — target: zero errors: "
             f"{verdict(errors == 0 and total == n * execs * len(passes))}", ""]
     report_daemon(out, base, after_lat, passes, n, trimmed)

@@ -420,8 +420,9 @@ static int cmd_latency(char **argv, int argc) {
         int k = parse_cmds(argv + 4, argc - 4, vs, 4);
         lat_ctx x = { .devnull = open("/dev/null", O_RDWR | O_CLOEXEC) };
         const char *err = NULL;
-        if (x.devnull < 0 || conn_open(&x.daemon, sock) < 0)
-                die("cannot connect to %s: %s", sock, strerror(errno));
+        int rc = x.devnull < 0 ? -errno : conn_open(&x.daemon, sock);
+        if (rc < 0)
+                die("cannot connect to %s: %s", sock, strerror(-rc));
         if (launch(&x.daemon, workdir, x.sid, &err) < 0)
                 die("session.launch: %s", err);
         pid_t echo = echo_start(&x.echo);
@@ -439,8 +440,12 @@ static int cmd_latency(char **argv, int argc) {
         conn_close(&x.echo);
         (void) waitpid(echo, NULL, 0);
         conn_close(&x.daemon);
-        for (int j = 0; j < k; j++)
+        for (int j = 0; j < k; j++) {
                 print_variant(&vs[j]);
+                free(vs[j].ms);
+                free(vs[j].marks);
+        }
+        (void) close(x.devnull);
         return 0;
 }
 
@@ -480,8 +485,9 @@ static void count_error(worker *w, err_kind k, const char *what) {
         pthread_mutex_lock(&sh->lock);
         sh->errors[k]++;
         if (!sh->first_error[0])
-                snprintf(sh->first_error, sizeof(sh->first_error), "%s: %s", err_names[k],
-                         what ? what : "");
+                snprintf(sh->first_error, sizeof(sh->first_error), "%s%s%s", err_names[k],
+                         what && strcmp(what, err_names[k]) != 0 ? ": " : "",
+                         what && strcmp(what, err_names[k]) != 0 ? what : "");
         pthread_mutex_unlock(&sh->lock);
 }
 
@@ -501,8 +507,9 @@ static void *worker_main(void *arg) {
         shared *sh = w->sh;
         const char *err = NULL;
         double t0 = now_ms();
-        if (conn_open(&w->c, sh->sock) < 0)
-                count_error(w, E_CONNECT, strerror(errno));
+        int r = conn_open(&w->c, sh->sock);
+        if (r < 0)
+                count_error(w, E_CONNECT, strerror(-r));
         else if (launch(&w->c, sh->workdir, w->sid, &err) < 0)
                 count_error(w, E_LAUNCH, err);
         else
@@ -629,6 +636,8 @@ static int cmd_spawn(int n) {
         for (int i = 0; i < n + 10; i++)
                 run_variant(&x, &v, i >= 10);
         print_variant(&v);
+        free(v.ms);
+        (void) close(x.devnull);
         return 0;
 }
 
