@@ -93,10 +93,30 @@ static bool is_fs(proto_method m) {
                m == PROTO_FS_LIST || m == PROTO_FS_STAT;
 }
 
+static bool is_terminal(proto_method m) {
+        return m == PROTO_SESSION_TERMINAL || m == PROTO_TERMINAL_INPUT ||
+               m == PROTO_TERMINAL_RESIZE || m == PROTO_TERMINAL_CLOSE;
+}
+
 static bool known_params(proto_method m) {
         return m == PROTO_PROBE || m == PROTO_SESSION_LIST || m == PROTO_SESSION_LAUNCH ||
                m == PROTO_SESSION_EXEC || m == PROTO_SESSION_DESTROY ||
-               m == PROTO_SESSION_SUSPEND || m == PROTO_SESSION_RESUME || is_fs(m);
+               m == PROTO_SESSION_SUSPEND || m == PROTO_SESSION_RESUME || is_fs(m) ||
+               is_terminal(m);
+}
+
+/* session.terminal: a session, a size, an optional argv; terminal.*: the id of the opening
+ * request, input text only for terminal.input, a size only for terminal.resize. */
+static void check_terminal(proto_method m, const proto_terminal *t) {
+        bool open = m == PROTO_SESSION_TERMINAL, sized = open || m == PROTO_TERMINAL_RESIZE;
+        CHECK(!open || policy_check_id(t->session_id) == NULL);
+        CHECK(open ? t->terminal_id == 0 : t->terminal_id >= 1);
+        CHECK(sized ? (t->cols >= 1 && t->cols <= 1000 && t->rows >= 1 && t->rows <= 1000)
+                    : (t->cols == 0 && t->rows == 0));
+        CHECK(open || (!t->argv && !t->native));
+        CHECK(!t->argv || (t->n_argv >= 1 && t->argv[t->n_argv] == NULL && t->argv[0][0]));
+        CHECK((m == PROTO_TERMINAL_INPUT) == (t->data != NULL));
+        CHECK(!t->data || (t->data_len <= PROTO_TERM_INPUT_MAX && strlen(t->data) == t->data_len));
 }
 
 /* fs.*: a valid session id and absolute path; content only for fs.write, the edit strings only
@@ -131,6 +151,8 @@ static void check_accepted(const proto_request *rq) {
                 CHECK(policy_check_id(rq->session_id) == NULL);
         } else if (is_fs(rq->method)) {
                 check_fs(rq->method, &rq->fs);
+        } else if (is_terminal(rq->method)) {
+                check_terminal(rq->method, &rq->term);
         }
 }
 
@@ -194,6 +216,32 @@ static json_t *fs_params(proto_method m, const proto_fs *f) {
         return p;
 }
 
+static json_t *terminal_params(proto_method m, const proto_terminal *t) {
+        json_t *p = json_object();
+        CHECK(p);
+        if (m == PROTO_SESSION_TERMINAL) {
+                set_new(p, "sessionId", json_string(t->session_id));
+                if (t->native)
+                        set_new(p, "backend", json_string("native"));
+                if (t->argv) {
+                        json_t *argv = json_array();
+                        CHECK(argv);
+                        for (size_t i = 0; i < t->n_argv; i++)
+                                CHECK(json_array_append_new(argv, json_string(t->argv[i])) == 0);
+                        set_new(p, "argv", argv);
+                }
+        } else {
+                set_new(p, "terminalId", json_integer((json_int_t) t->terminal_id));
+        }
+        if (m == PROTO_SESSION_TERMINAL || m == PROTO_TERMINAL_RESIZE) {
+                set_new(p, "cols", json_integer(t->cols));
+                set_new(p, "rows", json_integer(t->rows));
+        }
+        if (m == PROTO_TERMINAL_INPUT)
+                set_new(p, "data", json_stringn(t->data, t->data_len));
+        return p;
+}
+
 static json_t *params_of(const proto_request *rq) {
         if (rq->method == PROTO_SESSION_LAUNCH) {
                 json_t *p = json_object();
@@ -212,6 +260,8 @@ static json_t *params_of(const proto_request *rq) {
                 return json_pack("{s:s}", "sessionId", rq->session_id);
         if (is_fs(rq->method))
                 return fs_params(rq->method, &rq->fs);
+        if (is_terminal(rq->method))
+                return terminal_params(rq->method, &rq->term);
         return json_object(); /* probe, session.list */
 }
 
@@ -256,6 +306,14 @@ static bool same_fs(const proto_fs *a, const proto_fs *b) {
                a->offset == b->offset && a->length == b->length;
 }
 
+static bool same_terminal(const proto_terminal *a, const proto_terminal *b) {
+        return strcmp(a->session_id, b->session_id) == 0 && a->native == b->native &&
+               a->cols == b->cols && a->rows == b->rows &&
+               same_strv(a->argv, a->n_argv, b->argv, b->n_argv) && (!a->argv == !b->argv) &&
+               a->terminal_id == b->terminal_id &&
+               same_bytes(a->data, a->data_len, b->data, b->data_len);
+}
+
 static bool same_request(const proto_request *a, const proto_request *b) {
         const proto_exec *x = &a->exec, *y = &b->exec;
         return a->id == b->id && a->method == b->method &&
@@ -268,7 +326,8 @@ static bool same_request(const proto_request *a, const proto_request *b) {
                same_strv(x->env, x->n_env, y->env, y->n_env) && streq(x->cwd, y->cwd) &&
                streq(x->stdin_data, y->stdin_data) && x->stdin_len == y->stdin_len &&
                same_policy(x->policy_override, y->policy_override) &&
-               x->escalation_approved == y->escalation_approved && same_fs(&a->fs, &b->fs);
+               x->escalation_approved == y->escalation_approved && same_fs(&a->fs, &b->fs) &&
+               same_terminal(&a->term, &b->term);
 }
 
 static void check_round_trip(const proto_request *rq) {
