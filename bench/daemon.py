@@ -237,11 +237,23 @@ def kernel_kib():
     return sum(v.values())
 
 
+def start_time(pid):
+    """The process's start time (/proc/PID/stat field 22), which with the pid names one
+    process; None once it is gone or a zombie (dead, waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            st = f.read()
+        fields = st[st.rindex(")") + 2:].split()
+        return None if fields[0] in ("Z", "X") else int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def session_trees(daemon_pid):
     """Each session host (a child of the daemon) with its descendants: a list of
-    {comm: (rss_kib, pss_kib)} per session."""
+    {comm: (rss_kib, pss_kib)} per session, and every process seen as {(pid, start): comm}."""
     table = proc_table()
-    trees = []
+    trees, seen = [], {}
     for host in [p for p, (pp, _) in table.items() if pp == daemon_pid]:
         procs = {}
         for p in [host] + descendants(host, table):
@@ -249,8 +261,51 @@ def session_trees(daemon_pid):
             comm = table[p][1]
             if st:
                 procs.setdefault(comm, []).append((st.get("VmRSS", 0), pss_kib(p)))
+                seen[(p, start_time(p))] = comm
         trees.append(procs)
-    return trees
+    return trees, seen
+
+
+def survivors(seen):
+    """The processes of `seen` still alive (same pid, same start time), which may have left the
+    daemon's tree (reparented to PID 1): {comm: count}. They are killed (by pid: they are this
+    benchmark's sessions' processes) so they do not pile up over the passes."""
+    alive = [(pid, start) for pid, start in seen if start is not None]
+    deadline = time.monotonic() + 2  # SIGKILL and namespace teardown are not instantaneous
+    while alive and time.monotonic() < deadline:
+        alive = [(pid, start) for pid, start in alive if start_time(pid) == start]
+        time.sleep(0.05)
+    left = {}
+    for pid, start in alive:
+        left[seen[(pid, start)]] = left.get(seen[(pid, start)], 0) + 1
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left
+
+
+def leftovers(root):
+    """Processes still running whose command line names this run's directory (cordond's forks
+    carry its --socket argument): {comm: count}; killed, by pid."""
+    left = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmd = f.read()
+            with open(f"/proc/{name}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if root.encode() + b"/" in cmd and start_time(int(name)) is not None:
+            left[comm] = left.get(comm, 0) + 1
+            try:
+                os.kill(int(name), signal.SIGKILL)
+            except OSError:
+                pass
+    return left
 
 
 def wait_no_children(pid, timeout=15):
@@ -439,7 +494,7 @@ def concurrent_pass(exe, dmn, sock, ws, env, n, execs):
     time.sleep(0.5)  # idle: let each session settle after its launch
     res["idle"] = status(dmn.pid)
     res["kernel_idle"] = kernel_kib()
-    res["trees"] = session_trees(dmn.pid)
+    res["trees"], seen = session_trees(dmn.pid)
     sampler = Sampler(dmn.pid)
     sampler.start()
     p.stdin.write("go\n")
@@ -454,6 +509,7 @@ def concurrent_pass(exe, dmn, sock, ws, env, n, execs):
     p.wait()
     res["gone"] = wait_no_children(dmn.pid)
     time.sleep(0.2)
+    res["left"] = survivors(seen)
     res["after"] = status(dmn.pid)
     res["heap"] = dmn.heap_in_use()
     return res
@@ -601,9 +657,19 @@ def report_daemon(out, base, after_lat, passes, n, trimmed):
     if trimmed is not None:
         out.append(f"| after the last pass and `malloc_trim(0)` | {passes[-1]['after']['fds']} | "
                    f"{kib(trimmed)} | |")
-    fds_ok = all(r["after"]["fds"] == after_lat["fds"] and r["gone"] for r in passes)
+    fds_ok = all(r["after"]["fds"] == after_lat["fds"] for r in passes)
     out += ["", f"- fds after every pass = fds after the warm-exec rounds "
-            f"({after_lat['fds']}), and every session process gone: {verdict(fds_ok)}"]
+            f"({after_lat['fds']}): {verdict(fds_ok)}"]
+    left = {}
+    for r in passes:
+        for c, k in r["left"].items():
+            left[c] = left.get(c, 0) + k
+    gone = all(r["gone"] for r in passes) and not left
+    what = ", ".join(f"{k} × `{c}`" for c, k in sorted(left.items()))
+    out.append(f"- every process of every destroyed session gone (checked by pid and start "
+               f"time, so one that left the daemon's tree counts too): {verdict(gone)}"
+               + (f" — still running after the passes' `session.destroy`: {what} (reparented "
+                  f"away from the daemon; the benchmark killed them)" if left else ""))
     if after_lat["heap"] is not None and all(r["heap"] is not None for r in passes):
         worst = max(r["heap"] for r in passes) - after_lat["heap"]
         out.append(f"- heap in use after a pass − after the warm-exec rounds: at most "
@@ -646,7 +712,7 @@ def report_memory(out, r, after_lat, n):
             f"{kib((r['kernel_idle'] - r['kernel_before']) / n)} per session", ""]
 
 
-def report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed):
+def report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed, stray):
     out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
            f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}. Other work on the "
            f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
@@ -655,6 +721,11 @@ def report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed):
     report_latency(out, lat, args.rounds, args.warmup)
     report_breakdown(out, lat, spawn, args.rounds)
     report_concurrent(out, base, after_lat, passes, args.sessions, args.execs, trimmed)
+    what = ", ".join(f"{k} × `{c}`" for c, k in sorted(stray.items()))
+    out += [f"After the daemon's SIGTERM, processes of this run still running anywhere on the "
+            f"machine (found by the run's directory in their command line): "
+            f"{what + ' (killed by the benchmark)' if stray else 'none'} — target: none: "
+            f"{verdict(not stray)}", ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -718,7 +789,9 @@ def main():
         load = (load0, loadavg(), other_share(ticks0, cpu_ticks(), own0, os.times()))
         if left:
             raise SystemExit(f"processes left after cordond's SIGTERM: {left}")
-        text = report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed)
+        time.sleep(0.5)
+        stray = leftovers(root)
+        text = report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed, stray)
         print(text)
         if args.write:
             write_md(args.write, text)
