@@ -479,55 +479,6 @@ int exec_watch(daemon_t *d, exec_run *x, bool on) {
         return 0;
 }
 
-/* "X<id> {argv, env, cwd, stdin}\n" to the host. */
-static void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
-        const proto_exec *e = &rq->exec;
-        json_t *argv = json_array(), *env = json_array();
-        for (size_t i = 0; argv && i < e->n_argv; i++)
-                (void) json_array_append_new(argv, json_string(e->argv[i]));
-        for (size_t i = 0; env && i < e->n_env; i++)
-                (void) json_array_append_new(env, json_string(e->env[i]));
-        json_t *o = json_pack("{s:o,s:o}", "argv", argv, "env", env);
-        if (o && e->cwd)
-                (void) json_object_set_new(o, "cwd", json_string(e->cwd));
-        if (o && e->stdin_data)
-                (void) json_object_set_new(o, "stdin", json_string(e->stdin_data));
-        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
-        char *line = NULL;
-        uint64_t id = ++d->next_exec_id;
-        if (!x || asprintf(&line, "X%llu %s\n", (unsigned long long) id, txt) < 0) {
-                free(x);
-                free(txt);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
-                return;
-        }
-        free(txt);
-        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
-                         .pid = -1, .events_fd = -1, .warm = true, .host_exec_id = id,
-                         .next = d->execs };
-        /* The host reads requests as fast as it can; a short blocking write is bounded by the
-         * request limit (protocol.h). */
-        (void) fcntl(s->host.fd, F_SETFL, 0);
-        size_t len = strlen(line), off = 0;
-        while (off < len) {
-                ssize_t w = write(s->host.fd, line + off, len - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w <= 0)
-                        break;
-                off += (size_t) w;
-        }
-        (void) fcntl(s->host.fd, F_SETFL, O_NONBLOCK);
-        free(line);
-        d->execs = x;
-        s->running++;
-        s->state = SESSION_ACTIVE;
-        if (off < len)
-                x->done = true; /* the host is gone: answered as failed */
-}
-
 /* Writes one line to the session's host (blocking briefly: lines are small and the host reads
  * them as they come). Returns false when the host is gone. */
 static bool host_write(session *s, const char *line) {
@@ -545,6 +496,49 @@ static bool host_write(session *s, const char *line) {
         }
         (void) fcntl(s->host.fd, F_SETFL, O_NONBLOCK);
         return off == len;
+}
+
+/* Starts a warm exec or terminal: "<tag><id> <request json>\n" to the host ('X' an exec, 'T' a
+ * terminal), and the exec_run its "E"/"R" lines will find. Takes `o`. */
+static void start_warm(daemon_t *d, client *c, session *s, const proto_request *rq, char tag,
+                       json_t *o) {
+        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
+        json_decref(o);
+        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
+        char *line = NULL;
+        uint64_t id = ++d->next_exec_id;
+        if (!x || asprintf(&line, "%c%llu %s\n", tag, (unsigned long long) id, txt) < 0) {
+                free(x);
+                free(txt);
+                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
+                return;
+        }
+        free(txt);
+        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
+                         .pid = -1, .events_fd = -1, .warm = true, .terminal = tag == 'T',
+                         .host_exec_id = id, .next = d->execs };
+        d->execs = x;
+        s->running++;
+        s->state = SESSION_ACTIVE;
+        if (!host_write(s, line))
+                x->done = true; /* the host is gone: answered as failed */
+        free(line);
+}
+
+/* A warm exec: {argv, env, cwd, stdin} to the host. */
+static void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
+        const proto_exec *e = &rq->exec;
+        json_t *argv = json_array(), *env = json_array();
+        for (size_t i = 0; argv && i < e->n_argv; i++)
+                (void) json_array_append_new(argv, json_string(e->argv[i]));
+        for (size_t i = 0; env && i < e->n_env; i++)
+                (void) json_array_append_new(env, json_string(e->env[i]));
+        json_t *o = json_pack("{s:o,s:o}", "argv", argv, "env", env);
+        if (o && e->cwd)
+                (void) json_object_set_new(o, "cwd", json_string(e->cwd));
+        if (o && e->stdin_data)
+                (void) json_object_set_new(o, "stdin", json_string(e->stdin_data));
+        start_warm(d, c, s, rq, 'X', o);
 }
 
 void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
@@ -567,27 +561,7 @@ void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
                 (void) json_array_append_new(argv, json_string(t->argv[i]));
         json_t *o = json_pack("{s:o,s:i,s:i,s:b}", "argv", argv, "cols", t->cols, "rows", t->rows,
                               "native", t->native);
-        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
-        uint64_t id = ++d->next_exec_id;
-        char *line = NULL;
-        if (!x || asprintf(&line, "T%llu %s\n", (unsigned long long) id, txt) < 0) {
-                free(x);
-                free(txt);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
-                return;
-        }
-        free(txt);
-        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
-                         .pid = -1, .events_fd = -1, .warm = true, .terminal = true,
-                         .host_exec_id = id, .next = d->execs };
-        d->execs = x;
-        s->running++;
-        s->state = SESSION_ACTIVE;
-        if (!host_write(s, line))
-                x->done = true;
-        free(line);
+        start_warm(d, c, s, rq, 'T', o);
         daemon_log("session %s: terminal %llu (%s)", s->id, (unsigned long long) rq->id,
                    t->native ? "native: inside the sandbox" : "none: an unconfined host shell");
 }
