@@ -104,9 +104,18 @@ static int listener_kind(int fd, proxy_listener_kind *kind) {
 /* Root is not needed to dial out; a proxy bug must not hand a command root's file access. */
 int proxy_drop_privileges(void) {
         if (geteuid() == 0) {
+                pid_t parent = getppid();
                 if (setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
                     setresuid(NOBODY, NOBODY, NOBODY) < 0)
                         return -errno;
+                /* Changing credentials clears the parent-death signal (prctl(2)): arm it again,
+                 * or a proxy started as root would outlive a launcher killed with SIGKILL — and
+                 * keep the sandbox's network namespace alive through its listeners. The check
+                 * covers a parent that died in between (it was armed until the setresuid). */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                        return -errno;
+                if (getppid() != parent)
+                        return -ESRCH;
         }
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 return -errno;
