@@ -673,6 +673,10 @@ t_lifetime() {
                         kill -9 "$cpid" 2>/dev/null
                         continue
                 fi
+                # cordon's own children (the egress proxy, the monitor): none may outlive it,
+                # whatever its credentials changes did to their parent-death signal.
+                kids=$(grep -l "^PPid:[[:space:]]*$cpid\$" /proc/[0-9]*/status 2>/dev/null |
+                        sed 's|^/proc/\([0-9]*\)/status$|\1|' | tr '\n' ' ')
                 kill -"$sig" "$cpid"
                 wait "$cpid" 2>/dev/null
                 if "$ATTACK" find-marker "$m" 3000 2>"$IT_TMP/log/find"; then
@@ -682,6 +686,22 @@ t_lifetime() {
                                 "$(cat "$IT_TMP/log/find")"
                 fi
                 kill_marker "$m"
+                left=
+                for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 \
+                        28 29 30; do
+                        left=
+                        for k in $kids; do
+                                kill -0 "$k" 2>/dev/null && left="$left $k"
+                        done
+                        [ -z "$left" ] && break
+                        sleep 0.1
+                done
+                if [ -n "$kids" ] && [ -z "$left" ]; then
+                        ok "lifetime: kill -$sig of cordon: its proxy and monitor die with it"
+                else
+                        not_ok "lifetime: kill -$sig of cordon: its proxy and monitor die with it" \
+                                "children before: '${kids}', still alive: '${left}'"
+                fi
         done
 }
 
