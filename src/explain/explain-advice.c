@@ -76,6 +76,10 @@ static int advise_create_name(explain_violation *v) {
                                     "rule does not match", rule);
 }
 
+/* The supervisor's refusal of a direct connect() in the landlock backend
+ * (linux/supervisor-landlock.c): the start of its rule text. */
+#define LANDLOCK_DIRECT "the landlock backend connects only to the run's egress proxy"
+
 /* The reasons the proxy gives besides a deny pattern (net/egress.h, net/proxy-dial.c). */
 static int advise_network_reason(explain_violation *v, const char *t) {
         if (strcmp(v->rule, "network disabled") == 0) {
@@ -89,6 +93,11 @@ static int advise_network_reason(explain_violation *v, const char *t) {
         if (strcmp(v->rule, "invalid destination") == 0)
                 return set(&v->why, "the destination is not a valid host name or address; no "
                                     "policy change makes it one");
+        if (strncmp(v->rule, LANDLOCK_DIRECT, strlen(LANDLOCK_DIRECT)) == 0)
+                return set(&v->why, "the landlock backend (no network namespace) lets the command "
+                                    "connect only to its egress proxy: this client connected "
+                                    "directly, ignoring HTTP_PROXY/HTTPS_PROXY/ALL_PROXY; make it "
+                                    "use the proxy, then --allow-domain decides");
         if (strncmp(v->rule, "resolves only to", 16) == 0)
                 return set(&v->why, "the name %s: the proxy never dials loopback, link-local, "
                                     "metadata or the host's own addresses for a name; a local "
@@ -132,6 +141,8 @@ static int advise_network(explain_violation *v) {
         v->network = true;
         int r = set(&v->summary, "network %s (%s)", t,
                     not_allowed ? "not in allowlist"
+                    : strncmp(v->rule, LANDLOCK_DIRECT, strlen(LANDLOCK_DIRECT)) == 0
+                            ? "direct connection, not through the proxy"
                     : strcmp(v->rule, "network disabled") == 0 ||
                                       strcmp(v->rule, "invalid destination") == 0 ||
                                       strncmp(v->rule, "resolves only to", 16) == 0

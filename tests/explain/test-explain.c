@@ -213,6 +213,24 @@ static void test_network_advice(void **state) {
         cordon_explanation_free(x);
 }
 
+/* The landlock backend's supervisor refuses a connect() that bypasses the proxy: no policy change
+ * allows it, and the advice says to use the proxy. */
+static void test_landlock_direct_connect(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY VIOLATION("network-outbound", "127.0.0.1:8080",
+                                         "the landlock backend connects only to the run's egress "
+                                         "proxy on 127.0.0.1 (there is no network namespace: "
+                                         "clients must use HTTP_PROXY/ALL_PROXY)") EXIT(7),
+                -1, NULL);
+        assert_outcome(x, "sandbox-denied");
+        const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
+        assert_null(v->change);
+        assert_string_equal(v->summary,
+                            "network 127.0.0.1:8080 (direct connection, not through the proxy)");
+        assert_contains(v->why, "ignoring HTTP_PROXY/HTTPS_PROXY/ALL_PROXY");
+        cordon_explanation_free(x);
+}
+
 static void test_other_actions(void **state) {
         cordon_explanation *x = explain(
                 STARTING READY VIOLATION("syscall", "ptrace", "ptrace")
@@ -524,6 +542,7 @@ int main(void) {
                 cmocka_unit_test(test_error_event_is_broken),
                 cmocka_unit_test(test_denied_name),
                 cmocka_unit_test(test_network_advice),
+                cmocka_unit_test(test_landlock_direct_connect),
                 cmocka_unit_test(test_other_actions),
                 cmocka_unit_test(test_unix_socket_and_aggregate),
                 cmocka_unit_test(test_suggestions_are_shell_quoted),
