@@ -5,16 +5,17 @@
  * and the message is one printable line (a hostile argument must not forge a second fatal line).
  * Built two ways:
  *   - with libFuzzer (-DCORDON_LIBFUZZER, clang -fsanitize=fuzzer,address,undefined);
- *   - as a plain program that replays the files in the directories named on its command line, so
- *     the unit suite runs the seed corpus. There, files named "valid-*" must parse and files named
- *     "invalid-*" must be refused. */
-#include <dirent.h>
+ *   - as a plain program (with fuzz/replay.c) that replays the files and directories named on its
+ *     command line, so the unit suite runs the seed corpus. There, files named "valid-*" must
+ *     parse and files named "invalid-*" must be refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/args.h"
+
+#include "replay.h"
 
 #define FUZZ_MAX_INPUT 8192
 #define FUZZ_MAX_ARGS 128
@@ -99,48 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-static int replay_file(const char *dir, const char *name) {
-        char path[4096];
-        (void) snprintf(path, sizeof(path), "%s/%s", dir, name);
-        FILE *f = fopen(path, "rbe");
-        if (!f) {
-                perror(path);
-                return 1;
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
+        /* LLVMFuzzerTestOneInput() passes over larger inputs: a seed that big tests nothing. */
+        if (size > FUZZ_MAX_INPUT) {
+                fprintf(stderr, "%s: larger than %d bytes\n", name, FUZZ_MAX_INPUT);
+                return false;
         }
-        static uint8_t data[FUZZ_MAX_INPUT + 1];
-        size_t n = fread(data, 1, sizeof(data), f);
-        fclose(f);
-        if (n > FUZZ_MAX_INPUT) {
-                fprintf(stderr, "%s: larger than %d bytes\n", path, FUZZ_MAX_INPUT);
-                return 1;
-        }
-        int r = run_one(data, n);
-        bool want_ok = strncmp(name, "valid-", 6) == 0;
-        bool want_fail = strncmp(name, "invalid-", 8) == 0;
-        if ((want_ok && r != 0) || (want_fail && r == 0)) {
-                fprintf(stderr, "%s: expected %s\n", path, want_ok ? "success" : "failure");
-                return 1;
-        }
-        return 0;
-}
-
-int main(int argc, char *argv[]) {
-        int failed = 0, files = 0;
-        for (int i = 1; i < argc; i++) {
-                DIR *d = opendir(argv[i]);
-                if (!d) {
-                        perror(argv[i]);
-                        return 1;
-                }
-                for (struct dirent *e; (e = readdir(d));) {
-                        if (e->d_name[0] == '.')
-                                continue;
-                        failed += replay_file(argv[i], e->d_name);
-                        files++;
-                }
-                closedir(d);
-        }
-        printf("fuzz-cli-args: %d corpus files, %d failed\n", files, failed);
-        return failed || files == 0 ? 1 : 0;
+        return fuzz_named_verdict(name, run_one(data, size), NULL);
 }
 #endif

@@ -14,14 +14,14 @@
  *  - upper-casing a name changes no verdict.
  * Built two ways, like fuzz-policy: with libFuzzer (-DCORDON_LIBFUZZER), and as a plain program
  * replaying the seed corpus in the unit suite. */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "net/egress.h"
+
+#include "replay.h"
 
 #define MAX_PATTERNS 64
 #define MAX_QUERIES 16
@@ -252,39 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-static int replay(const char *dir) {
-        DIR *d = opendir(dir);
-        if (!d) {
-                perror(dir);
-                return 1;
-        }
-        int n = 0, bad = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                char *buf = NULL;
-                size_t len = 0;
-                if (read_file_at(AT_FDCWD, path, 1 << 20, &buf, &len) < 0) {
-                        fprintf(stderr, "cannot read %s\n", path);
-                        bad++;
-                        continue;
-                }
-                run_one((const uint8_t *) buf, len); /* a broken promise aborts */
-                free(buf);
-                n++;
-        }
-        closedir(d);
-        printf("fuzz-egress: %d seeds replayed, %d unreadable\n", n, bad);
-        return bad != 0 || n == 0;
-}
-
-int main(int argc, char *argv[]) {
-        int r = 0;
-        for (int i = 1; i < argc; i++)
-                r |= replay(argv[i]);
-        return r;
+/* Egress seeds state no verdict in their names: a broken promise aborts. */
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
+        run_one(data, size);
+        return true;
 }
 #endif

@@ -5,14 +5,14 @@
  * half-parsed file never protects half of what it names. Built two ways, like fuzz-policy: with
  * libFuzzer (-DCORDON_LIBFUZZER), and as a plain program replaying the seed corpus in the unit
  * suite ("valid-*" seeds must parse, "invalid-*" seeds must be refused). */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/gitconfig.h"
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -50,45 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-static int replay(const char *dir) {
-        DIR *d = opendir(dir);
-        if (!d) {
-                perror(dir);
-                return 1;
-        }
-        int bad = 0, n = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                char *buf = NULL;
-                size_t len = 0;
-                if (read_file_at(AT_FDCWD, path, 1 << 20, &buf, &len) < 0) {
-                        fprintf(stderr, "cannot read %s\n", path);
-                        bad++;
-                        continue;
-                }
-                int r = parse_checked((const uint8_t *) buf, len);
-                bool want_ok = strncmp(e->d_name, "valid-", 6) == 0;
-                bool want_err = strncmp(e->d_name, "invalid-", 8) == 0;
-                if ((want_ok && r < 0) || (want_err && r == 0)) {
-                        fprintf(stderr, "%s: parse returned %d\n", e->d_name, r);
-                        bad++;
-                }
-                free(buf);
-                n++;
-        }
-        closedir(d);
-        printf("fuzz-gitconfig: %d seeds, %d unexpected\n", n, bad);
-        return bad != 0 || n == 0;
-}
-
-int main(int argc, char *argv[]) {
-        int r = 0;
-        for (int i = 1; i < argc; i++)
-                r |= replay(argv[i]);
-        return r;
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
+        return fuzz_named_verdict(name, parse_checked(data, size), NULL);
 }
 #endif

@@ -14,8 +14,6 @@
  * the seed corpus in the unit suite, where the file name states the expectation:
  * "req-ok-*" parses, "req-NNN-*" is refused with status NNN, "resp-ok-*" / "resp-bad-*" (answering
  * GET), "chunked-ok-*" / "chunked-bad-*" (the framer on the whole file). */
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +22,8 @@
 #include "net/http-body.h"
 #include "net/http.h"
 #include "util/util.h"
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -347,7 +347,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-/* The expectation a seed's name states; 0 when it states none. */
+/* Whether the seed is what its name states (1 when it states nothing). */
 static int seed_ok(const char *name, const char *buf, size_t len) {
         if (strncmp(name, "req-ok-", 7) == 0)
                 return run_request(buf, len) > 0;
@@ -370,43 +370,8 @@ static int seed_ok(const char *name, const char *buf, size_t len) {
         return 1;
 }
 
-static int replay(const char *dir) {
-        DIR *d = opendir(dir);
-        if (!d) {
-                perror(dir);
-                return 1;
-        }
-        int bad = 0, n = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                char *buf = NULL;
-                size_t len = 0;
-                if (read_file_at(AT_FDCWD, path, 1 << 20, &buf, &len) < 0) {
-                        fprintf(stderr, "cannot read %s\n", path);
-                        bad++;
-                        continue;
-                }
-                (void) LLVMFuzzerTestOneInput((const uint8_t *) buf, len);
-                if (!seed_ok(e->d_name, buf, len)) {
-                        fprintf(stderr, "%s: not what its name says\n", e->d_name);
-                        bad++;
-                }
-                free(buf);
-                n++;
-        }
-        closedir(d);
-        printf("fuzz-http: %d seeds, %d unexpected\n", n, bad);
-        return bad != 0 || n == 0;
-}
-
-int main(int argc, char *argv[]) {
-        int r = 0;
-        for (int i = 1; i < argc; i++)
-                r |= replay(argv[i]);
-        return r;
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
+        (void) LLVMFuzzerTestOneInput(data, size);
+        return seed_ok(name, (const char *) data, size);
 }
 #endif

@@ -6,10 +6,9 @@
  *
  * Built two ways (fuzz/meson.build):
  *   - with libFuzzer (-DCORDON_LIBFUZZER, clang -fsanitize=fuzzer,address,undefined);
- *   - as a plain program that runs the files or directories named on its command line, so the
- *     unit suite replays the seed corpus. There, files named "valid-*" must load and files named
+ *   - as a plain program (with fuzz/replay.c) that runs the files or directories named on its
+ *     command line, so the unit suite replays the seed corpus. There, files named "valid-*" must load and files named
  *     "invalid-*" must be refused with POLICY_INVALID. */
-#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +18,8 @@
 #include <jansson.h>
 
 #include "cordon/cordon.h"
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -85,70 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-
-static int read_whole(const char *path, uint8_t **ret, size_t *ret_len) {
-        FILE *f = fopen(path, "rbe");
-        if (!f)
-                return -1;
-        size_t cap = 1u << 21, len;
-        uint8_t *buf = malloc(cap);
-        if (!buf) {
-                fclose(f);
-                return -1;
-        }
-        len = fread(buf, 1, cap, f);
-        fclose(f);
-        *ret = buf;
-        *ret_len = len;
-        return 0;
-}
-
-static int run_file(const char *path, const char *name) {
-        uint8_t *data;
-        size_t len;
-        if (read_whole(path, &data, &len) < 0) {
-                fprintf(stderr, "%s: cannot read\n", path);
-                return 1;
-        }
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
         cordon_error err = { 0 };
-        int r = run_one(data, len, &err);
-        free(data);
-        if (strncmp(name, "valid-", 6) == 0 && r < 0) {
-                fprintf(stderr, "%s: expected to load, got: %s\n", path, err.message);
-                return 1;
-        }
-        if (strncmp(name, "invalid-", 8) == 0 && r == 0) {
-                fprintf(stderr, "%s: expected to be refused, but it loaded\n", path);
-                return 1;
-        }
-        return 0;
+        return fuzz_named_verdict(name, run_one(data, size, &err), err.message);
 }
-
-static int run_dir(const char *dir, unsigned *count) {
-        struct dirent **list;
-        int n = scandir(dir, &list, NULL, alphasort), failed = 0;
-        if (n < 0)
-                return run_file(dir, strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir);
-        for (int i = 0; i < n; i++) {
-                if (list[i]->d_name[0] != '.') {
-                        char path[4096];
-                        snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
-                        failed |= run_file(path, list[i]->d_name);
-                        (*count)++;
-                }
-                free(list[i]);
-        }
-        free(list);
-        return failed;
-}
-
-int main(int argc, char **argv) {
-        unsigned count = 0;
-        int failed = 0;
-        for (int i = 1; i < argc; i++)
-                failed |= run_dir(argv[i], &count);
-        printf("%u inputs, %s\n", count, failed ? "FAILED" : "ok");
-        return failed || count == 0;
-}
-
 #endif

@@ -13,8 +13,8 @@
  *     for exactly the message the parser produced).
  * Built two ways (fuzz/meson.build): with libFuzzer (-DCORDON_LIBFUZZER), and as a plain program
  * replaying the seed corpus in the unit suite, where files named "valid-*" must be accepted and
- * "invalid-*" refused; the replayer also feeds a request one byte over PROTO_LINE_MAX. */
-#include <dirent.h>
+ * "invalid-*" refused. Both first feed a request one byte over PROTO_LINE_MAX
+ * (LLVMFuzzerInitialize). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +28,9 @@
 #include "policy/policy.h"
 #include "util/utf8.h"
 
+#include "replay.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 __attribute__((noreturn)) static void broken(const char *what) {
@@ -416,74 +419,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         return 0;
 }
 
-#ifndef CORDON_LIBFUZZER
-
-static int read_whole(const char *path, uint8_t **ret, size_t *ret_len) {
-        FILE *f = fopen(path, "rbe");
-        if (!f)
-                return -1;
-        size_t cap = 1u << 21;
-        uint8_t *buf = malloc(cap);
-        if (!buf) {
-                fclose(f);
-                return -1;
-        }
-        *ret_len = fread(buf, 1, cap, f);
-        fclose(f);
-        *ret = buf;
-        return 0;
-}
-
-static int run_file(const char *path, const char *name) {
-        uint8_t *data;
-        size_t len;
-        if (read_whole(path, &data, &len) < 0) {
-                fprintf(stderr, "%s: cannot read\n", path);
-                return 1;
-        }
-        /* Seeds are files with a trailing newline; the server hands the parser the line without
-         * it. */
-        while (len > 0 && data[len - 1] == '\n')
-                len--;
-        cordon_error err;
-        int r = run_one(data, len, &err);
-        free(data);
-        if (strncmp(name, "valid-", 6) == 0 && r < 0) {
-                fprintf(stderr, "%s: expected to be accepted, got: %s\n", path, err.message);
-                return 1;
-        }
-        if (strncmp(name, "invalid-", 8) == 0 && r == 0) {
-                fprintf(stderr, "%s: expected to be refused, but it was accepted\n", path);
-                return 1;
-        }
-        return 0;
-}
-
-static int run_dir(const char *dir, unsigned *count) {
-        struct dirent **list;
-        int n = scandir(dir, &list, NULL, alphasort), failed = 0;
-        if (n < 0)
-                return run_file(dir, strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir);
-        for (int i = 0; i < n; i++) {
-                if (list[i]->d_name[0] != '.') {
-                        char path[4096];
-                        snprintf(path, sizeof(path), "%s/%s", dir, list[i]->d_name);
-                        failed |= run_file(path, list[i]->d_name);
-                        (*count)++;
-                }
-                free(list[i]);
-        }
-        free(list);
-        return failed;
-}
-
 /* A well-formed request one byte over the limit: refused by its length alone. */
-static int run_oversize(void) {
+static void check_oversize(void) {
         static const char head[] = "{\"v\":1,\"id\":1,\"method\":\"probe\",\"params\":{}}";
         size_t len = PROTO_LINE_MAX + 1;
         char *line = malloc(len);
         if (!line)
-                return 1;
+                broken("out of memory");
         memset(line, ' ', len);
         memcpy(line, head, sizeof(head) - 1);
         proto_request rq;
@@ -498,18 +440,23 @@ static int run_oversize(void) {
                 fprintf(stderr, "oversize: a line of %zu bytes %s, one byte less %s\n", len,
                         r == -EBADMSG ? "was refused" : "was accepted",
                         ok ? "was accepted" : "was refused");
-                return 1;
+                broken("the line limit");
         }
+}
+
+/* libFuzzer's start-up hook, also run by the corpus replayer: the line limit is checked once. */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+        check_oversize();
         return 0;
 }
 
-int main(int argc, char **argv) {
-        unsigned count = 0;
-        int failed = run_oversize();
-        for (int i = 1; i < argc; i++)
-                failed |= run_dir(argv[i], &count);
-        printf("%u inputs, %s\n", count, failed ? "FAILED" : "ok");
-        return failed || count == 0;
+#ifndef CORDON_LIBFUZZER
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
+        /* Seeds are files with a trailing newline; the server hands the parser the line without
+         * it. */
+        while (size > 0 && data[size - 1] == '\n')
+                size--;
+        cordon_error err;
+        return fuzz_named_verdict(name, run_one(data, size, &err), err.message);
 }
-
 #endif

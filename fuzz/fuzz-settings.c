@@ -13,7 +13,6 @@
  * Built two ways (fuzz/meson.build): with libFuzzer (-DCORDON_LIBFUZZER), and as a plain program
  * replaying the seed corpus in the unit suite, where "valid-*" inputs must resolve and
  * "invalid-*" ones must be refused. */
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -24,6 +23,8 @@
 
 #include "cordon/cordon.h"
 #include "settings/settings-resolve.h"
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -215,51 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-
-static int run_file(const char *path, const char *name) {
-        FILE *f = fopen(path, "rbe");
-        uint8_t *buf = malloc(1u << 21);
-        size_t len = f && buf ? fread(buf, 1, 1u << 21, f) : 0;
-        if (f)
-                fclose(f);
-        if (!f || !buf) {
-                free(buf);
-                fprintf(stderr, "%s: cannot read\n", path);
-                return 1;
-        }
+bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
         cordon_error err = { 0 };
-        int r = run_one(buf, len, &err);
-        free(buf);
-        if (strncmp(name, "valid-", 6) == 0 && r < 0) {
-                fprintf(stderr, "%s: expected to resolve, got: %s\n", path, err.message);
-                return 1;
-        }
-        if (strncmp(name, "invalid-", 8) == 0 && r == 0) {
-                fprintf(stderr, "%s: expected to be refused, but it resolved\n", path);
-                return 1;
-        }
-        return 0;
+        return fuzz_named_verdict(name, run_one(data, size, &err), err.message);
 }
-
-int main(int argc, char **argv) {
-        unsigned count = 0;
-        int failed = 0;
-        for (int a = 1; a < argc; a++) {
-                struct dirent **list;
-                int n = scandir(argv[a], &list, NULL, alphasort);
-                for (int i = 0; i < n; i++) {
-                        if (list[i]->d_name[0] != '.') {
-                                char path[4096];
-                                snprintf(path, sizeof(path), "%s/%s", argv[a], list[i]->d_name);
-                                failed |= run_file(path, list[i]->d_name);
-                                count++;
-                        }
-                        free(list[i]);
-                }
-                free(n >= 0 ? list : NULL);
-        }
-        printf("%u inputs, %s\n", count, failed ? "FAILED" : "ok");
-        return failed || count == 0;
-}
-
 #endif

@@ -12,9 +12,7 @@
  * Built like fuzz-policy: with libFuzzer (-DCORDON_LIBFUZZER), and as a plain program replaying
  * the seed corpus in the unit suite: "ok-*" seeds complete a conversation, "bad-*" seeds are
  * refused in both, "short-*" seeds end before any verdict. */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +21,8 @@
 
 #include "net/socks5.h"
 #include "util/util.h"
+
+#include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -197,7 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef CORDON_LIBFUZZER
-static bool seed_ok(const char *name, const uint8_t *buf, size_t len) {
+/* The seed's name states the verdict of the conversation without truncation. */
+bool fuzz_replay_seed(const char *name, const uint8_t *buf, size_t len) {
         int no_auth, with_auth = run(buf, len, &no_auth);
         if (strncmp(name, "ok-", 3) == 0)
                 return with_auth == 1 || no_auth == 1;
@@ -206,44 +207,5 @@ static bool seed_ok(const char *name, const uint8_t *buf, size_t len) {
         if (strncmp(name, "short-", 6) == 0)
                 return with_auth == 0 || no_auth == 0;
         return true;
-}
-
-static int replay(const char *dir) {
-        DIR *d = opendir(dir);
-        if (!d) {
-                perror(dir);
-                return 1;
-        }
-        int bad = 0, n = 0;
-        struct dirent *e;
-        while ((e = readdir(d))) {
-                if (e->d_name[0] == '.')
-                        continue;
-                char path[4096];
-                snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-                char *buf = NULL;
-                size_t len = 0;
-                if (read_file_at(AT_FDCWD, path, 1 << 20, &buf, &len) < 0) {
-                        fprintf(stderr, "cannot read %s\n", path);
-                        bad++;
-                        continue;
-                }
-                if (!seed_ok(e->d_name, (const uint8_t *) buf, len)) {
-                        fprintf(stderr, "%s: not what its name says\n", e->d_name);
-                        bad++;
-                }
-                free(buf);
-                n++;
-        }
-        closedir(d);
-        printf("fuzz-socks5: %d seeds, %d unexpected\n", n, bad);
-        return bad != 0 || n == 0;
-}
-
-int main(int argc, char *argv[]) {
-        int r = 0;
-        for (int i = 1; i < argc; i++)
-                r |= replay(argv[i]);
-        return r;
 }
 #endif
