@@ -69,6 +69,7 @@ struct host {
         int rep;              /* the session's report channel (monitor, init, supervisor) */
         int ctl;              /* init */
         proxy_proc px;
+        pid_t monitor;
         plan *p;
         char session_id[EVENTS_ID_MAX];
         host_exec *execs[HOST_EXECS_MAX];
@@ -177,6 +178,10 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         if ((h->p->memory_bytes || h->p->pids) &&
             (r = cgroup_for_limits(h->p->memory_bytes, h->p->pids, &h->p->cgroup, err)) < 0)
                 return r;
+        /* Without limits, a cgroup of the session's own still serves session.suspend (the v2
+         * freezer) where one can be created; else suspend stops the processes with signals. */
+        if (!h->p->cgroup)
+                (void) cgroup_create(NULL, &(cgroup_limits){ 0 }, &h->p->cgroup);
         if ((r = proxy_spawn(h->p, &h->px, err)) < 0)
                 return r;
         int ctl[2], rep[2];
@@ -199,6 +204,7 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         (void) close(rep[1]);
         (void) close(h->px.listen_ch);
         h->px.listen_ch = -1;
+        h->monitor = m;
         if (m < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "fork: %s",
                                         strerror(errno));
@@ -561,6 +567,42 @@ static void kill_exec(host *h, uint64_t id) {
         }
 }
 
+/* session.suspend / resume: the cgroup v2 freezer when the session has a v2 cgroup (the
+ * processes cannot tell: no SIGSTOP reaches their parents), else init stops and continues every
+ * process of the session's PID namespace with signals (session-init.c). */
+static void freeze(host *h, bool on) {
+        const run_cgroup *cg = h->p->cgroup;
+        if (cg && cgroup_get_kind(cg) == CGROUP_V2) {
+                char path[4096];
+                (void) snprintf(path, sizeof(path), "%s/cgroup.freeze", cgroup_get_path(cg));
+                int fd = open(path, O_WRONLY | O_CLOEXEC);
+                bool ok = fd >= 0 && write(fd, on ? "1" : "0", 1) == 1;
+                if (fd >= 0)
+                        (void) close(fd);
+                if (ok)
+                        return;
+        }
+        (void) session_send_simple(h->ctl, on ? SESSION_MSG_FREEZE : SESSION_MSG_THAW);
+}
+
+/* "Q": the session ends in order — the monitor's death takes init and the whole PID
+ * namespace; the cgroup is emptied and removed (bounded), the proxy stopped. A host killed
+ * outright (the daemon's fallback) leaves only an empty cgroup directory behind. */
+static _noreturn_ void quit(host *h) {
+        if (h->monitor > 0) {
+                (void) kill(h->monitor, SIGKILL);
+                while (waitpid(h->monitor, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (h->p->cgroup) {
+                cgroup_kill(h->p->cgroup);
+                cgroup_destroy(h->p->cgroup);
+                h->p->cgroup = NULL;
+        }
+        proxy_proc_stop(&h->px);
+        _exit(0);
+}
+
 /* Lines from the daemon: "X<id> <request json>\n". */
 static void on_daemon(host *h) {
         if (h->in_cap - h->in_len < 65536) {
@@ -575,7 +617,7 @@ static void on_daemon(host *h) {
         if (n < 0 && errno == EINTR)
                 return;
         if (n <= 0)
-                _exit(0);
+                quit(h); /* the daemon is gone or closed us: the session ends */
         h->in_len += (size_t) n;
         size_t start = 0;
         for (size_t i = 0; i < h->in_len; i++) {
@@ -586,8 +628,9 @@ static void on_daemon(host *h) {
                 if (line[0] == 'X' && sp)
                         start_exec(h, strtoull(line + 1, NULL, 10), sp + 1);
                 else if (line[0] == 'P' || line[0] == 'C')
-                        (void) session_send_simple(h->ctl, line[0] == 'P' ? SESSION_MSG_FREEZE
-                                                                           : SESSION_MSG_THAW);
+                        freeze(h, line[0] == 'P');
+                else if (line[0] == 'Q')
+                        quit(h);
                 else if (line[0] == 'T' && sp)
                         start_terminal(h, strtoull(line + 1, NULL, 10), sp + 1);
                 else if ((line[0] == 'I' || line[0] == 'Z') && sp)

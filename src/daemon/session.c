@@ -274,7 +274,9 @@ static void kill_exec(exec_run *x) {
  * the proxy with it. Warm execs still in flight get an error response. */
 static void host_close(daemon_t *d, session *s) {
         host_link *l = &s->host;
-        if (l->pid > 0)
+        /* "Q" (or just the closed socket) makes the host end the session in order and remove
+         * its cgroup; sessions_destroy_all() kills a host that does not end in time. */
+        if (l->fd >= 0 && write(l->fd, "Q\n", 2) != 2 && l->pid > 0)
                 (void) kill(l->pid, SIGKILL);
         (void) host_watch(d, l, false);
         if (l->fd >= 0)
@@ -343,8 +345,26 @@ void sessions_destroy_all(daemon_t *d) {
                                 ;
                         x->pid = -1;
                 }
-        for (session *s = d->sessions; s; s = s->next) {
+        for (session *s = d->sessions; s; s = s->next)
                 host_close(d, s);
+        /* Each host ends its session in order (bounded); one still there after 3 s is killed:
+         * SIGTERM must leave nothing running. */
+        for (int waited = 0; waited <= 3000; waited += 10) {
+                bool left = false;
+                for (session *s = d->sessions; s; s = s->next)
+                        if (s->host.pid > 0 && waitpid(s->host.pid, NULL, WNOHANG) == s->host.pid)
+                                s->host.pid = -1;
+                        else if (s->host.pid > 0)
+                                left = true;
+                if (!left)
+                        break;
+                if (waited == 3000)
+                        for (session *s = d->sessions; s; s = s->next)
+                                if (s->host.pid > 0)
+                                        (void) kill(s->host.pid, SIGKILL);
+                (void) usleep(10000);
+        }
+        for (session *s = d->sessions; s; s = s->next) {
                 if (s->host.pid > 0)
                         while (waitpid(s->host.pid, NULL, 0) < 0 && errno == EINTR)
                                 ;
