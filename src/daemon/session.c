@@ -223,7 +223,15 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         d->sessions = s;
         d->n_sessions++;
         /* A confined session is warm: its sandbox is built now, once, by its host. */
-        if (r >= 0 && s->backend != CORDON_BACKEND_NONE)
+        /* SPEC.md §4: an explicitly named backend never steps down. Warm sessions are built
+         * by the native backend; a landlock session runs each exec as a cold run of that
+         * backend; microvm does not exist in this build. */
+        if (r >= 0 && s->backend == CORDON_BACKEND_MICROVM)
+                r = cordon_set_error(&s->error, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                     "refusing to run the command unconfined: the microvm "
+                                     "backend is not available in this build; hint: launch "
+                                     "with backend native (see 'cordon probe')");
+        if (r >= 0 && (s->backend == CORDON_BACKEND_NATIVE || s->backend == CORDON_BACKEND_AUTO))
                 r = start_host(d, s, &s->error);
         if (r >= 0 && s->host.pid > 0) {
                 s->host.launch_client = c;
@@ -415,28 +423,6 @@ static int stdin_fd(const proto_exec *e) {
         return lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
 }
 
-static char **exec_environ(const proto_exec *e) {
-        size_t n = 0;
-        while (environ[n])
-                n++;
-        char **env = calloc(n + e->n_env + 1, sizeof(char *));
-        if (!env)
-                return NULL;
-        size_t k = 0;
-        for (size_t i = 0; i < n; i++) {
-                bool overridden = false;
-                for (size_t j = 0; j < e->n_env && !overridden; j++) {
-                        size_t nl = strcspn(e->env[j], "=");
-                        overridden = strncmp(environ[i], e->env[j], nl) == 0 &&
-                                     environ[i][nl] == '=';
-                }
-                if (!overridden)
-                        env[k++] = environ[i];
-        }
-        for (size_t j = 0; j < e->n_env; j++)
-                env[k++] = e->env[j];
-        return env;
-}
 
 static void write_result(int fd, int r, const cordon_run_result *res, const cordon_error *err) {
         json_t *o = r < 0 ? json_pack("{s:{s:s,s:s}}", "error", "code", cordon_code_name(err->code),
@@ -467,12 +453,20 @@ static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e,
         cordon_run_result res = { 0 };
         cordon_policy *pol = NULL;
         int r = resolve_policy(d, s, e->policy_override, e->cwd, &pol, &err);
-        char **env = exec_environ(e);
-        if (r >= 0 && !env)
-                r = cordon_set_error(&err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        /* The exec's variables are set as given, as in a warm exec (session-host.c): on purpose,
+         * like env.set; the daemon's own environment is filtered by the plan as for any run. */
+        for (size_t i = 0; r >= 0 && i < e->n_env; i++) {
+                char *eq = strchr(e->env[i], '=');
+                *eq = '\0';
+                r = cordon_policy_env_set(pol, e->env[i], eq + 1);
+                *eq = '=';
+                if (r < 0)
+                        r = cordon_set_error(&err, CORDON_POLICY_INVALID, -r,
+                                             "params.env: %s cannot be set", e->env[i]);
+        }
         worker_ctx w = { .fd = fd };
         /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
-        cordon_run_options opts = { .backend = s->backend, .environ = env,
+        cordon_run_options opts = { .backend = s->backend, .environ = environ,
                                     .on_event = worker_event, .event_userdata = &w,
                                     .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
         if (r >= 0 && widening->n > 0) {
