@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "daemon/activation.h"
@@ -123,6 +124,9 @@ int main(int argc, char **argv) {
                 return 125;
         }
         d.uid = getuid();
+        /* Orphans of the daemon's children (a sandbox winding down after its exec worker was
+         * killed) come back to the daemon, which reaps them and waits for them at shutdown. */
+        (void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
         /* The admin's settings path, as the CLI takes it (docs/settings.md): only from the
          * daemon's own environment, never from a client. */
         d.managed_settings = getenv("CORDON_MANAGED_SETTINGS");

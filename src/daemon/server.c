@@ -122,6 +122,13 @@ int client_send(client *c, char *line) {
         size_t n = strlen(line);
         if (c->out_off == c->out_len)
                 c->out_off = c->out_len = 0;
+        /* A reader that keeps up only partly never empties the queue: move what is left to the
+         * front rather than append forever (the buffer stays within twice the bound). */
+        if (c->out_off > 0 && c->out_len + n > c->out_cap) {
+                memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+                c->out_len -= c->out_off;
+                c->out_off = 0;
+        }
         if (c->out_len + n > c->out_cap) {
                 size_t cap = c->out_cap ? c->out_cap : 4096;
                 while (cap < c->out_len + n)

@@ -589,17 +589,25 @@ static void freeze(host *h, bool on) {
  * namespace; the cgroup is emptied and removed (bounded), the proxy stopped. A host killed
  * outright (the daemon's fallback) leaves only an empty cgroup directory behind. */
 static _noreturn_ void quit(host *h) {
-        if (h->monitor > 0) {
+        proxy_proc_stop(&h->px);
+        if (h->monitor > 0)
                 (void) kill(h->monitor, SIGKILL);
-                while (waitpid(h->monitor, NULL, 0) < 0 && errno == EINTR)
-                        ;
+        if (h->p->cgroup)
+                cgroup_kill(h->p->cgroup);
+        /* The host is a subreaper: init comes back to it when the monitor dies, and init's own
+         * exit waits until every process of the PID namespace is gone. Reap until nothing is
+         * left (bounded), so "destroyed" means nothing of the session runs. */
+        for (int waited = 0; waited < 3000; waited += 5) {
+                pid_t w = waitpid(-1, NULL, WNOHANG);
+                if (w < 0 && errno == ECHILD)
+                        break;
+                if (w <= 0)
+                        (void) usleep(5000);
         }
         if (h->p->cgroup) {
-                cgroup_kill(h->p->cgroup);
                 cgroup_destroy(h->p->cgroup);
                 h->p->cgroup = NULL;
         }
-        proxy_proc_stop(&h->px);
         _exit(0);
 }
 
@@ -736,6 +744,7 @@ _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_
                                   const char *home, const char *workdir, int dch) {
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) prctl(PR_SET_NAME, "cordond-session", 0, 0, 0);
+        (void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* see quit() */
         sigset_t none;
         sigemptyset(&none);
         (void) sigprocmask(SIG_SETMASK, &none, NULL);

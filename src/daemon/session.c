@@ -8,6 +8,7 @@
  * runs a sandbox in its own process: a run that wedges or crashes takes only its worker. */
 #include "daemon/daemon.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -344,6 +345,35 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
         reply_handle(c, rq->id, s);
 }
 
+/* SIGKILL to every child of the daemon (found in /proc: PPid) and to its process group. */
+static void kill_children(void) {
+        DIR *dir = opendir("/proc");
+        if (!dir)
+                return;
+        pid_t self = getpid();
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+                char path[300], buf[512];
+                if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                        continue;
+                (void) snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+                FILE *f = fopen(path, "re");
+                if (!f)
+                        continue;
+                pid_t ppid = -1;
+                while (fgets(buf, sizeof(buf), f))
+                        if (sscanf(buf, "PPid: %d", &ppid) == 1)
+                                break;
+                fclose(f);
+                if (ppid != self)
+                        continue;
+                pid_t pid = (pid_t) atoi(e->d_name);
+                (void) kill(-pid, SIGKILL); /* a command leads its own group (setsid) */
+                (void) kill(pid, SIGKILL);
+        }
+        closedir(dir);
+}
+
 void sessions_destroy_all(daemon_t *d) {
         for (exec_run *x = d->execs; x; x = x->next)
                 kill_exec(x);
@@ -378,6 +408,19 @@ void sessions_destroy_all(daemon_t *d) {
                                 ;
                 s->host.pid = -1;
                 s->state = SESSION_DESTROYED;
+        }
+        /* The daemon is a subreaper (main.c): what a killed exec worker leaves behind comes
+         * back here — a sandbox winding down, or the command of an unconfined (backend none)
+         * session, which has no PID namespace to die with. Kill and reap every child and its
+         * process group until none is left (bounded), so that after SIGTERM nothing the daemon
+         * started is still running. */
+        for (int waited = 0; waited < 3000; waited += 5) {
+                kill_children();
+                pid_t w = waitpid(-1, NULL, WNOHANG);
+                if (w < 0 && errno == ECHILD)
+                        break;
+                if (w <= 0)
+                        (void) usleep(5000);
         }
 }
 
