@@ -265,6 +265,34 @@ void session_list(daemon_t *d, client *c, const proto_request *rq) {
 
 /* ---- execs ---------------------------------------------------------------------------------- */
 
+/* SIGKILL to every child of `parent` (found in /proc: PPid) and to its process group. */
+static void kill_children_of(pid_t parent) {
+        DIR *dir = opendir("/proc");
+        if (!dir)
+                return;
+        struct dirent *e;
+        while ((e = readdir(dir))) {
+                char path[300], buf[512];
+                if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                        continue;
+                (void) snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+                FILE *f = fopen(path, "re");
+                if (!f)
+                        continue;
+                pid_t ppid = -1;
+                while (fgets(buf, sizeof(buf), f))
+                        if (sscanf(buf, "PPid: %d", &ppid) == 1)
+                                break;
+                fclose(f);
+                if (ppid != parent)
+                        continue;
+                pid_t pid = (pid_t) atoi(e->d_name);
+                (void) kill(-pid, SIGKILL); /* a command leads its own group (setsid) */
+                (void) kill(pid, SIGKILL);
+        }
+        closedir(dir);
+}
+
 /* "K<id>\n": the host asks init to kill that exec's process group. */
 static void host_kill_exec(exec_run *x) {
         char line[40];
@@ -274,9 +302,13 @@ static void host_kill_exec(exec_run *x) {
 }
 
 static void kill_exec(exec_run *x) {
-        /* The worker is the launcher of its sandbox: every sandbox process dies with it. */
-        if (x->pid > 0)
+        /* The worker is the launcher of its sandbox: every sandbox process dies with it. The
+         * command of an unconfined (backend none) session has no PID namespace: it and its
+         * process group are killed first, by name, as the worker's children. */
+        if (x->pid > 0) {
+                kill_children_of(x->pid);
                 (void) kill(x->pid, SIGKILL);
+        }
 }
 
 /* Ends a warm session: its host's death takes the monitor, init (the whole PID namespace) and
@@ -345,35 +377,6 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
         reply_handle(c, rq->id, s);
 }
 
-/* SIGKILL to every child of the daemon (found in /proc: PPid) and to its process group. */
-static void kill_children(void) {
-        DIR *dir = opendir("/proc");
-        if (!dir)
-                return;
-        pid_t self = getpid();
-        struct dirent *e;
-        while ((e = readdir(dir))) {
-                char path[300], buf[512];
-                if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                        continue;
-                (void) snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
-                FILE *f = fopen(path, "re");
-                if (!f)
-                        continue;
-                pid_t ppid = -1;
-                while (fgets(buf, sizeof(buf), f))
-                        if (sscanf(buf, "PPid: %d", &ppid) == 1)
-                                break;
-                fclose(f);
-                if (ppid != self)
-                        continue;
-                pid_t pid = (pid_t) atoi(e->d_name);
-                (void) kill(-pid, SIGKILL); /* a command leads its own group (setsid) */
-                (void) kill(pid, SIGKILL);
-        }
-        closedir(dir);
-}
-
 void sessions_destroy_all(daemon_t *d) {
         for (exec_run *x = d->execs; x; x = x->next)
                 kill_exec(x);
@@ -415,7 +418,7 @@ void sessions_destroy_all(daemon_t *d) {
          * process group until none is left (bounded), so that after SIGTERM nothing the daemon
          * started is still running. */
         for (int waited = 0; waited < 3000; waited += 5) {
-                kill_children();
+                kill_children_of(getpid());
                 pid_t w = waitpid(-1, NULL, WNOHANG);
                 if (w < 0 && errno == ECHILD)
                         break;
