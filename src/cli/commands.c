@@ -222,7 +222,10 @@ static ssize_t write_nosigpipe(int fd, const void *buf, size_t len) {
         bool was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
         ssize_t n = write(fd, buf, len);
         int e = errno;
-        if (n < 0 && e == EPIPE && !was_pending)
+        /* Not only on EPIPE: a write into a pipe whose reader goes away half-way returns the
+         * bytes it did write and raises SIGPIPE all the same (fs/pipe.c, pipe_write), which
+         * would then kill cordon when the old mask comes back. */
+        if (!was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1)
                 (void) sigtimedwait(&pipe_set, NULL, &(struct timespec) { 0, 0 });
         (void) sigprocmask(SIG_SETMASK, &old, NULL);
         errno = e;
