@@ -631,6 +631,22 @@ class RobustnessTest(DaemonTest):
         events, resp = self.exec(sid, ["echo", "ok"])
         self.assertEqual(self.output(events), "ok\n")
 
+    def test_disconnect_while_paused(self):
+        """A client that stops reading a flood (its queue fills, the exec is paused) and then
+        hangs up: the command is killed all the same, and the session keeps serving."""
+        sid = self.launch_warm()
+        m = self.mark()
+        c2 = self.d.client()
+        c2.start("session.exec", {"sessionId": sid, "argv": [
+            "sh", "-c", f"while :; do echo {m}{'x' * 200}; done"]})
+        self.assertTrue(wait_until(lambda: procs_with(m)), "the command started")
+        time.sleep(2)  # no reading: the queue passes 8 MiB and the daemon stops reading the exec
+        c2.close()
+        self.assertTrue(wait_until(lambda: not procs_with(m)),
+                        "the command of a paused exec outlived its client")
+        events, resp = self.exec(sid, ["echo", "ok"])
+        self.assertEqual(self.output(events), "ok\n")
+
     def test_half_close_is_a_disconnect(self):
         sid = self.launch_warm()
         m = self.mark()
