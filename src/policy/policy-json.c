@@ -8,17 +8,12 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "policy/json-pos.h"
+#include "policy/json-read.h"
 #include "policy/policy.h"
 
 typedef struct parse_ctx {
-        const char *origin;
-        const char *text;
-        size_t len;
-        json_pos_step path[POLICY_MAX_DEPTH];
-        size_t depth;
+        jread j; /* the document, the key path and the error (json-read.h) */
         cordon_policy *layer;
-        cordon_error *err;
 } parse_ctx;
 
 /* `target`: what the member is parsed into (NULL for top-level fields, which go to c->layer). */
@@ -32,157 +27,30 @@ typedef struct field {
 
 /* ---- error reporting ------------------------------------------------------------------------ */
 
-/* A bounded, printable rendering of a user string for messages (keys and values may be huge or
- * contain control characters). */
-static const char *shorten(const char *s, char *buf, size_t size) {
-        size_t o = 0;
-        for (const unsigned char *p = (const unsigned char *) s; *p && o + 4 < size; p++)
-                buf[o++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char) *p;
-        if (s[o] && o + 4 >= size) {
-                memcpy(buf + o, "...", 3);
-                o += 3;
-        }
-        buf[o] = '\0';
-        return buf;
-}
-
-/* "limits.memory", "bindMounts[0].hostPath", "env.set.FOO". */
-static void format_key_path(const parse_ctx *c, char *buf, size_t size) {
-        size_t o = 0;
-        buf[0] = '\0';
-        for (size_t i = 0; i < c->depth && o < size; i++) {
-                char part[80];
-                const json_pos_step *s = &c->path[i];
-                int n;
-                if (s->key)
-                        n = snprintf(buf + o, size - o, "%s%s", i ? "." : "",
-                                     shorten(s->key, part, sizeof(part)));
-                else
-                        n = snprintf(buf + o, size - o, "[%zu]", s->index);
-                if (n < 0)
-                        break;
-                o += (size_t) n;
-        }
-}
-
-/* Fails with POLICY_INVALID at the current path: the key itself (at_key) or its value. */
-static int fail(parse_ctx *c, bool at_key, const char *hint, const char *fmt, ...)
-        _printf_(4, 5);
-static int fail(parse_ctx *c, bool at_key, const char *hint, const char *fmt, ...) {
-        char what[512], key[256], where[64] = "";
-        va_list ap;
-        va_start(ap, fmt);
-        (void) vsnprintf(what, sizeof(what), fmt, ap);
-        va_end(ap);
-        format_key_path(c, key, sizeof(key));
-        json_pos pos;
-        if (json_pos_find(c->text, c->len, c->path, c->depth, at_key && c->depth > 0, &pos) >= 0)
-                (void) snprintf(where, sizeof(where), ":%u:%u", pos.line, pos.column);
-        if (c->depth == 0)
-                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL, "%s%s: %s; %s",
-                                        c->origin, where, what, hint);
-        return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL, "%s%s: key '%s': %s; %s",
-                                c->origin, where, key, what, hint);
-}
-
 static int fail_errno(parse_ctx *c, int r) {
         if (r == -E2BIG)
-                return fail(c, false, "split the policy or merge entries",
-                            "too many entries (at most %u)", POLICY_MAX_LIST);
-        return cordon_set_error(c->err, CORDON_LAUNCH_FAILED, r, "%s: loading the policy: %s",
-                                c->origin, strerror(-r));
-}
-
-static void push_key(parse_ctx *c, const char *key) {
-        c->path[c->depth++] = (json_pos_step){ key, 0 };
-}
-
-static void push_index(parse_ctx *c, size_t index) {
-        c->path[c->depth++] = (json_pos_step){ NULL, index };
-}
-
-static void pop(parse_ctx *c) {
-        c->depth--;
-}
-
-static const char *type_name(const json_t *v) {
-        switch (json_typeof(v)) {
-        case JSON_OBJECT:
-                return "an object";
-        case JSON_ARRAY:
-                return "an array";
-        case JSON_STRING:
-                return "a string";
-        case JSON_INTEGER:
-                return "an integer";
-        case JSON_REAL:
-                return "a real number";
-        case JSON_TRUE:
-        case JSON_FALSE:
-                return "a boolean";
-        case JSON_NULL:
-                return "null";
-        default:
-                return "something else";
-        }
-}
-
-static int expect(parse_ctx *c, json_t *v, bool ok, const char *what, const char *example) {
-        if (ok)
-                return 0;
-        char hint[256];
-        (void) snprintf(hint, sizeof(hint), "write it like %s", example);
-        return fail(c, false, hint, "expected %s, got %s", what, type_name(v));
+                return jread_fail(&c->j, false, "split the policy or merge entries",
+                                  "too many entries (at most %u)", POLICY_MAX_LIST);
+        return cordon_set_error(c->j.err, CORDON_LAUNCH_FAILED, r, "%s: loading the policy: %s",
+                                c->j.origin, strerror(-r));
 }
 
 /* ---- unknown keys: "did you mean" ----------------------------------------------------------- */
 
-/* Edit distance, case-insensitive, for short keys only (bounded work). */
-static size_t edit_distance(const char *a, const char *b) {
-        size_t la = strlen(a), lb = strlen(b), row[65];
-        if (la > 64 || lb > 64)
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                size_t diag = row[0];
-                row[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t up = row[j];
-                        size_t cost = (a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1;
-                        size_t best = diag + cost;
-                        if (up + 1 < best)
-                                best = up + 1;
-                        if (row[j - 1] + 1 < best)
-                                best = row[j - 1] + 1;
-                        row[j] = best;
-                        diag = up;
-                }
-        }
-        return row[lb];
-}
+/* The longest field table (root_fields). */
+#define FIELDS_MAX 32
 
-static int fail_unknown_key(parse_ctx *c, const char *key, const field *fields, size_t n) {
-        char hint[512], list[384] = "";
-        size_t o = 0;
-        for (size_t i = 0; i < n; i++) {
-                if (edit_distance(key, fields[i].key) <= 2) {
-                        (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", fields[i].key);
-                        return fail(c, true, hint, "unknown key");
-                }
-                int w = snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "",
-                                 fields[i].key);
-                if (w > 0 && (size_t) w < sizeof(list) - o)
-                        o += (size_t) w;
-        }
-        (void) snprintf(hint, sizeof(hint), "allowed keys here: %s", list);
-        return fail(c, true, hint, "unknown key");
+static int fail_unknown_key(parse_ctx *c, const field *fields, size_t n) {
+        const char *keys[FIELDS_MAX];
+        for (size_t i = 0; i < n && i < FIELDS_MAX; i++)
+                keys[i] = fields[i].key;
+        return jread_unknown_key(&c->j, keys, n < FIELDS_MAX ? n : FIELDS_MAX);
 }
 
 /* Parses an object whose members are described by `fields`. */
 static int parse_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
                         const char *example, void *target) {
-        int r = expect(c, obj, json_is_object(obj), "an object", example);
+        int r = jread_expect(&c->j, obj, json_is_object(obj), "an object", example);
         if (r < 0)
                 return r;
         const char *key;
@@ -192,9 +60,9 @@ static int parse_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n
                 for (size_t i = 0; i < n && !f; i++)
                         if (strcmp(fields[i].key, key) == 0)
                                 f = &fields[i];
-                push_key(c, key);
-                r = f ? f->parse(c, v, target) : fail_unknown_key(c, key, fields, n);
-                pop(c);
+                jread_push_key(&c->j, key);
+                r = f ? f->parse(c, v, target) : fail_unknown_key(c, fields, n);
+                jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
@@ -209,14 +77,15 @@ typedef int (*string_adder)(cordon_policy *p, const char *s);
 static int parse_string_with(parse_ctx *c, json_t *v, const char *example,
                              const char *(*check)(const char *), string_adder add,
                              const char *hint) {
-        int r = expect(c, v, json_is_string(v), "a string", example);
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
         if (r < 0)
                 return r;
         const char *s = json_string_value(v);
         const char *why = check(s);
         if (why) {
                 char shown[160];
-                return fail(c, false, hint, "'%s' %s", shorten(s, shown, sizeof(shown)), why);
+                return jread_fail(&c->j, false, hint, "'%s' %s",
+                                  jread_shorten(s, shown, sizeof(shown)), why);
         }
         r = add(c->layer, s);
         return r < 0 ? fail_errno(c, r) : 0;
@@ -225,19 +94,19 @@ static int parse_string_with(parse_ctx *c, json_t *v, const char *example,
 static int parse_list_with(parse_ctx *c, json_t *v, const char *example,
                            const char *(*check)(const char *), string_adder add,
                            const char *hint) {
-        int r = expect(c, v, json_is_array(v), "an array of strings", example);
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array of strings", example);
         if (r < 0)
                 return r;
         if (json_array_size(v) > POLICY_MAX_LIST)
-                return fail(c, false, "split the list or use globs",
-                            "has %zu entries; at most %u are allowed", json_array_size(v),
-                            POLICY_MAX_LIST);
+                return jread_fail(&c->j, false, "split the list or use globs",
+                                  "has %zu entries; at most %u are allowed", json_array_size(v),
+                                  POLICY_MAX_LIST);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-                push_index(c, i);
+                jread_push_index(&c->j, i);
                 r = parse_string_with(c, e, example, check, add, hint);
-                pop(c);
+                jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
@@ -308,23 +177,25 @@ static int parse_workdir(parse_ctx *c, json_t *v, void *target) {
 }
 
 static int parse_mode(parse_ctx *c, json_t *v, void *target) {
-        int r = expect(c, v, json_is_string(v), "a string", "\"mode\": \"workspace-write\"");
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string",
+                             "\"mode\": \"workspace-write\"");
         if (r < 0)
                 return r;
         cordon_mode m;
         if (cordon_mode_from_string(json_string_value(v), &m) < 0) {
                 char shown[80];
-                return fail(c, false,
-                            "use one of chat, workspace-write, review, plan, orchestrate, "
-                            "read-only, danger-full-access",
-                            "unknown mode '%s'",
-                            shorten(json_string_value(v), shown, sizeof(shown)));
+                return jread_fail(&c->j, false,
+                                  "use one of chat, workspace-write, review, plan, orchestrate, "
+                                  "read-only, danger-full-access",
+                                  "unknown mode '%s'",
+                                  jread_shorten(json_string_value(v), shown, sizeof(shown)));
         }
         return cordon_policy_set_mode(c->layer, m);
 }
 
 static int parse_network(parse_ctx *c, json_t *v, void *target) {
-        int r = expect(c, v, json_is_boolean(v), "a boolean", "\"networkEnabled\": false");
+        int r = jread_expect(&c->j, v, json_is_boolean(v), "a boolean",
+                             "\"networkEnabled\": false");
         if (r < 0)
                 return r;
         return cordon_policy_set_network_enabled(c->layer, json_is_true(v));
@@ -338,14 +209,14 @@ typedef struct bind_parse {
 } bind_parse;
 
 static int parse_bind_path(parse_ctx *c, json_t *v, const char **slot, const char *example) {
-        int r = expect(c, v, json_is_string(v), "a string", example);
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
         if (r < 0)
                 return r;
         const char *why = policy_check_path(json_string_value(v));
         char shown[160];
         if (why)
-                return fail(c, false, PATH_HINT, "'%s' %s",
-                            shorten(json_string_value(v), shown, sizeof(shown)), why);
+                return jread_fail(&c->j, false, PATH_HINT, "'%s' %s",
+                                  jread_shorten(json_string_value(v), shown, sizeof(shown)), why);
         *slot = json_string_value(v);
         return 0;
 }
@@ -362,7 +233,7 @@ static int parse_bind_guest(parse_ctx *c, json_t *v, void *target) {
 
 static int parse_bind_ro(parse_ctx *c, json_t *v, void *target) {
         bind_parse *b = target;
-        int r = expect(c, v, json_is_boolean(v), "a boolean", "\"readOnly\": true");
+        int r = jread_expect(&c->j, v, json_is_boolean(v), "a boolean", "\"readOnly\": true");
         b->read_only = json_is_true(v);
         return r;
 }
@@ -395,21 +266,22 @@ static int parse_one_bind(parse_ctx *c, json_t *v) {
         if (r < 0)
                 return r;
         if (!b.host)
-                return fail(c, false, "add \"hostPath\": \"/absolute/path\"",
-                            "a bind mount needs 'hostPath'");
+                return jread_fail(&c->j, false, "add \"hostPath\": \"/absolute/path\"",
+                                  "a bind mount needs 'hostPath'");
         if (b.guest && !same_path(b.host, b.guest)) {
                 /* The native backend shares the host's path namespace (SPEC.md §3.3): a path the
                  * fs seam returns must be the path the command sees. */
-                push_key(c, "guestPath");
-                r = fail(c, false, "omit guestPath or set it to hostPath",
-                         "must equal hostPath on the native backend");
-                pop(c);
+                jread_push_key(&c->j, "guestPath");
+                r = jread_fail(&c->j, false, "omit guestPath or set it to hostPath",
+                               "must equal hostPath on the native backend");
+                jread_pop(&c->j);
                 return r;
         }
         if (layer_has_bind(c->layer, b.host)) {
-                push_key(c, "hostPath");
-                r = fail(c, false, "list each host path once", "this hostPath is already bound");
-                pop(c);
+                jread_push_key(&c->j, "hostPath");
+                r = jread_fail(&c->j, false, "list each host path once",
+                               "this hostPath is already bound");
+                jread_pop(&c->j);
                 return r;
         }
         r = cordon_policy_add_bind(c->layer, b.host, b.read_only);
@@ -417,20 +289,20 @@ static int parse_one_bind(parse_ctx *c, json_t *v) {
 }
 
 static int parse_binds(parse_ctx *c, json_t *v, void *target) {
-        int r = expect(c, v, json_is_array(v), "an array of objects",
-                       "\"bindMounts\": [{\"hostPath\": \"/home/me/project\"}]");
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array of objects",
+                             "\"bindMounts\": [{\"hostPath\": \"/home/me/project\"}]");
         if (r < 0)
                 return r;
         if (json_array_size(v) > POLICY_MAX_LIST)
-                return fail(c, false, "bind a common parent instead",
-                            "has %zu entries; at most %u are allowed", json_array_size(v),
-                            POLICY_MAX_LIST);
+                return jread_fail(&c->j, false, "bind a common parent instead",
+                                  "has %zu entries; at most %u are allowed", json_array_size(v),
+                                  POLICY_MAX_LIST);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-                push_index(c, i);
+                jread_push_index(&c->j, i);
                 r = parse_one_bind(c, e);
-                pop(c);
+                jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
@@ -442,30 +314,33 @@ static int parse_binds(parse_ctx *c, json_t *v, void *target) {
 static int parse_env_set_one(parse_ctx *c, const char *name, json_t *val) {
         const char *why = policy_check_env_name(name);
         if (why)
-                return fail(c, true, "use a variable name such as \"MY_VAR\"",
-                            "variable name %s", why);
-        int r = expect(c, val, json_is_string(val), "a string", "\"LANG\": \"C.UTF-8\"");
+                return jread_fail(&c->j, true, "use a variable name such as \"MY_VAR\"",
+                                  "variable name %s", why);
+        int r = jread_expect(&c->j, val, json_is_string(val), "a string",
+                             "\"LANG\": \"C.UTF-8\"");
         if (r < 0)
                 return r;
         if ((why = policy_check_env_value(json_string_value(val))))
-                return fail(c, false, "shorten the value", "value %s", why);
+                return jread_fail(&c->j, false, "shorten the value", "value %s", why);
         r = cordon_policy_env_set(c->layer, name, json_string_value(val));
         return r < 0 ? fail_errno(c, r) : 0;
 }
 
 static int parse_env_set(parse_ctx *c, json_t *v, void *target) {
-        int r = expect(c, v, json_is_object(v), "an object", "\"set\": {\"LANG\": \"C.UTF-8\"}");
+        int r = jread_expect(&c->j, v, json_is_object(v), "an object",
+                             "\"set\": {\"LANG\": \"C.UTF-8\"}");
         if (r < 0)
                 return r;
         if (json_object_size(v) > POLICY_MAX_LIST)
-                return fail(c, false, "set fewer variables", "has %zu entries; at most %u",
-                            json_object_size(v), POLICY_MAX_LIST);
+                return jread_fail(&c->j, false, "set fewer variables",
+                                  "has %zu entries; at most %u", json_object_size(v),
+                                  POLICY_MAX_LIST);
         const char *name;
         json_t *val;
         json_object_foreach(v, name, val) {
-                push_key(c, name);
+                jread_push_key(&c->j, name);
                 r = parse_env_set_one(c, name, val);
-                pop(c);
+                jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
@@ -477,30 +352,33 @@ static int parse_env_set(parse_ctx *c, json_t *v, void *target) {
 static int parse_host_one(parse_ctx *c, const char *name, json_t *val) {
         const char *why = policy_check_host_name(name);
         if (why)
-                return fail(c, true, "use a host name such as \"dev.test\"", "host name %s", why);
-        int r = expect(c, val, json_is_string(val), "a string", "\"dev.test\": \"127.0.0.1\"");
+                return jread_fail(&c->j, true, "use a host name such as \"dev.test\"",
+                                  "host name %s", why);
+        int r = jread_expect(&c->j, val, json_is_string(val), "a string",
+                             "\"dev.test\": \"127.0.0.1\"");
         if (r < 0)
                 return r;
         if ((why = policy_check_ip_address(json_string_value(val))))
-                return fail(c, false, "write an address such as \"127.0.0.1\" or \"::1\"",
-                            "address '%s' %s", json_string_value(val), why);
+                return jread_fail(&c->j, false, "write an address such as \"127.0.0.1\" or \"::1\"",
+                                  "address '%s' %s", json_string_value(val), why);
         r = cordon_policy_set_host(c->layer, name, json_string_value(val));
         return r < 0 ? fail_errno(c, r) : 0;
 }
 
 static int parse_hosts(parse_ctx *c, json_t *v, void *target) {
-        int r = expect(c, v, json_is_object(v), "an object", "\"hosts\": {\"dev.test\": \"127.0.0.1\"}");
+        int r = jread_expect(&c->j, v, json_is_object(v), "an object",
+                             "\"hosts\": {\"dev.test\": \"127.0.0.1\"}");
         if (r < 0)
                 return r;
         if (json_object_size(v) > POLICY_MAX_LIST)
-                return fail(c, false, "map fewer names", "has %zu entries; at most %u",
-                            json_object_size(v), POLICY_MAX_LIST);
+                return jread_fail(&c->j, false, "map fewer names", "has %zu entries; at most %u",
+                                  json_object_size(v), POLICY_MAX_LIST);
         const char *name;
         json_t *val;
         json_object_foreach(v, name, val) {
-                push_key(c, name);
+                jread_push_key(&c->j, name);
                 r = parse_host_one(c, name, val);
-                pop(c);
+                jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
@@ -549,20 +427,22 @@ static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
                 return 0;
         if (json_is_integer(v)) {
                 if (json_integer_value(v) < 0)
-                        return fail(c, false, d->hint, "must not be negative");
+                        return jread_fail(&c->j, false, d->hint, "must not be negative");
                 val = (uint64_t) json_integer_value(v);
         } else if (d->parse_text && json_is_string(v)) {
-                if (d->parse_text(json_string_value(v), &val) < 0)
-                        return fail(c, false, d->hint, "'%s' is not a valid value",
-                                    shorten(json_string_value(v), shown, sizeof(shown)));
+                if (d->parse_text(json_string_value(v), &val) < 0) {
+                        const char *text = json_string_value(v);
+                        return jread_fail(&c->j, false, d->hint, "'%s' is not a valid value",
+                                          jread_shorten(text, shown, sizeof(shown)));
+                }
         } else {
-                return fail(c, false, d->hint, "expected %s, got %s",
-                            d->parse_text ? "an integer or a string" : "an integer",
-                            type_name(v));
+                return jread_fail(&c->j, false, d->hint, "expected %s, got %s",
+                                  d->parse_text ? "an integer or a string" : "an integer",
+                                  jread_type_name(v));
         }
         const char *why = policy_check_limit(d->which, val);
         if (why)
-                return fail(c, false, d->hint, "%s", why);
+                return jread_fail(&c->j, false, d->hint, "%s", why);
         int r = d->set(c->layer, val);
         return r < 0 ? fail_errno(c, r) : 0;
 }
@@ -620,57 +500,17 @@ static const field root_fields[] = {
         { "limits", parse_limits, NULL },
 };
 
-static const char *json_hint(const json_error_t *e) {
-        switch (json_error_code(e)) {
-        case json_error_duplicate_key:
-                return "each key may appear only once in an object";
-        case json_error_null_character:
-        case json_error_null_byte_in_key:
-                return "strings may not contain NUL (\\u0000)";
-        case json_error_end_of_input_expected:
-                return "remove what follows the closing '}'";
-        case json_error_premature_end_of_input:
-                return "the file ends early: close every string, array and object";
-        case json_error_invalid_utf8:
-                return "save the file as UTF-8";
-        case json_error_numeric_overflow:
-                return "the number is too large";
-        case json_error_unknown:
-        case json_error_out_of_memory:
-        case json_error_stack_overflow:
-        case json_error_cannot_open_file:
-        case json_error_invalid_argument:
-        case json_error_invalid_syntax:
-        case json_error_invalid_format:
-        case json_error_wrong_type:
-        case json_error_null_value:
-        case json_error_item_not_found:
-        case json_error_index_out_of_range:
-        default:
-                return "fix the JSON syntax there";
-        }
-}
-
 /* Parses `text` into the fresh layer c->layer. */
 static int parse_document(parse_ctx *c) {
-        json_pos deep;
-        if (json_pos_check_depth(c->text, c->len, POLICY_MAX_DEPTH, &deep) < 0)
-                return cordon_set_error(c->err, CORDON_POLICY_INVALID, E2BIG,
-                                        "%s:%u:%u: nesting deeper than %u levels; a policy "
-                                        "needs at most 3",
-                                        c->origin, deep.line, deep.column, POLICY_MAX_DEPTH);
-        json_error_t jerr;
-        /* Duplicate keys are refused: with "last one wins" a reviewer reading the first
-         * occurrence would approve a different policy than the one enforced. */
-        json_t *root = json_loadb(c->text, c->len, JSON_REJECT_DUPLICATES, &jerr);
-        if (!root)
-                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL,
-                                        "%s:%d:%d: invalid JSON: %s; %s", c->origin, jerr.line,
-                                        jerr.column, jerr.text, json_hint(&jerr));
-        int r = json_is_object(root)
-                        ? parse_fields(c, root, root_fields, ELEMENTSOF(root_fields), "{}", NULL)
-                        : fail(c, false, "write the policy as { \"key\": value, ... }",
-                               "the policy must be a JSON object, not %s", type_name(root));
+        json_t *root = NULL;
+        int r = jread_parse(&c->j, "a policy needs at most 3", &root);
+        if (r < 0)
+                return r;
+        r = json_is_object(root)
+                    ? parse_fields(c, root, root_fields, ELEMENTSOF(root_fields), "{}", NULL)
+                    : jread_fail(&c->j, false, "write the policy as { \"key\": value, ... }",
+                                 "the policy must be a JSON object, not %s",
+                                 jread_type_name(root));
         json_decref(root);
         return r;
 }
@@ -684,14 +524,16 @@ int policy_parse_json_member(cordon_policy *layer, void *value, const char *orig
         if (!layer || !value || !text || n_prefix > 4)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "%s: no policy member to parse", origin ? origin : "?");
-        parse_ctx c = { .origin = origin ? origin : "<string>", .text = text, .len = len,
-                        .layer = layer, .err = err };
+        parse_ctx c = { .j = { .origin = origin ? origin : "<string>", .text = text, .len = len,
+                               .err = err },
+                        .layer = layer };
         for (size_t i = 0; i < n_prefix; i++)
-                push_key(&c, prefix[i]);
+                jread_push_key(&c.j, prefix[i]);
         json_t *v = value;
         if (!json_is_object(v))
-                return fail(&c, false, "write the policy keys as an object, e.g. {\"denyRead\": []}",
-                            "expected an object, got %s", type_name(v));
+                return jread_fail(&c.j, false,
+                                  "write the policy keys as an object, e.g. {\"denyRead\": []}",
+                                  "expected an object, got %s", jread_type_name(v));
         return parse_fields(&c, v, root_fields, ELEMENTSOF(root_fields), "{}", NULL);
 }
 
@@ -713,7 +555,8 @@ int cordon_policy_load_string(cordon_policy *policy, const char *json, size_t le
         _cleanup_(policy_freep) cordon_policy *layer = cordon_policy_new();
         if (!layer)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        parse_ctx c = { .origin = origin, .text = json, .len = len, .layer = layer, .err = err };
+        parse_ctx c = { .j = { .origin = origin, .text = json, .len = len, .err = err },
+                        .layer = layer };
         int r = parse_document(&c);
         if (r < 0)
                 return r;

@@ -11,11 +11,11 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "settings/settings-json.h"
+#include "policy/json-read.h"
 #include "settings/settings.h"
 
 typedef struct srt_ctx {
-        sjson *c;
+        jread *c;
         settings_file *f;
         const char *cwd, *home;
         json_t *best_effort; /* the cordon.bestEffort array, or NULL */
@@ -67,14 +67,14 @@ static int not_honoured(srt_ctx *x, const char *key, const char *value, const ch
         if (!marked_best_effort(x, key)) {
                 char hint[320];
                 (void) snprintf(hint, sizeof(hint), BEST_EFFORT_HINT_FMT, key);
-                return sjson_fail(x->c, false, hint, "cordon cannot honour this: %s", why);
+                return jread_fail(x->c, false, hint, "cordon cannot honour this: %s", why);
         }
         json_pos pos = { 0, 0 };
-        (void) sjson_position(x->c, false, &pos);
+        (void) jread_position(x->c, false, &pos);
         char note[512];
         (void) snprintf(note, sizeof(note), "not honoured (marked best-effort): %s", why);
         int r = settings_file_note(x->f, key, value, note, pos);
-        return r == -ENOMEM ? oom(x) : r == -E2BIG ? sjson_fail(x->c, false, "use fewer entries",
+        return r == -ENOMEM ? oom(x) : r == -E2BIG ? jread_fail(x->c, false, "use fewer entries",
                                                                 "too many best-effort notes")
                                                    : 0;
 }
@@ -87,34 +87,34 @@ static bool asks_nothing(const json_t *v) {
 
 static int parse_cordon_member(srt_ctx *x, json_t *v) {
         static const char *const keys[] = { "bestEffort" };
-        int r = sjson_expect(x->c, v, json_is_object(v), "an object",
+        int r = jread_expect(x->c, v, json_is_object(v), "an object",
                              "\"cordon\": {\"bestEffort\": [\"network.allowLocalBinding\"]}");
         const char *key;
         json_t *m;
         json_object_foreach(v, key, m) {
                 if (r < 0)
                         break;
-                sjson_push_key(x->c, key);
-                r = strcmp(key, "bestEffort") != 0 ? sjson_unknown_key(x->c, keys, 1)
-                    : sjson_expect(x->c, m, json_is_array(m), "an array of srt key names",
+                jread_push_key(x->c, key);
+                r = strcmp(key, "bestEffort") != 0 ? jread_unknown_key(x->c, keys, 1)
+                    : jread_expect(x->c, m, json_is_array(m), "an array of srt key names",
                                    "[\"network.allowLocalBinding\"]");
                 size_t i;
                 json_t *e;
                 json_array_foreach(m, i, e) {
                         if (r < 0)
                                 break;
-                        sjson_push_index(x->c, i);
-                        r = sjson_expect(x->c, e, json_is_string(e), "a string",
+                        jread_push_index(x->c, i);
+                        r = jread_expect(x->c, e, json_is_string(e), "a string",
                                          "\"network.allowLocalBinding\"");
                         if (r >= 0)
-                                r = sjson_check_enum(x->c, json_string_value(e),
+                                r = jread_check_enum(x->c, json_string_value(e),
                                                      best_effort_keys,
                                                      ELEMENTSOF(best_effort_keys),
                                                      "an srt key cordon may leave out (it is "
                                                      "honoured, or unknown)");
-                        sjson_pop(x->c);
+                        jread_pop(x->c);
                 }
-                sjson_pop(x->c);
+                jread_pop(x->c);
         }
         if (r >= 0)
                 x->best_effort = json_object_get(v, "bestEffort");
@@ -163,11 +163,11 @@ typedef enum srt_path_kind {
 static int srt_path(srt_ctx *x, const char *s, srt_path_kind kind, const char *key, char **ret) {
         char shown[160];
         if (!*s)
-                return sjson_fail(x->c, false, "remove the empty entry", "the path is empty");
+                return jread_fail(x->c, false, "remove the empty entry", "the path is empty");
         if (s[0] == '~' && s[1] && s[1] != '/')
-                return sjson_fail(x->c, false, "write the path out, or use \"~/...\"",
+                return jread_fail(x->c, false, "write the path out, or use \"~/...\"",
                                   "'%s': ~user paths are not supported",
-                                  sjson_shorten(s, shown, sizeof(shown)));
+                                  jread_shorten(s, shown, sizeof(shown)));
         _cleanup_free_ char *abs = NULL;
         if (make_absolute(x, s, &abs) < 0)
                 return oom(x);
@@ -177,9 +177,9 @@ static int srt_path(srt_ctx *x, const char *s, srt_path_kind kind, const char *k
         if (n > 3 && strcmp(abs + n - 3, "/**") == 0)
                 abs[n - 3] = '\0';
         if (strpbrk(abs, "[]"))
-                return sjson_fail(x->c, false, "name the path without brackets",
+                return jread_fail(x->c, false, "name the path without brackets",
                                   "'%s': '[' and ']' are not supported in translated paths",
-                                  sjson_shorten(s, shown, sizeof(shown)));
+                                  jread_shorten(s, shown, sizeof(shown)));
         int r = 0;
         if (strpbrk(abs, "*?") && kind == SRT_PATH_LITERAL)
                 r = not_honoured(x, key, s, "a glob here would grant a literal path (the runtime "
@@ -190,10 +190,10 @@ static int srt_path(srt_ctx *x, const char *s, srt_path_kind kind, const char *k
         else {
                 const char *why = policy_check_path(abs);
                 if (why)
-                        return sjson_fail(x->c, false,
+                        return jread_fail(x->c, false,
                                           "use an absolute path, \"~/...\" or a path relative to "
                                           "the current directory, without '..' inside",
-                                          "'%s' %s", sjson_shorten(s, shown, sizeof(shown)), why);
+                                          "'%s' %s", jread_shorten(s, shown, sizeof(shown)), why);
                 return path_normalize(abs, ret) < 0 ? oom(x) : 1;
         }
         return r < 0 ? r : 0;
@@ -201,10 +201,10 @@ static int srt_path(srt_ctx *x, const char *s, srt_path_kind kind, const char *k
 
 static int list_full(srt_ctx *x, int r) {
         if (r == -E2BIG)
-                return sjson_fail(x->c, false, "split the list", "too many entries (at most %u)",
+                return jread_fail(x->c, false, "split the list", "too many entries (at most %u)",
                                   POLICY_MAX_LIST);
         return r == -ENOMEM ? oom(x)
-                            : sjson_fail(x->c, false, "check the value", "cordon refused it");
+                            : jread_fail(x->c, false, "check the value", "cordon refused it");
 }
 
 /* Applies one translated item to the layer and remembers where it came from. */
@@ -238,18 +238,18 @@ static int add_item(srt_ctx *x, settings_field field, const char *item, const ch
 static int for_each(srt_ctx *x, json_t *v, const char *example,
                     int (*each)(srt_ctx *x, json_t *e, const char *key, void *data),
                     const char *key, void *data) {
-        int r = sjson_expect(x->c, v, json_is_array(v), "an array", example);
+        int r = jread_expect(x->c, v, json_is_array(v), "an array", example);
         if (r < 0)
                 return r;
         if (json_array_size(v) > POLICY_MAX_LIST)
-                return sjson_fail(x->c, false, "split the list", "has %zu entries; at most %u",
+                return jread_fail(x->c, false, "split the list", "has %zu entries; at most %u",
                                   json_array_size(v), POLICY_MAX_LIST);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-                sjson_push_index(x->c, i);
+                jread_push_index(x->c, i);
                 r = each(x, e, key, data);
-                sjson_pop(x->c);
+                jread_pop(x->c);
                 if (r < 0)
                         return r;
         }
@@ -263,7 +263,7 @@ typedef struct path_list {
 
 static int each_path(srt_ctx *x, json_t *e, const char *key, void *data) {
         const path_list *pl = data;
-        int r = sjson_expect(x->c, e, json_is_string(e), "a string", "\"~/project\"");
+        int r = jread_expect(x->c, e, json_is_string(e), "a string", "\"~/project\"");
         _cleanup_free_ char *p = NULL;
         if (r >= 0)
                 r = srt_path(x, json_string_value(e), pl->kind, key, &p);
@@ -312,14 +312,14 @@ static const char *srt_domain_why(const char *s, const char **hint) {
 }
 
 static int srt_domain(srt_ctx *x, json_t *e) {
-        int r = sjson_expect(x->c, e, json_is_string(e), "a string", "\"*.example.com\"");
+        int r = jread_expect(x->c, e, json_is_string(e), "a string", "\"*.example.com\"");
         if (r < 0)
                 return r;
         const char *hint = NULL, *why = srt_domain_why(json_string_value(e), &hint);
         char shown[160];
         if (why)
-                return sjson_fail(x->c, false, hint, "'%s' %s",
-                                  sjson_shorten(json_string_value(e), shown, sizeof(shown)), why);
+                return jread_fail(x->c, false, hint, "'%s' %s",
+                                  jread_shorten(json_string_value(e), shown, sizeof(shown)), why);
         return 0;
 }
 
@@ -407,7 +407,7 @@ static const char *type_phrase(srt_type t, const char **example) {
 static int parse_member(srt_ctx *x, const struct srt_member *m, json_t *v, const char *full) {
         const char *example;
         const char *what = type_phrase(m->type, &example);
-        int r = sjson_expect(x->c, v, has_type(v, m->type), what, example);
+        int r = jread_expect(x->c, v, has_type(v, m->type), what, example);
         if (r < 0)
                 return r;
         if (m->parse)
@@ -428,7 +428,7 @@ static int parse_section(srt_ctx *x, json_t *obj, const char *section,
                 char full[96];
                 (void) snprintf(full, sizeof(full), "%s%s%s", section ? section : "",
                                 section ? "." : "", m ? m->key : "");
-                sjson_push_key(x->c, key);
+                jread_push_key(x->c, key);
                 int r;
                 if (m)
                         r = parse_member(x, m, v, full);
@@ -437,9 +437,9 @@ static int parse_section(srt_ctx *x, json_t *obj, const char *section,
                         size_t k = 0;
                         for (; k < n && k < ELEMENTSOF(names); k++)
                                 names[k] = members[k].key;
-                        r = sjson_unknown_key(x->c, names, k);
+                        r = jread_unknown_key(x->c, names, k);
                 }
-                sjson_pop(x->c);
+                jread_pop(x->c);
                 if (r < 0)
                         return r;
         }
@@ -518,7 +518,7 @@ static const struct {
 
 /* Checks an entry's members; `id_key` ("path" or "name") and "mode" are required. */
 static int check_credential(srt_ctx *x, json_t *e, const char *id_key, const char *example) {
-        int r = sjson_expect(x->c, e, json_is_object(e), "an object", example);
+        int r = jread_expect(x->c, e, json_is_object(e), "an object", example);
         const char *key, *names[ELEMENTSOF(credential_keys)];
         json_t *v;
         size_t n = 0;
@@ -532,21 +532,21 @@ static int check_credential(srt_ctx *x, json_t *e, const char *id_key, const cha
                 size_t k = 0;
                 while (k < n && strcmp(names[k], key) != 0)
                         k++;
-                sjson_push_key(x->c, key);
+                jread_push_key(x->c, key);
                 if (k == n)
-                        r = sjson_unknown_key(x->c, names, n);
+                        r = jread_unknown_key(x->c, names, n);
                 for (size_t i = 0; r >= 0 && i < ELEMENTSOF(credential_keys); i++)
                         if (strcmp(credential_keys[i].key, key) == 0) {
                                 const char *ex, *what = type_phrase(credential_keys[i].type, &ex);
-                                r = sjson_expect(x->c, v, has_type(v, credential_keys[i].type),
+                                r = jread_expect(x->c, v, has_type(v, credential_keys[i].type),
                                                  what, ex);
                         }
-                sjson_pop(x->c);
+                jread_pop(x->c);
         }
         const char *required[] = { id_key, "mode" };
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(required); i++)
                 if (!json_object_get(e, required[i]))
-                        r = sjson_fail(x->c, false, example, "the entry needs '%s'",
+                        r = jread_fail(x->c, false, example, "the entry needs '%s'",
                                        required[i]);
         return r;
 }
@@ -556,16 +556,16 @@ static int check_credential(srt_ctx *x, json_t *e, const char *id_key, const cha
  * which is stricter. Returns 1 to apply as deny, or -errno. */
 static int credential_mode(srt_ctx *x, json_t *e, const char *key, const char *id) {
         const char *mode = json_string_value(json_object_get(e, "mode"));
-        sjson_push_key(x->c, "mode");
+        jread_push_key(x->c, "mode");
         int r = 1;
         if (strcmp(mode, "mask") == 0)
                 r = not_honoured(x, key, id,
                                  "masking is not implemented; marked best-effort, the secret is "
                                  "denied instead");
         else if (strcmp(mode, "deny") != 0)
-                r = sjson_fail(x->c, false, "use \"deny\" or \"mask\"", "unknown mode '%s'",
+                r = jread_fail(x->c, false, "use \"deny\" or \"mask\"", "unknown mode '%s'",
                                mode);
-        sjson_pop(x->c);
+        jread_pop(x->c);
         return r < 0 ? r : 1;
 }
 
@@ -575,9 +575,9 @@ static int each_credential_file(srt_ctx *x, json_t *e, const char *key, void *da
         if (r < 0 || (r = credential_mode(x, e, key, json_string_value(json_object_get(e, "path")))) < 0)
                 return r;
         _cleanup_free_ char *p = NULL;
-        sjson_push_key(x->c, "path");
+        jread_push_key(x->c, "path");
         r = srt_path(x, json_string_value(json_object_get(e, "path")), SRT_PATH_DENY, key, &p);
-        sjson_pop(x->c);
+        jread_pop(x->c);
         return r > 0 ? add_item(x, SF_DENY_READ, p, key) : r;
 }
 
@@ -588,10 +588,10 @@ static int each_credential_env(srt_ctx *x, json_t *e, const char *key, void *dat
                 return r;
         const char *name = json_string_value(json_object_get(e, "name")), *why;
         if ((why = policy_check_env_name(name))) {
-                sjson_push_key(x->c, "name");
-                r = sjson_fail(x->c, false, "use a variable name such as \"API_TOKEN\"",
+                jread_push_key(x->c, "name");
+                r = jread_fail(x->c, false, "use a variable name such as \"API_TOKEN\"",
                                "variable name %s", why);
-                sjson_pop(x->c);
+                jread_pop(x->c);
                 return r;
         }
         if ((r = credential_mode(x, e, key, name)) < 0)
@@ -680,14 +680,14 @@ static int finish(srt_ctx *x) {
         return r < 0 ? list_full(x, r) : 0;
 }
 
-int settings_srt_parse(settings_file *f, sjson *c, void *root, const char *cwd, const char *home) {
+int settings_srt_parse(settings_file *f, jread *c, void *root, const char *cwd, const char *home) {
         srt_ctx x = { .c = c, .f = f, .cwd = cwd, .home = home };
         json_t *doc = root, *marks = json_object_get(doc, "cordon");
         int r = 0;
         if (marks) {
-                sjson_push_key(c, "cordon");
+                jread_push_key(c, "cordon");
                 r = parse_cordon_member(&x, marks);
-                sjson_pop(c);
+                jread_pop(c);
         }
         if (r >= 0)
                 r = parse_section(&x, doc, NULL, top_members, ELEMENTSOF(top_members));

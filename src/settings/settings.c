@@ -9,8 +9,8 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "policy/json-read.h"
 #include "settings/excluded.h"
-#include "settings/settings-json.h"
 
 const char *settings_layer_name(settings_layer_kind kind) {
         static const char *const names[_SETTINGS_LAYER_MAX] = {
@@ -218,53 +218,53 @@ const char *settings_check_domain(const char *s, const char **hint) {
 
 typedef const char *(*string_check)(const char *s, const char **hint);
 
-static int check_string(sjson *c, const json_t *v, string_check check) {
+static int check_string(jread *c, const json_t *v, string_check check) {
         const char *hint = NULL, *why;
         char shown[160];
         if (!json_is_string(v) || !(why = check(json_string_value(v), &hint)))
                 return 0; /* wrong types are the policy loader's to report */
-        return sjson_fail(c, false, hint, "'%s' %s",
-                          sjson_shorten(json_string_value(v), shown, sizeof(shown)), why);
+        return jread_fail(c, false, hint, "'%s' %s",
+                          jread_shorten(json_string_value(v), shown, sizeof(shown)), why);
 }
 
-static int check_list(sjson *c, const json_t *list, string_check check) {
+static int check_list(jread *c, const json_t *list, string_check check) {
         size_t i;
         json_t *e;
         if (!json_is_array(list))
                 return 0;
         json_array_foreach(list, i, e) {
-                sjson_push_index(c, i);
+                jread_push_index(c, i);
                 int r = check_string(c, e, check);
-                sjson_pop(c);
+                jread_pop(c);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-static int check_binds(sjson *c, const json_t *list) {
+static int check_binds(jread *c, const json_t *list) {
         static const char *const keys[] = { "hostPath", "guestPath" };
         size_t i;
         json_t *e;
         if (!json_is_array(list))
                 return 0;
         json_array_foreach(list, i, e) {
-                sjson_push_index(c, i);
+                jread_push_index(c, i);
                 int r = 0;
                 for (size_t k = 0; r >= 0 && k < ELEMENTSOF(keys); k++) {
                         json_t *v = json_is_object(e) ? json_object_get(e, keys[k]) : NULL;
-                        sjson_push_key(c, keys[k]);
+                        jread_push_key(c, keys[k]);
                         r = v ? check_string(c, v, check_literal_path) : 0;
-                        sjson_pop(c);
+                        jread_pop(c);
                 }
-                sjson_pop(c);
+                jread_pop(c);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-static int precheck_sandbox(sjson *c, json_t *sandbox) {
+static int precheck_sandbox(jread *c, json_t *sandbox) {
         static const struct {
                 const char *key;
                 string_check check;
@@ -276,26 +276,26 @@ static int precheck_sandbox(sjson *c, json_t *sandbox) {
         };
         int r = 0;
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(lists); i++) {
-                sjson_push_key(c, lists[i].key);
+                jread_push_key(c, lists[i].key);
                 r = check_list(c, json_object_get(sandbox, lists[i].key), lists[i].check);
-                sjson_pop(c);
+                jread_pop(c);
         }
         json_t *w = json_object_get(sandbox, "guestWorkdir");
-        sjson_push_key(c, "guestWorkdir");
+        jread_push_key(c, "guestWorkdir");
         if (r >= 0 && w)
                 r = check_string(c, w, check_literal_path);
-        sjson_pop(c);
-        sjson_push_key(c, "bindMounts");
+        jread_pop(c);
+        jread_push_key(c, "bindMounts");
         if (r >= 0)
                 r = check_binds(c, json_object_get(sandbox, "bindMounts"));
-        sjson_pop(c);
+        jread_pop(c);
         return r;
 }
 
 /* ---- the members ---------------------------------------------------------------------------------- */
 
-static int parse_sandbox(sjson *c, json_t *v, settings_file *f) {
-        int r = sjson_expect(c, v, json_is_object(v), "an object",
+static int parse_sandbox(jread *c, json_t *v, settings_file *f) {
+        int r = jread_expect(c, v, json_is_object(v), "an object",
                              "\"sandbox\": {\"denyRead\": [\"/home/me/.secrets\"]}");
         if (r >= 0 && json_is_object(v))
                 r = precheck_sandbox(c, v);
@@ -306,13 +306,13 @@ static int parse_sandbox(sjson *c, json_t *v, settings_file *f) {
                                         c->err);
 }
 
-static int parse_switch(sjson *c, json_t *v, settings_switch *s, const char *key,
+static int parse_switch(jread *c, json_t *v, settings_switch *s, const char *key,
                         const char *example) {
-        int r = sjson_expect(c, v, json_is_boolean(v), "a boolean", example);
+        int r = jread_expect(c, v, json_is_boolean(v), "a boolean", example);
         if (r < 0)
                 return r;
         *s = (settings_switch){ .set = true, .value = json_is_true(v), .key = key };
-        (void) sjson_position(c, true, &s->pos);
+        (void) jread_position(c, true, &s->pos);
         return 0;
 }
 
@@ -320,7 +320,7 @@ static int parse_switch(sjson *c, json_t *v, settings_switch *s, const char *key
         "an entry is one whole command line compared word for word (\"docker ps\", or "         \
         "[\"git\", \"status\"]); remove shell syntax or give the words as an array"
 
-static int add_entry(settings_file *f, sjson *c, char **words, size_t index) {
+static int add_entry(settings_file *f, jread *c, char **words, size_t index) {
         settings_entry *n = reallocarray(f->excluded, f->n_excluded + 1, sizeof(*n));
         if (!n)
                 return -ENOMEM;
@@ -335,13 +335,13 @@ static int add_entry(settings_file *f, sjson *c, char **words, size_t index) {
                 o += sprintf(o, "%s%s", w == words ? "" : " ", *w);
         *o = '\0';
         settings_entry e = { .words = words, .text = text, .index = index };
-        (void) sjson_position(c, false, &e.pos);
+        (void) jread_position(c, false, &e.pos);
         f->excluded[f->n_excluded++] = e;
         return 0;
 }
 
 /* An entry given as an array of words: the words as they will be compared. */
-static int entry_words(sjson *c, json_t *v, char ***ret, excluded_refusal *why) {
+static int entry_words(jread *c, json_t *v, char ***ret, excluded_refusal *why) {
         size_t n = json_array_size(v), i;
         json_t *e;
         if (n > EXCLUDED_MAX_WORDS) {
@@ -352,10 +352,10 @@ static int entry_words(sjson *c, json_t *v, char ***ret, excluded_refusal *why) 
         if (!words)
                 return -ENOMEM;
         json_array_foreach(v, i, e) {
-                sjson_push_index(c, i);
-                int r = sjson_expect(c, e, json_is_string(e), "a string",
+                jread_push_index(c, i);
+                int r = jread_expect(c, e, json_is_string(e), "a string",
                                      "[\"git\", \"status\"]");
-                sjson_pop(c);
+                jread_pop(c);
                 if (r < 0 || !(words[i] = strdup(json_string_value(e)))) {
                         excluded_words_free(words);
                         return r < 0 ? r : -ENOMEM;
@@ -370,10 +370,10 @@ static int entry_words(sjson *c, json_t *v, char ***ret, excluded_refusal *why) 
         return 0;
 }
 
-static int parse_one_excluded(sjson *c, json_t *v, settings_file *f, size_t index) {
+static int parse_one_excluded(jread *c, json_t *v, settings_file *f, size_t index) {
         char **words = NULL;
         excluded_refusal why = EXCLUDED_OK;
-        int r = sjson_expect(c, v, json_is_string(v) || json_is_array(v),
+        int r = jread_expect(c, v, json_is_string(v) || json_is_array(v),
                              "a string or an array of strings", "\"docker ps\"");
         if (r < 0)
                 return r;
@@ -384,7 +384,7 @@ static int parse_one_excluded(sjson *c, json_t *v, settings_file *f, size_t inde
                                                        "out of memory")
                                     : r;
         if (why != EXCLUDED_OK)
-                return sjson_fail(c, false, EXCLUDED_HINT,
+                return jread_fail(c, false, EXCLUDED_HINT,
                                   "this entry %s, so it could never run unsandboxed safely",
                                   excluded_refusal_to_string(why));
         r = add_entry(f, c, words, index);
@@ -395,20 +395,20 @@ static int parse_one_excluded(sjson *c, json_t *v, settings_file *f, size_t inde
         return 0;
 }
 
-static int parse_excluded(sjson *c, json_t *v, settings_file *f) {
-        int r = sjson_expect(c, v, json_is_array(v), "an array",
+static int parse_excluded(jread *c, json_t *v, settings_file *f) {
+        int r = jread_expect(c, v, json_is_array(v), "an array",
                              "\"excludedCommands\": [\"docker ps\"]");
         if (r < 0)
                 return r;
         if (json_array_size(v) > POLICY_MAX_LIST)
-                return sjson_fail(c, false, "keep the list short", "has %zu entries; at most %u",
+                return jread_fail(c, false, "keep the list short", "has %zu entries; at most %u",
                                   json_array_size(v), POLICY_MAX_LIST);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
-                sjson_push_index(c, i);
+                jread_push_index(c, i);
                 r = parse_one_excluded(c, e, f, i);
-                sjson_pop(c);
+                jread_pop(c);
                 if (r < 0)
                         return r;
         }
@@ -420,7 +420,7 @@ static const char *const cordon_keys[] = {
         "lockDomains",
 };
 
-static int parse_member(sjson *c, const char *key, json_t *v, settings_file *f) {
+static int parse_member(jread *c, const char *key, json_t *v, settings_file *f) {
         if (strcmp(key, "sandbox") == 0)
                 return parse_sandbox(c, v, f);
         if (strcmp(key, "failIfUnavailable") == 0)
@@ -435,21 +435,21 @@ static int parse_member(sjson *c, const char *key, json_t *v, settings_file *f) 
                 /* A lock only an administrator can set: in a file the user (or a repository)
                  * controls it would suggest a protection that is not there. */
                 if (f->kind != SETTINGS_LAYER_MANAGED)
-                        return sjson_fail(c, true, "move it to the managed settings file "
+                        return jread_fail(c, true, "move it to the managed settings file "
                                           "(" SETTINGS_MANAGED_FILE ")",
                                           "only managed settings can lock the domain list");
                 return parse_switch(c, v, &f->lock_domains, "lockDomains", "\"lockDomains\": true");
         }
-        return sjson_unknown_key(c, cordon_keys, ELEMENTSOF(cordon_keys));
+        return jread_unknown_key(c, cordon_keys, ELEMENTSOF(cordon_keys));
 }
 
-static int parse_cordon(sjson *c, json_t *root, settings_file *f) {
+static int parse_cordon(jread *c, json_t *root, settings_file *f) {
         const char *key;
         json_t *v;
         json_object_foreach(root, key, v) {
-                sjson_push_key(c, key);
+                jread_push_key(c, key);
                 int r = parse_member(c, key, v, f);
-                sjson_pop(c);
+                jread_pop(c);
                 if (r < 0)
                         return r;
         }
@@ -467,7 +467,7 @@ static bool is_cordon_key(const char *key) {
 
 /* Told apart by the top-level keys: any srt key makes it an srt file. A file with keys of both
  * formats is refused rather than guessed. */
-static int detect_format(sjson *c, json_t *root, settings_format *ret) {
+static int detect_format(jread *c, json_t *root, settings_format *ret) {
         const char *key, *srt = NULL, *ours = NULL;
         json_t *v;
         json_object_foreach(root, key, v) {
@@ -477,13 +477,13 @@ static int detect_format(sjson *c, json_t *root, settings_format *ret) {
                         ours = key;
         }
         if (srt && ours) {
-                sjson_push_key(c, srt);
+                jread_push_key(c, srt);
                 char hint[256];
                 (void) snprintf(hint, sizeof(hint),
                                 "'%s' is a cordon settings key: use one format per file (see "
                                 "'cordon settings import' to convert an srt file)", ours);
-                int r = sjson_fail(c, true, hint, "an srt settings key in a cordon settings file");
-                sjson_pop(c);
+                int r = jread_fail(c, true, hint, "an srt settings key in a cordon settings file");
+                jread_pop(c);
                 return r;
         }
         *ret = srt ? SETTINGS_FORMAT_SRT : SETTINGS_FORMAT_CORDON;
@@ -510,6 +510,27 @@ static int file_new(settings_layer_kind kind, const char *origin, const char *te
         return 0;
 }
 
+/* Parses c->text: at most POLICY_MAX_FILE bytes, nesting bounded first, a JSON object at the top.
+ * Errors are POLICY_INVALID with file:line:col. */
+static int load_document(jread *c, json_t **ret) {
+        if (c->len > POLICY_MAX_FILE)
+                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EFBIG,
+                                        "%s: the settings file is %zu bytes; at most %u are "
+                                        "allowed", c->origin, c->len, POLICY_MAX_FILE);
+        json_t *root = NULL;
+        int r = jread_parse(c, "settings need at most 5", &root);
+        if (r < 0)
+                return r;
+        if (!json_is_object(root)) {
+                r = jread_fail(c, false, "write the settings as { \"key\": value, ... }",
+                               "settings must be a JSON object, not %s", jread_type_name(root));
+                json_decref(root);
+                return r;
+        }
+        *ret = root;
+        return 0;
+}
+
 int settings_file_parse(settings_layer_kind kind, const char *origin, const char *text,
                         size_t len, const char *cwd, const char *home, settings_file **ret,
                         cordon_error *err) {
@@ -521,9 +542,9 @@ int settings_file_parse(settings_layer_kind kind, const char *origin, const char
         _cleanup_(settings_file_freep) settings_file *f = NULL;
         if (file_new(kind, origin, text, len, &f) < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        sjson c = { .origin = f->origin, .text = f->text, .len = f->len, .err = err };
+        jread c = { .origin = f->origin, .text = f->text, .len = f->len, .err = err };
         json_t *root = NULL;
-        int r = sjson_load(&c, &root);
+        int r = load_document(&c, &root);
         if (r < 0)
                 return r;
         r = detect_format(&c, root, &f->format);

@@ -186,9 +186,9 @@ const char *settings_check_domain(const char *s, const char **hint);
 
 /* ---- formats ---------------------------------------------------------------------------------- */
 
-typedef struct sjson sjson;
+typedef struct jread jread;
 /* The srt translator (settings-srt.c): `root` is the parsed document. */
-int settings_srt_parse(settings_file *f, sjson *c, void *root, const char *cwd, const char *home);
+int settings_srt_parse(settings_file *f, jread *c, void *root, const char *cwd, const char *home);
 /* True when a top-level key belongs to the srt format. */
 bool settings_srt_key(const char *key);
 

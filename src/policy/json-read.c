@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Positioned errors for settings files (see settings-json.h). */
-#include "settings/settings-json.h"
+/* Positioned errors while reading a JSON document (see json-read.h). */
+#include "policy/json-read.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 
 #include "util/util.h"
 
-const char *sjson_shorten(const char *s, char *buf, size_t size) {
+const char *jread_shorten(const char *s, char *buf, size_t size) {
         size_t o = 0;
         for (const unsigned char *p = (const unsigned char *) s; *p && o + 4 < size; p++)
                 buf[o++] = (*p < 0x20 || *p == 0x7f) ? '?' : (char) *p;
@@ -21,7 +21,7 @@ const char *sjson_shorten(const char *s, char *buf, size_t size) {
         return buf;
 }
 
-const char *sjson_type_name(const json_t *v) {
+const char *jread_type_name(const json_t *v) {
         switch (json_typeof(v)) {
         case JSON_OBJECT:
                 return "an object";
@@ -45,31 +45,31 @@ const char *sjson_type_name(const json_t *v) {
 
 /* The walk never goes deeper than the depth check allowed; the guard keeps a programming error
  * from writing past the array. */
-void sjson_push_key(sjson *c, const char *key) {
-        if (c->depth < SJSON_MAX_PATH)
+void jread_push_key(jread *c, const char *key) {
+        if (c->depth < JREAD_MAX_PATH)
                 c->path[c->depth] = (json_pos_step){ key, 0 };
         c->depth++;
 }
 
-void sjson_push_index(sjson *c, size_t index) {
-        if (c->depth < SJSON_MAX_PATH)
+void jread_push_index(jread *c, size_t index) {
+        if (c->depth < JREAD_MAX_PATH)
                 c->path[c->depth] = (json_pos_step){ NULL, index };
         c->depth++;
 }
 
-void sjson_pop(sjson *c) {
+void jread_pop(jread *c) {
         if (c->depth > 0)
                 c->depth--;
 }
 
-void sjson_key_path(const sjson *c, char *buf, size_t size) {
-        size_t o = 0, n = c->depth < SJSON_MAX_PATH ? c->depth : SJSON_MAX_PATH;
+void jread_key_path(const jread *c, char *buf, size_t size) {
+        size_t o = 0, n = c->depth < JREAD_MAX_PATH ? c->depth : JREAD_MAX_PATH;
         buf[0] = '\0';
         for (size_t i = 0; i < n && o < size; i++) {
                 char part[80];
                 const json_pos_step *s = &c->path[i];
                 int w = s->key ? snprintf(buf + o, size - o, "%s%s", i ? "." : "",
-                                          sjson_shorten(s->key, part, sizeof(part)))
+                                          jread_shorten(s->key, part, sizeof(part)))
                                : snprintf(buf + o, size - o, "[%zu]", s->index);
                 if (w < 0)
                         break;
@@ -77,21 +77,21 @@ void sjson_key_path(const sjson *c, char *buf, size_t size) {
         }
 }
 
-bool sjson_position(const sjson *c, bool at_key, json_pos *ret) {
-        size_t n = c->depth < SJSON_MAX_PATH ? c->depth : SJSON_MAX_PATH;
+bool jread_position(const jread *c, bool at_key, json_pos *ret) {
+        size_t n = c->depth < JREAD_MAX_PATH ? c->depth : JREAD_MAX_PATH;
         at_key = at_key && n > 0 && c->path[n - 1].key;
         return json_pos_find(c->text, c->len, c->path, n, at_key, ret) >= 0;
 }
 
-int sjson_fail(sjson *c, bool at_key, const char *hint, const char *fmt, ...) {
+int jread_fail(jread *c, bool at_key, const char *hint, const char *fmt, ...) {
         char what[512], key[256], where[64] = "";
         va_list ap;
         va_start(ap, fmt);
         (void) vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
-        sjson_key_path(c, key, sizeof(key));
+        jread_key_path(c, key, sizeof(key));
         json_pos pos;
-        if (sjson_position(c, at_key, &pos))
+        if (jread_position(c, at_key, &pos))
                 (void) snprintf(where, sizeof(where), ":%u:%u", pos.line, pos.column);
         if (c->depth == 0)
                 return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL, "%s%s: %s; %s",
@@ -100,12 +100,12 @@ int sjson_fail(sjson *c, bool at_key, const char *hint, const char *fmt, ...) {
                                 c->origin, where, key, what, hint);
 }
 
-int sjson_expect(sjson *c, const json_t *v, bool ok, const char *what, const char *example) {
+int jread_expect(jread *c, const json_t *v, bool ok, const char *what, const char *example) {
         if (ok)
                 return 0;
         char hint[256];
         (void) snprintf(hint, sizeof(hint), "write it like %s", example);
-        return sjson_fail(c, false, hint, "expected %s, got %s", what, sjson_type_name(v));
+        return jread_fail(c, false, hint, "expected %s, got %s", what, jread_type_name(v));
 }
 
 /* Edit distance, case-insensitive, for short keys only (bounded work). */
@@ -132,15 +132,15 @@ static size_t edit_distance(const char *a, const char *b) {
         return row[lb];
 }
 
-int sjson_unknown_key(sjson *c, const char *const *known, size_t n_known) {
-        const char *key = c->depth > 0 && c->depth <= SJSON_MAX_PATH ? c->path[c->depth - 1].key
+int jread_unknown_key(jread *c, const char *const *known, size_t n_known) {
+        const char *key = c->depth > 0 && c->depth <= JREAD_MAX_PATH ? c->path[c->depth - 1].key
                                                                       : NULL;
         char hint[512], list[400] = "";
         size_t o = 0;
         for (size_t i = 0; key && i < n_known; i++)
                 if (edit_distance(key, known[i]) <= 2) {
                         (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", known[i]);
-                        return sjson_fail(c, true, hint, "unknown key");
+                        return jread_fail(c, true, hint, "unknown key");
                 }
         for (size_t i = 0; i < n_known; i++) {
                 int w = snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", known[i]);
@@ -148,10 +148,10 @@ int sjson_unknown_key(sjson *c, const char *const *known, size_t n_known) {
                         o += (size_t) w;
         }
         (void) snprintf(hint, sizeof(hint), "allowed keys here: %s", list);
-        return sjson_fail(c, true, hint, "unknown key");
+        return jread_fail(c, true, hint, "unknown key");
 }
 
-int sjson_check_enum(sjson *c, const char *value, const char *const *known, size_t n_known,
+int jread_check_enum(jread *c, const char *value, const char *const *known, size_t n_known,
                      const char *what) {
         char shown[120], hint[256];
         for (size_t i = 0; i < n_known; i++)
@@ -160,11 +160,11 @@ int sjson_check_enum(sjson *c, const char *value, const char *const *known, size
         for (size_t i = 0; i < n_known; i++)
                 if (edit_distance(value, known[i]) <= 2) {
                         (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", known[i]);
-                        return sjson_fail(c, false, hint, "'%s' is not %s",
-                                          sjson_shorten(value, shown, sizeof(shown)), what);
+                        return jread_fail(c, false, hint, "'%s' is not %s",
+                                          jread_shorten(value, shown, sizeof(shown)), what);
                 }
-        return sjson_fail(c, false, "see docs/settings.md for the list", "'%s' is not %s",
-                          sjson_shorten(value, shown, sizeof(shown)), what);
+        return jread_fail(c, false, "see docs/settings.md for the list", "'%s' is not %s",
+                          jread_shorten(value, shown, sizeof(shown)), what);
 }
 
 static const char *json_hint(const json_error_t *e) {
@@ -198,33 +198,21 @@ static const char *json_hint(const json_error_t *e) {
         }
 }
 
-int sjson_load(sjson *c, json_t **ret) {
+int jread_parse(jread *c, const char *depth_hint, json_t **ret) {
         json_pos deep;
-        if (c->len > POLICY_MAX_FILE)
-                return cordon_set_error(c->err, CORDON_POLICY_INVALID, EFBIG,
-                                        "%s: the settings file is %zu bytes; at most %u are "
-                                        "allowed", c->origin, c->len, POLICY_MAX_FILE);
         /* Before jansson: bounds its recursion and every walk of the tree that follows. */
         if (json_pos_check_depth(c->text, c->len, POLICY_MAX_DEPTH, &deep) < 0)
                 return cordon_set_error(c->err, CORDON_POLICY_INVALID, E2BIG,
-                                        "%s:%u:%u: nesting deeper than %u levels; settings need "
-                                        "at most 5", c->origin, deep.line, deep.column,
-                                        POLICY_MAX_DEPTH);
+                                        "%s:%u:%u: nesting deeper than %u levels; %s", c->origin,
+                                        deep.line, deep.column, POLICY_MAX_DEPTH, depth_hint);
         json_error_t jerr;
         /* Duplicate keys are refused: with "last one wins" a reviewer reading the first
-         * occurrence would approve other settings than the ones applied. */
+         * occurrence would approve another document than the one applied. */
         json_t *root = json_loadb(c->text, c->len, JSON_REJECT_DUPLICATES, &jerr);
         if (!root)
                 return cordon_set_error(c->err, CORDON_POLICY_INVALID, EINVAL,
                                         "%s:%d:%d: invalid JSON: %s; %s", c->origin, jerr.line,
                                         jerr.column, jerr.text, json_hint(&jerr));
-        if (!json_is_object(root)) {
-                int r = sjson_fail(c, false, "write the settings as { \"key\": value, ... }",
-                                   "settings must be a JSON object, not %s",
-                                   sjson_type_name(root));
-                json_decref(root);
-                return r;
-        }
         *ret = root;
         return 0;
 }
