@@ -939,9 +939,14 @@ void exec_client_gone(daemon_t *d, client *c) {
                         kill_exec(x);
                         if (x->warm && !x->done)
                                 host_kill_exec(x);
+                        /* A paused exec's source must be read again, or the host (blocked
+                         * writing to us) would never read its "K" line. */
                         if (x->paused) {
                                 x->paused = false;
-                                (void) exec_watch(d, x, true);
+                                if (x->warm)
+                                        (void) host_watch(d, &x->s->host, true);
+                                else
+                                        (void) exec_watch(d, x, true);
                         }
                 }
 }
