@@ -297,6 +297,7 @@ typedef enum extra_opt {
         EXTRA_SOCKET,
         EXTRA_CWD,
         EXTRA_ENV,
+        EXTRA_NATIVE,
 } extra_opt;
 
 #define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
@@ -309,6 +310,7 @@ typedef enum extra_opt {
 #define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
 #define ALLOW_SOCKET (1u << 7)     /* session, exec: --socket */
 #define ALLOW_EXEC (1u << 8)       /* exec's --cwd, --env */
+#define ALLOW_TERMINAL (1u << 13)  /* terminal's --native */
 
 static const struct {
         const char *name;
@@ -331,6 +333,7 @@ static const struct {
         { "--socket", EXTRA_SOCKET, true, ALLOW_SOCKET },
         { "--cwd", EXTRA_CWD, true, ALLOW_EXEC },
         { "--env", EXTRA_ENV, true, ALLOW_EXEC },
+        { "--native", EXTRA_NATIVE, false, ALLOW_TERMINAL },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -543,6 +546,9 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
                 return set_exec_cwd(p, value);
         case EXTRA_ENV:
                 return add_exec_env(p, value);
+        case EXTRA_NATIVE:
+                p->out->terminal_native = true;
+                return 0;
         default:
                 return -EINVAL;
         }
@@ -821,6 +827,21 @@ static int parse_exec(parser *p) {
         return copy_command(p, synopsis);
 }
 
+/* cordon terminal [--native] [--socket PATH] SESSION */
+static int parse_terminal(parser *p) {
+        static const char synopsis[] = "cordon terminal [--native] [--socket PATH] SESSION";
+        p->out->command = CLI_COMMAND_TERMINAL;
+        p->see = "cordon terminal --help";
+        unsigned allow = ALLOW_SOCKET | ALLOW_TERMINAL | ALLOW_POSITIONAL;
+        int r = parse_options(p, allow);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if ((r = take_session(p, synopsis)) < 0)
+                return r;
+        r = parse_options(p, ALLOW_SOCKET | ALLOW_TERMINAL);
+        return r < 0 ? r : 0;
+}
+
 static int parse_help(parser *p) {
         static const struct {
                 const char *name;
@@ -831,6 +852,7 @@ static int parse_help(parser *p) {
                 { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
                 { "settings", CLI_COMMAND_SETTINGS_IMPORT },
                 { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
+                { "terminal", CLI_COMMAND_TERMINAL },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -866,6 +888,8 @@ static int parse_command(parser *p) {
                 return parse_session(p);
         if (strcmp(cmd, "exec") == 0)
                 return parse_exec(p);
+        if (strcmp(cmd, "terminal") == 0)
+                return parse_terminal(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -25,6 +25,7 @@ typedef enum cli_command {
         CLI_COMMAND_SESSION_DESTROY, /* cordon session destroy [--socket PATH] SESSION */
         CLI_COMMAND_EXEC,            /* cordon exec SESSION [--cwd DIR] [--env NAME=VALUE]...
                                       * [--socket PATH] [--] CMD [ARG...] */
+        CLI_COMMAND_TERMINAL,        /* cordon terminal [--native] [--socket PATH] SESSION */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -92,6 +93,7 @@ typedef struct cli_args {
         char *exec_cwd;          /* exec --cwd DIR: owned, absolute */
         char **exec_env;         /* exec --env NAME=VALUE (owned, in order, NAME non-empty) */
         size_t n_exec_env;
+        bool terminal_native;    /* terminal --native: inside the session's sandbox */
 } cli_args;
 
 /* The option's spelling ("--writable") and what a good value looks like, for messages. */

@@ -12,6 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -544,6 +548,164 @@ int cli_cmd_exec(const cli_args *a) {
         else
                 json_decref(params);
         int status = r < 0 ? cli_fatal(&err) : exec_loop(&c, &err);
+        conn_close(&c);
+        return status;
+}
+
+/* ---- cordon terminal ------------------------------------------------------------------------ */
+
+/* The terminal's size, or 80x24 when stdin is not one. */
+static void term_size(int *cols, int *rows) {
+        struct winsize ws;
+        *cols = 80;
+        *rows = 24;
+        if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col && ws.ws_row) {
+                *cols = ws.ws_col > 1000 ? 1000 : ws.ws_col;
+                *rows = ws.ws_row > 1000 ? 1000 : ws.ws_row;
+        }
+}
+
+static json_int_t term_next_id = 2;
+
+/* terminal.input / terminal.resize for terminal 1 (the session.terminal request). Their answers
+ * are read and ignored by the loop; a failure shows in the terminal's own end. */
+static int term_send(conn *c, const char *method, json_t *params, cordon_error *err) {
+        (void) json_object_set_new(params, "terminalId", json_integer(1));
+        json_t *o = json_pack("{s:i,s:I,s:s,s:o}", "v", PROTO_VERSION, "id", term_next_id++,
+                              "method", method, "params", params);
+        char *body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        json_decref(o);
+        if (!body)
+                return set_err(err, CORDON_LAUNCH_FAILED, "out of memory");
+        size_t n = strlen(body);
+        char *line = realloc(body, n + 2);
+        if (!line) {
+                free(body);
+                return set_err(err, CORDON_LAUNCH_FAILED, "out of memory");
+        }
+        memcpy(line + n, "\n", 2);
+        int r = conn_send(c, line, err);
+        free(line);
+        return r;
+}
+
+/* Keyboard bytes as protocol text: bytes that are not UTF-8 (rare from a terminal) become '?'. */
+static int term_input(conn *c, const char *buf, size_t n, cordon_error *err) {
+        json_t *s = json_stringn(buf, n);
+        if (!s) {
+                char *copy = malloc(n);
+                if (!copy)
+                        return set_err(err, CORDON_LAUNCH_FAILED, "out of memory");
+                for (size_t i = 0; i < n; i++)
+                        copy[i] = (unsigned char) buf[i] < 0x80 ? buf[i] : '?';
+                s = json_stringn(copy, n);
+                free(copy);
+        }
+        return term_send(c, "terminal.input", json_pack("{s:o}", "data", s), err);
+}
+
+/* One message from the daemon: output to our stdout, the end as our status (>= 0), else -1. */
+static int term_message(json_t *o, cordon_error *err) {
+        if (json_integer_value(json_object_get(o, "id")) != 1)
+                return -1; /* an answer to input or resize */
+        json_t *ev = json_object_get(o, "event"), *res = json_object_get(o, "result");
+        if (json_is_object(ev))
+                return show_event(ev) == 0 ? -1 : 128 + SIGPIPE;
+        if (json_is_object(res)) {
+                json_int_t code = json_integer_value(json_object_get(res, "exitCode"));
+                return code >= 0 && code <= 255 ? (int) code : 125;
+        }
+        (void) error_from(json_object_get(o, "error"), err);
+        return cli_fatal(err);
+}
+
+static int term_loop(conn *c, int sfd, cordon_error *err) {
+        bool in_open = true;
+        for (;;) {
+                /* Lines already received come first: poll() cannot see them. */
+                while (c->len && memchr(c->buf, '\n', c->len)) {
+                        json_t *o = NULL;
+                        if (conn_read(c, &o, err) < 0)
+                                return cli_fatal(err);
+                        int st = term_message(o, err);
+                        json_decref(o);
+                        if (st >= 0)
+                                return st;
+                }
+                struct pollfd p[3] = { { .fd = c->fd, .events = POLLIN },
+                                       { .fd = in_open ? STDIN_FILENO : -1, .events = POLLIN },
+                                       { .fd = sfd, .events = POLLIN } };
+                if (poll(p, 3, -1) < 0 && errno != EINTR)
+                        return cli_fatal(&(cordon_error){ .code = CORDON_LAUNCH_FAILED,
+                                                          .message = "poll failed" });
+                if (p[2].revents & POLLIN) {
+                        struct signalfd_siginfo si;
+                        while (read(sfd, &si, sizeof(si)) == sizeof(si))
+                                ;
+                        int cols, rows;
+                        term_size(&cols, &rows);
+                        if (term_send(c, "terminal.resize",
+                                      json_pack("{s:i,s:i}", "cols", cols, "rows", rows), err) < 0)
+                                return cli_fatal(err);
+                }
+                if (p[1].revents & (POLLIN | POLLHUP)) {
+                        char buf[4096];
+                        ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+                        if (n > 0 && term_input(c, buf, (size_t) n, err) < 0)
+                                return cli_fatal(err);
+                        if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+                                in_open = false; /* the shell ends on its own (or on close) */
+                }
+                if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+                        json_t *o = NULL;
+                        if (conn_read(c, &o, err) < 0)
+                                return cli_fatal(err);
+                        int st = term_message(o, err);
+                        json_decref(o);
+                        if (st >= 0)
+                                return st;
+                }
+        }
+}
+
+int cli_cmd_terminal(const cli_args *a) {
+        cordon_error err = { 0 };
+        int cols, rows;
+        term_size(&cols, &rows);
+        json_t *params = json_pack("{s:s,s:i,s:i,s:s}", "sessionId", a->session_id, "cols", cols,
+                                   "rows", rows, "backend", a->terminal_native ? "native" : "none");
+        if (!params)
+                return cli_fatal(&(cordon_error){ .code = CORDON_USAGE,
+                                                  .message = "SESSION is not UTF-8 text" });
+        conn c;
+        int r = conn_open(a, &c, &err);
+        if (r >= 0)
+                r = send_request(&c, "session.terminal", params, &err);
+        else
+                json_decref(params);
+        if (r < 0) {
+                conn_close(&c);
+                return cli_fatal(&err);
+        }
+        /* Keys go through as typed (^C reaches the session's shell, not us); restored at the
+         * end whatever happens inside. */
+        struct termios saved;
+        bool raw = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+        if (raw) {
+                struct termios t = saved;
+                cfmakeraw(&t);
+                (void) tcsetattr(STDIN_FILENO, TCSANOW, &t);
+        }
+        sigset_t winch;
+        sigemptyset(&winch);
+        sigaddset(&winch, SIGWINCH);
+        (void) sigprocmask(SIG_BLOCK, &winch, NULL);
+        int sfd = signalfd(-1, &winch, SFD_CLOEXEC | SFD_NONBLOCK);
+        int status = term_loop(&c, sfd, &err);
+        if (raw)
+                (void) tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+        if (sfd >= 0)
+                (void) close(sfd);
         conn_close(&c);
         return status;
 }

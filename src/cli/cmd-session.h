@@ -25,3 +25,9 @@ int cli_cmd_session_destroy(const cli_args *a);
  * response. Standard input (unless a terminal) is read to its end first, at most 1 MiB of
  * UTF-8 text without NUL, and sent whole. */
 int cli_cmd_exec(const cli_args *a);
+
+/* cordon terminal [--native] SESSION: a PTY in the session (docs/protocol.md, session.terminal):
+ * the user's own shell (backend none) unless --native asks for one inside the session's sandbox,
+ * which fails rather than fall back. Keys go through raw; SIGWINCH resizes; exits with the
+ * shell's status. */
+int cli_cmd_terminal(const cli_args *a);

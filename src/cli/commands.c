@@ -380,6 +380,8 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_session_destroy(a);
         case CLI_COMMAND_EXEC:
                 return cli_cmd_exec(a);
+        case CLI_COMMAND_TERMINAL:
+                return cli_cmd_terminal(a);
         default:
                 return fatal_msg(CORDON_USAGE, "unknown command");
         }

@@ -18,6 +18,7 @@ static const char overview[] =
         "                                    as the equivalent cordon settings file\n"
         "  session launch|list|destroy       manage cordond's warm sandbox sessions\n"
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
+        "  terminal [--native] SESSION       a terminal in a cordond session\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
@@ -175,6 +176,19 @@ static const char exec_help[] =
         "could not run CMD, no such session, ...) or cannot be reached. Interrupting cordon\n"
         "closes the connection, and the daemon kills CMD with everything it started.\n";
 
+static const char terminal_help[] =
+        "Usage: cordon terminal [--native] [--socket PATH] SESSION\n"
+        "\n"
+        "Opens a terminal (a PTY) in the cordond session SESSION and connects it to this one:\n"
+        "keys go through as typed, window size changes follow, and cordon exits with the\n"
+        "shell's status. By default the shell is your own, unconfined, as an IDE terminal is\n"
+        "(SPEC.md section 10); --native runs it inside the session's sandbox instead, and fails\n"
+        "(SANDBOX_UNAVAILABLE) rather than show a host shell when the session cannot.\n"
+        "\n"
+        "  --native           the shell inside the session's sandbox\n"
+        "  --socket PATH      cordond's socket (default as for 'cordon session')\n"
+        "  -h, --help         print this help\n";
+
 static const char version_help[] = "Usage: cordon version | cordon --version\n";
 
 const char *cli_help_text(cli_command topic) {
@@ -197,6 +211,8 @@ const char *cli_help_text(cli_command topic) {
                 return session_help;
         case CLI_COMMAND_EXEC:
                 return exec_help;
+        case CLI_COMMAND_TERMINAL:
+                return terminal_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

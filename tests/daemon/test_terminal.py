@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""session.terminal over cordond's socket with a real interactive program (sh -i in a PTY):
+backend native inside the session's sandbox and backend none (the user's own shell), input,
+resize, close, the refusal of a native terminal a session cannot provide, and `cordon terminal`.
+
+Usage: test_terminal.py CORDOND CORDON SCHEMA SOURCE_DIR [unittest args]"""
+import os
+import pty
+import select
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cordond_client as cc  # noqa: E402
+import test_daemon as td  # noqa: E402
+
+
+class TerminalTest(td.DaemonTest):
+    def open_terminal(self, sid, backend=None, cols=80, rows=24):
+        params = {"sessionId": sid, "cols": cols, "rows": rows}
+        if backend:
+            params["backend"] = backend
+        return self.c.start("session.terminal", params)
+
+    def read_until(self, rid, text, timeout=10.0):
+        """Output of terminal rid until it contains `text` (the events seen are returned too)."""
+        out, events = "", []
+        deadline = time.monotonic() + timeout
+        while text not in out and time.monotonic() < deadline:
+            msg = self.c.read()
+            self.assertIsNotNone(msg, "the daemon hung up")
+            if msg.get("id") != rid:
+                continue  # the answers to input/resize
+            self.assertIn("event", msg, f"the terminal ended early: {msg}")
+            events.append(msg["event"])
+            if msg["event"]["type"] == "stdout":
+                out += msg["event"]["data"]
+        self.assertIn(text, out)
+        return out, events
+
+    def finish(self, rid):
+        while True:
+            msg = self.c.read()
+            self.assertIsNotNone(msg)
+            if msg.get("id") == rid and "event" not in msg:
+                return msg
+
+    def control(self, method, params):
+        self.c.start(method, params)
+
+    def test_native_shell_inside_the_sandbox(self):
+        sid = self.launch_warm()
+        rid = self.open_terminal(sid, "native")
+        self.control("terminal.resize", {"terminalId": rid, "cols": 101, "rows": 33})
+        self.control("terminal.input", {"terminalId": rid, "data":
+                                        "stty size; echo x$((6*7)); touch .env; echo rc=$?\n"})
+        out, more = self.read_until(rid, "rc=1")
+        events = []
+        self.assertIn("33 101", out, "the resize reached the PTY")
+        self.assertIn("x42", out, "the shell ran the input")
+        self.assertTrue(any(e["type"] == "violation" and e["target"].endswith("/.env")
+                            for e in events + more), "the creation rule holds in the terminal")
+        ready = [e for e in events + more if e["type"] == "ready"]
+        self.assertEqual(ready[0]["backend"], "native")
+        self.control("terminal.input", {"terminalId": rid, "data": "exit 7\n"})
+        resp = self.finish(rid)
+        self.assertEqual(resp["result"]["exitCode"], 7, resp)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, ".env")))
+
+    def test_none_is_the_users_shell(self):
+        sid = self.launch_warm()
+        rid = self.open_terminal(sid)  # default backend: none
+        self.control("terminal.input", {"terminalId": rid, "data": "tty; exit 0\n"})
+        out, events = self.read_until(rid, "/dev/pts/")
+        ready = [e for e in events if e["type"] == "ready"]
+        self.assertEqual(ready[0]["backend"], "none", "the events say it is unconfined")
+        self.assertEqual(self.finish(rid)["result"]["exitCode"], 0)
+
+    def test_close_kills_the_shell(self):
+        sid = self.launch_warm()
+        m = self.mark()
+        rid = self.open_terminal(sid, "native")
+        self.control("terminal.input", {"terminalId": rid,
+                                        "data": f"sh -c 'sleep 600; : {m}'\n"})
+        self.assertTrue(cc.wait_until(lambda: cc.procs_with(m)), "the shell started sleep")
+        self.control("terminal.close", {"terminalId": rid})
+        resp = self.finish(rid)
+        self.assertIn("result", resp)
+        self.assertTrue(cc.wait_until(lambda: not cc.procs_with(m)), "close killed its tree")
+
+    def test_native_refused_without_a_sandbox(self):
+        h = self.launch(backend="none")
+        _, resp = self.c.request("session.terminal", {"sessionId": h["sessionId"], "cols": 80,
+                                                      "rows": 24, "backend": "native"})
+        self.assertError(resp, "SANDBOX_UNAVAILABLE", "terminals need")
+        _, resp = self.c.request("terminal.input", {"terminalId": 999, "data": "x"})
+        self.assertError(resp, "USAGE", "no such terminal")
+        _, resp = self.c.request("session.terminal", {"sessionId": h["sessionId"], "cols": 0,
+                                                      "rows": 24})
+        self.assertError(resp, "USAGE", "params.cols")
+
+    def test_cordon_terminal_cli(self):
+        """`cordon terminal SESSION --native` on a real PTY: what is typed runs in the
+        session's sandbox, and the shell's exit status is cordon's."""
+        sid = self.launch_warm()
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(cc.CONFIG["cordon"], [cc.CONFIG["cordon"], "terminal", "--socket",
+                                           self.d.sock, "--native", sid])
+        out = b""
+
+        def read_for(text, timeout=10.0):
+            nonlocal out
+            deadline = time.monotonic() + timeout
+            while text not in out and time.monotonic() < deadline:
+                r, _, _ = select.select([fd], [], [], 0.2)
+                if r:
+                    try:
+                        out += os.read(fd, 4096)
+                    except OSError:
+                        break
+            return text in out
+
+        os.write(fd, b"echo in-$((40+2))\n")
+        self.assertTrue(read_for(b"in-42"), out)
+        os.write(fd, b"exit 3\n")
+        read_for(b"\x00never", 3.0)
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+        self.assertEqual(os.waitstatus_to_exitcode(status), 3, out)
+
+
+if __name__ == "__main__":
+    rest = td.configure(sys.argv)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
