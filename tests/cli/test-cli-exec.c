@@ -3,10 +3,8 @@
  * the single UNPROTECTED warning, nothing on stdout but the command's own output, and the
  * informational commands. argv[1] is the path of the cordon binary (meson passes it). */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,84 +13,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cordon/cordon.h"
+#include "tests/helpers/run-binary.h"
 
 static const char *cordon_path;
 
-typedef struct result {
-        int status; /* exit status, or 128+N for signal N */
-        char out[65536];
-        char err[65536];
-} result;
+/* Runs cordon with the arguments, stdin from /dev/null. */
+#define RUN(res, ...)                                                                             \
+        run_binary((res), cordon_path, (const char *const[]) { __VA_ARGS__, NULL }, NULL, NULL)
 
-static void drain(int fds[2], result *res) {
-        size_t lens[2] = { 0, 0 };
-        char *bufs[2] = { res->out, res->err };
-        int open_fds = 2;
-        while (open_fds > 0) {
-                struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
-                assert_true(poll(p, 2, 30000) > 0);
-                for (int i = 0; i < 2; i++) {
-                        if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
-                                continue;
-                        ssize_t n = read(fds[i], bufs[i] + lens[i], 65535 - lens[i]);
-                        assert_true(n >= 0);
-                        if (n == 0) {
-                                close(fds[i]);
-                                fds[i] = -1;
-                                open_fds--;
-                        }
-                        lens[i] += (size_t) n;
-                }
-        }
-        res->out[lens[0]] = '\0';
-        res->err[lens[1]] = '\0';
-}
+static run_result R; /* big: static, one run at a time */
 
-/* Runs cordon with the NULL-terminated arguments, stdin from /dev/null. */
-static void run_list(result *res, const char *const *list) {
-        char *argv[64] = { (char *) cordon_path };
-        int n = 1;
-        for (; list[n - 1]; n++)
-                argv[n] = (char *) list[n - 1];
-        argv[n] = NULL;
-        int out[2], err[2];
-        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int devnull = open("/dev/null", O_RDONLY);
-                if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
-                    dup2(err[1], 2) < 0)
-                        _exit(99);
-                execv(cordon_path, argv);
-                _exit(98);
-        }
-        close(out[1]);
-        close(err[1]);
-        drain((int[2]) { out[0], err[0] }, res);
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-#define RUN(res, ...) run_list((res), (const char *const[]) { __VA_ARGS__, NULL })
-
-static result R; /* big: static, one run at a time */
-
-/* Exit 125, nothing on stdout, and stderr exactly the one fatal line. */
-static void assert_fatal(const result *res, const char *line) {
-        assert_int_equal(res->status, 125);
-        assert_string_equal(res->out, "");
-        assert_string_equal(res->err, line);
-}
-
-static void assert_fatal_prefix(const result *res, const char *prefix) {
+static void assert_fatal_prefix(const run_result *res, const char *prefix) {
         assert_int_equal(res->status, 125);
         assert_string_equal(res->out, "");
         assert_memory_equal(res->err, prefix, strlen(prefix));

@@ -11,7 +11,8 @@
 # cordon is $CORDON, else $CORDON_BUILD_DIR/cordon. As root, `user` creates the account
 # cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
 # account owns under /var/tmp (not /tmp: the sandbox has a private /tmp, and /root is 0700). If the
-# binaries are not reachable by that account they are copied into the tree.
+# binaries are not reachable by that account they are copied into the tree. What this shares with
+# the other suites' drivers is in runner.sh.
 #
 # Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
 # failure.
@@ -22,36 +23,14 @@ attack=${2:?attack helper}
 nosandbox=${3:?nosandbox helper}
 here=$(cd "$(dirname "$0")" && pwd)
 cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
-test_user=cordon-test
-
-skip() {
-        echo "1..0 # SKIP $*"
-        echo "0 passed, 0 failed, 1 skipped"
-        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
-                echo "CORDON_TEST_MUST_WORK=1: a skip is a failure"
-                exit 1
-        fi
-        exit 77
-}
+# shellcheck source=tests/integration/runner.sh
+. "$here/runner.sh"
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 for t in "$attack" "$nosandbox"; do [ -x "$t" ] || skip "no helper $t"; done
-abspath() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 cordon=$(abspath "$cordon")
 attack=$(abspath "$attack")
 nosandbox=$(abspath "$nosandbox")
-
-tmp=
-cleanup() {
-        [ -n "$tmp" ] || return 0
-        if [ "${CORDON_IT_KEEP:-0}" = 1 ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-as_user() {
-        setpriv --reuid="$test_user" --regid="$test_user" --clear-groups "$@"
-}
 
 # Copies what the test user cannot reach into $tmp/bin; sets cordon/attack/nosandbox/suite_dir.
 stage_binaries() {
@@ -62,14 +41,9 @@ stage_binaries() {
         fi
         echo "# the build tree is not reachable by $test_user: copying the binaries"
         mkdir -p "$tmp/bin"
-        cp "$cordon" "$attack" "$nosandbox" "$here/suite.sh" "$here/lib.sh" "$tmp/bin/"
-        # A shared libcordon next to the CLI (meson's RUNPATH points into the build tree).
-        for lib in "$(dirname "$cordon")"/libcordon.so*; do
-                [ -e "$lib" ] && cp -P "$lib" "$tmp/bin/"
-        done
+        stage_cordon "$tmp/bin"
+        cp "$attack" "$nosandbox" "$here/suite.sh" "$here/lib.sh" "$tmp/bin/"
         chmod -R a+rX "$tmp/bin"
-        export LD_LIBRARY_PATH="$tmp/bin"
-        cordon=$tmp/bin/$(basename "$cordon")
         attack=$tmp/bin/$(basename "$attack")
         nosandbox=$tmp/bin/$(basename "$nosandbox")
         suite_dir=$tmp/bin
@@ -94,7 +68,7 @@ wrap_landlock() {
 case $who in
 root)
         [ "$(id -u)" -eq 0 ] || skip "not root"
-        tmp=$(mktemp -d /var/tmp/cordon-it-root.XXXXXX)
+        make_tmp cordon-it-root
         wrap_landlock
         CORDON_IT_BACKEND=$backend CORDON_IT_REAL=$cordon_real \
                 sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
@@ -102,31 +76,20 @@ root)
         ;;
 user)
         if [ "$(id -u)" -ne 0 ]; then
-                tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
+                make_tmp cordon-it-user
                 wrap_landlock
                 CORDON_IT_BACKEND=$backend CORDON_IT_REAL=$cordon_real \
                         sh "$here/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
                 rc=$?
         else
-                command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
-                if ! id -u "$test_user" >/dev/null 2>&1; then
-                        useradd -M -s /usr/sbin/nologin "$test_user" ||
-                                skip "could not create the user $test_user"
-                fi
-                tmp=$(mktemp -d /var/tmp/cordon-it-user.XXXXXX)
+                ensure_test_user
+                make_tmp cordon-it-user
                 chmod 755 "$tmp"
                 stage_binaries
                 wrap_landlock
                 mkdir "$tmp/run"
                 chown "$test_user:" "$tmp/run"
-                # A clean environment: HOME is replaced by the suite's fake home anyway.
-                as_user env -i PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-                        HOME="$tmp/run" LC_ALL=C \
-                        CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-0}" \
-                        CORDON_IT_ONLY="${CORDON_IT_ONLY:-}" \
-                        CORDON_IT_BACKEND="$backend" CORDON_IT_REAL="$cordon_real" \
-                        ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-                        LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
+                run_as_test_user CORDON_IT_BACKEND="$backend" CORDON_IT_REAL="$cordon_real" \
                         sh "$suite_dir/suite.sh" "$cordon" "$attack" "$nosandbox" "$tmp/run"
                 rc=$?
         fi

@@ -4,10 +4,8 @@
  * forbid, an excludedCommands entry running outside the sandbox (and a near miss that does not),
  * and failIfUnavailable on a host without a sandbox. argv[1] is the cordon binary. */
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <poll.h>
 #include <seccomp.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,47 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "stree.h"
+#include "tests/helpers/run-binary.h"
 
 static const char *cordon_path;
 static char *root;
 
-typedef struct result {
-        int status;
-        char out[65536];
-        char err[65536];
-} result;
-
-static result R;
-
-static void drain(int fds[2], result *res) {
-        size_t lens[2] = { 0, 0 };
-        char *bufs[2] = { res->out, res->err };
-        int open_fds = 2;
-        while (open_fds > 0) {
-                struct pollfd p[2] = { { fds[0], POLLIN, 0 }, { fds[1], POLLIN, 0 } };
-                assert_true(poll(p, 2, 30000) > 0);
-                for (int i = 0; i < 2; i++) {
-                        if (fds[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
-                                continue;
-                        ssize_t n = read(fds[i], bufs[i] + lens[i], 65535 - lens[i]);
-                        assert_true(n >= 0);
-                        if (n == 0) {
-                                close(fds[i]);
-                                fds[i] = -1;
-                                open_fds--;
-                        }
-                        lens[i] += (size_t) n;
-                }
-        }
-        res->out[lens[0]] = '\0';
-        res->err[lens[1]] = '\0';
-}
+static run_result R;
 
 /* Blocks user namespaces and Landlock, as a restricted host would. */
 static int restrict_features(void) {
@@ -73,38 +41,25 @@ static int restrict_features(void) {
         return r;
 }
 
-/* Runs cordon in root/ws with HOME=root/home and the managed settings at root/managed.json. */
-static void run_list(result *res, bool restricted, const char *const *list) {
-        char *argv[64] = { (char *) cordon_path };
-        int n = 1;
-        for (; list[n - 1]; n++)
-                argv[n] = (char *) list[n - 1];
-        argv[n] = NULL;
-        int out[2], err[2];
-        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-        assert_int_equal(pipe2(err, O_CLOEXEC), 0);
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                int devnull = open("/dev/null", O_RDONLY);
-                if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 ||
-                    dup2(err[1], 2) < 0 || chdir(stree_at(root, "ws")) < 0 ||
-                    setenv("HOME", stree_at(root, "home"), 1) < 0 ||
-                    setenv("CORDON_MANAGED_SETTINGS", stree_at(root, "managed.json"), 1) < 0 ||
-                    (restricted && restrict_features() < 0))
-                        _exit(99);
-                execv(cordon_path, argv);
-                _exit(98);
-        }
-        close(out[1]);
-        close(err[1]);
-        drain((int[2]) { out[0], err[0] }, res);
-        int status;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        res->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+/* In the child: cordon runs in root/ws with HOME=root/home and the managed settings at
+ * root/managed.json. */
+static int enter_tree(void *data) {
+        if (chdir(stree_at(root, "ws")) < 0 || setenv("HOME", stree_at(root, "home"), 1) < 0 ||
+            setenv("CORDON_MANAGED_SETTINGS", stree_at(root, "managed.json"), 1) < 0)
+                return -1;
+        return 0;
 }
-#define RUN(res, ...) run_list((res), false, (const char *const[]) { __VA_ARGS__, NULL })
-#define RUN_RESTRICTED(res, ...) run_list((res), true, (const char *const[]) { __VA_ARGS__, NULL })
+
+/* The same, as on a host without user namespaces and Landlock. */
+static int enter_tree_restricted(void *data) {
+        return enter_tree(data) < 0 ? -1 : restrict_features();
+}
+#define RUN(res, ...)                                                                             \
+        run_binary((res), cordon_path, (const char *const[]) { __VA_ARGS__, NULL }, enter_tree,   \
+                   NULL)
+#define RUN_RESTRICTED(res, ...)                                                                  \
+        run_binary((res), cordon_path, (const char *const[]) { __VA_ARGS__, NULL },               \
+                   enter_tree_restricted, NULL)
 
 static int setup(void **state) {
         root = stree_new();
@@ -115,12 +70,6 @@ static int teardown(void **state) {
         stree_remove(root);
         root = NULL;
         return 0;
-}
-
-static void assert_fatal(const result *res, const char *line) {
-        assert_int_equal(res->status, 125);
-        assert_string_equal(res->out, "");
-        assert_string_equal(res->err, line);
 }
 
 static void test_settings_flag(void **state) {

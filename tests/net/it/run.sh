@@ -8,7 +8,8 @@
 # cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
 # account owns under /var/tmp (not /tmp: the sandbox has a private /tmp). Files the account cannot
 # reach (the build tree, the suite) are copied into that tree. The suite starts its own servers on
-# 127.0.0.1 and stops them when it ends.
+# 127.0.0.1 and stops them when it ends. What this shares with the other suites' drivers is in
+# tests/integration/runner.sh.
 #
 # Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
 # failure.
@@ -18,34 +19,13 @@ who=${1:?root|user}
 here=$(cd "$(dirname "$0")" && pwd)
 lib_dir=$(cd "$here/../../integration" && pwd)
 cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
-test_user=cordon-test
-
-skip() {
-        echo "1..0 # SKIP $*"
-        echo "0 passed, 0 failed, 1 skipped"
-        if [ "${CORDON_TEST_MUST_WORK:-0}" = 1 ]; then
-                echo "CORDON_TEST_MUST_WORK=1: a skip is a failure"
-                exit 1
-        fi
-        exit 77
-}
+# shellcheck source=tests/integration/runner.sh
+. "$lib_dir/runner.sh"
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 [ -r "$lib_dir/lib.sh" ] || skip "no tests/integration/lib.sh"
 [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
-cordon=$(cd "$(dirname "$cordon")" && pwd)/$(basename "$cordon")
-
-tmp=
-cleanup() {
-        [ -n "$tmp" ] || return 0
-        if [ "${CORDON_IT_KEEP:-0}" = 1 ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-as_user() {
-        setpriv --reuid="$test_user" --regid="$test_user" --clear-groups "$@"
-}
+cordon=$(abspath "$cordon")
 
 # Copies what the test user cannot reach into $tmp/bin, keeping the source layout the suite
 # expects (tests/net/it, tests/integration, tests/events, docs); sets cordon and suite_dir.
@@ -59,18 +39,12 @@ stage() {
         src=$here/../../..
         mkdir -p "$tmp/bin" "$tmp/src/tests/net/it" "$tmp/src/tests/integration" \
                 "$tmp/src/tests/events" "$tmp/src/docs"
-        cp "$cordon" "$tmp/bin/"
-        # A shared libcordon next to the CLI (meson's RUNPATH points into the build tree).
-        for lib in "$(dirname "$cordon")"/libcordon.so*; do
-                [ -e "$lib" ] && cp -P "$lib" "$tmp/bin/"
-        done
+        stage_cordon "$tmp/bin"
         cp "$here"/suite.sh "$here"/netsrv.py "$here"/netcli.py "$tmp/src/tests/net/it/"
         cp "$lib_dir/lib.sh" "$tmp/src/tests/integration/"
         cp "$src/tests/events/validate.py" "$tmp/src/tests/events/" 2>/dev/null
         cp "$src/docs/events.schema.json" "$tmp/src/docs/" 2>/dev/null
         chmod -R a+rX "$tmp/bin" "$tmp/src"
-        export LD_LIBRARY_PATH="$tmp/bin"
-        cordon=$tmp/bin/$(basename "$cordon")
         suite_dir=$tmp/src/tests/net/it
         lib_dir=$tmp/src/tests/integration
 }
@@ -78,35 +52,25 @@ stage() {
 case $who in
 root)
         [ "$(id -u)" -eq 0 ] || skip "not root"
-        tmp=$(mktemp -d /var/tmp/cordon-net-root.XXXXXX)
+        make_tmp cordon-net-root
         mkdir "$tmp/run"
         sh "$here/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
         rc=$?
         ;;
 user)
         if [ "$(id -u)" -ne 0 ]; then
-                tmp=$(mktemp -d /var/tmp/cordon-net-user.XXXXXX)
+                make_tmp cordon-net-user
                 mkdir "$tmp/run"
                 sh "$here/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
                 rc=$?
         else
-                command -v setpriv >/dev/null || skip "setpriv (util-linux) is missing"
-                if ! id -u "$test_user" >/dev/null 2>&1; then
-                        useradd -M -s /usr/sbin/nologin "$test_user" ||
-                                skip "could not create the user $test_user"
-                fi
-                tmp=$(mktemp -d /var/tmp/cordon-net-user.XXXXXX)
+                ensure_test_user
+                make_tmp cordon-net-user
                 chmod 755 "$tmp"
                 stage
                 mkdir "$tmp/run"
                 chown "$test_user:" "$tmp/run"
-                as_user env -i PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-                        HOME="$tmp/run" LC_ALL=C \
-                        CORDON_TEST_MUST_WORK="${CORDON_TEST_MUST_WORK:-0}" \
-                        CORDON_IT_ONLY="${CORDON_IT_ONLY:-}" \
-                        ASAN_OPTIONS="${ASAN_OPTIONS:-}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-}" \
-                        LD_LIBRARY_PATH="${LD_LIBRARY_PATH:-}" \
-                        sh "$suite_dir/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
+                run_as_test_user sh "$suite_dir/suite.sh" "$cordon" "$tmp/run" "$lib_dir"
                 rc=$?
         fi
         ;;
