@@ -59,7 +59,7 @@ BWRAP = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/"
          "--dev", "/dev", "--proc", "/proc", "/bin/true"]
 # glibc's per-thread cache keeps up to 7 freed chunks of each of its 64 small sizes (32 to 1,040
 # bytes): at most 7 × 34,304 bytes, which malloc_stats counts as in use. The bound on the heap in
-# use after a pass is this much above the figure after the warm-exec rounds.
+# use after a pass is this much above the figure after the warm-exec measurements.
 TCACHE_MAX = 7 * sum(range(32, 1041, 16))
 HEAP_BOUND = 256 * 1024
 TRIMMED_BOUND_KIB = 1024
@@ -643,7 +643,7 @@ def report_daemon(out, base, after_lat, passes, n, trimmed):
             "the daemon with gdb:", "",
             "| when | open fds | VmRSS | heap in use |", "|---|---|---|---|",
             f"| fresh | {base['fds']} | {kib(base['VmRSS'])} | – |",
-            f"| after the warm-exec rounds (a session launched, used, destroyed) | "
+            f"| after the warm-exec measurements (3 sessions launched, used, destroyed) | "
             f"{after_lat['fds']} | {kib(after_lat['VmRSS'])} | {heap(after_lat['heap'])} |"]
     for i, r in enumerate(passes, 1):
         out += [f"| pass {i}: {n} sessions idle | {r['idle']['fds']} | {kib(r['idle']['VmRSS'])} "
@@ -658,7 +658,7 @@ def report_daemon(out, base, after_lat, passes, n, trimmed):
         out.append(f"| after the last pass and `malloc_trim(0)` | {passes[-1]['after']['fds']} | "
                    f"{kib(trimmed)} | |")
     fds_ok = all(r["after"]["fds"] == after_lat["fds"] for r in passes)
-    out += ["", f"- fds after every pass = fds after the warm-exec rounds "
+    out += ["", f"- fds after every pass = fds after the warm-exec measurements "
             f"({after_lat['fds']}): {verdict(fds_ok)}"]
     left = {}
     for r in passes:
@@ -672,7 +672,7 @@ def report_daemon(out, base, after_lat, passes, n, trimmed):
                   f"away from the daemon; the benchmark killed them)" if left else ""))
     if after_lat["heap"] is not None and all(r["heap"] is not None for r in passes):
         worst = max(r["heap"] for r in passes) - after_lat["heap"]
-        out.append(f"- heap in use after a pass − after the warm-exec rounds: at most "
+        out.append(f"- heap in use after a pass − after the warm-exec measurements: at most "
                    f"{worst:+,} B — bound ≤ +{HEAP_BOUND:,} B (glibc's per-thread cache of "
                    f"freed chunks, counted as in use, holds up to {TCACHE_MAX:,} B): "
                    f"{verdict(worst <= HEAP_BOUND)}")
