@@ -72,11 +72,14 @@ static void parse_input(const uint8_t *data, size_t size, input *in) {
                         in->queries[in->n_queries].s = p + 1;
                         in->queries[in->n_queries++].len = len - 1;
                 } else if (len > 0 && !has_nul && (p[0] == '+' || p[0] == '-')) {
-                        char *line = strndup(p + 1, len - 1);
+                        /* Not strndup: the input has no terminating NUL to stop at. */
+                        char *line = malloc(len);
                         bool allow = p[0] == '+';
                         strv *all = allow ? &in->allow : &in->deny;
                         if (!line)
                                 broken("out of memory", NULL, 0);
+                        memcpy(line, p + 1, len - 1);
+                        line[len - 1] = '\0';
                         if (all->n < MAX_PATTERNS) {
                                 push(all, line);
                                 if (!egress_check_pattern(line))

@@ -39,10 +39,15 @@ static input split(const uint8_t *data, size_t size) {
         const char *s = (const char *) data, *end = s + size;
         const char *nl = memchr(s, '\n', size);
         if (nl) {
-                if (nl > s && nl - s <= 3 && strspn(s, "0123456789") == (size_t) (nl - s)) {
-                        int v = atoi(s);
-                        in.status = v <= 255 ? v : -1;
+                /* By hand: the input has no NUL, and str* functions read to one. */
+                int v = 0;
+                bool digits = nl > s && nl - s <= 3;
+                for (const char *q = s; digits && q < nl; q++) {
+                        digits = *q >= '0' && *q <= '9';
+                        v = v * 10 + (*q - '0');
                 }
+                if (digits)
+                        in.status = v <= 255 ? v : -1;
                 s = nl + 1;
         }
         const char *rs = memchr(s, 0x1e, (size_t) (end - s));
