@@ -133,7 +133,8 @@ static void drain_proxy(int proxy_fd, run_state *st) {
                 int r = report_read(proxy_fd, &m);
                 if (r <= 0 && r != -EBADMSG)
                         return;
-                if (r > 0 && m.type == REPORT_NET_VIOLATION)
+                /* A proxy that could not start (its rules: memory only) fails the run. */
+                if (r > 0 && (m.type == REPORT_NET_VIOLATION || m.type == REPORT_FATAL))
                         handle_msg(st, &m);
         }
 }
@@ -275,22 +276,28 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined, land
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "cannot create the report channel: %s", strerror(-r));
-        /* The egress proxy starts first and waits for its listeners, which the monitor creates
-         * inside the sandbox's network namespace: the two start in parallel. */
+        /* The egress proxy's channels first; the proxy itself is forked right after the monitor,
+         * so its start overlaps with the monitor's namespace set-up. It waits for the
+         * listeners, which the monitor creates inside the sandbox's network namespace. */
         proxy_proc px = { .pid = -1, .listen_ch = -1, .report_fd = -1 };
+        proxy_channels pch = { { -1, -1 }, { -1, -1 } };
         if (lr) { /* its proxy listens on the host's loopback already */
                 px = lr->proxy;
                 lr->proxy = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
-        } else if (confined && (r = proxy_spawn(p, &px, err)) < 0) {
+        } else if (confined && (r = proxy_prepare(&pch, err)) < 0) {
                 safe_close(fds[0]);
                 safe_close(fds[1]);
                 return r;
         }
-        /* After the proxy's fork: only the sandbox receives the capture pipes. */
+        if (!lr && confined)
+                px.listen_ch = pch.lch[1]; /* the monitor's end */
         capture cap;
         if ((r = capture_open(&cap, opts ? opts->capture : 0, ev)) < 0) {
                 safe_close(fds[0]);
                 safe_close(fds[1]);
+                if (pch.lch[1] >= 0)
+                        px.listen_ch = -1; /* closed with the channels */
+                proxy_channels_close(&pch);
                 proxy_proc_stop(&px);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "cannot create the capture pipes: %s", strerror(-r));
@@ -301,6 +308,9 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined, land
                 int e = errno;
                 safe_close(fds[0]);
                 safe_close(fds[1]);
+                if (pch.lch[1] >= 0)
+                        px.listen_ch = -1; /* closed with the channels */
+                proxy_channels_close(&pch);
                 proxy_proc_stop(&px);
                 capture_end(&cap, -1, -1);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
@@ -318,6 +328,19 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined, land
         }
         safe_close(fds[1]);
         capture_parent(&cap);
+        if (!lr && confined) {
+                /* Not before: it would hold the capture pipes' sandbox ends until it closes
+                 * what it does not need. */
+                r = proxy_start(p, &pch, &px, err);
+                if (r < 0) {
+                        (void) kill(child, SIGKILL); /* no proxy: the sandbox must not run */
+                        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                        safe_close(fds[0]);
+                        capture_end(&cap, -1, -1);
+                        return r;
+                }
+        }
         safe_close(px.listen_ch);
         px.listen_ch = -1;
         if (!confined)

@@ -172,46 +172,74 @@ static int close_all_but(int a, int b) {
         return 0;
 }
 
-int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err) {
-        *out = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
+/* In the proxy process, while the monitor builds the sandbox (off the start-up's critical path).
+ * Every pattern was validated when it entered the policy (policy_check_host_pattern() is
+ * egress_check_pattern()), so only memory can fail here; then the run fails with the error and
+ * the command, if already started, has reached nothing (there is no proxy). */
+static egress_rules *build_rules(const plan *p, int report_fd) {
         egress_rules *rules = NULL;
-        int r = egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, err);
-        if (r < 0)
-                return r;
-        int lch[2], rep[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, lch) < 0) {
+        cordon_error e = { 0 };
+        if (egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, &e) < 0) {
+                report_error(report_fd, &e);
+                _exit(1);
+        }
+        return rules;
+}
+
+int proxy_prepare(proxy_channels *ch, cordon_error *err) {
+        *ch = (proxy_channels){ { -1, -1 }, { -1, -1 } };
+        int r;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ch->lch) < 0) {
                 r = -errno;
-                egress_rules_free(rules);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "proxy: socketpair: %s",
                                         strerror(-r));
         }
-        if ((r = report_channel(rep)) < 0) {
-                (void) close(lch[0]);
-                (void) close(lch[1]);
-                egress_rules_free(rules);
+        if ((r = report_channel(ch->rep)) < 0) {
+                proxy_channels_close(ch);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "proxy: socketpair: %s",
                                         strerror(-r));
         }
+        return 0;
+}
+
+void proxy_channels_close(proxy_channels *ch) {
+        int *fds[] = { &ch->lch[0], &ch->lch[1], &ch->rep[0], &ch->rep[1] };
+        for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+                if (*fds[i] >= 0) {
+                        (void) close(*fds[i]);
+                        *fds[i] = -1;
+                }
+}
+
+int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error *err) {
+        *out = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
         pid_t launcher = getpid();
         pid_t pid = fork();
         if (pid == 0) {
-                if (process_die_with_parent(launcher) < 0 || close_all_but(lch[0], rep[1]) < 0)
+                if (process_die_with_parent(launcher) < 0 ||
+                    close_all_but(ch->lch[0], ch->rep[1]) < 0)
                         _exit(1);
                 (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
-                proxy_main(p, rules, lch[0], rep[1]);
+                proxy_main(p, build_rules(p, ch->rep[1]), ch->lch[0], ch->rep[1]);
         }
         int e = errno;
-        (void) close(lch[0]);
-        (void) close(rep[1]);
-        egress_rules_free(rules);
+        (void) close(ch->lch[0]);
+        (void) close(ch->rep[1]);
+        ch->lch[0] = ch->rep[1] = -1;
         if (pid < 0) {
-                (void) close(lch[1]);
-                (void) close(rep[0]);
+                proxy_channels_close(ch);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "proxy: fork: %s",
                                         strerror(e));
         }
-        *out = (proxy_proc){ .pid = pid, .listen_ch = lch[1], .report_fd = rep[0] };
+        *out = (proxy_proc){ .pid = pid, .listen_ch = ch->lch[1], .report_fd = ch->rep[0] };
+        ch->lch[1] = ch->rep[0] = -1;
         return 0;
+}
+
+int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err) {
+        proxy_channels ch;
+        int r = proxy_prepare(&ch, err);
+        return r < 0 ? r : proxy_start(p, &ch, out, err);
 }
 
 void proxy_proc_stop(proxy_proc *pp) {

@@ -58,6 +58,17 @@ typedef struct proxy_proc {
 /* Validates the plan's egress rules (CORDON_POLICY_INVALID on a bad pattern) and forks the proxy
  * process, which waits for its listeners. */
 int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err);
+/* The same in two steps, so the proxy's fork can come after the monitor's and overlap with its
+ * namespace set-up: proxy_prepare() makes the channels (the monitor takes ch.lch[1]), then
+ * proxy_start() forks the proxy and moves the launcher's ends into *out. */
+typedef struct proxy_channels {
+        int lch[2];   /* [0] the proxy's, [1] the monitor's */
+        int rep[2];   /* [0] the launcher's, [1] the proxy's */
+} proxy_channels;
+int proxy_prepare(proxy_channels *ch, cordon_error *err);
+int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error *err);
+void proxy_channels_close(proxy_channels *ch);
+
 /* Kills and reaps the proxy process and closes what the launcher holds. */
 void proxy_proc_stop(proxy_proc *pp);
 
