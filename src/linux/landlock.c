@@ -121,3 +121,23 @@ int landlock_apply(const plan *p, cordon_error *err) {
                                         strerror(errno));
         return 0;
 }
+
+int landlock_confine_helper(void) {
+        int abi = landlock_abi();
+        if (abi < 1)
+                return 0; /* nothing to add; the sandbox itself refuses to run without it */
+        struct cordon_landlock_ruleset_attr attr = {
+                .handled_access_fs = landlock_write_access(abi) | LANDLOCK_ACCESS_FS_EXECUTE,
+        };
+        if (abi >= 6)
+                attr.scoped = LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | LANDLOCK_SCOPE_SIGNAL;
+        size_t size = abi >= 6 ? sizeof(attr) : offsetof(struct cordon_landlock_ruleset_attr,
+                                                          handled_access_net);
+        _cleanup_close_ int ruleset = (int) syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+        if (ruleset < 0)
+                return -errno;
+        /* No rule at all: no write and no execute anywhere. */
+        if (syscall(__NR_landlock_restrict_self, ruleset, 0) < 0)
+                return -errno;
+        return 0;
+}

@@ -15,3 +15,9 @@ uint64_t landlock_write_access(int abi);
 /* Restricts the calling process (which must have no_new_privs): writes allowed only beneath the
  * plan's landlock rules and, per access mode, to the files open on fds 0-2. */
 int landlock_apply(const plan *p, cordon_error *err);
+
+/* For cordon's own helper processes that parse hostile input (the egress proxy): no file may be
+ * written and nothing executed, anywhere; signals and abstract sockets scoped (ABI 6). Reads stay
+ * open (the resolver reads /etc/hosts, /etc/resolv.conf, NSS modules). Needs no_new_privs.
+ * Returns 0 (also when the kernel has no Landlock) or -errno. */
+int landlock_confine_helper(void);
