@@ -41,16 +41,17 @@ void report_ready(int fd) {
         report_send(fd, &m);
 }
 
-static void report_parts(int fd, report_type type, const char *syscall, const char *path,
-                         const char *rule) {
-        report_msg m = { .type = type };
-        const char *parts[] = { syscall ? syscall : "", path ? path : "", rule ? rule : "" };
+/* NUL-separated strings in one record (each at most 1000 bytes; what does not fit is cut). */
+static void report_strings(int fd, report_type type, int32_t status, const char *const *parts,
+                           size_t n) {
+        report_msg m = { .type = type, .status = status };
         size_t o = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
-                size_t l = strnlen(parts[i], 1000);
+        for (size_t i = 0; i < n; i++) {
+                const char *p = parts[i] ? parts[i] : "";
+                size_t l = strnlen(p, 1000);
                 if (o + l + 1 > sizeof(m.text))
                         break;
-                memcpy(m.text + o, parts[i], l);
+                memcpy(m.text + o, p, l);
                 o += l;
                 m.text[o++] = '\0';
         }
@@ -59,30 +60,17 @@ static void report_parts(int fd, report_type type, const char *syscall, const ch
 }
 
 void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
-        report_parts(fd, REPORT_VIOLATION, syscall, path, rule);
+        report_strings(fd, REPORT_VIOLATION, 0, (const char *[]){ syscall, path, rule }, 3);
 }
 
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule) {
-        report_parts(fd, REPORT_NET_VIOLATION, proto, target, rule);
+        report_strings(fd, REPORT_NET_VIOLATION, 0, (const char *[]){ proto, target, rule }, 3);
 }
 
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
                              const char *rule, uint64_t count) {
-        report_msg m = { .type = REPORT_VIOLATION,
-                         .status = count > INT32_MAX ? INT32_MAX : (int32_t) count };
-        const char *parts[] = { syscall ? syscall : "", target ? target : "", rule ? rule : "",
-                                action ? action : "" };
-        size_t o = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
-                size_t l = strnlen(parts[i], 1000);
-                if (o + l + 1 > sizeof(m.text))
-                        break;
-                memcpy(m.text + o, parts[i], l);
-                o += l;
-                m.text[o++] = '\0';
-        }
-        m.text_len = (uint32_t) o;
-        report_send(fd, &m);
+        report_strings(fd, REPORT_VIOLATION, count > INT32_MAX ? INT32_MAX : (int32_t) count,
+                       (const char *[]){ syscall, target, rule, action }, 4);
 }
 
 bool report_msg_violation(const report_msg *m, cordon_violation *v) {
