@@ -796,8 +796,9 @@ def main():
         if args.write:
             write_md(args.write, text)
     finally:
-        if dmn:
+        if dmn:  # an error mid-run: nothing of this run may keep running
             dmn.stop()
+            leftovers(root)
         shutil.rmtree(root, ignore_errors=True)
 
 
