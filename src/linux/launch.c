@@ -60,35 +60,12 @@ static int64_t now_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* text = "syscall\0path\0rule\0[action\0]", NUL-terminated by report_read(); status = the count
- * of an aggregate. */
-static void report_violation_delivered(run_state *st, const report_msg *m) {
-        const char *parts[4] = { "", "", "", "" };
-        size_t o = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
-                parts[i] = m->text + o;
-                o += strnlen(m->text + o, m->text_len - o) + 1;
-        }
-        cordon_violation v = { .action = parts[3][0] ? parts[3] : "file-create-name",
-                               .syscall = parts[0], .target = parts[1], .rule = parts[2],
-                               .count = m->status > 1 ? (uint64_t) m->status : 1 };
+/* A refusal the supervisor or the proxy reported (report_msg_violation() decodes both). */
+static void violation_delivered(run_state *st, const report_msg *m) {
+        cordon_violation v;
+        if (!report_msg_violation(m, &v))
+                return;
         st->violations += (unsigned) v.count;
-        if (st->opts && st->opts->on_violation)
-                st->opts->on_violation(st->opts->userdata, &v);
-        events_violation(st->ev, &v);
-}
-
-/* text = "protocol\0host:port\0rule\0" from the egress proxy. */
-static void report_net_violation_delivered(run_state *st, const report_msg *m) {
-        const char *parts[3] = { "", "", "" };
-        size_t o = 0;
-        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
-                parts[i] = m->text + o;
-                o += strnlen(m->text + o, m->text_len - o) + 1;
-        }
-        st->violations++;
-        cordon_violation v = { .action = "network-outbound", .syscall = parts[0],
-                               .target = parts[1], .rule = parts[2] };
         if (st->opts && st->opts->on_violation)
                 st->opts->on_violation(st->opts->userdata, &v);
         events_violation(st->ev, &v);
@@ -108,14 +85,14 @@ static void handle_msg(run_state *st, const report_msg *m) {
                 st->status = m->status;
                 break;
         case REPORT_VIOLATION:
-                report_violation_delivered(st, m);
+                violation_delivered(st, m);
                 break;
         case REPORT_READY:
                 st->ready = true;
                 events_ready(st->ev, st->backend);
                 break;
         case REPORT_NET_VIOLATION:
-                report_net_violation_delivered(st, m);
+                violation_delivered(st, m);
                 break;
         default:
                 break;
