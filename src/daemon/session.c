@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1019,6 +1020,10 @@ void exec_collect(daemon_t *d) {
                         *sp = s->next;
                         d->n_sessions--;
                         session_free(s);
+                        /* The last session gone: hand glibc's kept free memory back, so an
+                         * idle daemon's RSS returns to its baseline (BENCHMARKS.md). */
+                        if (d->n_sessions == 0)
+                                (void) malloc_trim(0);
                 } else {
                         sp = &s->next;
                 }
