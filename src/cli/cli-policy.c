@@ -272,7 +272,7 @@ int cli_settings_show(const cli_args *a, const cordon_settings *s) {
 }
 
 /* $HOME when it is absolute, else the password database. Caller frees. */
-static char *home_directory(void) {
+char *cli_home_dir(void) {
         const char *h = getenv("HOME");
         if (h && h[0] == '/')
                 return strdup(h);
@@ -298,7 +298,7 @@ static void warn_lines(const char *notes) {
 
 int cli_cmd_settings_import(const cli_args *a, const char *cwd) {
         cordon_error err = { 0 };
-        char *home = home_directory(), *json = NULL, *notes = NULL;
+        char *home = cli_home_dir(), *json = NULL, *notes = NULL;
         int r = home ? cordon_settings_import(a->import_path, cwd, home, &json, &notes, &err)
                      : cli_errno_error(&err, -ENOENT);
         free(home);

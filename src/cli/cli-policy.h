@@ -43,3 +43,6 @@ int cli_settings_show(const cli_args *a, const cordon_settings *s);
 /* cordon settings import FILE: the equivalent cordon settings file on stdout, notes on stderr.
  * Returns the exit status. */
 int cli_cmd_settings_import(const cli_args *a, const char *cwd);
+
+/* $HOME when it is absolute, else the password database. Caller frees. */
+char *cli_home_dir(void);

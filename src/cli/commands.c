@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,19 +44,6 @@ static int fatal_msg(cordon_code code, const char *fmt, ...) {
         (void) vsnprintf(err.message, sizeof(err.message), fmt, ap);
         va_end(ap);
         return fatal(&err);
-}
-
-/* $HOME when it is absolute, else the password database. Caller frees. */
-static char *home_dir(void) {
-        const char *h = getenv("HOME");
-        if (h && h[0] == '/')
-                return strdup(h);
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && pw.pw_dir &&
-            pw.pw_dir[0] == '/')
-                return strdup(pw.pw_dir);
-        return NULL;
 }
 
 static int print_text(const char *s) {
@@ -107,7 +93,7 @@ static int check_mode_conflict(const cli_args *a, const cordon_policy *resolved)
  * *ret_status. Settings that were read but not applied are reported here, one warning each. */
 static cordon_policy *build_policy(const cli_args *a, const char *cwd,
                                    cordon_settings **ret_settings, int *ret_status) {
-        char *home = home_dir();
+        char *home = cli_home_dir();
         if (!home) {
                 *ret_status = fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the home "
                                         "directory; set HOME to an absolute path");
@@ -144,7 +130,7 @@ static cordon_policy *build_policy(const cli_args *a, const char *cwd,
 /* The macOS Seatbelt profile of the resolved policy, on any platform (docs/design/seatbelt.md).
  * No proxy runs here, so the profile shows none: every connection refused. */
 static int cmd_policy_seatbelt(cordon_policy *policy, const char *cwd) {
-        char *home = home_dir(), *profile = NULL;
+        char *home = cli_home_dir(), *profile = NULL;
         cordon_error err = { 0 };
         cordon_seatbelt_options opts = { .home = home, .cwd = cwd };
         int r = home ? cordon_policy_to_seatbelt(policy, &opts, &profile, &err) : -ENOENT;

@@ -2,7 +2,6 @@
 /* cordon_run(): plans the sandbox, starts its processes (linux/sandbox.h), and turns what they
  * report into the run's result or a structured error. */
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -41,18 +40,6 @@ typedef struct run_state {
         int cancel_fd;        /* opts->cancel_fd, or -1 */
         const char *killed;   /* "oom" or "manual" once one of those ended the run */
 } run_state;
-
-static char *home_dir(char *const *env) {
-        for (size_t i = 0; env && env[i]; i++)
-                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
-                        return strdup(env[i] + 5);
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
-            res->pw_dir[0] == '/')
-                return strdup(res->pw_dir);
-        return NULL;
-}
 
 static int64_t now_ms(void) {
         struct timespec ts;
@@ -493,7 +480,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
         cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
         char *const *env = opts && opts->environ ? opts->environ : environ;
-        _cleanup_free_ char *home = home_dir(env);
+        _cleanup_free_ char *home = home_dir_of(env);
         _cleanup_free_ char *cwd = getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,

@@ -4,7 +4,6 @@
  * command, which gets the plan's scrubbed environment and a private TMPDIR. What this backend
  * does not do, and why: docs/design/seatbelt.md. */
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <sys/wait.h>
 
@@ -13,18 +12,6 @@
 #include "seatbelt/seatbelt.h"
 
 extern char **environ;
-
-static char *home_dir(char *const *env) {
-        for (size_t i = 0; env && env[i]; i++)
-                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
-                        return strdup(env[i] + 5);
-        struct passwd pw, *res = NULL;
-        char buf[4096];
-        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
-            res->pw_dir[0] == '/')
-                return strdup(res->pw_dir);
-        return NULL;
-}
 
 /* SPEC.md §4: an explicitly requested backend never steps down, and nothing runs unconfined
  * unless that was asked for. */
@@ -111,7 +98,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
         cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
         char *const *env = opts && opts->environ ? opts->environ : environ;
-        _cleanup_free_ char *home = home_dir(env), *cwd = getcwd(NULL, 0);
+        _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
                                         "cannot determine the %s directory",

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "util/util.h"
 
+#include <pwd.h>
+
 #include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -329,4 +331,19 @@ int parse_duration_ms(const char *s, uint64_t *ret) {
                 { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 },
         };
         return parse_with_suffix(s, units, ELEMENTSOF(units), ret);
+}
+
+char *home_dir_of(char *const *env) {
+        extern char **environ;
+        if (!env)
+                env = environ;
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
+                        return strdup(env[i] + 5);
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
+            res->pw_dir[0] == '/')
+                return strdup(res->pw_dir);
+        return NULL;
 }

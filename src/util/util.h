@@ -89,6 +89,9 @@ int path_normalize(const char *in, char **ret);
 bool path_startswith(const char *path, const char *prefix);
 /* "a" + "/" + "b" with exactly one slash. */
 char *path_join(const char *a, const char *b);
+/* The user's home: HOME from `env` (NULL: the process's environment) when absolute, else the
+ * password database's entry. Caller frees; NULL when neither is usable. */
+char *home_dir_of(char *const *env);
 
 /* Checked decimal/size parsing: "512", "64M", "1G" (binary units). -EINVAL / -ERANGE. */
 int parse_u64(const char *s, uint64_t *ret);
