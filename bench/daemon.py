@@ -52,7 +52,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine, pct  # noqa: E402  (the shared helpers of bench/run.py)
+from run import cpu_ticks, loadavg, machine, pct, write_section  # noqa: E402  (bench/run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BWRAP = ["--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
@@ -74,17 +74,6 @@ def build(outdir):
 
 
 # ---- the machine's other work ----------------------------------------------------------------
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def cpu_ticks():
-    """/proc/stat's first line: user nice system idle iowait irq softirq steal."""
-    with open("/proc/stat") as f:
-        return [int(x) for x in f.readline().split()[1:9]]
-
 
 def other_share(t0, t1, own0, own1):
     """The share of the machine's CPU time used by other work between two (cpu_ticks(),
@@ -730,14 +719,7 @@ def report(m, load, banner, args, lat, spawn, base, after_lat, passes, trimmed, 
 
 
 def write_md(path, text):
-    begin, end = "<!-- cordond:begin -->", "<!-- cordond:end -->"
-    doc = open(path).read()
-    if begin not in doc or end not in doc:
-        raise SystemExit(f"{path}: markers {begin} / {end} not found")
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    open(path, "w").write(head + begin + "\n" + text + end + tail)
-
+    write_section(path, text, "cordond")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

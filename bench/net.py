@@ -44,7 +44,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import machine, pct  # noqa: E402  (the shared helpers of bench/run.py)
+from run import cpu_ticks, loadavg, machine, pct, write_section  # noqa: E402  (bench/run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 VIAS = ("direct", "connect", "socks", "forward")   # latency
@@ -105,17 +105,6 @@ class Runner:
             raise RuntimeError(f"{via} {args}: exit {p.returncode}: {p.stdout[-300:]} "
                                f"{p.stderr.strip()[-500:]}")
         return json.loads(p.stdout.strip().splitlines()[-1])
-
-
-def loadavg():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def cpu_ticks():
-    """/proc/stat's first line: user nice system idle iowait irq softirq steal ..."""
-    with open("/proc/stat") as f:
-        return [int(x) for x in f.readline().split()[1:9]]
 
 
 def other_share(t0, t1, own0, own1):
@@ -358,14 +347,7 @@ def report(m, load, args, gbps, us, errors, tun):
 
 
 def write_md(path, text):
-    begin, end = "<!-- egress:begin -->", "<!-- egress:end -->"
-    doc = open(path).read()
-    if begin not in doc or end not in doc:
-        raise SystemExit(f"{path}: markers {begin} / {end} not found")
-    head, rest = doc.split(begin, 1)
-    _, tail = rest.split(end, 1)
-    open(path, "w").write(head + begin + "\n" + text + end + tail)
-
+    write_section(path, text, "egress")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -277,14 +277,30 @@ def report(m, st, wl, args, fs):
     return "\n".join(out) + "\n"
 
 
-def write_md(path, text):
-    begin, end = "<!-- results:begin -->", "<!-- results:end -->"
+def write_section(path, text, name):
+    """Replaces what stands between <!-- NAME:begin --> and <!-- NAME:end --> in FILE."""
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     doc = open(path).read()
     if begin not in doc or end not in doc:
         raise SystemExit(f"{path}: markers {begin} / {end} not found")
     head, rest = doc.split(begin, 1)
     _, tail = rest.split(end, 1)
     open(path, "w").write(head + begin + "\n" + text + end + tail)
+
+
+def write_md(path, text):
+    write_section(path, text, "results")
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def cpu_ticks():
+    """/proc/stat's first line: user nice system idle iowait irq softirq steal."""
+    with open("/proc/stat") as f:
+        return [int(x) for x in f.readline().split()[1:9]]
 
 
 def main():
