@@ -405,9 +405,12 @@ static int run_one(const uint8_t *data, size_t size, cordon_error *err) {
         CHECK(one_clean_line(err->message));
         CHECK(id == 0 || id == own_id(data, size));
         check_error_line(id, err);
-        /* The event builder takes the worker's lines as they come: any bytes, one line out. */
+        /* The event builder takes the worker's lines as they come: one line out, or none for a
+         * line with a NUL (never valid JSON text; jansson stops reading at it). */
         json_t *ev = json_loadb((const char *) data, size, 0, NULL);
-        if (json_is_object(ev) && !memchr(data, '\n', size) && !memchr(data, '\r', size))
+        if (memchr(data, '\0', size))
+                CHECK(proto_event_line(7, (const char *) data, size) == NULL);
+        else if (json_is_object(ev) && !memchr(data, '\n', size) && !memchr(data, '\r', size))
                 json_decref(built(proto_event_line(7, (const char *) data, size)));
         json_decref(ev);
         return r;

@@ -579,6 +579,10 @@ char *proto_event_line(uint64_t id, const char *event_json, size_t len) {
         /* Event lines from src/linux/events.c end in '\n': strip it. */
         while (len > 0 && (event_json[len - 1] == '\n' || event_json[len - 1] == '\r'))
                 len--;
+        /* A NUL would cut the line short mid-object: the client would get broken JSON. JSON
+         * text never holds one raw, so such a line is not an event; drop it. */
+        if (memchr(event_json, '\0', len))
+                return NULL;
         char *s = NULL;
         if (asprintf(&s, "{\"v\":%d,\"id\":%llu,\"event\":%.*s}\n", PROTO_VERSION,
                      (unsigned long long) id, (int) len, event_json) < 0)
