@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """cordon benchmarks: start-up and the cost of the creation rules (BENCHMARKS.md).
 
-  bench/run.py --cordon build/cordon [--rounds 5] [--startup-rounds 200] [--write BENCHMARKS.md]
+  bench/run.py --cordon build/cordon [--rounds 5] [--startup-rounds 200] [--peers DIR]
+               [--write BENCHMARKS.md]
 
 (a) start-up: cold `cordon run -- /bin/true` against bare `/bin/true` and against bubblewrap
     (`bwrap --unshare-all --die-with-parent --new-session --ro-bind / / --dev /dev --proc /proc
@@ -14,6 +15,11 @@
       open     200,000 read-only opens of 1,000 existing files (bench/fsops.c open)
       build    `make -j2` over 300 generated C files (after `make clean`, untimed)
       git      `git init && git add -A && git commit` over 3,000 files (a fresh repo each round)
+      tar      `tar xzf` of a 10,000-file archive (into a fresh directory each round)
+    With bubblewrap installed, and with --peers DIR (bench/peers.sh installs Codex CLI and srt
+    there), every workload also runs under `bwrap` (the host read-only, the workload's directory
+    writable), `codex sandbox` (permission profile ":workspace") and `srt` (writes allowed in the
+    run's directory) in the same interleaved rounds: one table, workload x bare/cordon/peers.
     One untimed warm-up round per workload. Wall time of the whole command is measured; for create/open the loop's own time (printed
     by fsops) is reported too, so the ratio of the operation itself is visible apart from start-up.
 
@@ -25,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -35,6 +42,55 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 BWRAP = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind", "/", "/",
          "--dev", "/dev", "--proc", "/proc", "true"]
+
+
+class Variants:
+    """How each sandbox runs a command in a directory it may write: bare, cordon, and the peers
+    that are installed (bwrap from Debian; codex and srt from bench/peers.sh's DIR)."""
+
+    def __init__(self, cordon, peers, root):
+        self.cordon = cordon
+        self.names = ["bare", "cordon"]
+        if shutil.which("bwrap"):
+            self.names.append("bwrap")
+        self.codex = self.srt = None
+        if peers:
+            codex = os.path.join(peers, "node_modules", ".bin", "codex")
+            srt = os.path.join(peers, "node_modules", ".bin", "srt")
+            if os.access(codex, os.X_OK):
+                self.codex = codex
+                self.names.append("codex")
+            if os.access(srt, os.X_OK) and shutil.which("socat") and shutil.which("rg"):
+                self.srt = srt
+                self.names.append("srt")
+                # srt reads its policy from a settings file: writes in the run's tree only.
+                self.srt_settings = os.path.join(root, "srt-settings.json")
+                with open(self.srt_settings, "w") as f:
+                    json.dump({"network": {"allowedDomains": [], "deniedDomains": []},
+                               "filesystem": {"denyRead": [], "allowWrite": [root],
+                                              "denyWrite": []}}, f)
+        self.codex_home = os.path.join(peers, "codex-home") if peers else None
+
+    def argv(self, name, cmd, cwd):
+        if name == "bare":
+            return list(cmd)
+        if name == "cordon":
+            return [self.cordon, "run", "--"] + list(cmd)
+        if name == "bwrap":
+            return (["bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind",
+                     "/", "/", "--bind", cwd, cwd, "--dev", "/dev", "--proc", "/proc",
+                     "--chdir", cwd] + list(cmd))
+        if name == "codex":
+            return [self.codex, "sandbox", "-P", ":workspace", "-C", cwd, "--"] + list(cmd)
+        if name == "srt":
+            return [self.srt, "-s", self.srt_settings, "-c", shlex.join(cmd)]
+        raise ValueError(name)
+
+    def env(self, base):
+        e = dict(base)
+        if self.codex_home:
+            e["CODEX_HOME"] = self.codex_home
+        return e
 
 
 def sh(cmd, **kw):
@@ -74,12 +130,16 @@ def machine(cordon):
 
 # ---- (a) start-up ----------------------------------------------------------------------------
 
-def bench_startup(startup, cordon, rounds, env, cwd):
+def bench_startup(startup, variants, rounds, env, cwd):
     cmd = [startup, str(rounds), "5", "bare", "/bin/true", "::",
-           "cordon", cordon, "run", "--", "/bin/true"]
-    if shutil.which("bwrap"):
+           "cordon", variants.cordon, "run", "--", "/bin/true"]
+    if "bwrap" in variants.names:
         cmd += ["::", "bwrap"] + BWRAP
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env, cwd=cwd).stdout
+    for peer in ("codex", "srt"):
+        if peer in variants.names:
+            cmd += ["::", peer] + variants.argv(peer, ["/bin/true"], cwd)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=variants.env(env),
+                         cwd=cwd).stdout
     res = {}
     for line in out.splitlines():
         d = json.loads(line)
@@ -120,6 +180,17 @@ def write_git_tree(d, n=3000):
             f.write(f"line {i}\n" * (1 + i % 7))
 
 
+def write_tar_archive(path, src, n=10000):
+    """A gzip'd tar of n small files in 100 directories (made once, outside the timed runs)."""
+    for i in range(n):
+        sub = os.path.join(src, f"d{i // 100:03d}")
+        os.makedirs(sub, exist_ok=True)
+        with open(os.path.join(sub, f"f{i}.js"), "w") as f:
+            f.write(f"module.exports = {i};\n")
+    sh(["tar", "czf", path, "-C", src, "."])
+    shutil.rmtree(src)
+
+
 class Workload:
     def __init__(self, name, cwd, cmd, prep=None, inner=False):
         self.name, self.cwd, self.cmd, self.prep, self.inner = name, cwd, cmd, prep, inner
@@ -145,6 +216,14 @@ def workloads(root, fsops):
     def clean_git():
         shutil.rmtree(os.path.join(git_dir, "repo", ".git"), ignore_errors=True)
 
+    tar_dir = os.path.join(root, "tar")
+    os.makedirs(tar_dir, exist_ok=True)
+    write_tar_archive(os.path.join(tar_dir, "tree.tar.gz"), os.path.join(root, "tar-src"))
+
+    def clean_tar():
+        shutil.rmtree(os.path.join(tar_dir, "out"), ignore_errors=True)
+        os.makedirs(os.path.join(tar_dir, "out"))
+
     git = ("cd repo && git init -q && git add -A && "
            "git -c user.name=bench -c user.email=bench@example.invalid commit -qm x")
     return [
@@ -154,6 +233,8 @@ def workloads(root, fsops):
                  [fsops, "open", "files", "200000"], None, inner=True),
         Workload("make -j2, 300 C files", make_dir, ["make", "-s", "-j2"], clean_build),
         Workload("git init && add -A && commit, 3,000 files", git_dir, ["sh", "-c", git], clean_git),
+        Workload("tar xzf, 10,000 files", tar_dir, ["tar", "xzf", "tree.tar.gz", "-C", "out"],
+                 clean_tar),
     ]
 
 
@@ -172,32 +253,35 @@ def timed(cmd, cwd, env):
     return dt, inner
 
 
-def bench_workloads(wls, cordon, rounds, env):
+def bench_workloads(wls, variants, rounds, env):
     res = {}
+    env = variants.env(env)
+    names = variants.names
     for w in wls:
-        runs = {"bare": [], "cordon": []}
-        inner = {"bare": [], "cordon": []}
+        runs = {v: [] for v in names}
+        inner = {v: [] for v in names}
         # One untimed round first: the first run in a fresh directory would otherwise be the only
         # one that does not pay for the previous run's deletes (ext4 journal and discard).
-        for v in ("bare", "cordon"):
+        for v in names:
             if w.prep:
                 w.prep()
-            timed(w.cmd if v == "bare" else [cordon, "run", "--"] + w.cmd, w.cwd, env)
+            timed(variants.argv(v, w.cmd, w.cwd), w.cwd, env)
         for r in range(rounds):
-            order = ["bare", "cordon"] if r % 2 == 0 else ["cordon", "bare"]
+            # Interleaved, the order rotated each round, so a drift of the machine's speed is
+            # shared by every variant.
+            order = names[r % len(names):] + names[:r % len(names)]
             for v in order:
                 if w.prep:
                     w.prep()
-                cmd = w.cmd if v == "bare" else [cordon, "run", "--"] + w.cmd
-                dt, it = timed(cmd, w.cwd, env)
+                dt, it = timed(variants.argv(v, w.cmd, w.cwd), w.cwd, env)
                 runs[v].append(dt)
                 if it is not None:
                     inner[v].append(it)
-            print(f"  {w.name}: round {r + 1}/{rounds}: bare {runs['bare'][-1]:.3f}s, "
-                  f"cordon {runs['cordon'][-1]:.3f}s", file=sys.stderr)
+            print(f"  {w.name}: round {r + 1}/{rounds}: " +
+                  ", ".join(f"{v} {runs[v][-1]:.3f}s" for v in names), file=sys.stderr)
         if w.prep:
             w.prep()
-        row = {v: statistics.median(runs[v]) for v in runs}
+        row = {v: statistics.median(runs[v]) for v in names}
         row["ratio"] = row["cordon"] / row["bare"]
         row["all"] = runs
         if w.inner and inner["bare"] and inner["cordon"]:
@@ -215,7 +299,9 @@ TARGETS = {
     "open 200,000 existing files (read-only)": (1.05, "≤ 1.05×"),
     "make -j2, 300 C files": (1.10, "≤ 1.10×"),
     "git init && add -A && commit, 3,000 files": (1.25, "≤ 1.25×"),
+    "tar xzf, 10,000 files": (1.20, "≤ 1.20×"),
 }
+PEERS = ("bwrap", "codex", "srt")
 
 
 def verdict(ok):
@@ -234,7 +320,9 @@ def report(m, st, wl, args, fs):
     out.append("| command | median | p90 | mean | peak RSS (max / median) | failures |")
     out.append("|---|---|---|---|---|---|")
     for label, name in (("bare", "`/bin/true`"), ("cordon", "`cordon run -- /bin/true`"),
-                        ("bwrap", "`bwrap --unshare-all ... true`")):
+                        ("bwrap", "`bwrap --unshare-all ... true`"),
+                        ("codex", "`codex sandbox -P :workspace -C DIR -- /bin/true`"),
+                        ("srt", "`srt -s SETTINGS -c /bin/true`")):
         if label in st:
             s = st[label]
             out.append(f"| {name} | {s['median_ms']:.2f} ms | {s['p90_ms']:.2f} ms | "
@@ -245,16 +333,22 @@ def report(m, st, wl, args, fs):
     if "bwrap" in st:
         b = st["bwrap"]
         out.append(f"- cordon / bwrap (median): **{c['median_ms'] / b['median_ms']:.2f}×** — target "
-                   f"≤ 1.00×: {verdict(c['median_ms'] <= b['median_ms'])}")
+                   f"≤ 0.70×: {verdict(c['median_ms'] <= 0.7 * b['median_ms'])}")
+    for peer in ("codex", "srt"):
+        if peer in st:
+            out.append(f"- cordon / {peer} (median): {c['median_ms'] / st[peer]['median_ms']:.2f}×")
     out.append(f"- cordon / bare `/bin/true` (median): {c['median_ms'] / st['bare']['median_ms']:.1f}×")
     out.append(f"- peak RSS of cordon's process tree: **{c['rss_max_kib'] / 1024:.2f} MiB** (largest "
                f"single process of the tree, max over all runs) — target < 5 MiB: "
                f"{verdict(c['rss_max_kib'] < 5 * 1024)}")
     out.append("")
-    out.append(f"### Creation rules: bare vs `cordon run` ({args.rounds} interleaved rounds, medians)")
+    names = [v for v in ("bare", "cordon") + PEERS if wl and v in next(iter(wl.values()))]
+    out.append(f"### Workloads: bare, `cordon run` and the peers ({args.rounds} interleaved rounds, "
+               f"medians; ratio to bare in parentheses)")
     out.append("")
-    out.append("| workload | bare | cordon | ratio | loop only (bare / cordon / ratio) | target |")
-    out.append("|---|---|---|---|---|---|")
+    out.append("| workload | " + " | ".join(names) + " | loop only (bare / cordon / ratio) | "
+               "target (cordon / bare) |")
+    out.append("|---|" + "---|" * len(names) + "---|---|")
     for name, row in wl.items():
         limit, text = TARGETS.get(name, (None, "report"))
         inner = "–"
@@ -266,14 +360,16 @@ def report(m, st, wl, args, fs):
             # open: the target is about the opens themselves, so the loop's own time decides.
             r = row.get("inner_ratio", row["ratio"]) if name.startswith("open") else row["ratio"]
             tgt = f"{text}: {verdict(r <= limit)}"
-        out.append(f"| {name} | {row['bare']:.3f} s | {row['cordon']:.3f} s | "
-                   f"**{row['ratio']:.2f}×** | {inner} | {tgt} |")
+        cells = [f"{row['bare']:.3f} s"] + [
+            (f"**{row[v]:.3f} s ({row[v] / row['bare']:.2f}×)**" if v == "cordon"
+             else f"{row[v]:.3f} s ({row[v] / row['bare']:.2f}×)") for v in names[1:]]
+        out.append(f"| {name} | " + " | ".join(cells) + f" | {inner} | {tgt} |")
     out.append("")
-    out.append("Every round (seconds, bare / cordon):")
+    out.append("Every round (seconds, " + " / ".join(names) + "):")
     out.append("")
     for name, row in wl.items():
-        pairs = ", ".join(f"{b:.3f}/{c:.3f}" for b, c in zip(row["all"]["bare"], row["all"]["cordon"]))
-        out.append(f"- {name}: {pairs}")
+        rounds = zip(*(row["all"][v] for v in names))
+        out.append(f"- {name}: " + ", ".join("/".join(f"{x:.3f}" for x in r) for r in rounds))
     return "\n".join(out) + "\n"
 
 
@@ -311,6 +407,8 @@ def main():
     ap.add_argument("--dir", default="/var/tmp", help="where the workloads run (on disk)")
     ap.add_argument("--write", metavar="FILE", help="update the results section of FILE")
     ap.add_argument("--only", choices=["startup", "workloads"])
+    ap.add_argument("--peers", metavar="DIR",
+                    help="where bench/peers.sh installed Codex CLI and srt (measured when present)")
     args = ap.parse_args()
     args.command_line = " ".join(["bench/run.py"] + [a if " " not in a else repr(a)
                                                       for a in sys.argv[1:]])
@@ -325,16 +423,18 @@ def main():
         fs = subprocess.run(["df", "--output=fstype", root], capture_output=True,
                             text=True).stdout.split()[-1]
         m = machine(cordon)
+        variants = Variants(cordon, os.path.abspath(args.peers) if args.peers else None, root)
         st, wl = None, {}
         if args.only != "workloads":
             print("start-up ...", file=sys.stderr)
             ws = os.path.join(root, "startup")
             os.makedirs(ws)
-            st = bench_startup(startup, cordon, args.startup_rounds, env, ws)
+            st = bench_startup(startup, variants, args.startup_rounds, env, ws)
             print(json.dumps(st, indent=1), file=sys.stderr)
         if args.only != "startup":
             print("workloads ...", file=sys.stderr)
-            wl = bench_workloads(workloads(os.path.join(root, "w"), fsops), cordon, args.rounds, env)
+            wl = bench_workloads(workloads(os.path.join(root, "w"), fsops), variants, args.rounds,
+                                 env)
         if st is None:
             raise SystemExit("the report needs the start-up part too")
         text = report(m, st, wl, args, fs)
