@@ -156,8 +156,9 @@ static void test_import(void **state) {
         assert_fatal(&R, "cordon: fatal: USAGE: 'cordon settings import' needs a FILE (see "
                          "'cordon help settings')\n");
         RUN(&R, "settings", "export", "x");
-        assert_fatal(&R, "cordon: fatal: USAGE: unknown settings subcommand 'export'; the only one "
-                         "is 'import' (see 'cordon help settings')\n");
+        assert_fatal(&R, "cordon: fatal: USAGE: unknown settings subcommand 'export'; the "
+                         "subcommands are import, trust, untrust and trusted (see 'cordon help "
+                         "settings')\n");
 }
 
 static void test_mandate_in_run(void **state) {
