@@ -28,6 +28,8 @@ FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
 WS_NOGIT=$IT_TMP/ws-nogit
 OUTSIDE=$IT_TMP/outside
+# shellcheck source=tests/integration/suite-settings.sh
+. "$(dirname "$0")/suite-settings.sh" # t_project_settings
 
 SECRETS=".ssh/id_rsa .aws/credentials .git-credentials .netrc .gnupg/private-keys.gpg
 .config/gh/hosts.yml .config/gcloud/credentials.db .kube/config .docker/config.json .azure/token"
@@ -1126,7 +1128,7 @@ ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
         git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits inheritance lifetime allowed landlock \
-        exit_contract controls bad_input fail_closed; do
+        exit_contract controls bad_input fail_closed project_settings; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"
