@@ -718,7 +718,7 @@ t_allowed() {
                 not_ok "allowed: write and read back a file in the workspace (visible on the host)"
         fi
         rm -f "$WS/out.txt"
-        for spec in "open notes.txt" "open .envrc" "open env" "open pem" "open a.pem.txt" \
+        for spec in "open notes.txt" "open .envrc.example" "open env" "open pem" "open a.pem.txt" \
                 "open sub/ok.txt" "mkdir newdir" "rename renamed.txt" "link hard.txt" \
                 "symlink sym.txt" "tmpfile tmp.txt" "dangling dangling-target.txt" \
                 "mkfifo fifo" "open-excl excl.txt"; do
