@@ -105,6 +105,17 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
         assert_true(is_danger(s));
         assert_true(cordon_settings_project_trusted(s));
         assert_int_equal(cordon_settings_n_ignored(s), 0);
+        /* --explain --json says which project file was read and whether it is trusted. */
+        char *text = NULL;
+        cordon_error xerr = { 0 };
+        assert_int_equal(cordon_settings_explain(s, true, &text, &xerr), 0);
+        json_t *j = json_loads(text, 0, NULL);
+        json_t *proj = json_object_get(j, "project");
+        assert_string_equal(json_string_value(json_object_get(proj, "file")),
+                            stree_at(root, "ws/sub/.cordon/settings.json"));
+        assert_true(json_is_true(json_object_get(proj, "trusted")));
+        json_decref(j);
+        free(text);
         cordon_settings_free(s);
 
         /* One byte more: untrusted again. */
