@@ -19,14 +19,17 @@
 
 /* ---- the project root ----------------------------------------------------------------------- */
 
-/* A directory other users may write (or that belongs to another user) could hold a .cordon they
- * planted: /tmp is the example. The search stops before such a directory. */
+/* A directory everyone may write (sticky or not), or that belongs to another user, could hold a
+ * .cordon they planted: /tmp is the example. The search stops before such a directory. A
+ * group-writable one is searched: with per-user groups (umask 002) every project directory is
+ * one, and what a group member could plant there can only tighten (it is not trusted, and a
+ * file of theirs that asks to loosen is refused outright, settings-file.c). */
 static bool dir_is_ours(const char *dir) {
         struct stat st;
         if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
                 return false;
         uid_t me = geteuid();
-        return (st.st_uid == me || st.st_uid == 0) && !(st.st_mode & (S_IWGRP | S_IWOTH));
+        return (st.st_uid == me || st.st_uid == 0) && !(st.st_mode & S_IWOTH);
 }
 
 static bool is_home(const char *dir, const char *home, const char *home_real) {
@@ -35,7 +38,7 @@ static bool is_home(const char *dir, const char *home, const char *home_real) {
 
 /* The nearest of `cwd` and its ancestors holding .cordon/settings.json (anything at that name: a
  * non-regular file is refused when it is read), never `/`, not above $HOME, and not in or above
- * a directory others can write. *ret is NULL when there is none. */
+ * a directory everyone can write or another user owns. *ret is NULL when there is none. */
 int settings_find_project(const char *cwd, const char *home, char **ret) {
         _cleanup_free_ char *dir = strdup(cwd), *home_real = realpath(home, NULL);
         *ret = NULL;
@@ -111,11 +114,14 @@ int settings_decide_trust(cordon_settings *s, const cordon_settings_options *o,
         for (size_t i = 0; i < s->n_files && !s->project; i++)
                 if (s->files[i]->kind == SETTINGS_LAYER_PROJECT)
                         s->project = s->files[i];
-        if (!s->project || s->mandate || !settings_file_grants(s->project, grant, sizeof(grant)))
+        if (!s->project || s->mandate)
                 return 0;
+        /* Untrusted until shown otherwise: the layer is filtered even when nothing in it seems
+         * to loosen (the filter then drops nothing). */
         if (untrusted_reason(s) < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        if (!o || (o->flags & CORDON_SETTINGS_NO_TRUST) || !s->project->have_stat)
+        if (!o || (o->flags & CORDON_SETTINGS_NO_TRUST) || !s->project->have_stat ||
+            !settings_file_grants(s->project, grant, sizeof(grant)))
                 return 0;
         _cleanup_free_ char *store_path = o->trust_path ? strdup(o->trust_path)
                                                         : default_store(s->home);

@@ -60,8 +60,8 @@ void settings_describe_switch(const cordon_settings *s, const settings_effective
                               size_t size);
 
 /* The project settings file for `cwd` (settings-project.c): the nearest of cwd and its ancestors
- * holding .cordon/settings.json, stopping at $HOME, before `/` and before a directory others can
- * write. *ret (caller frees) is NULL when there is none. Returns 0 or -ENOMEM. */
+ * holding .cordon/settings.json, stopping at $HOME, before `/` and before a directory everyone can
+ * write or another user owns. *ret (caller frees) is NULL when there is none. Returns 0 or -ENOMEM. */
 int settings_find_project(const char *cwd, const char *home, char **ret);
 /* Sets s->project, and s->project_trusted and s->untrusted_why when the project file loosens and
  * no mandate applies: trusted only when the trust store (o->trust_path, else

@@ -221,7 +221,21 @@ static void test_project_root(void **state) {
         s = resolve_ok("ws/a/b/c");
         assert_null(cordon_settings_project_file(s));
         cordon_settings_free(s);
+        /* Group-writable (umask 002): searched. */
+        assert_int_equal(chmod(stree_at(root, "ws/a/b"), 0775), 0);
+        s = resolve_ok("ws/a/b/c");
+        assert_string_equal(cordon_settings_project_file(s),
+                            stree_at(root, "ws/a/.cordon/settings.json"));
+        cordon_settings_free(s);
         assert_int_equal(chmod(stree_at(root, "ws/a/b"), 0755), 0);
+        /* Owned by another user: not searched (they could plant a .cordon there). */
+        if (geteuid() == 0) {
+                assert_int_equal(chown(stree_at(root, "ws/a/b"), 65534, 65534), 0);
+                s = resolve_ok("ws/a/b/c");
+                assert_null(cordon_settings_project_file(s));
+                cordon_settings_free(s);
+                assert_int_equal(chown(stree_at(root, "ws/a/b"), 0, 0), 0);
+        }
 }
 
 /* ---- the trust store is read strictly -------------------------------------------------------- */
