@@ -4,8 +4,9 @@
  * (either format each), then resolved. Oracles beyond "no crash, no sanitizer report":
  *   - a refusal is POLICY_INVALID with a message;
  *   - every deny rule of every layer is in the resolved policy (lists are unions);
- *   - under an admin mandate, nothing loosening reaches the resolved policy from the project
- *     file alone, and everything ignored is reported;
+ *   - nothing loosening reaches the resolved policy from the project file alone (a document
+ *     held in memory is never trusted; under an admin mandate not even a trusted one would
+ *     loosen), and everything ignored is reported;
  *   - the explanation prints (text and JSON), and its "policy" is the resolved policy;
  *   - each document converts to cordon's format (`settings import`), and the conversion parses
  *     back to the same layer.
@@ -94,12 +95,15 @@ static bool elsewhere(const cordon_settings *s, settings_field f, const char *it
         return false;
 }
 
-/* Under a mandate, a loosening item of the project file is in the resolved policy only when
- * another layer holds it too; and the project layer as applied holds none. */
+/* An untrusted project file (every one here) or one under a mandate: a loosening item of it is
+ * in the resolved policy only when another layer holds it too; and the project layer as applied
+ * holds none. */
 static void check_mandate(const cordon_settings *s) {
         const settings_file *proj = file_of(s, SETTINGS_LAYER_PROJECT);
-        if (!s->mandate || !proj)
+        if (!proj)
                 return;
+        if (s->project_trusted)
+                die("a project document held in memory is trusted");
         for (size_t l = 0; l < s->n_layers; l++) {
                 const settings_layer *layer = &s->layers[l];
                 if (layer->kind != SETTINGS_LAYER_PROJECT)

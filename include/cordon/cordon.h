@@ -359,16 +359,21 @@ CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
 
 /* Layered settings, resolved once per call: managed (administrator) > approved escalation >
  * command line (the caller's own layer) > each --settings file (the last first) > user
- * (~/.config/cordon/settings.json) > project (<cwd>/.cordon/settings.json) > deployment default.
+ * (~/.config/cordon/settings.json) > project (<root>/.cordon/settings.json, the root being the
+ * nearest of cwd and its ancestors that holds one, not above $HOME) > deployment default.
  * Scalars come from the highest layer that sets them; lists are unions. A file may be in cordon's
- * format or the Node sandbox runtime's (~/.srt-settings.json), told apart by its keys. When the
- * managed settings forbid unsandboxed commands or lock the domain list, settings that loosen the
- * sandbox are ignored from the project file and reported (cordon_settings_ignored). */
+ * format or the Node sandbox runtime's (~/.srt-settings.json), told apart by its keys. The
+ * project file may always tighten; its settings that loosen the sandbox are ignored and reported
+ * (cordon_settings_ignored) unless its exact content is in the trust store
+ * (cordon_settings_trust_project), and always when the managed settings forbid unsandboxed
+ * commands or lock the domain list (docs/settings.md). */
 typedef struct cordon_settings cordon_settings;
 
 #define CORDON_SETTINGS_NO_USER (1u << 0)    /* skip ~/.config/cordon/settings.json */
 #define CORDON_SETTINGS_NO_PROJECT (1u << 1) /* skip <cwd>/.cordon/settings.json */
 #define CORDON_SETTINGS_NO_MANAGED (1u << 2) /* skip the managed settings file */
+#define CORDON_SETTINGS_NO_TRUST (1u << 3)   /* never read the trust store: the project file's
+                                              * loosening items are always ignored */
 
 typedef struct cordon_settings_options {
         const char *cwd;          /* required, absolute: the workspace */
@@ -383,6 +388,9 @@ typedef struct cordon_settings_options {
         const cordon_policy *approved_escalation; /* may be NULL; copied */
         const cordon_policy *deployment_default;  /* NULL: cordon_policy_new_default(cwd, home) */
         unsigned flags;                           /* CORDON_SETTINGS_NO_* */
+        const char *trust_path; /* NULL: <home>/.config/cordon/trusted-projects.json. Like
+                                 * managed_path: whoever chooses it chooses which project files
+                                 * may loosen the sandbox */
 } cordon_settings_options;
 
 /* Loads and resolves. Fails with CORDON_POLICY_INVALID ("file:line:col: key 'k': what; hint")
@@ -414,6 +422,26 @@ CORDON_PUBLIC size_t cordon_settings_n_ignored(const cordon_settings *s);
 /* NULL when i is out of range. */
 CORDON_PUBLIC const cordon_settings_note *cordon_settings_ignored(const cordon_settings *s,
                                                                   size_t i);
+
+/* The project settings file the resolution read (absolute), or NULL; whether its exact content
+ * is trusted (then its loosening items apply, unless a mandate forbids them). */
+CORDON_PUBLIC const char *cordon_settings_project_file(const cordon_settings *s);
+CORDON_PUBLIC bool cordon_settings_project_trusted(const cordon_settings *s);
+
+/* The explicit trust step, for a tool the user runs outside any sandbox (`cordon settings
+ * trust`): records the project file `s` read, by path and the SHA-256 of the bytes it parsed, in
+ * the trust store (`trust_path`, NULL: <home>/.config/cordon/trusted-projects.json), written
+ * atomically with mode 0600. A changed byte makes the file untrusted again. Inside a sandbox the
+ * store is read-only and this fails. */
+CORDON_PUBLIC int cordon_settings_trust_project(const cordon_settings *s, const char *trust_path,
+                                                cordon_error *err);
+/* Removes `project_file` (absolute) from the store: 1 removed, 0 it was not there, or -errno. */
+CORDON_PUBLIC int cordon_settings_untrust_project(const char *home, const char *trust_path,
+                                                  const char *project_file, cordon_error *err);
+/* The store's entries with their state ("trusted", "changed", "missing"), as JSON (an array of
+ * {path, sha256, state}) or text. Caller frees *ret. */
+CORDON_PUBLIC int cordon_settings_trusted_list(const char *home, const char *trust_path,
+                                               bool json, char **ret, cordon_error *err);
 
 /* Whether an unconfined run (`what`: "--sandbox off", "--backend none") is allowed: 0, or
  * -EPERM with CORDON_POLICY_INVALID naming the file and key that forbid it. */

@@ -715,17 +715,47 @@ static int parse_policy(parser *p) {
         return check_conflicts(p);
 }
 
-/* cordon settings import FILE */
+/* cordon settings trust|untrust [PATH], cordon settings trusted [--json] */
+static int parse_trust(parser *p, const char *sub) {
+        const char *arg = p->i < p->argc ? p->argv[p->i++] : NULL;
+        if (arg && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0))
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "trusted") == 0) {
+                p->out->command = CLI_COMMAND_SETTINGS_TRUSTED;
+                if (arg && strcmp(arg, "--json") != 0)
+                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(arg));
+                p->out->json = arg != NULL;
+                return p->i < p->argc ? usage(p, "unexpected argument '%s'",
+                                              CLI_QUOTE(p->argv[p->i]))
+                                      : 0;
+        }
+        p->out->command = strcmp(sub, "trust") == 0 ? CLI_COMMAND_SETTINGS_TRUST
+                                                    : CLI_COMMAND_SETTINGS_UNTRUST;
+        if (p->i < p->argc)
+                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+        if (!arg)
+                return 0;
+        if (!arg[0])
+                return usage(p, "'cordon settings %s' needs a PATH, not an empty name", sub);
+        return make_absolute(p->cwd, arg, &p->out->trust_target);
+}
+
+/* cordon settings import FILE | trust [PATH] | untrust [PATH] | trusted [--json] */
 static int parse_settings(parser *p) {
         p->see = "cordon help settings";
         p->out->command = CLI_COMMAND_SETTINGS_IMPORT;
         if (p->i >= p->argc)
-                return usage(p, "'cordon settings' needs a subcommand: import FILE");
+                return usage(p, "'cordon settings' needs a subcommand: import FILE, trust "
+                                "[PATH], untrust [PATH] or trusted");
         const char *sub = p->argv[p->i++];
         if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
                 return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "trust") == 0 || strcmp(sub, "untrust") == 0 ||
+            strcmp(sub, "trusted") == 0)
+                return parse_trust(p, sub);
         if (strcmp(sub, "import") != 0)
-                return usage(p, "unknown settings subcommand '%s'; the only one is 'import'",
+                return usage(p, "unknown settings subcommand '%s'; the subcommands are import, "
+                                "trust, untrust and trusted",
                              CLI_QUOTE(sub));
         if (p->i >= p->argc)
                 return usage(p, "'cordon settings import' needs a FILE");
@@ -934,6 +964,7 @@ void cli_args_done(cli_args *a) {
                 free(a->settings_files[i]);
         free(a->settings_files);
         free(a->import_path);
+        free(a->trust_target);
         free(a->json_path);
         free(a->stderr_path);
         free(a->socket_path);

@@ -20,6 +20,9 @@ typedef enum cli_command {
         CLI_COMMAND_EXPLAIN,     /* cordon explain [--events FILE] [--status N] [--stderr FILE]
                                   * [--json] */
         CLI_COMMAND_SETTINGS_IMPORT, /* cordon settings import FILE */
+        CLI_COMMAND_SETTINGS_TRUST,   /* cordon settings trust [PATH] */
+        CLI_COMMAND_SETTINGS_UNTRUST, /* cordon settings untrust [PATH] */
+        CLI_COMMAND_SETTINGS_TRUSTED, /* cordon settings trusted [--json] */
         CLI_COMMAND_SESSION_LAUNCH,  /* cordon session launch [POLICY OPTIONS] [--socket PATH] */
         CLI_COMMAND_SESSION_LIST,    /* cordon session list [--json] [--socket PATH] */
         CLI_COMMAND_SESSION_DESTROY, /* cordon session destroy [--socket PATH] SESSION */
@@ -88,6 +91,7 @@ typedef struct cli_args {
         size_t n_settings_files;
         bool explain;            /* policy show --explain: where each value came from */
         char *import_path;       /* settings import FILE: owned, absolute */
+        char *trust_target;      /* settings trust|untrust PATH: owned, absolute; NULL = cwd */
         char *socket_path;       /* session, exec --socket PATH: owned, absolute; NULL = default */
         char *session_id;        /* session destroy, exec: SESSION, owned, non-empty */
         char *exec_cwd;          /* exec --cwd DIR: owned, absolute */

@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/cli-policy.h"
 #include "cli/cmd-explain.h"
+#include "cli/cmd-trust.h"
 #include "cli/cmd-session.h"
 #include "cli/help.h"
 #include "cli/render.h"
@@ -358,6 +359,12 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_explain(a);
         case CLI_COMMAND_SETTINGS_IMPORT:
                 return cli_cmd_settings_import(a, cwd);
+        case CLI_COMMAND_SETTINGS_TRUST:
+                return cli_cmd_settings_trust(a, cwd);
+        case CLI_COMMAND_SETTINGS_UNTRUST:
+                return cli_cmd_settings_untrust(a, cwd);
+        case CLI_COMMAND_SETTINGS_TRUSTED:
+                return cli_cmd_settings_trusted(a);
         case CLI_COMMAND_SESSION_LAUNCH:
                 return cli_cmd_session_launch(a, cwd);
         case CLI_COMMAND_SESSION_LIST:

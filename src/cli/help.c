@@ -16,6 +16,8 @@ static const char overview[] =
         "  policy show --explain [OPTIONS]   print where each value came from (settings files)\n"
         "  settings import FILE              print a settings file (e.g. ~/.srt-settings.json)\n"
         "                                    as the equivalent cordon settings file\n"
+        "  settings trust [PATH]             let a project settings file loosen the sandbox\n"
+        "                                    (also: settings untrust [PATH], settings trusted)\n"
         "  session launch|list|destroy       manage cordond's warm sandbox sessions\n"
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
@@ -125,6 +127,9 @@ static const char explain_help[] =
 
 static const char settings_help[] =
         "Usage: cordon settings import FILE\n"
+        "       cordon settings trust [PATH]\n"
+        "       cordon settings untrust [PATH]\n"
+        "       cordon settings trusted [--json]\n"
         "\n"
         "Reads a settings file in cordon's format or in the Node sandbox runtime's\n"
         "(~/.srt-settings.json: filesystem.*, network.*, credentials.*) and prints the equivalent\n"
@@ -134,7 +139,21 @@ static const char settings_help[] =
         "\n"
         "Settings files are read by 'run' and 'policy show': managed\n"
         "(/etc/cordon/managed-settings.json, or $CORDON_MANAGED_SETTINGS) > --settings FILE >\n"
-        "~/.config/cordon/settings.json > ./.cordon/settings.json.\n";
+        "~/.config/cordon/settings.json > project settings.\n"
+        "\n"
+        "Project settings are <root>/.cordon/settings.json, the root being the nearest of the\n"
+        "current directory and its ancestors that holds one (not above $HOME). They may always\n"
+        "tighten the sandbox; what they would loosen (danger-full-access, writable binds,\n"
+        "domains, excludedCommands, ...) is ignored, with a warning, until you trust the file's\n"
+        "exact content:\n"
+        "\n"
+        "  trust [PATH]     show what the project file for PATH (a directory, default the\n"
+        "                   current one, or the file) loosens, and record its SHA-256 in\n"
+        "                   ~/.config/cordon/trusted-projects.json; a changed byte makes it\n"
+        "                   untrusted again. A sandboxed command cannot do this: the store is\n"
+        "                   read-only inside every sandbox\n"
+        "  untrust [PATH]   remove the record\n"
+        "  trusted          list the records and whether each file still matches\n";
 
 static const char session_help[] =
         "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
@@ -204,6 +223,9 @@ const char *cli_help_text(cli_command topic) {
         case CLI_COMMAND_EXPLAIN:
                 return explain_help;
         case CLI_COMMAND_SETTINGS_IMPORT:
+        case CLI_COMMAND_SETTINGS_TRUST:
+        case CLI_COMMAND_SETTINGS_UNTRUST:
+        case CLI_COMMAND_SETTINGS_TRUSTED:
                 return settings_help;
         case CLI_COMMAND_SESSION_LAUNCH:
         case CLI_COMMAND_SESSION_LIST:

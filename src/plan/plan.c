@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "plan/plan-internal.h"
+#include "plan/protected-names.h"
 
 const char plan_why_writable_root[] = "writable root";
 const char plan_why_runner_state[] = "runner state dir";
@@ -21,18 +22,13 @@ const char *const plan_secret_home_paths[] = {
         NULL,
 };
 
-/* SPEC.md §5: the mandatory write-deny set, relative to every writable root and $HOME. Each is
- * something a later, unconfined process executes or obeys: shell start-up files, git hooks and
- * config (core.hooksPath, core.fsmonitor; ~/.config/git/config is git's user config as much as
- * ~/.gitconfig), editor tasks, agent settings and hooks, MCP servers, and the files that turn a
- * workdir into a bare repository git would pick up. More git paths: plan-git.c. */
+/* The mandatory write-deny set, relative to every writable root and $HOME: shell start-up files,
+ * git hooks and config, editor tasks, agent settings and hooks, MCP servers, cordon's own settings
+ * directories, and the files that turn a workdir into a bare repository git would pick up. The
+ * list, with the tool that executes or trusts each entry, is data/protected/names.list (generated
+ * into protected-names.h at build time). More git paths: plan-git.c. */
 const char *const plan_mandatory_protected_names[] = {
-        ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".zshenv", ".bash_login",
-        ".bash_logout", ".gitconfig", ".config/git/config", ".git/hooks", ".git/config",
-        ".vscode", ".idea",
-        ".claude/settings*.json", ".claude/skills", ".claude/agents", ".claude/commands",
-        ".claude/hooks", ".mcp.json", ".cursor", ".codex", ".gemini/settings.json",
-        "HEAD", "objects", "refs",
+        PLAN_PROTECTED_NAMES
         NULL,
 };
 

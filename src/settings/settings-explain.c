@@ -270,6 +270,9 @@ static int explain(const cordon_settings *s, FILE *out, json_t *root) {
         if (!put(root, "sources", sources) || !put(root, "excludedCommands", excluded) ||
             !put(root, "ignored", ignored) ||
             !put(root, "mandate", s->mandate_why ? json_string(s->mandate_why) : json_null()) ||
+            !put(root, "project", !s->project ? json_null()
+                                              : json_pack("{s:s, s:b}", "file", s->project->origin,
+                                                          "trusted", s->project_trusted)) ||
             !put(root, "policy", policy_to_json(s->resolved)))
                 return -ENOMEM;
         explain_ctx x = { s, calloc(s->n_layers * _SF_MAX + 1, sizeof(item_index)) };

@@ -22,6 +22,7 @@ void cordon_settings_free(cordon_settings *s) {
         free(s->layers);
         cordon_policy_free(s->resolved);
         free(s->mandate_why);
+        free(s->untrusted_why);
         free(s->excluded);
         for (size_t i = 0; i < s->n_ignored; i++) {
                 free(s->ignored[i].key);
@@ -87,12 +88,12 @@ static int load_one(cordon_settings *s, settings_layer_kind kind, const char *pa
 }
 
 static int load_files(cordon_settings *s, const cordon_settings_options *o, cordon_error *err) {
-        _cleanup_free_ char *project = path_join(s->cwd, SETTINGS_PROJECT_FILE);
+        _cleanup_free_ char *project = NULL;
         _cleanup_free_ char *user = path_join(s->home, SETTINGS_USER_FILE);
-        if (!project || !user)
+        if (!user || settings_find_project(s->cwd, s->home, &project) < 0)
                 return oom(err);
         int r = 0;
-        if (!(o->flags & CORDON_SETTINGS_NO_PROJECT))
+        if (project && !(o->flags & CORDON_SETTINGS_NO_PROJECT))
                 r = load_one(s, SETTINGS_LAYER_PROJECT, project, true, err);
         if (r >= 0 && !(o->flags & CORDON_SETTINGS_NO_USER))
                 r = load_one(s, SETTINGS_LAYER_USER, user, true, err);
@@ -165,6 +166,7 @@ static int add_ignored(cordon_settings *s, const settings_layer *l, const char *
 typedef struct drop_ctx {
         cordon_settings *s;
         const settings_layer *l;
+        const char *because; /* the mandate, or the missing trust */
 } drop_ctx;
 
 static int drop_item(void *userdata, settings_field f, const char *item, const char *why) {
@@ -173,13 +175,13 @@ static int drop_item(void *userdata, settings_field f, const char *item, const c
         json_pos pos = { 0, 0 };
         settings_file_key(d->l->file, (int) f, item, key, sizeof(key));
         (void) settings_file_key_pos(d->l->file, key, &pos);
-        (void) snprintf(text, sizeof(text), "%s; ignored because %s", why, d->s->mandate_why);
+        (void) snprintf(text, sizeof(text), "%s; ignored because %s", why, d->because);
         return add_ignored(d->s, d->l, key, f == SF_MODE || f == SF_NETWORK ? NULL : item, text,
                            pos);
 }
 
 /* The project file's loosening switches and excluded commands, reported as ignored. */
-static int drop_project_extras(cordon_settings *s, settings_layer *l) {
+static int drop_project_extras(cordon_settings *s, settings_layer *l, const char *because) {
         const settings_file *f = l->file;
         char text[512];
         int r = 0;
@@ -191,7 +193,7 @@ static int drop_project_extras(cordon_settings *s, settings_layer *l) {
                 (void) snprintf(text, sizeof(text), "%s; ignored because %s",
                                 i == 0 ? "allows unsandboxed commands"
                                        : "allows running unconfined when no sandbox is available",
-                                s->mandate_why);
+                                because);
                 r = add_ignored(s, l, sw[i]->key, sw[i]->value ? "true" : "false", text,
                                 sw[i]->pos);
         }
@@ -199,7 +201,7 @@ static int drop_project_extras(cordon_settings *s, settings_layer *l) {
                 char key[48];
                 (void) snprintf(key, sizeof(key), "excludedCommands[%zu]", f->excluded[i].index);
                 (void) snprintf(text, sizeof(text), "runs a command outside the sandbox; ignored "
-                                "because %s", s->mandate_why);
+                                "because %s", because);
                 r = add_ignored(s, l, key, f->excluded[i].text, text, f->excluded[i].pos);
         }
         l->switches_dropped = true;
@@ -222,21 +224,26 @@ static int push_layer(cordon_settings *s, settings_layer_kind kind, const settin
         return 0;
 }
 
-/* A copy of a file's layer: under a mandate, the project file's loosening items are left out. */
+/* A copy of a file's layer. The project file's loosening items are left out under a mandate
+ * (which wins over trust) and when its exact content is not trusted (settings-project.c): a
+ * file a sandboxed command or a cloned repository may have written must not widen the sandbox. */
 static int push_file_layer(cordon_settings *s, const settings_file *f) {
-        if (f->kind != SETTINGS_LAYER_PROJECT || !s->mandate)
+        const char *because = s->mandate ? s->mandate_why
+                              : s->project_trusted ? NULL
+                                                   : s->untrusted_why;
+        if (f->kind != SETTINGS_LAYER_PROJECT || !because)
                 return push_layer(s, f->kind, f, policy_dup(f->layer));
         int r = push_layer(s, f->kind, f, cordon_policy_new());
         if (r < 0)
                 return r;
         settings_layer *l = &s->layers[s->n_layers - 1];
-        drop_ctx d = { s, l };
+        drop_ctx d = { s, l, because };
         cordon_policy *filtered = NULL;
         if ((r = settings_layer_filter(f->layer, drop_item, &d, &filtered)) < 0)
                 return r;
         cordon_policy_free(l->policy);
         l->policy = filtered;
-        return drop_project_extras(s, l);
+        return drop_project_extras(s, l, because);
 }
 
 /* Every settings file this run consulted, and the directories where project and user settings
@@ -249,6 +256,17 @@ static cordon_policy *protection_layer(const cordon_settings *s) {
         int r = p && project && user ? 0 : -ENOMEM;
         if (r >= 0)
                 r = cordon_policy_add_protected_path(p, project);
+        /* The project root's .cordon, when it lies above the working directory (a document held
+         * in memory has no root). */
+        bool on_disk = s->project && s->project->have_stat;
+        _cleanup_free_ char *root_dir = on_disk ? strdup(s->project->origin) : NULL;
+        char *cut = root_dir ? strrchr(root_dir, '/') : NULL;
+        if (cut)
+                *cut = '\0';
+        if (r >= 0 && on_disk && !root_dir)
+                r = -ENOMEM;
+        if (r >= 0 && cut && strcmp(root_dir, project) != 0)
+                r = cordon_policy_add_protected_path(p, root_dir);
         if (r >= 0)
                 r = cordon_policy_add_protected_path(p, user);
         /* Each file read, as named and where a symlink leads (a ~/.config/cordon/settings.json
@@ -405,6 +423,8 @@ static int resolve_loaded(cordon_settings *s, const cordon_settings_options *o,
         int r;
         if (find_mandate(s) < 0)
                 return oom(err);
+        if ((r = settings_decide_trust(s, o, err)) < 0)
+                return r;
         if ((r = build_stack(s, o, err)) < 0 || (r = merge_stack(s, err)) < 0)
                 return r;
         s->fail_if_unavailable = effective(s, true);
@@ -458,7 +478,8 @@ int settings_resolve_texts(const settings_text *docs, size_t n, const char *cwd,
                         r = oom(err);
                 }
         }
-        cordon_settings_options o = { .cwd = cwd, .home = home, .command_line = command_line };
+        cordon_settings_options o = { .cwd = cwd, .home = home, .command_line = command_line,
+                                      .flags = CORDON_SETTINGS_NO_TRUST };
         if (r < 0 || (r = resolve_loaded(s, &o, err)) < 0)
                 return r;
         *ret = TAKE_PTR(s);

@@ -274,9 +274,22 @@ static void test_write_denied_names(void **state) {
         assert_false(exists(P("ws/src/server.pem")));
         /* Near misses are allowed. */
         write_ok(p, P("ws/env"), "x");
-        write_ok(p, P("ws/.envrc"), "x");
+        write_ok(p, P("ws/src/.envrc"), "x"); /* .envrc is protected at the root only */
         write_ok(p, P("ws/src/pem"), "x");
         write_ok(p, P("ws/src/key.txt"), "x");
+        plan_free(p);
+}
+
+/* A .cordon directory at any depth: its settings would choose a later run's sandbox. */
+static void test_write_settings_dirs(void **state) {
+        plan *p = session_plan(NULL);
+        assert_int_equal(mkdir(P("ws/sub"), 0755), 0);
+        assert_int_equal(mkdir(P("ws/sub/.cordon"), 0755), 0);
+        assert_int_equal(mkdir(P("ws/sub/.Cordon"), 0755), 0);
+        write_refused(p, P("ws/sub/.cordon/settings.json"), "file-write*", ".cordon");
+        write_refused(p, P("ws/sub/.Cordon/settings.json"), "file-write*", ".cordon");
+        assert_false(exists(P("ws/sub/.cordon/settings.json")));
+        write_ok(p, P("ws/sub/.cordonrc"), "x");
         plan_free(p);
 }
 
@@ -632,6 +645,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_write_new_and_replace, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_outside_roots, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_protected, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_write_settings_dirs, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_denied_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_symlink_last_component, setup,
                                                 teardown),

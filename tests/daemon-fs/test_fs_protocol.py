@@ -233,7 +233,83 @@ class FsProtocol(unittest.TestCase):
                           ("src/server.pem", "*.pem"), ("src/Deploy.KEY", "*.key")):
             self.refused("fs.write", self.p(rel), "file-create-name", rule, content="x")
             self.assertIsNone(self.get(self.p(rel)))
-        self.write(".envrc", "ok")
+        self.write("src/.envrc", "ok")
+
+    def test_write_refused_other_tools_config(self):
+        """data/protected/names.list: files other agents and editors execute or trust."""
+        for d in (".cursor", ".github", ".gemini", ".devcontainer"):
+            os.makedirs(self.p(d), exist_ok=True)
+        for rel, rule in ((".cursor/mcp.json", ".cursor"), (".envrc", ".envrc"),
+                          (".aider.conf.yml", ".aider*"), (".gemini/GEMINI.md", ".gemini"),
+                          (".github/copilot-instructions.md", ".github/copilot-*"),
+                          (".devcontainer/devcontainer.json", ".devcontainer"),
+                          ("opencode.json", "opencode.json"), (".cursorrules", ".cursorrules")):
+            self.refused("fs.write", self.p(rel), "file-write*", rule, content="evil")
+        self.write(".github/CODEOWNERS", "ok")
+
+    def test_write_refused_settings_dirs(self):
+        """No fs.* operation writes into a .cordon directory, at any depth: a settings file
+        there would choose a later run's sandbox (docs/settings.md)."""
+        for d in (".cordon", "sub/.cordon", "deep/a/.CORDON"):
+            os.makedirs(self.p(d))
+        for rel in (".cordon/settings.json", "sub/.cordon/settings.json",
+                    "deep/a/.CORDON/settings.json"):
+            self.refused("fs.write", self.p(rel), "file-write*", ".cordon",
+                         content='{"sandbox": {"mode": "danger-full-access"}}')
+        self.put("sub/.cordon/settings.json", "{}")
+        self.refused("fs.edit", self.p("sub/.cordon/settings.json"), "file-write*", ".cordon",
+                     oldString="{}", newString='{"sandbox": {"mode": "danger-full-access"}}')
+        self.assertEqual(self.get(self.p("sub/.cordon/settings.json")), b"{}")
+        # Through a symlink whose target is a .cordon directory.
+        os.symlink(self.p("sub/.cordon"), self.p("cfg"))
+        self.refused("fs.write", self.p("cfg/settings.json"), "file-write*", content="{}")
+        # The daemon's own temporary names (.cordon-XXXX) are not the directory.
+        self.write("sub/plain.txt", "ok")
+
+    def trust_file(self, path):
+        """What `cordon settings trust` records: the path and the SHA-256 of the content."""
+        import hashlib
+        with open(path, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        store_dir = os.path.join(self.home, ".config", "cordon")
+        os.makedirs(store_dir, mode=0o700, exist_ok=True)
+        store = os.path.join(store_dir, "trusted-projects.json")
+        with open(store, "w") as f:
+            json.dump({"trusted": [{"path": path, "sha256": sha}]}, f)
+        os.chmod(store, 0o600)
+        self.addCleanup(os.unlink, store)
+
+    def session_at(self, workdir):
+        _, r = self.c.call("session.launch", workdir=workdir, backend="none")
+        self.assertEqual(r["result"]["state"], "warm", r)
+        sid = r["result"]["sessionId"]
+        self.addCleanup(self.c.call, "session.destroy", sessionId=sid)
+        return sid
+
+    def test_session_project_settings_need_trust(self):
+        """session.launch with a workdir holding a project file that a command could have left
+        there (a writable bind outside the workspace): ignored until trusted, and untrusted again
+        when a byte changes."""
+        settings = self.p("sub/.cordon/settings.json")
+        os.makedirs(os.path.dirname(settings))
+        with open(settings, "w") as f:
+            json.dump({"sandbox": {"bindMounts": [{"hostPath": self.outside}]}}, f)
+        target = os.path.join(self.outside, "planted.txt")
+        sid = self.session_at(self.p("sub"))
+        events, r = self.c.call("fs.write", sessionId=sid, path=target, content="x")
+        self.assertEqual(r["error"]["code"], "POLICY_UNENFORCEABLE", r)
+        self.assertIsNone(self.get(target))
+        self.trust_file(settings)
+        sid = self.session_at(self.p("sub"))
+        _, r = self.c.call("fs.write", sessionId=sid, path=target, content="x")
+        self.assertIn("result", r, r)
+        self.assertEqual(self.get(target), b"x")
+        with open(settings, "a") as f:
+            f.write(" ")
+        sid = self.session_at(self.p("sub"))
+        _, r = self.c.call("fs.write", sessionId=sid, path=target, content="y")
+        self.assertEqual(r["error"]["code"], "POLICY_UNENFORCEABLE", r)
+        self.assertEqual(self.get(target), b"x")
 
     def test_symlinks(self):
         os.symlink(os.path.join(self.outside, "victim.txt"), self.p("link"))

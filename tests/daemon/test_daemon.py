@@ -250,6 +250,31 @@ class ProtocolTest(DaemonTest):
         events, resp = self.exec(sid, ["sh", "-c", f"echo x > {self.d.dir}/outside; echo $?"])
         self.assertFalse(os.path.exists(os.path.join(self.d.dir, "outside")))
 
+    def test_untrusted_project_settings_do_not_widen_a_session(self):
+        """session.launch with a workdir whose .cordon/settings.json (left there by an earlier
+        sandboxed command, say) turns the sandbox off or adds a writable bind outside: the
+        session's execs stay confined, as `cordon run` would there (docs/settings.md)."""
+        sub = os.path.join(self.ws, "sub")
+        outside = os.path.join(self.d.dir, "outside-dir")
+        os.makedirs(os.path.join(sub, ".cordon"))
+        os.mkdir(outside)
+        for doc in ({"sandbox": {"mode": "danger-full-access"}},
+                    {"sandbox": {"bindMounts": [{"hostPath": outside}]}}):
+            with open(os.path.join(sub, ".cordon", "settings.json"), "w") as f:
+                json.dump(doc, f)
+            sid = self.launch_warm(workdir=sub)
+            target = os.path.join(outside, "planted")
+            events, resp = self.exec(sid, ["sh", "-c", f"echo x > {target}; echo rc=$?"])
+            self.assertNotEqual(self.output(events), "rc=0\n", doc)
+            self.assertFalse(os.path.exists(target), doc)
+            # Nor can the session rewrite the file for the next one.
+            events, resp = self.exec(sid, ["sh", "-c", "echo {} > .cordon/settings.json; "
+                                           "echo rc=$?"])
+            self.assertNotEqual(self.output(events), "rc=0\n")
+            with open(os.path.join(sub, ".cordon", "settings.json")) as f:
+                self.assertEqual(json.load(f), doc)
+            self.c.call("session.destroy", {"sessionId": sid})
+
     def test_exec_failures_are_error_responses(self):
         sid = self.launch_warm()
         events, resp = self.exec(sid, ["/nonexistent/cmd"])

@@ -28,6 +28,8 @@ FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
 WS_NOGIT=$IT_TMP/ws-nogit
 OUTSIDE=$IT_TMP/outside
+# shellcheck source=tests/integration/suite-settings.sh
+. "$(dirname "$0")/suite-settings.sh" # t_project_settings
 
 SECRETS=".ssh/id_rsa .aws/credentials .git-credentials .netrc .gnupg/private-keys.gpg
 .config/gh/hosts.yml .config/gcloud/credentials.db .kube/config .docker/config.json .azure/token"
@@ -716,7 +718,7 @@ t_allowed() {
                 not_ok "allowed: write and read back a file in the workspace (visible on the host)"
         fi
         rm -f "$WS/out.txt"
-        for spec in "open notes.txt" "open .envrc" "open env" "open pem" "open a.pem.txt" \
+        for spec in "open notes.txt" "open .envrc.example" "open env" "open pem" "open a.pem.txt" \
                 "open sub/ok.txt" "mkdir newdir" "rename renamed.txt" "link hard.txt" \
                 "symlink sym.txt" "tmpfile tmp.txt" "dangling dangling-target.txt" \
                 "mkfifo fifo" "open-excl excl.txt"; do
@@ -1126,7 +1128,7 @@ ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
         git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits inheritance lifetime allowed landlock \
-        exit_contract controls bad_input fail_closed; do
+        exit_contract controls bad_input fail_closed project_settings; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -184,7 +185,20 @@ static void test_default_plan(void **state) {
         assert_protected(pl, P("ws/HEAD"), true);
         assert_protected(pl, P("ws/objects"), true);
         assert_protected(pl, P("ws/refs"), true);
-        assert_protected(pl, P("ws/.gemini/settings.json"), true);
+        assert_protected(pl, P("ws/.gemini"), true);
+        /* Every entry of data/protected/names.list, at the root (bare-repo names included). */
+        for (size_t i = 0; plan_mandatory_protected_names[i]; i++) {
+                char rel[PATH_MAX];
+                (void) snprintf(rel, sizeof(rel), "ws/%s", plan_mandatory_protected_names[i]);
+                assert_protected(pl, P(rel), true);
+        }
+        /* cordon's own settings directories, for direct library callers too (no settings
+         * resolution adds them here). */
+        assert_protected(pl, P("ws/.cordon"), true);
+        assert_protected(pl, P("home/.config/cordon"), true);
+        assert_protected(pl, P("homereal/.config/cordon"), true);
+        assert_protected(pl, P("ws/.aider*"), true);
+        assert_protected(pl, P("ws/.github/copilot-*"), true);
         assert_protected(pl, P("ws/.claude/settings*.json"), true);
         assert_protected(pl, P("ws/claude-real/settings*.json"), true);
         assert_protected(pl, P("ws/claude-real/skills"), true);

@@ -123,7 +123,14 @@ static void test_names_and_renames(void **state) {
         expect(p, "file-write-create", "home/alice/project/src/server.pem", false);
         expect(p, "file-write-create", "home/alice/project/src/.id.pem", false);
         expect(p, "file-write-create", "home/alice/project/src/envfile", true);
-        expect(p, "file-write-create", "home/alice/project/.envrc", true);
+        /* .envrc is in the mandatory set (direnv sources it); the set is joined at each root. */
+        expect(p, "file-write-create", "home/alice/project/.envrc", false);
+        expect(p, "file-write-create", "home/alice/project/src/.envrc", true);
+        expect(p, "file-write-create", "home/alice/project/.aider.conf.yml", false);
+        expect(p, "file-write-create", "home/alice/project/.github/copilot-instructions.md",
+               false);
+        expect(p, "file-write-create", "home/alice/project/.github/CODEOWNERS", true);
+        expect(p, "file-write-create", "home/alice/project/.cordon/settings.json", false);
         expect(p, "file-write-create", "home/alice/project/src/pem", true);
         /* An existing .env stays writable: only its coming into existence is refused. */
         expect(p, "file-write-data", "home/alice/project/.env", true);

@@ -156,8 +156,9 @@ static void test_import(void **state) {
         assert_fatal(&R, "cordon: fatal: USAGE: 'cordon settings import' needs a FILE (see "
                          "'cordon help settings')\n");
         RUN(&R, "settings", "export", "x");
-        assert_fatal(&R, "cordon: fatal: USAGE: unknown settings subcommand 'export'; the only one "
-                         "is 'import' (see 'cordon help settings')\n");
+        assert_fatal(&R, "cordon: fatal: USAGE: unknown settings subcommand 'export'; the "
+                         "subcommands are import, trust, untrust and trusted (see 'cordon help "
+                         "settings')\n");
 }
 
 static void test_mandate_in_run(void **state) {
@@ -227,6 +228,72 @@ static void test_project_settings_protected(void **state) {
         assert_int_equal(R.status, 0);
 }
 
+/* cordon settings trust / trusted / untrust, and the warning that names the step. */
+static void test_trust_commands(void **state) {
+        RUN(&R, "settings", "trust");
+        assert_int_equal(R.status, 125);
+        assert_non_null(strstr(R.err, "cordon: fatal: USAGE: no project settings file for"));
+        const char *file = stree_at(root, "ws/.cordon/settings.json");
+        char path[PATH_MAX];
+        snprintf(path, sizeof(path), "%s", file);
+        stree_write(root, "ws/.cordon/settings.json",
+                    "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}", 0644);
+        RUN(&R, "policy", "show", "--json");
+        assert_int_equal(R.status, 0);
+        char want[2 * PATH_MAX + 256];
+        snprintf(want, sizeof(want), "cordon: warning: project settings %s:1:14: "
+                 "sandbox.egressAllowlist 'x.example.com': adds an allowed domain; ignored because "
+                 "the project settings are not trusted; to trust this exact content, run outside "
+                 "the sandbox: cordon settings trust %s\n", path, path);
+        assert_string_equal(R.err, want);
+        assert_null(strstr(R.out, "x.example.com"));
+
+        RUN(&R, "settings", "trust");
+        assert_int_equal(R.status, 0);
+        assert_non_null(strstr(R.out, "  sandbox.egressAllowlist 'x.example.com' (line 1, column "
+                                      "14): adds an allowed domain\n"));
+        RUN(&R, "policy", "show", "--json");
+        assert_string_equal(R.err, "");
+        assert_non_null(strstr(R.out, "x.example.com"));
+        RUN(&R, "settings", "trusted");
+        assert_int_equal(R.status, 0);
+        assert_true(strncmp(R.out, "trusted  ", 9) == 0);
+        assert_non_null(strstr(R.out, path));
+        RUN(&R, "settings", "trusted", "--json");
+        json_t *j = json_loads(R.out, 0, NULL);
+        assert_non_null(j);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(j, 0), "state")),
+                            "trusted");
+        json_decref(j);
+
+        /* From inside the sandbox the step fails and the store stays as it is. */
+        struct stat before, after;
+        assert_int_equal(stat(stree_at(root, "home/.config/cordon/trusted-projects.json"),
+                              &before), 0);
+        RUN(&R, "run", "--", cordon_path, "settings", "untrust");
+        assert_int_not_equal(R.status, 0);
+        assert_int_equal(stat(stree_at(root, "home/.config/cordon/trusted-projects.json"), &after),
+                         0);
+        assert_int_equal(before.st_ino, after.st_ino);
+        assert_int_equal(before.st_mtime, after.st_mtime);
+
+        RUN(&R, "settings", "untrust");
+        assert_int_equal(R.status, 0);
+        assert_non_null(strstr(R.out, "Untrusted"));
+        RUN(&R, "settings", "untrust", path);
+        assert_int_equal(R.status, 0);
+        assert_non_null(strstr(R.out, "was not trusted"));
+        RUN(&R, "settings", "trust", "../home");
+        assert_int_equal(R.status, 125);
+
+        /* A broken store is an error with its position. */
+        stree_write(root, "home/.config/cordon/trusted-projects.json", "{\"trusted\": 1}", 0600);
+        RUN(&R, "settings", "trusted");
+        assert_int_equal(R.status, 125);
+        assert_non_null(strstr(R.err, "trusted-projects.json:1:13: key 'trusted': expected an "
+                                      "array"));
+}
+
 static void test_fail_if_unavailable(void **state) {
         /* Fail closed by default on a host without a sandbox... */
         RUN_RESTRICTED(&R, "run", "--", "true");
@@ -267,6 +334,7 @@ int main(int argc, char *argv[]) {
                 cmocka_unit_test_setup_teardown(test_mandate_in_run, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_excluded_command, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_project_settings_protected, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_trust_commands, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fail_if_unavailable, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -342,13 +342,37 @@ static void test_lock_domains(void **state) {
         fixture_done(&f);
 }
 
-/* Without a mandate the project file is a layer like the others. */
-static void test_no_mandate_project_loosens(void **state) {
+/* Without a mandate, the project file's loosening items are ignored until its exact content is
+ * trusted (docs/settings.md); trusted, it is a layer like the others. */
+static void test_no_mandate_project_loosens_only_trusted(void **state) {
         fixture f = { .root = stree_new() };
         stree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": true}", 0644);
         stree_write(f.root, PROJECT, loosening_project, 0644);
         cordon_settings *s = resolve_ok(&f);
+        char proj[PATH_MAX], why[PATH_MAX + 256];
+        snprintf(proj, sizeof(proj), "%s/%s", f.root, PROJECT);
+        snprintf(why, sizeof(why), "the project settings are not trusted; to trust this exact "
+                 "content, run outside the sandbox: cordon settings trust %s", proj);
+        assert_int_equal(cordon_settings_n_ignored(s), 11);
+        assert_note(s, 0, proj, "sandbox.mode", NULL, 3, 5, "turns the sandbox off", why);
+        assert_note(s, 5, proj, "sandbox.egressAllowlist", "evil.example.com", 8, 5,
+                    "adds an allowed domain", why);
+        assert_note(s, 10, proj, "excludedCommands[0]", "docker ps", 13, 24,
+                    "runs a command outside the sandbox", why);
         const cordon_policy *p = cordon_settings_policy(s);
+        assert_int_equal(cordon_policy_get_mode(p), CORDON_MODE_WORKSPACE_WRITE);
+        assert_false(strv_contains(&p->egress_allowlist, "evil.example.com"));
+        assert_true(strv_contains(&p->deny_read, "/var/tmp/secret"));
+        assert_true(cordon_settings_fail_if_unavailable(s));
+        assert_string_equal(cordon_settings_project_file(s), proj);
+        assert_false(cordon_settings_project_trusted(s));
+
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_settings_trust_project(s, NULL, &err), 0);
+        cordon_settings_free(s);
+        s = resolve_ok(&f);
+        p = cordon_settings_policy(s);
+        assert_true(cordon_settings_project_trusted(s));
         assert_int_equal(cordon_settings_n_ignored(s), 0);
         assert_int_equal(cordon_policy_get_mode(p), CORDON_MODE_DANGER_FULL_ACCESS);
         assert_true(strv_contains(&p->egress_allowlist, "evil.example.com"));
@@ -572,7 +596,7 @@ int main(void) {
                 cmocka_unit_test(test_settings_files_in_order),
                 cmocka_unit_test(test_mandate_ignores_project_loosening),
                 cmocka_unit_test(test_lock_domains),
-                cmocka_unit_test(test_no_mandate_project_loosens),
+                cmocka_unit_test(test_no_mandate_project_loosens_only_trusted),
                 cmocka_unit_test(test_switch_defaults_and_refusals),
                 cmocka_unit_test(test_fail_if_unavailable),
                 cmocka_unit_test(test_settings_files_protected),
