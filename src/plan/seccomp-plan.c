@@ -56,6 +56,11 @@
           { { arg, MSG_FASTOPEN_, MSG_FASTOPEN_ } },                                              \
           "MSG_FASTOPEN connects past connect(): Landlock and the supervisor never see it" }
 
+#define LL_META(name, nr)                                                                         \
+        { name, nr, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },               \
+          "changes metadata: Landlock has no right for it, the supervisor performs it on the "    \
+          "checked inode" }
+
 static const seccomp_plan_rule rules[] = {
         /* Reaching other processes. */
         DENY("ptrace", EPERM, "inspect or patch other processes (the supervisor, the agent)"),
@@ -211,6 +216,23 @@ static const seccomp_plan_rule rules[] = {
          * notifies connect() already. */
         { "connect", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON | SECCOMP_PLAN_UNIX_OFF, 0,
           { { 0 } }, "connect only to the run's proxy; the address lives in memory" },
+        /* Landlock has no right for metadata and no read-only mount stands behind it here: every
+         * chmod, chown, utimes and xattr change is performed by the supervisor on the inode it
+         * checked, beneath the writable roots only and never on a protected file or secret
+         * (src/linux/supervisor-meta.c): `chmod 0644 ~/.ssh/id_rsa` would hand the key to every
+         * local user, `chmod +x .git/hooks/pre-commit` arm a hook. */
+        LL_META("chmod", 0), LL_META("fchmod", 0), LL_META("fchmodat", 0),
+        LL_META("fchmodat2", 452), LL_META("chown", 0), LL_META("fchown", 0),
+        LL_META("lchown", 0), LL_META("fchownat", 0), LL_META("utime", 0), LL_META("utimes", 0),
+        LL_META("futimesat", 0), LL_META("utimensat", 0), LL_META("setxattr", 0),
+        LL_META("lsetxattr", 0), LL_META("fsetxattr", 0), LL_META("removexattr", 0),
+        LL_META("lremovexattr", 0), LL_META("fremovexattr", 0),
+        /* 6.13: the value and flags live in a struct the supervisor does not serve; callers have
+         * setxattr/lsetxattr/fsetxattr and removexattr/lremovexattr/fremovexattr. */
+        { "setxattrat", 463, SECCOMP_PLAN_ERRNO, ENOSYS, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
+          "xattr change with its arguments in memory: use setxattr/lsetxattr/fsetxattr" },
+        { "removexattrat", 466, SECCOMP_PLAN_ERRNO, ENOSYS, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
+          "xattr removal through a path form not served: use removexattr/lremovexattr/fremovexattr" },
         /* No read-only mounts here: the supervisor refuses removing a protected file. */
         { "unlink", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
           "removes a name: a protected file is no read-only mount in this backend" },
