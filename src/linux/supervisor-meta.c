@@ -17,7 +17,7 @@
  *      left, a pipe or a socket has no name on any file system and may change.
  *   3. The call is performed on the pin. A rename or a symlink swap after the check redirects
  *      nothing: what was checked is what changes.
- * setxattrat/removexattrat (6.13: arguments in a struct) are refused by the table instead. */
+ * setxattrat's struct xattr_args is copied once like every other argument. */
 #include "linux/supervisor-internal.h"
 
 #include <fcntl.h>
@@ -32,6 +32,8 @@
 
 #define XATTR_VALUE_MAX 65536 /* XATTR_SIZE_MAX: the kernel answers E2BIG beyond */
 #define NR_FCHMODAT2 452      /* 6.6; asm-generic, identical on every architecture */
+#define NR_SETXATTRAT 463     /* 6.13 */
+#define NR_REMOVEXATTRAT 466  /* 6.13 */
 
 typedef enum meta_op { META_CHMOD, META_CHOWN, META_TIMES, META_SETXATTR, META_RMXATTR } meta_op;
 
@@ -49,13 +51,23 @@ typedef struct meta_call {
         uint64_t xname, xvalue;
         size_t xsize;
         int xflags;
+        uint64_t xargs;       /* setxattrat: the address of its struct xattr_args, else 0 */
 } meta_call;
 
 typedef struct meta_args {
         struct timespec ts[2];
         bool ts_set;
         char *xvalue;
+        size_t xsize;
+        int xflags;
 } meta_args;
+
+/* <linux/xattr.h> (6.13): setxattrat's arguments. */
+struct xattr_args_v0 {
+        uint64_t value;
+        uint32_t size;
+        uint32_t flags;
+};
 
 static int errno_or(int r) {
         return r < 0 ? -errno : r;
@@ -106,14 +118,25 @@ static int copy_xattr(request *r, const meta_call *c, meta_args *a) {
         int e = target_copy_string(r, c->xname, r->path[1], 256);
         if (e < 0)
                 return e == -ENAMETOOLONG ? -ERANGE : e;
-        if (c->op == META_RMXATTR || c->xsize == 0)
+        uint64_t value = c->xvalue;
+        a->xsize = c->xsize;
+        a->xflags = c->xflags;
+        if (c->xargs) { /* copied once, like every other argument */
+                struct xattr_args_v0 x;
+                if ((e = target_copy_mem(r, c->xargs, &x, sizeof(x))) < 0)
+                        return e;
+                value = x.value;
+                a->xsize = x.size;
+                a->xflags = (int) x.flags;
+        }
+        if (c->op == META_RMXATTR || a->xsize == 0)
                 return 0;
-        if (c->xsize > XATTR_VALUE_MAX)
+        if (a->xsize > XATTR_VALUE_MAX)
                 return -E2BIG;
-        a->xvalue = malloc(c->xsize);
+        a->xvalue = malloc(a->xsize);
         if (!a->xvalue)
                 return -ENOMEM;
-        return target_copy_mem(r, c->xvalue, a->xvalue, c->xsize);
+        return target_copy_mem(r, value, a->xvalue, a->xsize);
 }
 
 /* ---- pinning the object ----------------------------------------------------------------------- */
@@ -264,10 +287,10 @@ static int meta_perform(request *r, int pin, bool fd_form, const meta_call *c, m
                 return errno_or(utimensat(pin, "", a->ts_set ? a->ts : NULL, AT_EMPTY_PATH));
         case META_SETXATTR:
                 if (fd_form)
-                        return errno_or(fsetxattr(pin, r->path[1], a->xvalue, c->xsize, c->xflags));
+                        return errno_or(fsetxattr(pin, r->path[1], a->xvalue, a->xsize, a->xflags));
                 if (link)
                         return -EPERM; /* user.* on a symlink; other namespaces need capabilities */
-                return errno_or(setxattr(proc, r->path[1], a->xvalue, c->xsize, c->xflags));
+                return errno_or(setxattr(proc, r->path[1], a->xvalue, a->xsize, a->xflags));
         case META_RMXATTR:
                 if (fd_form)
                         return errno_or(fremovexattr(pin, r->path[1]));
@@ -398,6 +421,26 @@ static int op_fremovexattr(request *r) {
         return meta_serve(r, &c);
 }
 
+/* setxattrat/removexattrat (6.13): a NULL path names dirfd itself. */
+static int serve_xattrat(request *r, meta_call c, int flags) {
+        if (c.path != 0)
+                return serve_at(r, c, flags);
+        return flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) ? -EINVAL : meta_serve(r, &c);
+}
+static int op_setxattrat(request *r) {
+        size_t usize = (size_t) arg(r, 5);
+        if (usize < sizeof(struct xattr_args_v0))
+                return -EINVAL;
+        if (usize > sizeof(struct xattr_args_v0))
+                return -E2BIG; /* a later version of the struct: not served */
+        return serve_xattrat(r, CALL(.op = META_SETXATTR, .dirfd = arg_int(r, 0), .path = arg(r, 1),
+                                     .xname = arg(r, 3), .xargs = arg(r, 4)), arg_int(r, 2));
+}
+static int op_removexattrat(request *r) {
+        return serve_xattrat(r, CALL(.op = META_RMXATTR, .dirfd = arg_int(r, 0), .path = arg(r, 1),
+                                     .xname = arg(r, 3)), arg_int(r, 2));
+}
+
 static const struct {
         long nr;
         const char *name;
@@ -423,6 +466,8 @@ static const struct {
         { SYS_removexattr, "removexattr", op_removexattr },
         { SYS_lremovexattr, "lremovexattr", op_lremovexattr },
         { SYS_fremovexattr, "fremovexattr", op_fremovexattr },
+        { NR_SETXATTRAT, "setxattrat", op_setxattrat },
+        { NR_REMOVEXATTRAT, "removexattrat", op_removexattrat },
 };
 
 supervisor_op_fn supervisor_meta_op_lookup(int nr, const char **ret_name) {

@@ -226,13 +226,8 @@ static const seccomp_plan_rule rules[] = {
         LL_META("lchown", 0), LL_META("fchownat", 0), LL_META("utime", 0), LL_META("utimes", 0),
         LL_META("futimesat", 0), LL_META("utimensat", 0), LL_META("setxattr", 0),
         LL_META("lsetxattr", 0), LL_META("fsetxattr", 0), LL_META("removexattr", 0),
-        LL_META("lremovexattr", 0), LL_META("fremovexattr", 0),
-        /* 6.13: the value and flags live in a struct the supervisor does not serve; callers have
-         * setxattr/lsetxattr/fsetxattr and removexattr/lremovexattr/fremovexattr. */
-        { "setxattrat", 463, SECCOMP_PLAN_ERRNO, ENOSYS, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
-          "xattr change with its arguments in memory: use setxattr/lsetxattr/fsetxattr" },
-        { "removexattrat", 466, SECCOMP_PLAN_ERRNO, ENOSYS, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
-          "xattr removal through a path form not served: use removexattr/lremovexattr/fremovexattr" },
+        LL_META("lremovexattr", 0), LL_META("fremovexattr", 0), LL_META("setxattrat", 463),
+        LL_META("removexattrat", 466),
         /* No read-only mounts here: the supervisor refuses removing a protected file. */
         { "unlink", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
           "removes a name: a protected file is no read-only mount in this backend" },
