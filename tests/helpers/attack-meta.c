@@ -180,12 +180,16 @@ static void restore(const char *p) {
         (void) removexattr(p, XNAME);
 }
 
+/* A file the sandbox hides (the native backend's secrets) cannot even be seen: *ret is that
+ * errno. The driver's unconfined control proves the file exists on the host. */
 static int run(const char *route, const char *p, int *ret) {
         const meta_route *r = find(route);
         if (!r)
                 return harness("unknown route %s", route);
-        if (stat(p, &before) < 0)
-                return harness("%s does not exist before the attempt: %s", p, strerror(errno));
+        if (stat(p, &before) < 0) {
+                *ret = -errno;
+                return -1;
+        }
         *ret = r->fn(p);
         if (*ret == 0)
                 restore(p);
