@@ -123,7 +123,8 @@ int plan_secrets(plan_builder *b) {
                                        "a secret stays unreadable whatever is bound: bind a "
                                        "directory outside it")) < 0)
                 return r;
-        if ((r = push_existing_targets(b, &b->secrets)) < 0)
+        if ((r = push_existing_targets(b, &b->secrets)) < 0 ||
+            (r = plan_hard_links(b, &b->secrets, "secret")) < 0)
                 return r;
         return add_existing_mounts(b, &b->secrets, MOUNT_OP_HIDE, plan_why_secret, false);
 }
@@ -179,7 +180,8 @@ int plan_protected(plan_builder *b) {
                                        "a protected path stays read-only in every mode: make "
                                        "another directory writable")) < 0)
                 return r;
-        if ((r = push_existing_targets(b, &b->protect)) < 0)
+        if ((r = push_existing_targets(b, &b->protect)) < 0 ||
+            (r = plan_hard_links(b, &b->protect, "protected file")) < 0)
                 return r;
         return add_existing_mounts(b, &b->protect, MOUNT_OP_BIND_RO, plan_why_protected, true);
 }

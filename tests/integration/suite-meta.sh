@@ -92,6 +92,35 @@ t_protected_links() {
                 sh -c 'echo x > cfg/other.json && rm cfg/other.json'
         SB_OPTS=
         rm -rf "$WS/cfg" "$WS/tools" "$WS/.claude/settings.json" "$WS/pp-link" "$WS/dw-link"
+        t_hard_links
+}
+
+# Hard links made before the run: another name of a protected file or secret.
+t_hard_links() {
+        echo '{"hl": 1}' > "$WS/hlp.json"
+        ln "$WS/hlp.json" "$WS/hl-p.txt"
+        ln "$WS/.git/config" "$WS/hl-config"
+        ln "$FAKE_HOME/.netrc" "$WS/hl-netrc"
+        control "a write through a hard link of a file" "$ATTACK" modify write hl-p.txt
+        control "a read of a hard link of ~/.netrc" "$ATTACK" read hl-netrc
+        take_snapshot
+        cp "$WS/hlp.json" "$IT_TMP/log/hlp.json"
+        SB_OPTS="--protect $WS/hlp.json"
+        for p in hl-p.txt hl-config; do
+                for route in write write-creat trunc trunc-creat via-symlink; do
+                        expect_refused "hard links: $route $p (made before the run)" modify "$route" "$p"
+                done
+                for route in chmod setxattr; do
+                        expect_refused "hard links: $route $p (made before the run)" meta "$route" "$p"
+                done
+                clean_aux
+        done
+        expect_refused "hard links: read ~/.netrc by another name" read hl-netrc
+        SB_OPTS=
+        host_unchanged "hard links: .git/config unchanged"
+        if cmp -s "$WS/hlp.json" "$IT_TMP/log/hlp.json"; then ok "hard links: the protected file unchanged"
+        else not_ok "hard links: the protected file unchanged" "$(cat "$WS/hlp.json")"; fi
+        rm -f "$WS/hlp.json" "$WS/hl-p.txt" "$WS/hl-config" "$WS/hl-netrc"
 }
 
 # ---- metadata --------------------------------------------------------------------------------

@@ -277,6 +277,30 @@ static void test_symlinked_entries(void **state) {
         assert_protected(pl, P("ws/tools"), false);
 }
 
+/* Hard links made before the run: the other names inside the writable root join the sets, for
+ * a protected file, a file beneath a protected directory and a secret outside the root. */
+static void test_hard_links(void **state) {
+        tmptree_file(T, "ws/.git/hooks/pre-commit", "#!/bin/sh");
+        assert_int_equal(link(P("ws/.git/config"), P("ws/hl-config")), 0);
+        assert_int_equal(link(P("ws/.git/hooks/pre-commit"), P("ws/src/hook.sh")), 0);
+        assert_int_equal(link(P("homereal/.netrc"), P("ws/src/netrc.txt")), 0);
+        assert_int_equal(link(P("homereal/.ssh/id_rsa"), P("ws/key.txt")), 0);
+        tmptree_file(T, "ws/plain.txt", "x");
+        assert_int_equal(link(P("ws/plain.txt"), P("ws/plain2.txt")), 0); /* not protected */
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        _cleanup_plan_ plan *pl = build_ok(pol, P("ws"));
+        assert_protected(pl, P("ws/hl-config"), true);
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/hl-config")) >= 0);
+        assert_protected(pl, P("ws/src/hook.sh"), true);
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/src/hook.sh")) >= 0);
+        assert_true(strv_contains(&pl->paths.secrets, P("ws/src/netrc.txt")));
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/src/netrc.txt")) >= 0);
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/key.txt")) >= 0);
+        assert_protected(pl, P("ws/plain.txt"), false);
+        assert_protected(pl, P("ws/plain2.txt"), false);
+        assert_int_equal(find_path(pl, P("ws/plain2.txt")), -1);
+}
+
 /* Read-only inside read-only adds nothing; a hide under the fresh /proc still matters. */
 static void test_redundant_and_proc(void **state) {
         _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
@@ -638,7 +662,7 @@ int main(void) {
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),  T_(test_glob_bytes_in_paths),
-                T_(test_symlinked_entries),
+                T_(test_symlinked_entries), T_(test_hard_links),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
