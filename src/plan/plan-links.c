@@ -113,14 +113,27 @@ static int visit(link_scan *s, const char *path) {
 }
 
 /* A protected or secret directory outside the writable roots (~/.ssh, ~/.vscode) is searched
- * for files with other names up to LINKS_OUTSIDE_MAX entries: ~/.vscode/extensions alone can
+ * for files with other names up to LINKS_OUTSIDE_MAX entries (each run pays for the walk, about
+ * 1 µs an entry): ~/.vscode/extensions alone can
  * hold far more, and refusing every run for it would make the default policy unusable. What
  * lies beyond is not searched (docs/design/landlock-backend.md, SECURITY.md). */
-#define LINKS_OUTSIDE_MAX 4096
+#define LINKS_OUTSIDE_MAX 256
+
+static bool same_device_as_a_root(const plan_builder *b, const char *path) {
+        struct stat st, rt;
+        if (lstat(path, &st) < 0)
+                return false;
+        for (size_t i = 0; i < b->n_roots; i++)
+                if (stat(b->roots[i].resolved, &rt) == 0 && rt.st_dev == st.st_dev)
+                        return true;
+        return false;
+}
 
 static int collect(plan_builder *b, link_scan *s, const char *path) {
         if (plan_beneath_root(b, path))
                 return visit(s, path);
+        if (!same_device_as_a_root(b, path))
+                return 0; /* a hard link never crosses file systems */
         size_t budget = s->budget;
         s->budget = LINKS_OUTSIDE_MAX;
         int r = visit(s, path);
