@@ -136,7 +136,13 @@ static int copy_xattr(request *r, const meta_call *c, meta_args *a) {
         a->xvalue = malloc(a->xsize);
         if (!a->xvalue)
                 return -ENOMEM;
-        return target_copy_mem(r, value, a->xvalue, a->xsize);
+        /* In page-sized steps: target_copy_mem() reads at most PATH_MAX bytes at a time. */
+        for (size_t off = 0; off < a->xsize; off += 4096) {
+                size_t n = a->xsize - off < 4096 ? a->xsize - off : 4096;
+                if ((e = target_copy_mem(r, value + off, a->xvalue + off, n)) < 0)
+                        return e;
+        }
+        return 0;
 }
 
 /* ---- pinning the object ----------------------------------------------------------------------- */
@@ -245,8 +251,15 @@ static int meta_decide(request *r, int pin) {
         if (n < 0)
                 return -errno;
         path[n] = '\0';
-        if (path[0] != '/')
-                return 0; /* pipe:[..], socket:[..], anon_inode:..: no name on any file system */
+        if (path[0] != '/') {
+                /* pipe:[..], socket:[..], anon_inode:..: no name on any file system. Anything
+                 * else without an absolute name ("(unreachable)/..." of another root or a
+                 * detached mount) cannot be vetted. */
+                mode_t type = st.st_mode & S_IFMT;
+                if (type == S_IFIFO || type == S_IFSOCK || type == 0)
+                        return 0;
+                return request_refuse_as(r, "file-metadata", path, meta_rule_outside);
+        }
         static const char deleted[] = " (deleted)";
         size_t dl = sizeof(deleted) - 1;
         if ((size_t) n > dl && streq(path + n - dl, deleted)) {
@@ -254,8 +267,10 @@ static int meta_decide(request *r, int pin) {
                         return 0; /* no name left anywhere (memfd, O_TMPFILE, unlinked) */
                 return request_refuse_as(r, "file-metadata", path, rule_deleted);
         }
+        static const strv none = { 0 };
+        const strv *roots = r->s->landlock->writable ? r->s->landlock->writable : &none;
         const char *rule = NULL;
-        if (meta_rules_check(r->s->rules, r->s->landlock->writable, path, &rule) == META_ALLOWED)
+        if (meta_rules_check(r->s->rules, roots, path, &rule) == META_ALLOWED)
                 return 0;
         return request_refuse_as(r, "file-metadata", path, rule);
 }

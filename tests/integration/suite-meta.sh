@@ -10,7 +10,7 @@
 META_ROUTES="chmod fchmodat fchmodat2-nofollow fchmod-ro fchmodat2-empty chmod-procfd
 chmod-symlink chown lchown fchown-ro fchownat-empty utime utimes futimesat utimensat
 utimensat-nofollow touch-now futimens-ro utimensat-empty utimensat-nullpath setxattr lsetxattr
-fsetxattr-ro setxattrat removexattr lremovexattr fremovexattr-ro removexattrat"
+fsetxattr-ro setxattrat setxattr-big removexattr lremovexattr fremovexattr-ro removexattrat"
 
 # control NAME CMD...: CMD run in the workspace without cordon must report an escape (1).
 control() {
