@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -153,6 +155,39 @@ static int r_removexattrat(const char *p) {
         return gone(res(syscall(NR_REMOVEXATTRAT, AT_FDCWD, p, 0, XNAME)));
 }
 
+/* chattr +d: FS_NODUMP_FL, which the owner may set, through both ioctl interfaces. */
+static int r_setflags(const char *p) {
+        int fd = with_fd(p, O_RDONLY | O_NONBLOCK);
+        if (fd < 0)
+                return fd;
+        int flags = 0;
+        int r = res(ioctl(fd, FS_IOC_GETFLAGS, &flags));
+        if (r == 0) {
+                int set = flags | FS_NODUMP_FL;
+                r = res(ioctl(fd, FS_IOC_SETFLAGS, &set));
+                if (r == 0)
+                        (void) ioctl(fd, FS_IOC_SETFLAGS, &flags);
+        }
+        (void) close(fd);
+        return r;
+}
+static int r_fssetxattr(const char *p) {
+        int fd = with_fd(p, O_RDONLY | O_NONBLOCK);
+        if (fd < 0)
+                return fd;
+        struct fsxattr fx, set;
+        int r = res(ioctl(fd, FS_IOC_FSGETXATTR, &fx));
+        if (r == 0) {
+                set = fx;
+                set.fsx_xflags |= FS_XFLAG_NODUMP;
+                r = res(ioctl(fd, FS_IOC_FSSETXATTR, &set));
+                if (r == 0)
+                        (void) ioctl(fd, FS_IOC_FSSETXATTR, &fx);
+        }
+        (void) close(fd);
+        return r;
+}
+
 typedef struct meta_route {
         const char *name;
         int (*fn)(const char *p);
@@ -175,7 +210,8 @@ static const meta_route routes[] = {
         { "fsetxattr-ro", r_fsetxattr_ro },     { "fsetxattr-opath", r_fsetxattr_path },
         { "setxattrat", r_setxattrat },         { "removexattr", r_removexattr },
         { "lremovexattr", r_lremovexattr },     { "fremovexattr-ro", r_fremovexattr_ro_gone },
-        { "removexattrat", r_removexattrat },   { NULL, NULL },
+        { "removexattrat", r_removexattrat },   { "chattr-nodump", r_setflags },
+        { "fssetxattr-nodump", r_fssetxattr },  { NULL, NULL },
 };
 
 static const meta_route *find(const char *name) {
