@@ -10,6 +10,8 @@
  * system and found no attribute: nothing stood in the way). The file's mode, times and the
  * test attribute are put back after a change that worked, so the driver's snapshots stay valid. */
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 #include <utime.h>
@@ -265,7 +268,87 @@ static int cmd_allow_meta(int argc, char **argv) {
         return failed("%s %s: %s", argv[0], argv[1], strerror(-r));
 }
 
+/* ---- races ---------------------------------------------------------------------------------- */
+
+static atomic_bool race_stop;
+static char race_buf[16] = "race-a";
+
+/* Flips the path buffer between race-a (a workspace file) and race-b (a symlink to the target),
+ * and the symlink race-sw between the two, by rename: a supervisor that checked one and let the
+ * kernel act on the other would change the target. */
+static void *race_flipper(void *arg) {
+        (void) arg;
+        volatile char *b = race_buf;
+        while (!atomic_load(&race_stop)) {
+                for (int i = 0; i < 64; i++)
+                        b[5] = 'b';
+                for (int i = 0; i < 64; i++)
+                        b[5] = 'a';
+                /* Failures only make the race less dense: the verdict is the target's state. */
+                int e = rename("race-sw-bad", "race-sw");
+                e |= symlink("race-b", "race-sw-bad");
+                e |= rename("race-sw-ok", "race-sw");
+                e |= symlink("race-a", "race-sw-ok");
+                (void) e;
+        }
+        return NULL;
+}
+
+static void race_cleanup(void) {
+        const char *names[] = { "race-a", "race-b", "race-sw", "race-sw-ok", "race-sw-bad" };
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+                (void) unlink(names[i]);
+}
+
+/* meta-race SECONDS TARGET: chmod and utimensat through the flipping names; TARGET's mode and
+ * times must never change, and the workspace file must (or the attempt proves nothing). */
+static int cmd_meta_race(int argc, char **argv) {
+        const char *target = argv[1];
+        struct stat t0, t1;
+        if (stat(target, &t0) < 0)
+                return refused("%s: not even visible (%s)", target, strerror(errno));
+        race_cleanup();
+        int fd = open("race-a", O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0 || symlink(target, "race-b") < 0 || symlink("race-a", "race-sw-ok") < 0 ||
+            symlink("race-b", "race-sw-bad") < 0 || symlink("race-a", "race-sw") < 0)
+                return harness("set-up in the cwd: %s", strerror(errno));
+        (void) close(fd);
+        pthread_t t;
+        atomic_store(&race_stop, false);
+        if (pthread_create(&t, NULL, race_flipper, NULL) != 0)
+                return harness("pthread_create");
+        long ok = 0, attempts = 0;
+        struct timespec end, now;
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        end.tv_sec += atoi(argv[0]);
+        mode_t m = (t0.st_mode & 07777) ^ 0044;
+        do {
+                ok += chmod(race_buf, m) == 0;
+                ok += chmod("race-sw", m) == 0;
+                ok += utimensat(AT_FDCWD, "race-sw", old_times, 0) == 0;
+                attempts += 3;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+        } while (now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec));
+        atomic_store(&race_stop, true);
+        pthread_join(t, NULL);
+        race_cleanup();
+        if (stat(target, &t1) < 0)
+                return harness("stat %s: %s", target, strerror(errno));
+        bool changed = t1.st_mode != t0.st_mode || t1.st_mtim.tv_sec != t0.st_mtim.tv_sec ||
+                       t1.st_mtim.tv_nsec != t0.st_mtim.tv_nsec;
+        if (changed) {
+                before = t0;
+                restore(target);
+                return escaped("%s changed (%ld of %ld calls worked)", target, ok, attempts);
+        }
+        if (ok == 0)
+                return harness("no call worked on the workspace file either (%ld attempts)", attempts);
+        return refused("%s unchanged; %ld of %ld calls worked on the workspace file", target, ok,
+                       attempts);
+}
+
 const attack_cmd attack_meta_cmds[] = {
+        { "meta-race", "SECONDS TARGET", 2, cmd_meta_race },
         { "meta", "ROUTE PATH", 2, cmd_meta },
         { "allow-meta", "ROUTE PATH", 2, cmd_allow_meta },
         { NULL, NULL, 0, NULL },

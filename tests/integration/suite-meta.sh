@@ -158,6 +158,14 @@ t_metadata() {
                 done
                 clean_aux
         done
+        # Races: the path buffer and a symlink flip between a workspace file and the target.
+        control "chmod through a flipping path of a file outside" \
+                "$ATTACK" meta-race 1 "$OUTSIDE/existing.txt"
+        for p in "$OUTSIDE/existing.txt" "$FAKE_HOME/.ssh/id_rsa"; do
+                expect_refused "metadata race: flip the path and a symlink towards $p (3 s)" \
+                        meta-race 3 "$p"
+        done
+        rm -f "$WS"/race-*
         for route in chmod fchmod-ro fchmodat2-empty utimensat setxattr; do
                 SB_DIR=$META_REPO expect_refused "metadata: $route .git/hooks/pre-commit" \
                         meta "$route" .git/hooks/pre-commit
