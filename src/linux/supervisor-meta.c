@@ -250,6 +250,8 @@ static int meta_decide(request *r, int pin) {
         ssize_t n = readlinkat(r->s->proc_fd, self, path, sizeof(path) - 1);
         if (n < 0)
                 return -errno;
+        if ((size_t) n >= sizeof(path) - 1)
+                return -ENAMETOOLONG; /* possibly cut short: never decide on a prefix */
         path[n] = '\0';
         if (path[0] != '/') {
                 /* pipe:[..], socket:[..], anon_inode:..: no name on any file system. Anything
