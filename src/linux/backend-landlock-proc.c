@@ -211,7 +211,8 @@ static supervisor *start_supervisor(const plan *p, const landlock_run *lr, const
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: handshake");
         }
         *sl = (supervisor_landlock) { .proxy_ports = { lr->lp->monitor.connect_ports[0],
-                                                       lr->lp->monitor.connect_ports[1] } };
+                                                       lr->lp->monitor.connect_ports[1] },
+                                      .writable = &lr->writable };
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = g->proc_fd,
                                   .rules = &p->names, .on_report = on_report, .userdata = m,
                                   .unix_allow = g->unix_allow, .landlock = sl };

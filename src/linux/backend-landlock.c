@@ -112,6 +112,14 @@ static void remove_tmpdir(const char *path) {
         (void) rmdir(path);
 }
 
+/* Where the supervisor lets metadata change (supervisor-meta.c): what the command may write. */
+static int writable_set(const plan *p, landlock_run *lr) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < p->writable_roots.n; i++)
+                r = strv_push(&lr->writable, p->writable_roots.v[i]);
+        return r >= 0 && lr->tmpdir ? strv_push(&lr->writable, lr->tmpdir) : r;
+}
+
 /* ---- entry points --------------------------------------------------------------------------- */
 
 int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
@@ -132,6 +140,8 @@ int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
         explicit_bzero(&lb, sizeof(lb));
         if (r >= 0)
                 r = landlock_plan_build(p, &o, &lr->lp, err);
+        if (r >= 0 && (r = writable_set(p, lr)) < 0)
+                r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
         if (r < 0)
                 landlock_run_done(lr);
         return r;
@@ -143,5 +153,6 @@ void landlock_run_done(landlock_run *lr) {
                 remove_tmpdir(lr->tmpdir);
         free(lr->tmpdir);
         landlock_plan_free(lr->lp);
+        strv_done(&lr->writable);
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
 }

@@ -29,6 +29,7 @@ typedef struct landlock_run {
         char *tmpdir;        /* the run's private TMPDIR under /tmp, removed by _done() */
         proxy_proc proxy;    /* the loopback proxy; whoever runs the command takes it */
         landlock_plan *lp;
+        strv writable;       /* the writable roots and tmpdir: where metadata may change */
 } landlock_run;
 
 #define LANDLOCK_RUN_INIT { .proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 } }

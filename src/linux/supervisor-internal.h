@@ -68,7 +68,7 @@ typedef struct report_limit {
         pthread_mutex_t lock;
         unsigned reported;           /* one by one, all kinds */
         report_kind kinds[SUPERVISOR_REPORT_KINDS];
-        uint64_t overflow[3];        /* no free slot: counted per action */
+        uint64_t overflow[4];        /* no free slot: counted per action */
 } report_limit;
 
 struct supervisor {
@@ -158,6 +158,8 @@ void target_close(request *r);
 
 /* Reports a file-create-name refusal to the embedder and returns -EACCES. */
 int request_refuse(request *r, const char *path, const char *rule);
+/* The same with another action ("file-metadata"). */
+int request_refuse_as(request *r, const char *action, const char *path, const char *rule);
 
 /* ---- supervisor-report.c ---------------------------------------------------------------------- */
 /* `key` identifies the kind of refusal for the rate limit: three pointers that stay valid for the
@@ -207,6 +209,10 @@ unsigned resolved_check_flags(const resolved *res);
 typedef int (*supervisor_op_fn)(request *r);
 /* The handler for a syscall number, or NULL. */
 supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name);
+
+/* ---- supervisor-meta.c -------------------------------------------------------------------------- */
+/* The landlock backend's chmod, chown, utimes and xattr calls, or NULL. */
+supervisor_op_fn supervisor_meta_op_lookup(int nr, const char **ret_name);
 
 /* ---- supervisor-unix.c -------------------------------------------------------------------------- */
 int op_connect(request *r);

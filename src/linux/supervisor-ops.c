@@ -697,5 +697,5 @@ supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name) {
                         *ret_name = ops[i].name;
                         return ops[i].fn;
                 }
-        return NULL;
+        return supervisor_meta_op_lookup(nr, ret_name);
 }

@@ -11,7 +11,11 @@
  * themselves are never limited: every refused call is refused. Memory is a fixed table. */
 #include "linux/supervisor-internal.h"
 
-static const char *const actions[] = { "file-create-name", "syscall", "network-outbound" };
+static const char *const actions[] = { "file-create-name", "syscall", "network-outbound",
+                                        "file-metadata" };
+
+_Static_assert(ELEMENTSOF(actions) == ELEMENTSOF(((report_limit *) 0)->overflow),
+               "one overflow counter per action");
 
 static size_t action_index(const char *action) {
         for (size_t i = 0; i < ELEMENTSOF(actions); i++)

@@ -314,10 +314,14 @@ void target_close(request *r) {
         r->sock_fd = safe_close(r->sock_fd);
 }
 
-int request_refuse(request *r, const char *path, const char *rule) {
-        supervisor_report_refusal(r->s, &(supervisor_report) { .action = "file-create-name",
+int request_refuse_as(request *r, const char *action, const char *path, const char *rule) {
+        supervisor_report_refusal(r->s, &(supervisor_report) { .action = action,
                                                               .syscall = r->syscall_name,
                                                               .target = path, .rule = rule },
                                   r->syscall_name, rule);
         return -EACCES;
+}
+
+int request_refuse(request *r, const char *path, const char *rule) {
+        return request_refuse_as(r, "file-create-name", path, rule);
 }

@@ -17,7 +17,9 @@ typedef void (*supervisor_violation_fn)(void *userdata, const char *syscall, con
 /* One refusal as the supervisor observed it (valid during the call). */
 typedef struct supervisor_report {
         const char *action;  /* "file-create-name", "syscall" (a refusal of the seccomp table or
-                              * of another ABI), "network-outbound" (a refused connect()) */
+                              * of another ABI), "network-outbound" (a refused connect()),
+                              * "file-metadata" (a refused chmod/chown/utimes/xattr change,
+                              * landlock backend) */
         const char *syscall; /* the refused call: "openat", "keyctl", "ia32:open", "connect" */
         const char *target;  /* the resolved path; for "syscall" the call's name */
         const char *rule;    /* what refused it: a name rule, or the table's rule and reason */
@@ -53,9 +55,14 @@ typedef struct supervisor_config {
  *     the same port on a host the command controls would be a way out;
  *   - an existing protected file is never opened for writing or truncated, and is never
  *     unlinked (the supervisor holds every write right beneath the writable roots, since it
- *     creates files there for the command). */
+ *     creates files there for the command);
+ *   - metadata changes happen beneath `writable` only, never on protected paths or secrets. */
 struct supervisor_landlock {
         uint16_t proxy_ports[2]; /* 0: unused */
+        /* The writable roots and the run's TMPDIR (resolved; borrowed): chmod, chown, utimes and
+         * xattr changes are performed beneath them only, and never on a protected path or secret
+         * (supervisor-meta.c; Landlock has no right for metadata). */
+        const strv *writable;
 };
 
 /* allowUnixSockets (supervisor-unix.c). Made by the embedder while it still sees the host's file

@@ -60,6 +60,31 @@ static int refuse_binds_inside(plan_builder *b, const strv *rules, const char *w
         return 0;
 }
 
+/* Adds what each entry of `rules` is on disk now, resolved (a glob's matches, a symlink's target)
+ * to `rules` itself. A protected or secret name that is a symlink (.claude/settings.json ->
+ * ../cfg/claude.json) would otherwise guard the link only: the creation rules match names, so an
+ * O_CREAT open of the link, which follows it, or of the target itself would reach the file under
+ * a name no rule lists. Entries added here are real paths (their '[' is a name: defused). */
+static int push_existing_targets(plan_builder *b, strv *rules) {
+        strv found = { 0 };
+        size_t n = rules->n; /* the entries as listed; what is added is resolved already */
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                r = path_expand_existing(rules->v[i], &found);
+                if (r == -E2BIG)
+                        r = cordon_set_error(b->err, CORDON_POLICY_INVALID, E2BIG,
+                                             "the deny pattern '%s' matches more than %u paths; "
+                                             "narrow it",
+                                             rules->v[i], POLICY_MAX_LIST);
+        }
+        for (size_t i = 0; r >= 0 && i < found.n; i++) {
+                path_defuse_glob(found.v[i]);
+                r = strv_push_unique(rules, found.v[i]);
+        }
+        strv_done(&found);
+        return r;
+}
+
 static int add_existing_mounts(plan_builder *b, const strv *rules, mount_op_kind kind,
                                const char *why, bool only_beneath_roots) {
         strv found = { 0 };
@@ -97,6 +122,9 @@ int plan_secrets(plan_builder *b) {
         if ((r = refuse_binds_inside(b, &b->secrets, "secret", true, false,
                                        "a secret stays unreadable whatever is bound: bind a "
                                        "directory outside it")) < 0)
+                return r;
+        if ((r = push_existing_targets(b, &b->secrets)) < 0 ||
+            (r = plan_hard_links(b, &b->secrets, "secret")) < 0)
                 return r;
         return add_existing_mounts(b, &b->secrets, MOUNT_OP_HIDE, plan_why_secret, false);
 }
@@ -151,6 +179,9 @@ int plan_protected(plan_builder *b) {
         if ((r = refuse_binds_inside(b, &b->protect, "protected path", false, true,
                                        "a protected path stays read-only in every mode: make "
                                        "another directory writable")) < 0)
+                return r;
+        if ((r = push_existing_targets(b, &b->protect)) < 0 ||
+            (r = plan_hard_links(b, &b->protect, "protected file")) < 0)
                 return r;
         return add_existing_mounts(b, &b->protect, MOUNT_OP_BIND_RO, plan_why_protected, true);
 }

@@ -35,6 +35,9 @@
 #define CLONE_NEWNET_ 0x40000000ULL
 #define TIOCSTI_ 0x5412ULL
 #define TIOCLINUX_ 0x541CULL
+#define FS_IOC_SETFLAGS_ 0x40086602ULL   /* _IOW('f', 2, long) */
+#define FS_IOC32_SETFLAGS_ 0x40046602ULL /* _IOW('f', 2, int) */
+#define FS_IOC_FSSETXATTR_ 0x401c5820ULL /* _IOW('X', 32, struct fsxattr) */
 #define AF_VSOCK_ 40ULL
 #define SOCK_TYPE_MASK_ 0xfULL
 #define SOCK_SEQPACKET_ 5ULL
@@ -55,6 +58,11 @@
         { name, 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 1,                        \
           { { arg, MSG_FASTOPEN_, MSG_FASTOPEN_ } },                                              \
           "MSG_FASTOPEN connects past connect(): Landlock and the supervisor never see it" }
+
+#define LL_META(name, nr)                                                                         \
+        { name, nr, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },               \
+          "changes metadata: Landlock has no right for it, the supervisor performs it on the "    \
+          "checked inode" }
 
 static const seccomp_plan_rule rules[] = {
         /* Reaching other processes. */
@@ -211,6 +219,27 @@ static const seccomp_plan_rule rules[] = {
          * notifies connect() already. */
         { "connect", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON | SECCOMP_PLAN_UNIX_OFF, 0,
           { { 0 } }, "connect only to the run's proxy; the address lives in memory" },
+        /* Landlock has no right for metadata and no read-only mount stands behind it here: every
+         * chmod, chown, utimes and xattr change is performed by the supervisor on the inode it
+         * checked, beneath the writable roots only and never on a protected file or secret
+         * (src/linux/supervisor-meta.c): `chmod 0644 ~/.ssh/id_rsa` would hand the key to every
+         * local user, `chmod +x .git/hooks/pre-commit` arm a hook. */
+        LL_META("chmod", 0), LL_META("fchmod", 0), LL_META("fchmodat", 0),
+        LL_META("fchmodat2", 452), LL_META("chown", 0), LL_META("fchown", 0),
+        LL_META("lchown", 0), LL_META("fchownat", 0), LL_META("utime", 0), LL_META("utimes", 0),
+        LL_META("futimesat", 0), LL_META("utimensat", 0), LL_META("setxattr", 0),
+        LL_META("lsetxattr", 0), LL_META("fsetxattr", 0), LL_META("removexattr", 0),
+        LL_META("lremovexattr", 0), LL_META("fremovexattr", 0), LL_META("setxattrat", 463),
+        LL_META("removexattrat", 466),
+        /* File attribute flags (chattr: nodump, noatime, compression, ...) are metadata too, set
+         * on a read-only fd by the owner; the supervisor does not serve ioctl, so they are refused
+         * in this backend, inside the workspace as well. The cmd is an unsigned int. */
+        { "ioctl", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 1, { { 1, M32, FS_IOC_SETFLAGS_ } },
+          "FS_IOC_SETFLAGS: file attribute flags, metadata Landlock does not govern" },
+        { "ioctl", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 1, { { 1, M32, FS_IOC32_SETFLAGS_ } },
+          "FS_IOC32_SETFLAGS: file attribute flags, metadata Landlock does not govern" },
+        { "ioctl", 0, SECCOMP_PLAN_ERRNO, EPERM, SECCOMP_PLAN_LANDLOCK_ON, 1, { { 1, M32, FS_IOC_FSSETXATTR_ } },
+          "FS_IOC_FSSETXATTR: file attribute flags and project ids, metadata Landlock does not govern" },
         /* No read-only mounts here: the supervisor refuses removing a protected file. */
         { "unlink", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_ON, 0, { { 0 } },
           "removes a name: a protected file is no read-only mount in this backend" },

@@ -69,7 +69,7 @@ int parse_pid(const char *arg) {
 
 static const attack_cmd *const tables[] = {
         attack_fs_cmds, attack_sys_cmds, attack_race_cmds, attack_net_cmds, attack_host_cmds,
-        attack_unix_cmds, attack_limits_cmds,
+        attack_unix_cmds, attack_limits_cmds, attack_meta_cmds,
 };
 
 static void usage(void) {

@@ -63,4 +63,5 @@ extern const attack_cmd attack_net_cmds[];
 extern const attack_cmd attack_host_cmds[];
 extern const attack_cmd attack_unix_cmds[];
 extern const attack_cmd attack_limits_cmds[];
+extern const attack_cmd attack_meta_cmds[];
 extern const char *attack_current;

@@ -1118,6 +1118,10 @@ t_landlock() {
         t_landlock_files
 }
 
+# Protected symlinks and metadata changes (issue 11): suite-meta.sh.
+# shellcheck source=tests/integration/suite-meta.sh
+. "$(dirname "$0")/suite-meta.sh"
+
 # ---- main ------------------------------------------------------------------------------------
 
 echo "# cordon integration suite as $(id -un) (uid $(id -u)) in $IT_TMP"
@@ -1127,7 +1131,7 @@ take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
         git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
-        unix_sockets limits inheritance lifetime allowed landlock \
+        unix_sockets limits inheritance lifetime allowed landlock protected_links metadata \
         exit_contract controls bad_input fail_closed project_settings; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -247,6 +248,71 @@ static void test_deny_lists(void **state) {
         assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/src")) >= 0);
         assert_protected(pl, P("wslink/src"), true);
         assert_protected(pl, P("ws/src"), true);
+}
+
+/* Entries that are symlinks, in every form (mandatory glob, protectedPaths and denyWrite
+ * literals, a denyWrite glob, a denyRead glob): the file each leads to is protected by name too,
+ * so an O_CREAT open that follows the link, or names the target, meets a rule (issue 11). */
+static void test_symlinked_entries(void **state) {
+        tmptree_mkdir(T, "ws/cfg");
+        tmptree_mkdir(T, "ws/tools");
+        tmptree_file(T, "ws/cfg/claude.json", "{}");
+        tmptree_file(T, "ws/cfg/pp.json", "{}");
+        tmptree_file(T, "ws/cfg/dw.json", "{}");
+        tmptree_file(T, "ws/cfg/g.json", "{}");
+        tmptree_file(T, "ws/cfg/s.txt", "KEY");
+        assert_int_equal(unlink(P("ws/.claude")), 0); /* a real .claude, not the fixture's link */
+        tmptree_mkdir(T, "ws/.claude");
+        tmptree_symlink(T, "ws/.claude/settings.json", "../cfg/claude.json");
+        tmptree_symlink(T, "ws/pp-link", "cfg/pp.json");
+        tmptree_symlink(T, "ws/dw-link", "cfg/dw.json");
+        tmptree_symlink(T, "ws/tools/g.lock", "../cfg/g.json");
+        tmptree_symlink(T, "ws/tools/s.secret", "../cfg/s.txt");
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        assert_int_equal(cordon_policy_add_protected_path(pol, P("ws/pp-link")), 0);
+        assert_int_equal(cordon_policy_add_deny_write(pol, P("ws/dw-link")), 0);
+        assert_int_equal(cordon_policy_add_deny_write(pol, P("ws/tools/*.lock")), 0);
+        assert_int_equal(cordon_policy_add_deny_read(pol, P("ws/tools/*.secret")), 0);
+        _cleanup_plan_ plan *pl = build_ok(pol, P("ws"));
+        static const char *const targets[] = { "ws/cfg/claude.json", "ws/cfg/pp.json",
+                                               "ws/cfg/dw.json", "ws/cfg/g.json" };
+        for (size_t i = 0; i < ELEMENTSOF(targets); i++) {
+                assert_protected(pl, P(targets[i]), true);
+                assert_true(strv_contains(&pl->paths.protect, P(targets[i])));
+                assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P(targets[i])) >= 0);
+        }
+        assert_protected(pl, P("ws/cfg/s.txt"), true);
+        assert_true(strv_contains(&pl->paths.secrets, P("ws/cfg/s.txt")));
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/cfg/s.txt")) >= 0);
+        /* The links themselves keep their rules; their directory does not become protected. */
+        assert_protected(pl, P("ws/.claude/settings*.json"), true);
+        assert_protected(pl, P("ws/pp-link"), true);
+        assert_protected(pl, P("ws/cfg"), false);
+        assert_protected(pl, P("ws/tools"), false);
+}
+
+/* Hard links made before the run: the other names inside the writable root join the sets, for
+ * a protected file, a file beneath a protected directory and a secret outside the root. */
+static void test_hard_links(void **state) {
+        tmptree_file(T, "ws/.git/hooks/pre-commit", "#!/bin/sh");
+        assert_int_equal(link(P("ws/.git/config"), P("ws/hl-config")), 0);
+        assert_int_equal(link(P("ws/.git/hooks/pre-commit"), P("ws/src/hook.sh")), 0);
+        assert_int_equal(link(P("homereal/.netrc"), P("ws/src/netrc.txt")), 0);
+        assert_int_equal(link(P("homereal/.ssh/id_rsa"), P("ws/key.txt")), 0);
+        tmptree_file(T, "ws/plain.txt", "x");
+        assert_int_equal(link(P("ws/plain.txt"), P("ws/plain2.txt")), 0); /* not protected */
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        _cleanup_plan_ plan *pl = build_ok(pol, P("ws"));
+        assert_protected(pl, P("ws/hl-config"), true);
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/hl-config")) >= 0);
+        assert_protected(pl, P("ws/src/hook.sh"), true);
+        assert_true(find_mount(pl, MOUNT_OP_BIND_RO, P("ws/src/hook.sh")) >= 0);
+        assert_true(strv_contains(&pl->paths.secrets, P("ws/src/netrc.txt")));
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/src/netrc.txt")) >= 0);
+        assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/key.txt")) >= 0);
+        assert_protected(pl, P("ws/plain.txt"), false);
+        assert_protected(pl, P("ws/plain2.txt"), false);
+        assert_int_equal(find_path(pl, P("ws/plain2.txt")), -1);
 }
 
 /* Read-only inside read-only adds nothing; a hide under the fresh /proc still matters. */
@@ -610,6 +676,7 @@ int main(void) {
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),  T_(test_glob_bytes_in_paths),
+                T_(test_symlinked_entries), T_(test_hard_links),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 
+#include "plan/meta-rules.h"
 #include "plan/name-rules.h"
 
 static void test_glob(void **state) {
@@ -184,6 +185,47 @@ static void test_non_ascii(void **state) {
                          NAME_ALLOWED);
 }
 
+/* The landlock backend's metadata rule: beneath a writable root, never a protected path or
+ * beneath one; an ancestor of one and a denied *name* (an existing .env) may change. */
+static void test_metadata(void **state) {
+        fixture *f = *state;
+        strv roots = { 0 };
+        assert_int_equal(strv_push(&roots, "/ws"), 0);
+        assert_int_equal(strv_push(&roots, "/tmp/cordon-run-x"), 0);
+        const char *rule = NULL;
+        static const char *const allowed[] = { "/ws", "/ws/a.sh", "/ws/.git", "/ws/.git/objects/x",
+                                               "/ws/.env", "/ws/.claude", "/ws/.claude/x.json",
+                                               "/tmp/cordon-run-x/f" };
+        for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+                rule = NULL;
+                assert_int_equal(meta_rules_check(&f->r, &roots, allowed[i], &rule), META_ALLOWED);
+                assert_null(rule);
+        }
+        static const char *const outside[] = { "/home/u/.ssh/id_rsa", "/etc/passwd", "/", "/wsx",
+                                               "/tmp/cordon-run-xy", "/tmp/x", "ws/a",
+                                               "/ws/../etc/passwd", "/ws/./a" };
+        for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+                assert_int_equal(meta_rules_check(&f->r, &roots, outside[i], &rule),
+                                 META_DENIED_OUTSIDE);
+                assert_ptr_equal(rule, meta_rule_outside);
+        }
+        assert_int_equal(meta_rules_check(&f->r, &roots, "/ws/.git/hooks/pre-commit", &rule),
+                         META_DENIED_PROTECTED);
+        assert_string_equal(rule, "/ws/.git/hooks");
+        assert_int_equal(meta_rules_check(&f->r, &roots, "/ws/.git/config", NULL),
+                         META_DENIED_PROTECTED);
+        assert_int_equal(meta_rules_check(&f->r, &roots, "/ws/.claude/settings.local.json", &rule),
+                         META_DENIED_PROTECTED);
+        assert_string_equal(rule, "/ws/.claude/settings*.json");
+        /* A name a case-folding directory could equate with a protected one. */
+        assert_int_equal(meta_rules_check(&f->r, &roots, "/ws/HEA\xe1\xb8\x8a", NULL),
+                         META_DENIED_PROTECTED);
+        /* No root: nothing may change. */
+        strv none = { 0 };
+        assert_int_equal(meta_rules_check(&f->r, &none, "/ws/a.sh", NULL), META_DENIED_OUTSIDE);
+        strv_done(&roots);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_glob),
@@ -192,6 +234,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ancestors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_non_ascii, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_metadata, setup, teardown),
         };
         return cmocka_run_group_tests_name("name-rules", tests, NULL, NULL);
 }
