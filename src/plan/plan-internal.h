@@ -53,6 +53,7 @@ int plan_git(plan_builder *b);
 int plan_secrets(plan_builder *b);
 int plan_protected(plan_builder *b);
 int plan_name_rules(plan_builder *b);
+int plan_name_exemptions(plan_builder *b);
 /* Whether $HOME is (beneath) a writable root. */
 int plan_home_is_writable(const plan_builder *b, bool *ret);
 

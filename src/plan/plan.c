@@ -40,6 +40,13 @@ const char *const plan_default_deny_create_names[] = {
         ".env", ".env.*", "*.pem", "*.key", NULL,
 };
 
+/* Committed templates that hold placeholders, not secrets (dotenv's .env.example, Symfony's
+ * .env.dist, ...): refusing them only breaks `cp .env.example .env`-style project set-ups. The
+ * .env they are copied to stays refused. */
+const char *const plan_default_allow_create_names[] = {
+        ".env.example", ".env.sample", ".env.template", ".env.dist", NULL,
+};
+
 /* ---- small pieces --------------------------------------------------------------------------- */
 
 int plan_add_mount(plan *p, mount_op_kind kind, const char *path, bool is_dir, const char *why) {
@@ -406,6 +413,9 @@ void plan_free(plan *p) {
         free(p->landlock);
         strv_done(&p->names.protected);
         strv_done(&p->names.deny_names);
+        strv_done(&p->names.allow_names);
+        strv_done(&p->names.allow_paths);
+        strv_done(&p->names.persistent);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
         strv_done(&p->unix_sockets);

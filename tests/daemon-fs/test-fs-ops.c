@@ -277,6 +277,22 @@ static void test_write_denied_names(void **state) {
         write_ok(p, P("ws/.envrc"), "x");
         write_ok(p, P("ws/src/pem"), "x");
         write_ok(p, P("ws/src/key.txt"), "x");
+        /* Committed templates are not secrets (plan_default_allow_create_names). */
+        write_ok(p, P("ws/.env.example"), "A=");
+        write_ok(p, P("ws/src/.env.sample"), "A=");
+        plan_free(p);
+}
+
+/* .cordon holds project settings: no file operation brings one into existence anywhere in a
+ * writable root, in any case, nor writes beneath one that exists (issue 11). */
+static void test_write_cordon_dir(void **state) {
+        plan *p = session_plan(NULL);
+        write_refused(p, P("ws/.cordon"), "file-write*", ".cordon");
+        write_refused(p, P("ws/src/.CORDON"), "file-write*", ".cordon");
+        mkdirs("ws/sub/.cordon");
+        write_refused(p, P("ws/sub/.cordon/settings.json"), "file-write*", ".cordon");
+        assert_false(exists(P("ws/sub/.cordon/settings.json")));
+        write_ok(p, P("ws/src/.cordonrc"), "x");
         plan_free(p);
 }
 
@@ -632,6 +648,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_write_new_and_replace, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_outside_roots, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_protected, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_write_cordon_dir, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_denied_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_symlink_last_component, setup,
                                                 teardown),
