@@ -40,11 +40,13 @@ const char *const plan_default_deny_create_names[] = {
         ".env", ".env.*", "*.pem", "*.key", NULL,
 };
 
-/* Committed templates that hold placeholders, not secrets (dotenv's .env.example, Symfony's
- * .env.dist, ...): refusing them only breaks `cp .env.example .env`-style project set-ups. The
- * .env they are copied to stays refused. */
+/* Names that match a default deny glob but hold no secret: committed templates with
+ * placeholders (dotenv's .env.example, Symfony's .env.dist, ...; refusing them only breaks
+ * `cp .env.example .env`-style set-ups, and the .env they are copied to stays refused), and
+ * cacert.pem, the public CA bundle that pip vendors (certifi) into every virtual environment:
+ * without it `python3 -m venv .venv` fails in the workspace. */
 const char *const plan_default_allow_create_names[] = {
-        ".env.example", ".env.sample", ".env.template", ".env.dist", NULL,
+        ".env.example", ".env.sample", ".env.template", ".env.dist", "cacert.pem", NULL,
 };
 
 /* ---- small pieces --------------------------------------------------------------------------- */

@@ -23,6 +23,8 @@ CORDON_REAL=${CORDON_IT_REAL:-$CORDON}
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/names.sh
+. "$(dirname "$0")/names.sh"
 
 FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
@@ -1123,7 +1125,8 @@ echo "# cordon: $CORDON (backend: $BACKEND)"
 make_fixture
 take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
-for group in secrets outside protected_create protected_modify denied_names path_forms races \
+for group in secrets outside protected_create protected_modify denied_names name_scope \
+        name_templates name_allow cordon_dir path_forms races \
         git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits inheritance lifetime allowed landlock \
         exit_contract controls bad_input fail_closed; do
