@@ -53,13 +53,13 @@ static void vet_checked(const uint8_t *data, size_t size, int parsed) {
         for (size_t i = 0; i < v.fsmonitor.n; i++)
                 has_cmd = has_cmd || !gitconfig_is_bool(v.fsmonitor.v[i]);
         gitconfig_values_done(&v);
-        char key[64];
-        int r = gitconfig_vet((const char *) data, size, "/ws/.git", NULL, key, sizeof(key));
+        const char *key = NULL;
+        int r = gitconfig_vet((const char *) data, size, "/ws/.git", NULL, &key);
         if ((r < 0) != (parsed < 0) && parsed != -E2BIG)
                 broken("the vetting reader and the collecting one disagree about the syntax");
         if (parsed == 0 && has_cmd && r != 1)
                 broken("a hook path, include or fsmonitor command passed the vetting");
-        if (r == 1 && strlen(key) == 0)
+        if (r == 1 && !key)
                 broken("a refusal without a key");
 }
 

@@ -52,9 +52,12 @@ static int rules_verdict(request *r, resolved *res, name_check_kind kind, const 
  * supervisor holds every write right beneath the writable roots: an O_CREAT open that finds
  * .git/config (`echo x >> .git/config`) must not write it on the caller's behalf. A denied *name*
  * (an existing .env) may still be opened, as in the native backend. */
+static bool wants_write(int flags) {
+        return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
 static bool refuse_existing_write(const request *r, int denied, int flags) {
-        return r->s->landlock && denied == NAME_DENIED_PROTECTED &&
-               ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
+        return r->s->landlock && denied == NAME_DENIED_PROTECTED && wants_write(flags);
 }
 
 /* A denied name that already exists makes the call fail the way the kernel would (EEXIST for
@@ -135,11 +138,16 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                 return denied;
         for (unsigned attempt = 0; attempt < 8; attempt++) {
                 if (!denied) {
+                        git_guard g = { 0 };
+                        int fd = git_check_create(r, res, false, &g);
                         /* O_EXCL|O_NOFOLLOW: this creates exactly the name checked, or nothing. */
-                        int fd = openat(res->dir_fd, res->name,
-                                        flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
-                        if (fd >= 0 || errno != EEXIST)
-                                return errno_or(fd);
+                        if (fd == 0)
+                                fd = errno_or(openat(res->dir_fd, res->name,
+                                                     flags | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                                             O_NOCTTY | O_CLOEXEC, mode));
+                        git_guard_release(&g);
+                        if (fd != -EEXIST)
+                                return fd;
                         if (flags & O_EXCL)
                                 return -EEXIST;
                 } else if (flags & O_EXCL)
@@ -180,6 +188,11 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                 if (refuse_existing_write(r, denied, flags)) {
                         (void) close(pin);
                         return request_refuse(r, res->path, rule);
+                }
+                int e = wants_write(flags) ? git_check_write(r, res) : 0;
+                if (e < 0) {
+                        (void) close(pin);
+                        return e;
                 }
                 return open_existing(r, pin, &st, flags);
         }
@@ -309,8 +322,12 @@ static int do_mkdir(request *r, int dirfd, uint64_t path, mode_t mode) {
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_CREATE, EEXIST, true, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, true, &g);
         if (e == 0)
                 e = errno_or(mkdirat(res.dir_fd, resolved_name_arg(&res, name), mode));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -347,8 +364,12 @@ static int do_mknod(request *r, int dirfd, uint64_t path, mode_t mode) {
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_CREATE, EEXIST, false, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, false, &g);
         if (e == 0)
                 e = errno_or(mknodat(res.dir_fd, resolved_name_arg(&res, name), mode, 0));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -374,8 +395,12 @@ static int do_symlink(request *r, uint64_t target, int dirfd, uint64_t linkpath)
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_RENAME_TARGET, EEXIST, false, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, false, &g);
         if (e == 0)
                 e = errno_or(symlinkat(r->path[1], res.dir_fd, resolved_name_arg(&res, name)));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -468,6 +493,8 @@ static int link_from_path(request *r, int olddirfd, int flags, const resolved *d
                 e = rules_verdict(r, &src, NAME_CHECK_RENAME_SOURCE, &rule);
                 if (e > 0) /* a second name for a protected file */
                         e = request_refuse(r, src.path, rule);
+                if (e == 0)
+                        e = git_check_link_source(r, &src);
                 if (e != 0)
                         goto out;
         }
@@ -489,9 +516,13 @@ static int do_link(request *r, int olddirfd, uint64_t oldpath, int newdirfd, uin
                 return -ENOENT;
         resolved dst = RESOLVED_INIT;
         e = prepare_new_name(r, newdirfd, r->path[0], NAME_CHECK_RENAME_TARGET, EEXIST, false, &dst);
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &dst, false, &g);
         if (e == 0)
                 e = r->path[1][0] == '\0' ? link_from_fd(r, olddirfd, &dst)
                                           : link_from_path(r, olddirfd, flags, &dst);
+        git_guard_release(&g);
         resolved_done(&dst);
         return e;
 }
@@ -544,11 +575,17 @@ static int do_rename(request *r, int olddirfd, uint64_t oldpath, int newdirfd, u
         if (e == 0 && (from.in_target_proc || to.in_target_proc))
                 e = -EXDEV;
         /* "." and ".." are never renamed (EBUSY): the kernel refuses before anything moves. */
-        if (e == 0 && !resolved_is_dot(&from) && !resolved_is_dot(&to))
+        git_guard g = { 0 };
+        bool done = false;
+        if (e == 0 && !resolved_is_dot(&from) && !resolved_is_dot(&to)) {
                 e = rename_checks(r, &from, &to, flags);
-        if (e == 0)
+                if (e == 0)
+                        e = git_check_rename(r, &from, &to, flags, &g, &done);
+        }
+        if (e == 0 && !done)
                 e = errno_or((int) syscall(SYS_renameat2, from.dir_fd, resolved_name_arg(&from, fname),
                                            to.dir_fd, resolved_name_arg(&to, tname), flags));
+        git_guard_release(&g);
         resolved_done(&from);
         resolved_done(&to);
         return e;

@@ -366,68 +366,60 @@ bool gitconfig_is_bool(const char *value) {
 
 /* Keys that make git run a program, or read or write a file the config names, in a repository
  * created inside the sandbox (git-config(1), gitattributes(5), git-lfs-config(5)): honoured by
- * the user's next host `git` there, they would run what the sandboxed command chose.
- * {section, key}: "*" as the key stands for every key of the section. */
-static const char *const plain_keys[][2] = {
-        { "core", "fsmonitor" },      /* a command run by every `git status` (not a boolean) */
-        { "core", "hookspath" },      { "core", "sshcommand" },
-        { "core", "editor" },         { "core", "pager" },
-        { "core", "askpass" },        { "core", "gitproxy" },
-        { "core", "alternaterefscommand" },
-        { "core", "excludesfile" },   { "core", "attributesfile" },
-        { "core", "worktree" },       /* unless inside the same root: vet_worktree() */
-        { "sequence", "editor" },     { "diff", "external" },
-        { "gpg", "program" },         { "credential", "helper" },
-        { "include", "path" },        { "uploadpack", "packobjectshook" },
-        { "http", "proxy" },          { "http", "sslcert" },
-        { "http", "sslkey" },         { "http", "sslcainfo" },
-        { "http", "sslcapath" },      { "http", "cookiefile" },
-        { "http", "sslkeylogfile" },  { "commit", "template" },
-        { "blame", "ignorerevsfile" },{ "interactive", "difffilter" },
-        { "web", "browser" },         { "protocol", "allow" },
-        { "init", "templatedir" },    { "fsmonitor", "socketdir" },
-        { "pager", "*" },             /* pager.<command> = a program */
-        { "sendemail", "*" },         /* smtpServer, toCmd, ccCmd, sendmailCmd: programs */
-        { "imap", "*" },              /* imap.tunnel: a program */
-        { "trace2", "*" },            /* targets: files written */
-        { "instaweb", "*" },          /* httpd, modulePath */
-        { "hook", "*" },              /* config-based hooks */
+ * the user's next host `git` there, they would run what the sandboxed command chose. Entries of
+ * [section] without a subsection: "section.key", or "section.*" for every key of the section. */
+static const char *const plain_keys[] = {
+        "core.fsmonitor", /* a command run by every `git status` (unless a boolean) */
+        "core.hookspath", "core.sshcommand", "core.editor", "core.pager", "core.askpass",
+        "core.gitproxy", "core.alternaterefscommand", "core.excludesfile", "core.attributesfile",
+        "core.worktree", /* unless inside the roots: worktree_inside() */
+        "sequence.editor", "diff.external", "gpg.program", "credential.helper", "include.path",
+        "uploadpack.packobjectshook", "http.proxy", "http.sslcert", "http.sslkey",
+        "http.sslcainfo", "http.sslcapath", "http.cookiefile", "http.sslkeylogfile",
+        "commit.template", "blame.ignorerevsfile", "interactive.difffilter", "web.browser",
+        "protocol.allow", "init.templatedir", "fsmonitor.socketdir",
+        "alias.*",     /* only "!command" values: is_dangerous() */
+        "pager.*",     /* pager.<command> = a program */
+        "sendemail.*", /* smtpServer, toCmd, ccCmd, sendmailCmd: programs */
+        "imap.*",      /* imap.tunnel: a program */
+        "trace2.*",    /* targets: files written */
+        "instaweb.*",  /* httpd, modulePath */
+        "hook.*",      /* config-based hooks */
 };
 
-/* {section, key} of [section "subsection"] entries, any subsection. */
-static const char *const sub_keys[][2] = {
-        { "filter", "clean" },        { "filter", "smudge" },
-        { "filter", "process" },      { "diff", "textconv" },
-        { "diff", "command" },        { "merge", "driver" },
-        { "credential", "helper" },   { "gpg", "program" },
-        { "gpg", "defaultkeycommand" },{ "gpg", "allowedsignersfile" },
-        { "difftool", "cmd" },        { "difftool", "path" },
-        { "mergetool", "cmd" },       { "mergetool", "path" },
-        { "man", "cmd" },             { "man", "path" },
-        { "browser", "cmd" },         { "browser", "path" },
-        { "guitool", "cmd" },         { "remote", "uploadpack" },
-        { "remote", "receivepack" },  { "remote", "proxy" },
-        { "http", "proxy" },          { "http", "sslcert" },
-        { "http", "sslkey" },         { "http", "sslcainfo" },
-        { "http", "sslcapath" },      { "http", "cookiefile" },
-        { "includeif", "path" },      { "protocol", "allow" },
-        { "lfs", "path" },            { "lfs", "clean" },
-        { "lfs", "smudge" },          { "hook", "*" },
+/* Entries of [section "subsection"], any subsection: "section.*.key" ("*" as the key: all). */
+static const char *const sub_keys[] = {
+        "filter.*.clean", "filter.*.smudge", "filter.*.process", "diff.*.textconv",
+        "diff.*.command", "merge.*.driver", "credential.*.helper", "gpg.*.program",
+        "gpg.*.defaultkeycommand", "gpg.*.allowedsignersfile", "difftool.*.cmd",
+        "difftool.*.path", "mergetool.*.cmd", "mergetool.*.path", "man.*.cmd", "man.*.path",
+        "browser.*.cmd", "browser.*.path", "guitool.*.cmd", "remote.*.uploadpack",
+        "remote.*.receivepack", "remote.*.proxy", "http.*.proxy", "http.*.sslcert",
+        "http.*.sslkey", "http.*.sslcainfo", "http.*.sslcapath", "http.*.cookiefile",
+        "includeif.*.path", "protocol.*.allow", "lfs.*.path", "lfs.*.clean", "lfs.*.smudge",
+        "submodule.*.update", /* only "!command" values: is_dangerous() */
+        "hook.*.*",
 };
 
 typedef struct vetter {
         const char *git_dir;
         const strv *roots;
-        char *key;      /* out: "section.key" or "section.*.key" */
-        size_t key_size;
-        bool found;
+        const char *key; /* out: the table entry of the first dangerous key */
 } vetter;
 
-static bool table_has(const char *const (*t)[2], size_t n, const name *sec, const name *key) {
-        for (size_t i = 0; i < n; i++)
-                if (name_is(sec, t[i][0]) && (strcmp(t[i][1], "*") == 0 || name_is(key, t[i][1])))
-                        return true;
-        return false;
+/* The entry of `t` that [sec] key (with a subsection: `sub`) matches, or NULL. */
+static const char *table_match(const char *const *t, size_t n, const name *sec, bool sub,
+                               const name *key) {
+        for (size_t i = 0; i < n; i++) {
+                const char *dot = strchr(t[i], '.');
+                size_t sl = (size_t) (dot - t[i]);
+                if (sec->too_long || sec->n != sl || memcmp(sec->s, t[i], sl) != 0)
+                        continue;
+                const char *k = dot + 1 + (sub ? 2 : 0); /* past "*." */
+                if (strcmp(k, "*") == 0 || name_is(key, k))
+                        return t[i];
+        }
+        return NULL;
 }
 
 /* `value` joined to `dir` and resolved lexically ("." and ".." folded). -EINVAL when it climbs
@@ -475,35 +467,32 @@ static bool worktree_inside(const vetter *v, const char *value) {
         return false;
 }
 
-static bool is_dangerous(const vetter *v, const section *s, const name *key, const char *value) {
-        if (!s->sub) {
-                if (name_is(&s->base, "alias"))
-                        return value && value[0] == '!'; /* a shell command */
-                if (!table_has(plain_keys, ELEMENTSOF(plain_keys), &s->base, key))
-                        return false;
-                if (name_is(&s->base, "core") && name_is(key, "fsmonitor"))
-                        return value && !gitconfig_is_bool(value); /* true: the built-in daemon */
-                if (name_is(&s->base, "core") && name_is(key, "worktree"))
-                        return !value || !worktree_inside(v, value);
-                return true;
-        }
-        if (name_is(&s->base, "submodule") && name_is(key, "update"))
-                return value && value[0] == '!'; /* "!command" runs on `git submodule update` */
-        return table_has(sub_keys, ELEMENTSOF(sub_keys), &s->base, key);
+static const char *dangerous_key(const vetter *v, const section *s, const name *key,
+                                 const char *value) {
+        const char *hit = s->sub ? table_match(sub_keys, ELEMENTSOF(sub_keys), &s->base, true, key)
+                                 : table_match(plain_keys, ELEMENTSOF(plain_keys), &s->base, false,
+                                               key);
+        if (!hit)
+                return NULL;
+        bool bang = value && value[0] == '!';
+        if (name_is(&s->base, "alias") || name_is(&s->base, "submodule"))
+                return bang ? hit : NULL; /* "!command" runs a shell; the rest are git's own */
+        if (!s->sub && name_is(&s->base, "core") && name_is(key, "fsmonitor"))
+                return value && !gitconfig_is_bool(value) ? hit : NULL; /* true: the built-in */
+        if (!s->sub && name_is(&s->base, "core") && name_is(key, "worktree"))
+                return value && worktree_inside(v, value) ? NULL : hit;
+        return hit;
 }
 
 static int vet_entry(void *userdata, const section *s, const name *key, const char *value) {
         vetter *v = userdata;
-        if (v->found || !is_dangerous(v, s, key, value))
-                return 0;
-        v->found = true;
-        (void) snprintf(v->key, v->key_size, "%s.%s%s", s->base.too_long ? "?" : s->base.s,
-                        s->sub ? "*." : "", key->too_long ? "?" : key->s);
+        if (!v->key)
+                v->key = dangerous_key(v, s, key, value);
         return 0;
 }
 
 int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
-                  char *ret_key, size_t key_size) {
+                  const char **ret_key) {
         if (len > GITCONFIG_MAX_SIZE)
                 return -E2BIG;
         if (len > 0 && memchr(text, '\0', len))
@@ -511,12 +500,12 @@ int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv 
         _cleanup_free_ char *scratch = malloc(len + 1);
         if (!scratch)
                 return -ENOMEM;
-        vetter v = { git_dir, roots, ret_key, key_size, false };
-        if (key_size)
-                ret_key[0] = '\0';
+        vetter v = { git_dir, roots, NULL };
         reader r = { text, text + len, false };
         int e = parse_all(&r, scratch, vet_entry, &v);
         if (e < 0)
                 return e;
-        return v.found ? 1 : 0;
+        if (ret_key)
+                *ret_key = v.key;
+        return v.key ? 1 : 0;
 }

@@ -29,13 +29,13 @@ void gitconfig_values_done(gitconfig_values *v);
 
 /* Vets the config of a repository created inside the sandbox (docs/design/git-repos.md): 1 when
  * it holds a key that makes git run a program or read a file the config names (core.fsmonitor,
- * core.hooksPath, filter drivers, include paths, ...), with that key in `ret_key` ("core.fsmonitor",
- * "filter.*.clean"); 0 when it holds none. core.worktree passes when it names a place inside one
+ * core.hooksPath, filter drivers, include paths, ...), *ret_key then pointing at a static string
+ * naming it ("core.fsmonitor", "filter.*.clean", "pager.*"); 0 when it holds none. core.worktree passes when it names a place inside one
  * of `roots` resolved from `git_dir` (a submodule's "../../../sub"). -EINVAL for anything git's
  * parser rejects or this reader cannot follow (the caller refuses: fail closed), -E2BIG above
  * GITCONFIG_MAX_SIZE, -ENOMEM. */
 int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
-                  char *ret_key, size_t key_size);
+                  const char **ret_key);
 
 /* Whether git reads `value` as a boolean (true/yes/on/false/no/off in any case, "", or an
  * integer with an optional k/m/g unit): core.fsmonitor then means the built-in daemon or off,

@@ -330,7 +330,7 @@ static const char *last_component(const char *path, size_t *ret_len) {
  * there (issue 11). Fixed, any case, not liftable by any allow entry. */
 static const char cordon_dir_name[] = ".cordon";
 
-static bool beneath_persistent(const name_rules *r, const char *path) {
+bool name_rules_persistent(const name_rules *r, const char *path) {
         if (!r->scoped)
                 return true; /* no root known: the rules hold everywhere (fail closed) */
         for (size_t i = 0; i < r->persistent.n; i++)
@@ -417,7 +417,7 @@ name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const c
                         goto done;
                 }
         }
-        if (kind == NAME_CHECK_RENAME_SOURCE || nlen == 0 || !beneath_persistent(r, path))
+        if (kind == NAME_CHECK_RENAME_SOURCE || nlen == 0 || !name_rules_persistent(r, path))
                 goto done;
         if (names_cordon_dir(path, fold)) {
                 v = NAME_DENIED_PROTECTED;
@@ -459,4 +459,11 @@ bool name_glob_match(const char *pattern, const char *str, bool pathname) {
                 p = pe + 1;
                 s = se + 1;
         }
+}
+
+bool name_could_be(const char *literal, const char *name, unsigned flags) {
+        size_t ll = strlen(literal), nl = strlen(name);
+        if ((flags & NAME_CHECK_EXACT_BYTES) || !has_non_ascii(name, nl))
+                return match_component(literal, ll, name, nl);
+        return could_match(literal, ll, name, nl);
 }

@@ -191,17 +191,18 @@ static void test_is_bool(void **state) {
  * runs under ASan+UBSan), and a success never yields more values than the bound. */
 /* gitconfig_vet: what git init, clone, remote add, submodule add and worktree add write passes;
  * every key that runs a program or names a file is found and named. */
-static int vet(const char *text, char key[static 64]) {
+static int vet(const char *text, const char **key) {
         strv roots = { 0 };
         assert_int_equal(strv_push(&roots, "/ws"), 0);
-        int r = gitconfig_vet(text, strlen(text), "/ws/a/.git/modules/sub", &roots, key, 64);
+        *key = NULL;
+        int r = gitconfig_vet(text, strlen(text), "/ws/a/.git/modules/sub", &roots, key);
         strv_done(&roots);
         return r;
 }
 
 static void test_vet(void **state) {
         (void) state;
-        char key[64];
+        const char *key = NULL;
         static const char *const clean[] = {
                 "",
                 "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
@@ -219,7 +220,7 @@ static void test_vet(void **state) {
                 "[core \"x\"]\n\thooksPath = /evil\n", /* not [core]: git ignores it */
         };
         for (size_t i = 0; i < ELEMENTSOF(clean); i++)
-                if (vet(clean[i], key) != 0)
+                if (vet(clean[i], &key) != 0)
                         fail_msg("clean config %zu refused (%s)", i, key);
         static const struct {
                 const char *text, *key;
@@ -248,11 +249,11 @@ static void test_vet(void **state) {
                 { "[include]\n\tpath = ../x\n", "include.path" },
                 { "[includeIf \"gitdir:/\"]\n\tpath = x\n", "includeif.*.path" },
                 { "[uploadpack]\n\tpackObjectsHook = x\n", "uploadpack.packobjectshook" },
-                { "[alias]\n\tx = !sh -c y\n", "alias.x" },
+                { "[alias]\n\tx = !sh -c y\n", "alias.*" },
                 { "[submodule \"x\"]\n\tupdate = !sh\n", "submodule.*.update" },
                 { "[remote \"o\"]\n\tuploadpack = x\n", "remote.*.uploadpack" },
-                { "[pager]\n\tlog = x\n", "pager.log" },
-                { "[sendemail]\n\tsmtpServer = /x\n", "sendemail.smtpserver" },
+                { "[pager]\n\tlog = x\n", "pager.*" },
+                { "[sendemail]\n\tsmtpServer = /x\n", "sendemail.*" },
                 { "[protocol]\n\tallow = always\n", "protocol.allow" },
                 { "[protocol \"ext\"]\n\tallow = always\n", "protocol.*.allow" },
                 { "[http]\n\tproxy = http://x\n", "http.proxy" },
@@ -261,13 +262,13 @@ static void test_vet(void **state) {
                 { "[core]\n\tfsmonitor = x\\\n y\n", "core.fsmonitor" },
         };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                if (vet(bad[i].text, key) != 1)
+                if (vet(bad[i].text, &key) != 1)
                         fail_msg("dangerous config %zu passed: %s", i, bad[i].text);
                 assert_string_equal(key, bad[i].key);
         }
         /* What git rejects, this reader rejects too: the caller refuses it (fail closed). */
-        assert_int_equal(vet("[core\n\tfsmonitor = x\n", key), -EINVAL);
-        assert_int_equal(vet("fsmonitor = \"x\n", key), -EINVAL);
+        assert_int_equal(vet("[core\n\tfsmonitor = x\n", &key), -EINVAL);
+        assert_int_equal(vet("fsmonitor = \"x\n", &key), -EINVAL);
 }
 
 static void test_random_input(void **state) {
