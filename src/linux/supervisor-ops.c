@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 
 #include "plan/name-rules.h"
@@ -125,9 +126,11 @@ static int open_existing(request *r, int pin, const struct stat *st, int flags) 
         return fd;
 }
 
-/* The final component of an O_CREAT open, outside procfs. Returns an fd, -errno, or 0 with
- * *ret_follow set and the symlink text in `link` (the caller's open would follow it: the text
- * is resolved and checked as a new path). */
+static int open_caller_tty(request *r, int flags);
+
+/* The final component of an open, outside procfs: O_CREAT, or a write open of an existing file
+ * (which never creates). Returns an fd, -errno, or 0 with *ret_follow set and the symlink text in
+ * `link` (the caller's open would follow it: the text is resolved and checked as a new path). */
 static int open_final(request *r, resolved *res, int flags, mode_t mode, char link[static PATH_MAX],
                       bool *ret_follow) {
         if (resolved_is_dot(res) || res->trailing_slash)
@@ -136,8 +139,9 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
         int denied = rules_verdict(r, res, NAME_CHECK_CREATE, &rule);
         if (denied < 0)
                 return denied;
+        bool creating = flags & O_CREAT;
         for (unsigned attempt = 0; attempt < 8; attempt++) {
-                if (!denied) {
+                if (!denied && creating) {
                         git_guard g = { 0 };
                         int fd = git_check_create(r, res, false, &g);
                         /* O_EXCL|O_NOFOLLOW: this creates exactly the name checked, or nothing. */
@@ -150,12 +154,12 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                                 return fd;
                         if (flags & O_EXCL)
                                 return -EEXIST;
-                } else if (flags & O_EXCL)
+                } else if (creating && (flags & O_EXCL))
                         return request_refuse(r, res->path, rule);
                 /* The name exists (or may not be created): open what is there, never creating. */
                 int pin = openat(res->dir_fd, res->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 if (pin < 0) {
-                        if (errno != ENOENT)
+                        if (errno != ENOENT || !creating)
                                 return -errno;
                         if (denied)
                                 return request_refuse(r, res->path, rule);
@@ -184,6 +188,10 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                 if (S_ISDIR(st.st_mode)) {
                         (void) close(pin);
                         return -EISDIR;
+                }
+                if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+                        (void) close(pin);
+                        return open_caller_tty(r, flags); /* /dev/tty: the caller's, not ours */
                 }
                 if (refuse_existing_write(r, denied, flags)) {
                         (void) close(pin);
@@ -260,6 +268,41 @@ static int open_in_proc(request *r, resolved *res, int flags) {
         return open_existing(r, pin, &st, flags);
 }
 
+/* /dev/tty names the opener's controlling terminal; opened by the supervisor (which has none) it
+ * would fail with ENXIO. The caller's terminal is reopened through the caller's own fd 0, 1 or 2
+ * on it (its /proc/<tid>/fd/N, with no more access than that fd has); none: ENXIO, as the kernel
+ * answers a process without one. */
+static int open_caller_tty(request *r, int flags) {
+        char buf[1024];
+        _cleanup_close_ int fd = openat(r->tid_fd, "stat", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return -ENXIO;
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')'); /* comm may hold anything but ends before this */
+        unsigned long long tty = 0;
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %llu", &tty) != 1 || tty == 0)
+                return -ENXIO;
+        _cleanup_close_ int fds = openat(r->tid_fd, "fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int want = flags & O_ACCMODE;
+        for (int i = 0; fds >= 0 && i <= 2; i++) {
+                char name[16];
+                struct stat st;
+                (void) snprintf(name, sizeof(name), "%d", i);
+                if (fstatat(fds, name, &st, 0) < 0 || !S_ISCHR(st.st_mode) ||
+                    (unsigned long long) st.st_rdev != tty)
+                        continue;
+                int acc = caller_fd_access(fds, name);
+                if (acc < 0 || (want != O_WRONLY && acc == O_WRONLY) ||
+                    (want != O_RDONLY && acc == O_RDONLY))
+                        continue; /* never more access than the caller's own fd has */
+                int t = openat(fds, name, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_TRUNC)) |
+                                                  O_NOCTTY | O_CLOEXEC);
+                return t < 0 ? -errno : t;
+        }
+        return -ENXIO;
+}
+
 static int open_emulated(request *r, int dirfd, const char *path, int flags, mode_t mode) {
         char link[PATH_MAX], cur[PATH_MAX];
         _cleanup_close_ int link_dir = -1; /* where a relative symlink text starts */
@@ -293,7 +336,8 @@ static int do_open(request *r, int dirfd, uint64_t path, int flags, mode_t mode)
         if (e < 0)
                 return e;
         /* O_PATH never arrives (the filter lets the kernel ignore O_CREAT there); O_TMPFILE with
-         * O_CREAT and O_CREAT|O_DIRECTORY are EINVAL since Linux 6.4. */
+         * O_CREAT and O_CREAT|O_DIRECTORY are EINVAL since Linux 6.4; without O_CREAT only write
+         * opens arrive, never with O_DIRECTORY (the filter). */
         if (flags & (O_PATH | __O_TMPFILE | O_DIRECTORY))
                 return -EINVAL;
         r->returns_fd = true;
