@@ -8,8 +8,8 @@
 GR=$IT_TMP/ws/gr # inside the workspace: a persistent writable root
 
 # gr_attack NAME SCRIPT: SCRIPT in the sandbox (cwd $GR, $MARK set), expected to fail (refused);
-# then host git runs `git status` and `git commit` in every repository under $GR: the marker
-# command must not have run.
+# then host git runs `git status` and `git commit` in every directory under $GR (never climbing
+# to the workspace's own repository: GIT_CEILING_DIRECTORIES): the marker must not exist.
 gr_attack() {
         name=$1 script=$2
         mark=$IT_TMP/log/gr-pwned
@@ -17,8 +17,8 @@ gr_attack() {
         EXTRA_ENV="MARK=$mark" SB_DIR=$GR sb -- sh -c "$script"
         st=$LAST_STATUS
         for d in "$GR"/*/; do
-                (cd "$d" && env -i PATH="$PATH" HOME="$FAKE_HOME" git status &&
-                        env -i PATH="$PATH" HOME="$FAKE_HOME" git -c user.name=u -c user.email=u@x \
+                (cd "$d" && env -i PATH="$PATH" HOME="$FAKE_HOME" GIT_CEILING_DIRECTORIES="$GR" git status &&
+                        env -i PATH="$PATH" HOME="$FAKE_HOME" GIT_CEILING_DIRECTORIES="$GR" git -c user.name=u -c user.email=u@x \
                                 commit -q --allow-empty -m host) >/dev/null 2>&1
         done
         if [ -e "$mark" ]; then
@@ -48,7 +48,7 @@ t_git_repos_user() {
 $GI init -q sub && cd sub && git config user.name x && git config user.email x@y &&
 git remote add origin ../bare.git && echo a > f && git add f && git commit -qm one &&
 git config --get remote.origin.url >/dev/null && git log --oneline | grep -q one"
-        if env -i PATH="$PATH" HOME="$FAKE_HOME" git -C "$GR/sub" log --oneline 2>/dev/null | grep -q one
+        if env -i PATH="$PATH" HOME="$FAKE_HOME" GIT_CEILING_DIRECTORIES="$GR" git -C "$GR/sub" log --oneline 2>/dev/null | grep -q one
         then ok "git repos: the new repository works for host git"
         else not_ok "git repos: the new repository works for host git"; fi
         gr_works "git repos: clone and push against a local bare repository" sh -c "set -e
@@ -126,7 +126,7 @@ os.makedirs("sub"); os.mkdir("d"); f = open("d/config", "w"); f.write("[core]\n"
 os.mkdir("d/objects"); os.mkdir("d/refs"); open("d/HEAD", "w").write("ref: refs/heads/main\n")
 open("sub/.git", "w").write("gitdir: ../d\n")
 f.write("\tfsmonitor = \"touch " + os.environ["MARK"] + "\"\n"); f.close()'
-        (cd "$GR/sub" && env -i PATH="$PATH" HOME="$FAKE_HOME" git status) >/dev/null 2>&1
+        (cd "$GR/sub" && env -i PATH="$PATH" HOME="$FAKE_HOME" GIT_CEILING_DIRECTORIES="$GR" git status) >/dev/null 2>&1
         if [ ! -e "$IT_TMP/log/gr-pwned" ] && ! grep -q fsmonitor "$GR/d/config"; then
                 ok "git repos: an fd kept on the config across the markers writes nowhere git reads"
         else not_ok "git repos: an fd kept on the config writes nowhere git reads" "$(cat "$GR/d/config")"; fi
@@ -171,7 +171,7 @@ f.write("\tfsmonitor = \"touch " + os.environ["MARK"] + "\"\n"); f.close()'
         rm -f "$mark"
         EXTRA_ENV="MARK=$mark" SB_DIR=$GR sb --sandbox off -- sh -c \
                 "$I && git -C sub config core.fsmonitor \"touch \$MARK\""
-        (cd "$GR/sub" && env -i PATH="$PATH" HOME="$FAKE_HOME" git status) >/dev/null 2>&1
+        (cd "$GR/sub" && env -i PATH="$PATH" HOME="$FAKE_HOME" GIT_CEILING_DIRECTORIES="$GR" git status) >/dev/null 2>&1
         if [ -e "$mark" ]; then ok "control: unconfined, a planted fsmonitor in a new repository runs"
         else not_ok "control: unconfined, a planted fsmonitor in a new repository runs"; fi
         ev=$IT_TMP/log/gr-events.jsonl
