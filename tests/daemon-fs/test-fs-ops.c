@@ -296,6 +296,24 @@ static void test_write_cordon_dir(void **state) {
         plan_free(p);
 }
 
+/* A repository's config and hooks are the supervisor's to vet: file operations write neither
+ * (docs/design/git-repos.md). */
+static void test_write_repo_files(void **state) {
+        plan *p = session_plan(NULL);
+        mkdirs("ws/sub/.git/objects");
+        mkdirs("ws/sub/.git/hooks");
+        put("ws/sub/.git/config", "[core]\n");
+        write_refused(p, P("ws/sub/.git/config"), "file-write*", "git: a repository's config");
+        write_refused(p, P("ws/sub/.git/config.worktree"), "file-write*", "git: a repository");
+        write_refused(p, P("ws/sub/.git/hooks/pre-commit"), "file-write*", "git: a hooks");
+        assert_false(exists(P("ws/sub/.git/hooks/pre-commit")));
+        /* Not a repository: ordinary files of those names. */
+        mkdirs("ws/app/hooks");
+        write_ok(p, P("ws/app/config"), "x");
+        write_ok(p, P("ws/app/hooks/pre-commit"), "x");
+        plan_free(p);
+}
+
 static void test_write_symlink_last_component(void **state) {
         plan *p = session_plan(NULL);
         assert_int_equal(symlink(P("outside/victim.txt"), P("ws/link")), 0);
@@ -649,6 +667,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_write_outside_roots, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_cordon_dir, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_write_repo_files, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_denied_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_symlink_last_component, setup,
                                                 teardown),
