@@ -304,6 +304,34 @@ static int vet_dir(request *r, const resolved *res) {
         return e;
 }
 
+/* The directory of `res` may become a repository (git_lock held). */
+static void remember_repo(supervisor *s, const resolved *res) {
+        size_t dl = (size_t) (strrchr(res->path, '/') - res->path);
+        _cleanup_free_ char *dir = strndup(res->path, dl ? dl : 1);
+        if (!dir || strv_contains(&s->repos, dir))
+                return;
+        if (s->repos.n >= SUPERVISOR_MAX_REPOS || strv_push(&s->repos, dir) < 0)
+                s->repos_dropped++;
+}
+
+void git_report_repositories(supervisor *s) {
+        for (size_t i = 0; i < s->repos.n; i++) {
+                _cleanup_close_ int fd = open(s->repos.v[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (fd < 0 || !git_shaped(fd) || !s->on_report)
+                        continue; /* the creation failed, or it was removed again */
+                s->on_report(s->userdata, &(supervisor_report) { .action = "repository",
+                                                                  .syscall = "",
+                                                                  .target = s->repos.v[i],
+                                                                  .rule = "" });
+        }
+        if (s->repos_dropped && s->on_report)
+                s->on_report(s->userdata, &(supervisor_report) { .action = "repository",
+                                                                  .syscall = "", .target = "",
+                                                                  .rule = "",
+                                                                  .repeats = s->repos_dropped });
+        strv_done(&s->repos);
+}
+
 int git_check_create(request *r, resolved *res, bool is_mkdir, git_guard *g) {
         unsigned k = git_classify(res);
         if (!k || !applies(r, res))
@@ -318,6 +346,8 @@ int git_check_create(request *r, resolved *res, bool is_mkdir, git_guard *g) {
                 return request_refuse(r, res->path, rule_hooks_dir); /* a symlink or hard link */
         if ((k & GIT_NAME_HOOK) && hooks_parent_git_shaped(res))
                 return request_refuse(r, res->path, rule_hook);
+        if ((k & GIT_NAME_MARKER) && !shaped)
+                remember_repo(r->s, res);
         return (k & GIT_NAME_MARKER) ? vet_dir(r, res) : 0;
 }
 

@@ -87,6 +87,8 @@ struct supervisor {
 
         pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
         pthread_mutex_t git_lock;  /* orders the git checks with the operations (supervisor-git.c) */
+        strv repos;                /* directories that became git-shaped (under git_lock) */
+        uint64_t repos_dropped;    /* ... beyond SUPERVISOR_MAX_REPOS */
         atomic_bool stopping;
         atomic_bool targets_gone;  /* the listener reported POLLHUP: no task uses the filter */
 
@@ -223,6 +225,11 @@ typedef struct git_guard {
         supervisor *s; /* set while the lock is held */
 } git_guard;
 void git_guard_release(git_guard *g);
+/* At most this many repositories are remembered for the end-of-run report. */
+#define SUPERVISOR_MAX_REPOS 256
+/* Reports (action "repository") every directory that became git-shaped during the run and
+ * still is; then forgets them. Called once, when the supervisor stops. */
+void git_report_repositories(supervisor *s);
 
 /* A new name by a direct route (open of a new file, mkdir, mknod, symlink, link): 0 to go on
  * (perform the call, then git_guard_release), or -errno after reporting a refusal. A marker name

@@ -438,6 +438,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
 }
 
 static void supervisor_free(supervisor *s) {
+        git_report_repositories(s);
         report_limit_flush_free(s);
         safe_close(s->listener);
         safe_close(s->stop_fd);
