@@ -83,9 +83,9 @@ t_git_repos_http() {
         git_q -C "$srv/r.git" update-server-info
         rm -f "$IT_TMP/log/ghttp.port"
         /usr/bin/python3 -c 'import http.server, functools, sys, os
-h = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[2])
-h.log_message = lambda *a: None
-s = http.server.HTTPServer(("127.0.0.1", 0), h)
+class Q(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+s = http.server.HTTPServer(("127.0.0.1", 0), functools.partial(Q, directory=sys.argv[2]))
 open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 s.serve_forever()' "$IT_TMP/log/ghttp.port" "$srv" &
