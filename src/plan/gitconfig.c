@@ -491,6 +491,16 @@ static int vet_entry(void *userdata, const section *s, const name *key, const ch
         return 0;
 }
 
+bool gitconfig_is_vet_key(const char *s) {
+        for (size_t i = 0; s && i < ELEMENTSOF(plain_keys); i++)
+                if (strcmp(s, plain_keys[i]) == 0)
+                        return true;
+        for (size_t i = 0; s && i < ELEMENTSOF(sub_keys); i++)
+                if (strcmp(s, sub_keys[i]) == 0)
+                        return true;
+        return false;
+}
+
 int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
                   const char **ret_key) {
         if (len > GITCONFIG_MAX_SIZE)

@@ -37,6 +37,9 @@ void gitconfig_values_done(gitconfig_values *v);
 int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
                   const char **ret_key);
 
+/* `s` is one of the key names gitconfig_vet() reports (the rule of such a refusal). */
+bool gitconfig_is_vet_key(const char *s);
+
 /* Whether git reads `value` as a boolean (true/yes/on/false/no/off in any case, "", or an
  * integer with an optional k/m/g unit): core.fsmonitor then means the built-in daemon or off,
  * not a command. */
