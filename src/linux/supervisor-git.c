@@ -229,22 +229,34 @@ static int install_vetted(request *r, int dirfd, const char *name, const char *b
         return -EEXIST;
 }
 
+/* The config `name` in `dirfd` that a rename would replace, if it is a regular file: its
+ * dangerous entries were vetted already (or are the user's), so the new one may keep them. */
+static int read_replaced(request *r, int dirfd, const char *name, char **ret, size_t *ret_len) {
+        _cleanup_close_ int pin = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        struct stat st;
+        if (pin < 0 || fstat(pin, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        return read_pinned(r, pin, ret, ret_len);
+}
+
 /* Vets the config `pin` (a pinned regular file) for the git dir `dir` and installs the copy at
- * `name` in `dirfd`. */
+ * `name` in `dirfd`; `replacing`: it takes the place of the config there (a rename). */
 static int vet_and_install(request *r, int pin, const char *dir, int dirfd, const char *name,
-                           const char *path) {
+                           const char *path, bool replacing) {
         struct stat st;
         if (fstat(pin, &st) < 0)
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return request_refuse(r, path, rule_not_regular);
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
+        _cleanup_free_ char *buf = NULL, *old = NULL;
+        size_t len = 0, old_len = 0;
         int e = read_pinned(r, pin, &buf, &len);
+        if (e == 0 && replacing)
+                e = read_replaced(r, dirfd, name, &old, &old_len);
         if (e < 0)
                 return e;
         const char *key = NULL;
-        e = gitconfig_vet(buf, len, dir, &r->s->rules->persistent, &key);
+        e = gitconfig_vet_replacing(buf, len, old, old_len, dir, &r->s->rules->persistent, &key);
         if (e == -ENOMEM)
                 return e;
         if (e < 0)
@@ -274,7 +286,7 @@ static int vet_dir(request *r, const resolved *res) {
                         continue;
                 if (pin < 0)
                         return -errno;
-                int e = vet_and_install(r, pin, dir, res->dir_fd, config_names[i], path);
+                int e = vet_and_install(r, pin, dir, res->dir_fd, config_names[i], path, false);
                 if (e < 0)
                         return e;
         }
@@ -346,9 +358,10 @@ int git_check_create(request *r, resolved *res, bool is_mkdir, git_guard *g) {
                 return request_refuse(r, res->path, rule_hooks_dir); /* a symlink or hard link */
         if ((k & GIT_NAME_HOOK) && hooks_parent_git_shaped(res))
                 return request_refuse(r, res->path, rule_hook);
-        if ((k & GIT_NAME_MARKER) && !shaped)
-                remember_repo(r->s, res);
-        return (k & GIT_NAME_MARKER) ? vet_dir(r, res) : 0;
+        if (!(k & GIT_NAME_MARKER) || shaped)
+                return 0; /* vetted when it became git-shaped, or the user's from before */
+        remember_repo(r->s, res);
+        return vet_dir(r, res);
 }
 
 int git_check_write(request *r, resolved *res) {
@@ -404,7 +417,7 @@ int git_check_rename(request *r, resolved *from, resolved *to, unsigned flags, g
         char dir[PATH_MAX];
         memcpy(dir, to->path, dl);
         dir[dl] = '\0';
-        int e = vet_and_install(r, pin, dl ? dir : "/", to->dir_fd, to->name, to->path);
+        int e = vet_and_install(r, pin, dl ? dir : "/", to->dir_fd, to->name, to->path, true);
         if (e < 0)
                 return e;
         *ret_done = true;

@@ -404,7 +404,9 @@ static const char *const sub_keys[] = {
 typedef struct vetter {
         const char *git_dir;
         const strv *roots;
-        const char *key; /* out: the table entry of the first dangerous key */
+        const char *key;  /* out: the table entry of the first dangerous key */
+        strv *collect;    /* when set: every dangerous entry is added here instead */
+        const strv *keep; /* dangerous entries that pass (the replaced file's own) */
 } vetter;
 
 /* The entry of `t` that [sec] key (with a subsection: `sub`) matches, or NULL. */
@@ -484,10 +486,29 @@ static const char *dangerous_key(const vetter *v, const section *s, const name *
         return hit;
 }
 
+/* A dangerous entry's identity for gitconfig_vet_replacing(): the table entry and the value
+ * (the subsection is not kept: the same value names the same program or file). */
+static char *entry_id(const char *hit, const char *value) {
+        char *id = NULL;
+        return asprintf(&id, "%s\n%s", hit, value ? value : "\x01") < 0 ? NULL : id;
+}
+
 static int vet_entry(void *userdata, const section *s, const name *key, const char *value) {
         vetter *v = userdata;
-        if (!v->key)
-                v->key = dangerous_key(v, s, key, value);
+        const char *hit = v->key ? NULL : dangerous_key(v, s, key, value);
+        if (!hit)
+                return 0;
+        if (!v->collect && !v->keep) {
+                v->key = hit;
+                return 0;
+        }
+        _cleanup_free_ char *id = entry_id(hit, value);
+        if (!id)
+                return -ENOMEM;
+        if (v->collect)
+                return strv_push_unique(v->collect, id);
+        if (!strv_contains(v->keep, id))
+                v->key = hit;
         return 0;
 }
 
@@ -501,8 +522,7 @@ bool gitconfig_is_vet_key(const char *s) {
         return false;
 }
 
-int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
-                  const char **ret_key) {
+static int vet_run(const char *text, size_t len, vetter *v) {
         if (len > GITCONFIG_MAX_SIZE)
                 return -E2BIG;
         if (len > 0 && memchr(text, '\0', len))
@@ -510,9 +530,28 @@ int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv 
         _cleanup_free_ char *scratch = malloc(len + 1);
         if (!scratch)
                 return -ENOMEM;
-        vetter v = { git_dir, roots, NULL };
         reader r = { text, text + len, false };
-        int e = parse_all(&r, scratch, vet_entry, &v);
+        return parse_all(&r, scratch, vet_entry, v);
+}
+
+int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
+                  const char **ret_key) {
+        return gitconfig_vet_replacing(text, len, NULL, 0, git_dir, roots, ret_key);
+}
+
+int gitconfig_vet_replacing(const char *text, size_t len, const char *old, size_t old_len,
+                            const char *git_dir, const strv *roots, const char **ret_key) {
+        _cleanup_(strv_done) strv keep = { 0 };
+        if (old) {
+                vetter o = { git_dir, roots, NULL, &keep, NULL };
+                int e = vet_run(old, old_len, &o);
+                if (e == -ENOMEM)
+                        return e;
+                if (e < 0)
+                        strv_done(&keep); /* unreadable: nothing of it is kept */
+        }
+        vetter v = { git_dir, roots, NULL, NULL, old ? &keep : NULL };
+        int e = vet_run(text, len, &v);
         if (e < 0)
                 return e;
         if (ret_key)

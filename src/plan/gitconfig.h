@@ -37,6 +37,12 @@ void gitconfig_values_done(gitconfig_values *v);
 int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
                   const char **ret_key);
 
+/* As gitconfig_vet(), for a config that replaces `old` (old_len bytes; NULL: none): a dangerous
+ * entry that `old` holds with the same value passes (`git config user.name x` in a repository
+ * whose config already names the user's hooksPath rewrites that line too). */
+int gitconfig_vet_replacing(const char *text, size_t len, const char *old, size_t old_len,
+                            const char *git_dir, const strv *roots, const char **ret_key);
+
 /* `s` is one of the key names gitconfig_vet() reports (the rule of such a refusal). */
 bool gitconfig_is_vet_key(const char *s);
 

@@ -67,6 +67,22 @@ $GI commit -qm three && git -C ../sub log --all --oneline | grep -q three"
 git config branch.main.remote origin && git config --get pull.rebase >/dev/null"
         gr_works "git repos: git gc, fetch from the bare repository" sh -c "set -e
 cd cl && git fetch -q origin && git gc -q"
+        # A nested repository the user had before the run, with husky's hooksPath and a hook of
+        # its own: branches, commits and `git config` of other keys keep working inside; adding
+        # a dangerous key is still refused.
+        git_q init -q "$GR/pre"
+        git_q -C "$GR/pre" commit -q --allow-empty -m pre
+        git_q -C "$GR/pre" config core.hooksPath .husky/_
+        printf '#!/bin/sh\nexit 0\n' > "$GR/pre/.git/hooks/pre-commit"
+        chmod +x "$GR/pre/.git/hooks/pre-commit"
+        gr_works "git repos: a nested repository from before the run (hooksPath, a hook) stays usable" \
+                sh -c "set -e
+cd pre && git checkout -q -b feat && git config user.name x && $GI commit -q --allow-empty -m in &&
+git config --get core.hooksPath | grep -q husky"
+        SB_DIR=$GR sb -- sh -c 'git -C pre config core.fsmonitor x'
+        if [ "$LAST_STATUS" -ne 0 ] && ! grep -q fsmonitor "$GR/pre/.git/config"; then
+                ok "git repos: ... but a dangerous key added to it is refused"
+        else not_ok "git repos: a dangerous key added to a nested repository is refused"; fi
         t_git_repos_http
         rm -rf "$GR"
 }
@@ -90,9 +106,10 @@ open(sys.argv[1] + ".tmp", "w").write(str(s.server_address[1]))
 os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 s.serve_forever()' "$IT_TMP/log/ghttp.port" "$srv" &
         pid=$!
-        for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-                [ -s "$IT_TMP/log/ghttp.port" ] && break
+        i=0
+        while [ ! -s "$IT_TMP/log/ghttp.port" ] && [ "$i" -lt 300 ]; do # 30 s: a loaded machine
                 sleep 0.1
+                i=$((i + 1))
         done
         port=$(cat "$IT_TMP/log/ghttp.port" 2>/dev/null)
         SB_DIR=$GR sb --allow-domain "127.0.0.1:$port" -- sh -c \

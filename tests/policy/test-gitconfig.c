@@ -266,6 +266,23 @@ static void test_vet(void **state) {
                         fail_msg("dangerous config %zu passed: %s", i, bad[i].text);
                 assert_string_equal(key, bad[i].key);
         }
+        /* Replacing a config: what the old one held with the same value stays (the user's
+         * husky hooksPath across `git config user.name x`), anything new is still found. */
+        static const char old[] = "[core]\n\thooksPath = .husky/_\n[alias]\n\tx = !make\n";
+        static const char same[] = "[core]\n\thooksPath = .husky/_\n[user]\n\tname = x\n"
+                                   "[alias]\n\tx = !make\n";
+        static const char moved[] = "[core]\n\thooksPath = ../../evil\n";
+        static const char added[] = "[core]\n\thooksPath = .husky/_\n\tfsmonitor = x\n";
+        assert_int_equal(gitconfig_vet_replacing(same, strlen(same), old, strlen(old), "/ws/.git",
+                                                 NULL, &key), 0);
+        assert_int_equal(gitconfig_vet_replacing(moved, strlen(moved), old, strlen(old),
+                                                 "/ws/.git", NULL, &key), 1);
+        assert_string_equal(key, "core.hookspath");
+        assert_int_equal(gitconfig_vet_replacing(added, strlen(added), old, strlen(old),
+                                                 "/ws/.git", NULL, &key), 1);
+        assert_string_equal(key, "core.fsmonitor");
+        assert_int_equal(gitconfig_vet_replacing(same, strlen(same), "[bad", 4, "/ws/.git", NULL,
+                                                 &key), 1); /* an unreadable old keeps nothing */
         /* What git rejects, this reader rejects too: the caller refuses it (fail closed). */
         assert_int_equal(vet("[core\n\tfsmonitor = x\n", &key), -EINVAL);
         assert_int_equal(vet("fsmonitor = \"x\n", &key), -EINVAL);
