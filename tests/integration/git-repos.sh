@@ -84,6 +84,31 @@ git config --get core.hooksPath | grep -q husky"
                 ok "git repos: ... but a dangerous key added to it is refused"
         else not_ok "git repos: a dangerous key added to a nested repository is refused"; fi
         t_git_repos_http
+        # Write opens without O_CREAT are performed by the supervisor now: ordinary files,
+        # /dev/null, and (native: the landlock backend opens no new pseudo-terminals) /dev/tty
+        # naming the caller's controlling terminal, a pty child's.
+        gr_works "write opens: r+ of a file, O_RDWR of /dev/null" /usr/bin/python3 -c '
+import os
+open("f.txt", "w").write("a"); f = open("f.txt", "r+"); f.write("b"); f.close()
+assert open("f.txt").read() == "b"
+os.close(os.open("/dev/null", os.O_RDWR))'
+        [ "$BACKEND" = native ] && gr_works "write opens: /dev/tty of a pty child is its controlling terminal" \
+                /usr/bin/python3 -c '
+import os, pty
+pid, fd = pty.fork()
+if pid == 0:
+    t = os.open("/dev/tty", os.O_RDWR); os.write(t, b"tty-ok\n"); os._exit(0)
+out = b""
+while True:
+    try:
+        d = os.read(fd, 100)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+assert b"tty-ok" in out, out'
         rm -rf "$GR"
 }
 
