@@ -44,8 +44,28 @@ static int parse_checked(const uint8_t *data, size_t size) {
         return r;
 }
 
+/* The vetting reader parses exactly what the collecting one does: a file one of them reads is
+ * never one the other refuses; a hook path or a command-like fsmonitor is always found. */
+static void vet_checked(const uint8_t *data, size_t size, int parsed) {
+        gitconfig_values v = { 0 };
+        (void) gitconfig_parse((const char *) data, size, &v);
+        bool has_cmd = v.hooks_path.n > 0 || v.include.n > 0;
+        for (size_t i = 0; i < v.fsmonitor.n; i++)
+                has_cmd = has_cmd || !gitconfig_is_bool(v.fsmonitor.v[i]);
+        gitconfig_values_done(&v);
+        const char *key = NULL;
+        int r = gitconfig_vet((const char *) data, size, "/ws/.git", NULL, &key);
+        if ((r < 0) != (parsed < 0) && parsed != -E2BIG)
+                broken("the vetting reader and the collecting one disagree about the syntax");
+        if (parsed == 0 && has_cmd && r != 1)
+                broken("a hook path, include or fsmonitor command passed the vetting");
+        if (r == 1 && !key)
+                broken("a refusal without a key");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-        (void) parse_checked(data, size);
+        int r = parse_checked(data, size);
+        vet_checked(data, size, r);
         return 0;
 }
 

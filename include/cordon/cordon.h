@@ -205,6 +205,8 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *   "ready"     {"backend": used name}                      the command is about to be executed
  *   "violation" {"action", "target", "raw": {"syscall", "rule", "count"?}}  each refusal, as
  *                                                           observed ("count": an aggregate)
+ *   "repository" {"path"} or {"more"}  a git repository the command created (its config and
+ *                                      hooks vetted); sent when the run ends, not a refusal
  *   "stdout", "stderr" {"data", "encoding"?: "base64"}  with `capture`: a chunk (<= 16 KiB) of
  *                                                       the command's output, as text when it
  *                                                       is valid UTF-8, else base64

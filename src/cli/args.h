@@ -42,6 +42,8 @@ typedef enum cli_flag {
         CLI_FLAG_DENY_READ,        /* path */
         CLI_FLAG_DENY_WRITE,       /* path */
         CLI_FLAG_DENY_CREATE_NAME, /* text: file-name glob */
+        CLI_FLAG_ALLOW_CREATE_NAME, /* text: file-name glob */
+        CLI_FLAG_ALLOW_CREATE_PATH, /* path (or path glob) */
         CLI_FLAG_ENV_PASS,         /* text: variable name */
         CLI_FLAG_ENV_SET,          /* text: NAME, text2: VALUE */
         CLI_FLAG_ENV_SCRUB,        /* text: variable-name glob */

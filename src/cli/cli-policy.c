@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "policy/policy.h"
 
 typedef int (*set_string_fn)(cordon_policy *p, const char *s);
 typedef int (*set_number_fn)(cordon_policy *p, uint64_t v);
@@ -20,6 +21,8 @@ static const set_string_fn string_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_DENY_READ] = cordon_policy_add_deny_read,
         [CLI_FLAG_DENY_WRITE] = cordon_policy_add_deny_write,
         [CLI_FLAG_DENY_CREATE_NAME] = cordon_policy_add_deny_create_name,
+        [CLI_FLAG_ALLOW_CREATE_NAME] = policy_add_allow_create_name,
+        [CLI_FLAG_ALLOW_CREATE_PATH] = policy_add_allow_create_path,
         [CLI_FLAG_ENV_PASS] = cordon_policy_env_pass,
         [CLI_FLAG_ENV_SCRUB] = cordon_policy_env_scrub,
         [CLI_FLAG_WORKDIR] = cordon_policy_set_workdir,
@@ -91,6 +94,8 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_DENY_READ:
         case CLI_FLAG_DENY_WRITE:
         case CLI_FLAG_DENY_CREATE_NAME:
+        case CLI_FLAG_ALLOW_CREATE_NAME:
+        case CLI_FLAG_ALLOW_CREATE_PATH:
         case CLI_FLAG_ENV_PASS:
         case CLI_FLAG_ENV_SCRUB:
         case CLI_FLAG_WORKDIR:

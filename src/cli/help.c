@@ -45,6 +45,8 @@ static const char overview[] =
         "  --deny-read PATH           never readable (added to the secret set)\n"                 \
         "  --deny-write PATH          never writable\n"                                           \
         "  --deny-create-name GLOB    a file name that may not be created in writable roots\n"   \
+        "  --allow-create-name GLOB   a file name a deny-create glob with wildcards lets through\n" \
+        "  --allow-create-path PATH   a path (or glob) a deny-create glob with wildcards lets through\n" \
         "  --env-pass NAME            keep this variable even if it looks secret\n"               \
         "  --env-set NAME=VALUE       set a variable for the command\n"                           \
         "  --env-scrub GLOB           also drop variables whose name matches\n"                   \

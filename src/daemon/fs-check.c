@@ -202,6 +202,43 @@ static bool in_settings_dir(const char *path) {
                         return true;
         }
         return false;
+/* A directory holding HEAD, objects, refs or commondir is one git may read config from
+ * (docs/design/git-repos.md). */
+static bool git_shaped(const char *dir) {
+        static const char *const markers[] = { "HEAD", "objects", "refs", "commondir" };
+        _cleanup_close_ int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
+        for (size_t i = 0; fd >= 0 && i < ELEMENTSOF(markers); i++)
+                if (fstatat(fd, markers[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+                        return true;
+        return fd < 0 && errno != ENOENT; /* unknown: treated as a repository (fail closed) */
+}
+
+/* The supervisor vets what a repository created in the sandbox may hold; fs.write and fs.edit do
+ * not parse git config, so they write neither a repository's config nor a file in its hooks
+ * directory (host git would obey what they wrote). */
+static int refuse_repo_file(fs_ctx *c, const char *path) {
+        char dir[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        size_t dl = slash ? (size_t) (slash - path) : 0;
+        if (!slash || dl == 0 || dl >= sizeof(dir) || !name_rules_persistent(&c->plan->names, path))
+                return 0;
+        memcpy(dir, path, dl);
+        dir[dl] = '\0';
+        const char *name = slash + 1, *parent = strrchr(dir, '/');
+        bool config = name_could_be("config", name, 0) || name_could_be("config.worktree", name, 0);
+        if (config && git_shaped(dir))
+                return fs_refuse(c, "file-write*", path, "git: a repository's config",
+                                 "'%s' is a git repository's config: file operations do not "
+                                 "write it (use git config inside the sandbox)", path);
+        if (parent && parent > dir && name_could_be("hooks", parent + 1, 0)) {
+                dir[parent - dir] = '\0';
+                if (git_shaped(dir))
+                        return fs_refuse(c, "file-write*", path, "git: a hooks directory",
+                                         "'%s' is in a git repository's hooks directory: file "
+                                         "operations do not write there", path);
+        }
+        return 0;
 }
 
 int fs_check_write(fs_ctx *c, const char *path, bool resolved, const char **ret_root) {
@@ -231,6 +268,9 @@ int fs_check_write(fs_ctx *c, const char *path, bool resolved, const char **ret_
                 return fs_refuse(c, "file-write*", path, rule ? rule : "protected",
                                  "'%s' is a protected path or an ancestor of one ('%s')", path,
                                  rule ? rule : "?");
+        int r = refuse_repo_file(c, path);
+        if (r < 0)
+                return r;
         if (ret_root)
                 *ret_root = m ? m->path : "/";
         return 0;

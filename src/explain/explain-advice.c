@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "plan/gitconfig.h"
 #include "util/util.h"
 
 #define ADVICE_PRINTF _printf_(2, 3)
@@ -63,8 +64,29 @@ static const char *target_or(const explain_violation *v, const char *unknown) {
         return v->target[0] ? v->target : unknown;
 }
 
+/* The supervisor's git rules (docs/design/git-repos.md) and the fixed .cordon rule: no policy
+ * lifts them, and they are not denyCreateNames entries. */
+static int advise_fixed_rule(explain_violation *v, const char *rule) {
+        bool git = strncmp(rule, "git: ", 5) == 0 || gitconfig_is_vet_key(rule);
+        int r = set(&v->summary, "create %s (%s%s)", target_or(v, "(path not known)"),
+                    gitconfig_is_vet_key(rule) ? "git config key " : "", rule);
+        if (r < 0)
+                return r;
+        if (git)
+                return set(&v->why, "a repository created in the sandbox may not get what the "
+                                    "user's next host git would run or read: '%s' "
+                                    "(docs/design/git-repos.md); no policy lifts it: make the "
+                                    "change outside the sandbox after reviewing it", rule);
+        return set(&v->why, "a .cordon directory holds project settings the next run would obey; "
+                            "none may come into existence inside a writable root, and no policy "
+                            "lifts that: create it outside the sandbox");
+}
+
 static int advise_create_name(explain_violation *v) {
         const char *rule = v->rule[0] ? v->rule : "?";
+        if (strcmp(rule, ".cordon") == 0 || strncmp(rule, "git: ", 5) == 0 ||
+            gitconfig_is_vet_key(rule))
+                return advise_fixed_rule(v, rule);
         int r = set(&v->summary, "create %s (denyCreateNames %s)",
                     target_or(v, "(path not known)"), rule);
         /* Lists are unions over the policy layers (cordon_policy_resolve): no layer can remove a

@@ -119,6 +119,14 @@ void events_escalation(const events *ev, const char *const *fields, size_t n) {
 void events_violation(const events *ev, const cordon_violation *v) {
         if (!ev->fn)
                 return;
+        if (strcmp(v->action, "repository") == 0) {
+                /* Not a refusal: a repository created during the run (docs/design/git-repos.md),
+                 * or, with an empty path, how many more there were. */
+                emit(ev, "repository", v->target[0] ? json_pack("{s:o}", "path", text(v->target))
+                                                    : json_pack("{s:I}", "more",
+                                                                (json_int_t) v->count));
+                return;
+        }
         json_t *f = json_pack("{s:s, s:o, s:{s:o, s:o}}", "action", v->action, "target",
                               text(v->target), "raw", "syscall", text(v->syscall), "rule",
                               text(v->rule));

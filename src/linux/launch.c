@@ -52,6 +52,10 @@ static void violation_delivered(run_state *st, const report_msg *m) {
         cordon_violation v;
         if (!report_msg_violation(m, &v))
                 return;
+        if (strcmp(v.action, "repository") == 0) { /* not a refusal: a "repository" event */
+                events_violation(st->ev, &v);
+                return;
+        }
         st->violations += (unsigned) v.count;
         if (st->opts && st->opts->on_violation)
                 st->opts->on_violation(st->opts->userdata, &v);

@@ -86,6 +86,9 @@ struct supervisor {
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
         pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
+        pthread_mutex_t git_lock;  /* orders the git checks with the operations (supervisor-git.c) */
+        strv repos;                /* directories that became git-shaped (under git_lock) */
+        uint64_t repos_dropped;    /* ... beyond SUPERVISOR_MAX_REPOS */
         atomic_bool stopping;
         atomic_bool targets_gone;  /* the listener reported POLLHUP: no task uses the filter */
 
@@ -213,6 +216,38 @@ supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name);
 /* ---- supervisor-meta.c -------------------------------------------------------------------------- */
 /* The landlock backend's chmod, chown, utimes and xattr calls, or NULL. */
 supervisor_op_fn supervisor_meta_op_lookup(int nr, const char **ret_name);
+/* ---- supervisor-git.c ------------------------------------------------------------------------- */
+/* What a final component may be to git (several at once when the directory may fold case). */
+#define GIT_NAME_MARKER    (1U << 0) /* HEAD, objects, refs, commondir: the directory is git-shaped */
+#define GIT_NAME_CONFIG    (1U << 1) /* config, config.worktree */
+#define GIT_NAME_HOOKS_DIR (1U << 2) /* hooks */
+#define GIT_NAME_HOOK      (1U << 3) /* a hook's name, in a directory named hooks */
+#define GIT_NAME_TMP       (1U << 4) /* the supervisor's own vetting file */
+unsigned git_classify(const resolved *res);
+
+/* Holds s->git_lock from the check to the end of the operation it allows. */
+typedef struct git_guard {
+        supervisor *s; /* set while the lock is held */
+} git_guard;
+void git_guard_release(git_guard *g);
+/* At most this many repositories are remembered for the end-of-run report. */
+#define SUPERVISOR_MAX_REPOS 256
+/* Reports (action "repository") every directory that became git-shaped during the run and
+ * still is; then forgets them. Called once, when the supervisor stops. */
+void git_report_repositories(supervisor *s);
+
+/* A new name by a direct route (open of a new file, mkdir, mknod, symlink, link): 0 to go on
+ * (perform the call, then git_guard_release), or -errno after reporting a refusal. A marker name
+ * first vets the directory's configs and hooks (docs/design/git-repos.md). res->path is set. */
+int git_check_create(request *r, resolved *res, bool is_mkdir, git_guard *g);
+/* An existing file opened for writing: refused for a git-shaped directory's config or hook. */
+int git_check_write(request *r, resolved *res);
+/* The source of link(): a repository config may not get a second name. */
+int git_check_link_source(request *r, resolved *src);
+/* rename(): a config renamed into a git-shaped directory is vetted and copied into place by this
+ * call (*ret_done set); otherwise as git_check_create for the target. */
+int git_check_rename(request *r, resolved *from, resolved *to, unsigned flags, git_guard *g,
+                     bool *ret_done);
 
 /* ---- supervisor-unix.c -------------------------------------------------------------------------- */
 int op_connect(request *r);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 
 #include "plan/name-rules.h"
@@ -52,9 +53,12 @@ static int rules_verdict(request *r, resolved *res, name_check_kind kind, const 
  * supervisor holds every write right beneath the writable roots: an O_CREAT open that finds
  * .git/config (`echo x >> .git/config`) must not write it on the caller's behalf. A denied *name*
  * (an existing .env) may still be opened, as in the native backend. */
+static bool wants_write(int flags) {
+        return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
+}
+
 static bool refuse_existing_write(const request *r, int denied, int flags) {
-        return r->s->landlock && denied == NAME_DENIED_PROTECTED &&
-               ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC));
+        return r->s->landlock && denied == NAME_DENIED_PROTECTED && wants_write(flags);
 }
 
 /* A denied name that already exists makes the call fail the way the kernel would (EEXIST for
@@ -122,9 +126,11 @@ static int open_existing(request *r, int pin, const struct stat *st, int flags) 
         return fd;
 }
 
-/* The final component of an O_CREAT open, outside procfs. Returns an fd, -errno, or 0 with
- * *ret_follow set and the symlink text in `link` (the caller's open would follow it: the text
- * is resolved and checked as a new path). */
+static int open_caller_tty(request *r, int flags);
+
+/* The final component of an open, outside procfs: O_CREAT, or a write open of an existing file
+ * (which never creates). Returns an fd, -errno, or 0 with *ret_follow set and the symlink text in
+ * `link` (the caller's open would follow it: the text is resolved and checked as a new path). */
 static int open_final(request *r, resolved *res, int flags, mode_t mode, char link[static PATH_MAX],
                       bool *ret_follow) {
         if (resolved_is_dot(res) || res->trailing_slash)
@@ -133,21 +139,27 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
         int denied = rules_verdict(r, res, NAME_CHECK_CREATE, &rule);
         if (denied < 0)
                 return denied;
+        bool creating = flags & O_CREAT;
         for (unsigned attempt = 0; attempt < 8; attempt++) {
-                if (!denied) {
+                if (!denied && creating) {
+                        git_guard g = { 0 };
+                        int fd = git_check_create(r, res, false, &g);
                         /* O_EXCL|O_NOFOLLOW: this creates exactly the name checked, or nothing. */
-                        int fd = openat(res->dir_fd, res->name,
-                                        flags | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, mode);
-                        if (fd >= 0 || errno != EEXIST)
-                                return errno_or(fd);
+                        if (fd == 0)
+                                fd = errno_or(openat(res->dir_fd, res->name,
+                                                     flags | O_CREAT | O_EXCL | O_NOFOLLOW |
+                                                             O_NOCTTY | O_CLOEXEC, mode));
+                        git_guard_release(&g);
+                        if (fd != -EEXIST)
+                                return fd;
                         if (flags & O_EXCL)
                                 return -EEXIST;
-                } else if (flags & O_EXCL)
+                } else if (creating && (flags & O_EXCL))
                         return request_refuse(r, res->path, rule);
                 /* The name exists (or may not be created): open what is there, never creating. */
                 int pin = openat(res->dir_fd, res->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
                 if (pin < 0) {
-                        if (errno != ENOENT)
+                        if (errno != ENOENT || !creating)
                                 return -errno;
                         if (denied)
                                 return request_refuse(r, res->path, rule);
@@ -177,9 +189,18 @@ static int open_final(request *r, resolved *res, int flags, mode_t mode, char li
                         (void) close(pin);
                         return -EISDIR;
                 }
+                if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(5, 0)) {
+                        (void) close(pin);
+                        return open_caller_tty(r, flags); /* /dev/tty: the caller's, not ours */
+                }
                 if (refuse_existing_write(r, denied, flags)) {
                         (void) close(pin);
                         return request_refuse(r, res->path, rule);
+                }
+                int e = wants_write(flags) ? git_check_write(r, res) : 0;
+                if (e < 0) {
+                        (void) close(pin);
+                        return e;
                 }
                 return open_existing(r, pin, &st, flags);
         }
@@ -247,6 +268,41 @@ static int open_in_proc(request *r, resolved *res, int flags) {
         return open_existing(r, pin, &st, flags);
 }
 
+/* /dev/tty names the opener's controlling terminal; opened by the supervisor (which has none) it
+ * would fail with ENXIO. The caller's terminal is reopened through the caller's own fd 0, 1 or 2
+ * on it (its /proc/<tid>/fd/N, with no more access than that fd has); none: ENXIO, as the kernel
+ * answers a process without one. */
+static int open_caller_tty(request *r, int flags) {
+        char buf[1024];
+        _cleanup_close_ int fd = openat(r->tid_fd, "stat", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return -ENXIO;
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')'); /* comm may hold anything but ends before this */
+        unsigned long long tty = 0;
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %llu", &tty) != 1 || tty == 0)
+                return -ENXIO;
+        _cleanup_close_ int fds = openat(r->tid_fd, "fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int want = flags & O_ACCMODE;
+        for (int i = 0; fds >= 0 && i <= 2; i++) {
+                char name[16];
+                struct stat st;
+                (void) snprintf(name, sizeof(name), "%d", i);
+                if (fstatat(fds, name, &st, 0) < 0 || !S_ISCHR(st.st_mode) ||
+                    (unsigned long long) st.st_rdev != tty)
+                        continue;
+                int acc = caller_fd_access(fds, name);
+                if (acc < 0 || (want != O_WRONLY && acc == O_WRONLY) ||
+                    (want != O_RDONLY && acc == O_RDONLY))
+                        continue; /* never more access than the caller's own fd has */
+                int t = openat(fds, name, (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW | O_TRUNC)) |
+                                                  O_NOCTTY | O_CLOEXEC);
+                return t < 0 ? -errno : t;
+        }
+        return -ENXIO;
+}
+
 static int open_emulated(request *r, int dirfd, const char *path, int flags, mode_t mode) {
         char link[PATH_MAX], cur[PATH_MAX];
         _cleanup_close_ int link_dir = -1; /* where a relative symlink text starts */
@@ -280,7 +336,8 @@ static int do_open(request *r, int dirfd, uint64_t path, int flags, mode_t mode)
         if (e < 0)
                 return e;
         /* O_PATH never arrives (the filter lets the kernel ignore O_CREAT there); O_TMPFILE with
-         * O_CREAT and O_CREAT|O_DIRECTORY are EINVAL since Linux 6.4. */
+         * O_CREAT and O_CREAT|O_DIRECTORY are EINVAL since Linux 6.4; without O_CREAT only write
+         * opens arrive, never with O_DIRECTORY (the filter). */
         if (flags & (O_PATH | __O_TMPFILE | O_DIRECTORY))
                 return -EINVAL;
         r->returns_fd = true;
@@ -309,8 +366,12 @@ static int do_mkdir(request *r, int dirfd, uint64_t path, mode_t mode) {
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_CREATE, EEXIST, true, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, true, &g);
         if (e == 0)
                 e = errno_or(mkdirat(res.dir_fd, resolved_name_arg(&res, name), mode));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -347,8 +408,12 @@ static int do_mknod(request *r, int dirfd, uint64_t path, mode_t mode) {
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_CREATE, EEXIST, false, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, false, &g);
         if (e == 0)
                 e = errno_or(mknodat(res.dir_fd, resolved_name_arg(&res, name), mode, 0));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -374,8 +439,12 @@ static int do_symlink(request *r, uint64_t target, int dirfd, uint64_t linkpath)
         resolved res = RESOLVED_INIT;
         e = prepare_new_name(r, dirfd, r->path[0], NAME_CHECK_RENAME_TARGET, EEXIST, false, &res);
         char name[NAME_MAX + 2];
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &res, false, &g);
         if (e == 0)
                 e = errno_or(symlinkat(r->path[1], res.dir_fd, resolved_name_arg(&res, name)));
+        git_guard_release(&g);
         resolved_done(&res);
         return e;
 }
@@ -468,6 +537,8 @@ static int link_from_path(request *r, int olddirfd, int flags, const resolved *d
                 e = rules_verdict(r, &src, NAME_CHECK_RENAME_SOURCE, &rule);
                 if (e > 0) /* a second name for a protected file */
                         e = request_refuse(r, src.path, rule);
+                if (e == 0)
+                        e = git_check_link_source(r, &src);
                 if (e != 0)
                         goto out;
         }
@@ -489,9 +560,13 @@ static int do_link(request *r, int olddirfd, uint64_t oldpath, int newdirfd, uin
                 return -ENOENT;
         resolved dst = RESOLVED_INIT;
         e = prepare_new_name(r, newdirfd, r->path[0], NAME_CHECK_RENAME_TARGET, EEXIST, false, &dst);
+        git_guard g = { 0 };
+        if (e == 0)
+                e = git_check_create(r, &dst, false, &g);
         if (e == 0)
                 e = r->path[1][0] == '\0' ? link_from_fd(r, olddirfd, &dst)
                                           : link_from_path(r, olddirfd, flags, &dst);
+        git_guard_release(&g);
         resolved_done(&dst);
         return e;
 }
@@ -544,11 +619,17 @@ static int do_rename(request *r, int olddirfd, uint64_t oldpath, int newdirfd, u
         if (e == 0 && (from.in_target_proc || to.in_target_proc))
                 e = -EXDEV;
         /* "." and ".." are never renamed (EBUSY): the kernel refuses before anything moves. */
-        if (e == 0 && !resolved_is_dot(&from) && !resolved_is_dot(&to))
+        git_guard g = { 0 };
+        bool done = false;
+        if (e == 0 && !resolved_is_dot(&from) && !resolved_is_dot(&to)) {
                 e = rename_checks(r, &from, &to, flags);
-        if (e == 0)
+                if (e == 0)
+                        e = git_check_rename(r, &from, &to, flags, &g, &done);
+        }
+        if (e == 0 && !done)
                 e = errno_or((int) syscall(SYS_renameat2, from.dir_fd, resolved_name_arg(&from, fname),
                                            to.dir_fd, resolved_name_arg(&to, tname), flags));
+        git_guard_release(&g);
         resolved_done(&from);
         resolved_done(&to);
         return e;

@@ -430,6 +430,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
         pthread_mutex_init(&s->recv_lock, NULL);
+        pthread_mutex_init(&s->git_lock, NULL);
         pthread_mutex_init(&s->start_lock, NULL);
         pthread_cond_init(&s->start_cond, NULL);
         pthread_mutex_init(&s->blocked_lock, NULL);
@@ -437,10 +438,12 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
 }
 
 static void supervisor_free(supervisor *s) {
+        git_report_repositories(s);
         report_limit_flush_free(s);
         safe_close(s->listener);
         safe_close(s->stop_fd);
         pthread_mutex_destroy(&s->recv_lock);
+        pthread_mutex_destroy(&s->git_lock);
         pthread_mutex_destroy(&s->start_lock);
         pthread_cond_destroy(&s->start_cond);
         pthread_mutex_destroy(&s->blocked_lock);

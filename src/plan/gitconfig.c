@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <strings.h>
 
 typedef struct reader {
@@ -45,10 +46,10 @@ static char g_tolower(int c) {
         return (char) (c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
 }
 
-/* A short lower-cased name; longer ones are remembered only as "too long" (they are none of
- * ours). */
+/* A short lower-cased name; longer ones are remembered only as "too long" (no name the readers
+ * look for is that long). */
 typedef struct name {
-        char s[16];
+        char s[32];
         size_t n;
         bool too_long;
 } name;
@@ -73,6 +74,15 @@ typedef enum section_kind {
         SECTION_INCLUDEIF, /* [includeIf "<condition>"] (or the legacy [includeif.<condition>]) */
 } section_kind;
 
+typedef struct section {
+        section_kind kind;
+        name base; /* the section's own name, lower-cased: "filter" in [filter "lfs"] */
+        bool sub;  /* it has a subsection ([x "y"] or the legacy [x.y]) */
+} section;
+
+/* Called for every entry in file order; `value` is NULL for a key without '=' (boolean true). */
+typedef int (*entry_fn)(void *userdata, const section *s, const name *key, const char *value);
+
 /* get_extended_base_var(): `[name "subsection"]`, entered at the first blank after the name. */
 static int skip_subsection(reader *r, int c) {
         do {
@@ -96,7 +106,7 @@ static int skip_subsection(reader *r, int c) {
 
 /* get_base_var(), after '['. The section's own name is what precedes the first '.'; a dot or a
  * quoted part makes the rest a subsection. */
-static int parse_section(reader *r, section_kind *ret) {
+static int parse_section(reader *r, section *ret) {
         name base = { 0 };
         size_t len = 0;
         bool sub = false, dotted = false;
@@ -124,15 +134,15 @@ static int parse_section(reader *r, section_kind *ret) {
         }
         if (len == 0) /* "[]" */
                 return -EINVAL;
-        *ret = SECTION_OTHER;
+        *ret = (section) { .kind = SECTION_OTHER, .base = base, .sub = sub };
         if (!sub && name_is(&base, "core"))
-                *ret = SECTION_CORE;
+                ret->kind = SECTION_CORE;
         else if (!sub && name_is(&base, "include"))
-                *ret = SECTION_INCLUDE;
+                ret->kind = SECTION_INCLUDE;
         else if (sub && name_is(&base, "includeif"))
                 /* Every condition counts as true here: following an include that git would skip
                  * only protects more. */
-                *ret = SECTION_INCLUDEIF;
+                ret->kind = SECTION_INCLUDEIF;
         return 0;
 }
 
@@ -212,8 +222,8 @@ static strv *slot_for(gitconfig_values *v, section_kind kind, const name *key) {
 
 /* get_value(): a key (its first letter already read), blanks, then '=' and a value or the end
  * of the line. */
-static int parse_entry(reader *r, int first, section_kind kind, char *scratch,
-                       gitconfig_values *v, size_t *n_values) {
+static int parse_entry(reader *r, int first, const section *s, char *scratch, entry_fn fn,
+                       void *userdata) {
         name key = { 0 };
         name_add(&key, first);
         int c;
@@ -226,18 +236,29 @@ static int parse_entry(reader *r, int first, section_kind kind, char *scratch,
         while (c == ' ' || c == '\t')
                 c = next_char(r);
         if (c == '\n')
-                return 0; /* no value: boolean true, never a path */
+                return fn(userdata, s, &key, NULL); /* no value: boolean true */
         if (c != '=')
                 return -EINVAL;
         int e = parse_value(r, scratch);
         if (e < 0)
                 return e;
-        strv *slot = slot_for(v, kind, &key);
+        return fn(userdata, s, &key, scratch);
+}
+
+typedef struct collector {
+        gitconfig_values *v;
+        size_t n_values;
+} collector;
+
+/* gitconfig_parse()'s visitor. A key without a value is skipped: boolean true, never a path. */
+static int collect(void *userdata, const section *s, const name *key, const char *value) {
+        collector *c = userdata;
+        strv *slot = value ? slot_for(c->v, s->kind, key) : NULL;
         if (!slot)
                 return 0;
-        if (++*n_values > GITCONFIG_MAX_VALUES)
+        if (++c->n_values > GITCONFIG_MAX_VALUES)
                 return -E2BIG;
-        return strv_push(slot, scratch);
+        return strv_push(slot, value);
 }
 
 /* A UTF-8 byte order mark is skipped; part of one is an error (as in git). */
@@ -251,10 +272,9 @@ static int skip_bom(reader *r) {
         return k == 0 || k == 3 ? 0 : -EINVAL;
 }
 
-static int parse_all(reader *r, char *scratch, gitconfig_values *v) {
-        section_kind kind = SECTION_OTHER; /* keys before any section belong to none */
+static int parse_all(reader *r, char *scratch, entry_fn fn, void *userdata) {
+        section sec = { .kind = SECTION_OTHER }; /* keys before any section belong to none */
         bool comment = false;
-        size_t n_values = 0;
         int e = skip_bom(r);
         while (e >= 0) {
                 int c = next_char(r);
@@ -267,11 +287,11 @@ static int parse_all(reader *r, char *scratch, gitconfig_values *v) {
                 else if (c == '#' || c == ';')
                         comment = true;
                 else if (c == '[')
-                        e = parse_section(r, &kind);
+                        e = parse_section(r, &sec);
                 else if (!g_isalpha(c))
                         return -EINVAL;
                 else
-                        e = parse_entry(r, c, kind, scratch, v, &n_values);
+                        e = parse_entry(r, c, &sec, scratch, fn, userdata);
         }
         return e;
 }
@@ -294,7 +314,8 @@ int gitconfig_parse(const char *text, size_t len, gitconfig_values *ret) {
                 return -ENOMEM;
         _cleanup_(gitconfig_values_done) gitconfig_values found = { 0 };
         reader r = { text, text + len, false };
-        int e = parse_all(&r, scratch, &found);
+        collector col = { &found, 0 };
+        int e = parse_all(&r, scratch, collect, &col);
         if (e < 0)
                 return e;
         /* All or nothing, so a caller never acts on half of a file git would reject. */
@@ -339,4 +360,201 @@ bool gitconfig_is_bool(const char *value) {
         if (!factor)
                 return false;
         return (v >= 0 || -INT_MAX / factor <= v) && (v <= 0 || INT_MAX / factor >= v);
+}
+
+/* ---- vetting a repository's config ---------------------------------------------------------- */
+
+/* Keys that make git run a program, or read or write a file the config names, in a repository
+ * created inside the sandbox (git-config(1), gitattributes(5), git-lfs-config(5)): honoured by
+ * the user's next host `git` there, they would run what the sandboxed command chose. Entries of
+ * [section] without a subsection: "section.key", or "section.*" for every key of the section. */
+static const char *const plain_keys[] = {
+        "core.fsmonitor", /* a command run by every `git status` (unless a boolean) */
+        "core.hookspath", "core.sshcommand", "core.editor", "core.pager", "core.askpass",
+        "core.gitproxy", "core.alternaterefscommand", "core.excludesfile", "core.attributesfile",
+        "core.worktree", /* unless inside the roots: worktree_inside() */
+        "sequence.editor", "diff.external", "gpg.program", "credential.helper", "include.path",
+        "uploadpack.packobjectshook", "http.proxy", "http.sslcert", "http.sslkey",
+        "http.sslcainfo", "http.sslcapath", "http.cookiefile", "http.sslkeylogfile",
+        "commit.template", "blame.ignorerevsfile", "interactive.difffilter", "web.browser",
+        "protocol.allow", "init.templatedir", "fsmonitor.socketdir",
+        "alias.*",     /* only "!command" values: is_dangerous() */
+        "pager.*",     /* pager.<command> = a program */
+        "sendemail.*", /* smtpServer, toCmd, ccCmd, sendmailCmd: programs */
+        "imap.*",      /* imap.tunnel: a program */
+        "trace2.*",    /* targets: files written */
+        "instaweb.*",  /* httpd, modulePath */
+        "hook.*",      /* config-based hooks */
+};
+
+/* Entries of [section "subsection"], any subsection: "section.*.key" ("*" as the key: all). */
+static const char *const sub_keys[] = {
+        "filter.*.clean", "filter.*.smudge", "filter.*.process", "diff.*.textconv",
+        "diff.*.command", "merge.*.driver", "credential.*.helper", "gpg.*.program",
+        "gpg.*.defaultkeycommand", "gpg.*.allowedsignersfile", "difftool.*.cmd",
+        "difftool.*.path", "mergetool.*.cmd", "mergetool.*.path", "man.*.cmd", "man.*.path",
+        "browser.*.cmd", "browser.*.path", "guitool.*.cmd", "remote.*.uploadpack",
+        "remote.*.receivepack", "remote.*.proxy", "http.*.proxy", "http.*.sslcert",
+        "http.*.sslkey", "http.*.sslcainfo", "http.*.sslcapath", "http.*.cookiefile",
+        "includeif.*.path", "protocol.*.allow", "lfs.*.path", "lfs.*.clean", "lfs.*.smudge",
+        "submodule.*.update", /* only "!command" values: is_dangerous() */
+        "hook.*.*",
+};
+
+typedef struct vetter {
+        const char *git_dir;
+        const strv *roots;
+        const char *key;  /* out: the table entry of the first dangerous key */
+        strv *collect;    /* when set: every dangerous entry is added here instead */
+        const strv *keep; /* dangerous entries that pass (the replaced file's own) */
+} vetter;
+
+/* The entry of `t` that [sec] key (with a subsection: `sub`) matches, or NULL. */
+static const char *table_match(const char *const *t, size_t n, const name *sec, bool sub,
+                               const name *key) {
+        for (size_t i = 0; i < n; i++) {
+                const char *dot = strchr(t[i], '.');
+                size_t sl = (size_t) (dot - t[i]);
+                if (sec->too_long || sec->n != sl || memcmp(sec->s, t[i], sl) != 0)
+                        continue;
+                const char *k = dot + 1 + (sub ? 2 : 0); /* past "*." */
+                if (strcmp(k, "*") == 0 || name_is(key, k))
+                        return t[i];
+        }
+        return NULL;
+}
+
+/* `value` joined to `dir` and resolved lexically ("." and ".." folded). -EINVAL when it climbs
+ * above "/". */
+static int lexical_join(const char *dir, const char *value, char out[static PATH_MAX]) {
+        int n = snprintf(out, PATH_MAX, "%s/%s", value[0] == '/' ? "" : dir, value);
+        if (n < 0 || n >= PATH_MAX)
+                return -ENAMETOOLONG;
+        char *w = out, *rd = out;
+        while (*rd) {
+                while (*rd == '/')
+                        rd++;
+                char *e = strchrnul(rd, '/');
+                size_t len = (size_t) (e - rd);
+                if (len == 0 || (len == 1 && rd[0] == '.')) {
+                } else if (len == 2 && rd[0] == '.' && rd[1] == '.') {
+                        if (w == out)
+                                return -EINVAL;
+                        while (w > out && *--w != '/')
+                                ;
+                } else {
+                        *w++ = '/';
+                        memmove(w, rd, len);
+                        w += len;
+                }
+                rd = e;
+        }
+        if (w == out)
+                *w++ = '/';
+        *w = '\0';
+        return 0;
+}
+
+/* core.worktree: `git submodule add` writes "../../../sub" into .git/modules/sub/config. Allowed
+ * when it names a place inside one of the roots (lexically; git itself refuses a submodule path
+ * through a symlink since 2.45.1). "~" and "%(prefix)" forms are refused. */
+static bool worktree_inside(const vetter *v, const char *value) {
+        char abs[PATH_MAX];
+        if (!v->git_dir || !v->roots || !*value || value[0] == '~' || value[0] == '%' ||
+            lexical_join(v->git_dir, value, abs) < 0)
+                return false;
+        for (size_t i = 0; i < v->roots->n; i++)
+                if (path_startswith(abs, v->roots->v[i]))
+                        return true;
+        return false;
+}
+
+static const char *dangerous_key(const vetter *v, const section *s, const name *key,
+                                 const char *value) {
+        const char *hit = s->sub ? table_match(sub_keys, ELEMENTSOF(sub_keys), &s->base, true, key)
+                                 : table_match(plain_keys, ELEMENTSOF(plain_keys), &s->base, false,
+                                               key);
+        if (!hit)
+                return NULL;
+        bool bang = value && value[0] == '!';
+        if (name_is(&s->base, "alias") || name_is(&s->base, "submodule"))
+                return bang ? hit : NULL; /* "!command" runs a shell; the rest are git's own */
+        if (!s->sub && name_is(&s->base, "core") && name_is(key, "fsmonitor"))
+                return value && !gitconfig_is_bool(value) ? hit : NULL; /* true: the built-in */
+        if (!s->sub && name_is(&s->base, "core") && name_is(key, "worktree"))
+                return value && worktree_inside(v, value) ? NULL : hit;
+        return hit;
+}
+
+/* A dangerous entry's identity for gitconfig_vet_replacing(): the table entry and the value
+ * (the subsection is not kept: the same value names the same program or file). */
+static char *entry_id(const char *hit, const char *value) {
+        char *id = NULL;
+        return asprintf(&id, "%s\n%s", hit, value ? value : "\x01") < 0 ? NULL : id;
+}
+
+static int vet_entry(void *userdata, const section *s, const name *key, const char *value) {
+        vetter *v = userdata;
+        const char *hit = v->key ? NULL : dangerous_key(v, s, key, value);
+        if (!hit)
+                return 0;
+        if (!v->collect && !v->keep) {
+                v->key = hit;
+                return 0;
+        }
+        _cleanup_free_ char *id = entry_id(hit, value);
+        if (!id)
+                return -ENOMEM;
+        if (v->collect)
+                return strv_push_unique(v->collect, id);
+        if (!strv_contains(v->keep, id))
+                v->key = hit;
+        return 0;
+}
+
+bool gitconfig_is_vet_key(const char *s) {
+        for (size_t i = 0; s && i < ELEMENTSOF(plain_keys); i++)
+                if (strcmp(s, plain_keys[i]) == 0)
+                        return true;
+        for (size_t i = 0; s && i < ELEMENTSOF(sub_keys); i++)
+                if (strcmp(s, sub_keys[i]) == 0)
+                        return true;
+        return false;
+}
+
+static int vet_run(const char *text, size_t len, vetter *v) {
+        if (len > GITCONFIG_MAX_SIZE)
+                return -E2BIG;
+        if (len > 0 && memchr(text, '\0', len))
+                return -EINVAL;
+        _cleanup_free_ char *scratch = malloc(len + 1);
+        if (!scratch)
+                return -ENOMEM;
+        reader r = { text, text + len, false };
+        return parse_all(&r, scratch, vet_entry, v);
+}
+
+int gitconfig_vet(const char *text, size_t len, const char *git_dir, const strv *roots,
+                  const char **ret_key) {
+        return gitconfig_vet_replacing(text, len, NULL, 0, git_dir, roots, ret_key);
+}
+
+int gitconfig_vet_replacing(const char *text, size_t len, const char *old, size_t old_len,
+                            const char *git_dir, const strv *roots, const char **ret_key) {
+        _cleanup_(strv_done) strv keep = { 0 };
+        if (old) {
+                vetter o = { git_dir, roots, NULL, &keep, NULL };
+                int e = vet_run(old, old_len, &o);
+                if (e == -ENOMEM)
+                        return e;
+                if (e < 0)
+                        strv_done(&keep); /* unreadable: nothing of it is kept */
+        }
+        vetter v = { git_dir, roots, NULL, NULL, old ? &keep : NULL };
+        int e = vet_run(text, len, &v);
+        if (e < 0)
+                return e;
+        if (ret_key)
+                *ret_key = v.key;
+        return v.key ? 1 : 0;
 }

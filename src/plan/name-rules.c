@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- Byte sets ------------------------------------------------------------------------------ */
 
@@ -324,6 +325,72 @@ static const char *last_component(const char *path, size_t *ret_len) {
         return last;
 }
 
+/* The settings directory cordon reads as project settings (<project>/.cordon/settings.json):
+ * a command that could create one below the workspace would configure the next run started
+ * there (issue 11). Fixed, any case, not liftable by any allow entry. */
+static const char cordon_dir_name[] = ".cordon";
+
+bool name_rules_persistent(const name_rules *r, const char *path) {
+        if (!r->scoped)
+                return true; /* no root known: the rules hold everywhere (fail closed) */
+        for (size_t i = 0; i < r->persistent.n; i++)
+                if (path_startswith(path, r->persistent.v[i]))
+                        return true;
+        return false;
+}
+
+/* Some component of `path` is ".cordon" in any ASCII case; the final one also under the
+ * non-ASCII widening (a casefold directory may fold a crafted name to it). */
+static bool names_cordon_dir(const char *path, bool fold) {
+        const char *cursor = path;
+        for (;;) {
+                comp c = next_comp(&cursor);
+                if (c.n == 0)
+                        return false;
+                const char *rest = cursor;
+                bool last = next_comp(&rest).n == 0;
+                if (last && fold ? could_match(cordon_dir_name, sizeof(cordon_dir_name) - 1, c.s, c.n)
+                                 : match_component(cordon_dir_name, sizeof(cordon_dir_name) - 1,
+                                                   c.s, c.n))
+                        return true;
+        }
+}
+
+static bool has_wildcard(const char *glob) {
+        return strpbrk(glob, "*?[\\") != NULL;
+}
+
+/* An allow entry lifts a match of a deny glob with wildcards (".env.*" for ".env.example"); a
+ * literal deny name (".env") names exactly one file and stays refused whatever is allowed. The
+ * allowed name is compared byte for byte: the widening for folding filesystems would let an
+ * allow glob cover names it does not spell. */
+static bool allowed_name(const name_rules *r, const char *deny, const char *path, const char *name,
+                         size_t nlen, bool fold) {
+        if (!has_wildcard(deny) || fold)
+                return false;
+        for (size_t i = 0; i < r->allow_names.n; i++)
+                if (match_component(r->allow_names.v[i], strlen(r->allow_names.v[i]), name, nlen))
+                        return true;
+        for (size_t i = 0; i < r->allow_paths.n; i++)
+                if (name_glob_match(r->allow_paths.v[i], path, true))
+                        return true;
+        return false;
+}
+
+static name_verdict check_deny_names(const name_rules *r, const char *path, const char *name,
+                                     size_t nlen, bool fold, const char **ret_rule) {
+        for (size_t i = 0; i < r->deny_names.n; i++) {
+                const char *g = r->deny_names.v[i];
+                bool hit = fold ? could_match(g, strlen(g), name, nlen)
+                                : match_component(g, strlen(g), name, nlen);
+                if (hit && !allowed_name(r, g, path, name, nlen, fold)) {
+                        *ret_rule = g;
+                        return NAME_DENIED_NAME;
+                }
+        }
+        return NAME_ALLOWED;
+}
+
 name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const char *path,
                               unsigned flags, const char **ret_rule) {
         const char *rule = NULL;
@@ -350,18 +417,14 @@ name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const c
                         goto done;
                 }
         }
-        if (kind == NAME_CHECK_RENAME_SOURCE || nlen == 0)
+        if (kind == NAME_CHECK_RENAME_SOURCE || nlen == 0 || !name_rules_persistent(r, path))
                 goto done;
-        for (size_t i = 0; i < r->deny_names.n; i++) {
-                const char *g = r->deny_names.v[i];
-                bool hit = fold ? could_match(g, strlen(g), name, nlen)
-                                : match_component(g, strlen(g), name, nlen);
-                if (hit) {
-                        v = NAME_DENIED_NAME;
-                        rule = g;
-                        goto done;
-                }
+        if (names_cordon_dir(path, fold)) {
+                v = NAME_DENIED_PROTECTED;
+                rule = cordon_dir_name;
+                goto done;
         }
+        v = check_deny_names(r, path, name, nlen, fold, &rule);
 done:
         if (ret_rule)
                 *ret_rule = rule;
@@ -396,4 +459,11 @@ bool name_glob_match(const char *pattern, const char *str, bool pathname) {
                 p = pe + 1;
                 s = se + 1;
         }
+}
+
+bool name_could_be(const char *literal, const char *name, unsigned flags) {
+        size_t ll = strlen(literal), nl = strlen(name);
+        if ((flags & NAME_CHECK_EXACT_BYTES) || !has_non_ascii(name, nl))
+                return match_component(literal, ll, name, nl);
+        return could_match(literal, ll, name, nl);
 }

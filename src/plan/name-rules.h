@@ -43,3 +43,10 @@ name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const c
  * case-insensitive; '*' '?' '[...]' '\\'; no FNM_PERIOD). With `pathname`, wildcards never match
  * '/' (FNM_PATHNAME). Independent of the process locale. */
 bool name_glob_match(const char *pattern, const char *str, bool pathname);
+
+/* `path` lies beneath one of the persistent writable roots (always true for a rule set that is
+ * not scoped): where deny names, .cordon and the git rules hold. */
+bool name_rules_persistent(const name_rules *r, const char *path);
+/* The final component `name`, as created in a directory that may fold case (unless flags has
+ * NAME_CHECK_EXACT_BYTES), could be `literal` (a name without wildcards) to a lookup there. */
+bool name_could_be(const char *literal, const char *name, unsigned flags);

@@ -210,5 +210,25 @@ int plan_name_rules(plan_builder *b) {
                                 r = strv_push_unique(&b->p->names.protected, lists[l]->v[i]);
         for (size_t i = 0; r >= 0 && i < b->policy->deny_create_names.n; i++)
                 r = strv_push_unique(&b->p->names.deny_names, b->policy->deny_create_names.v[i]);
+        if (r >= 0)
+                r = plan_name_exemptions(b);
+        return r;
+}
+
+/* What the deny names leave alone: the template names, the policy's allow entries, and every
+ * place outside the persistent writable roots. */
+int plan_name_exemptions(plan_builder *b) {
+        name_rules *n = &b->p->names;
+        int r = 0;
+        n->scoped = true;
+        for (size_t i = 0; r >= 0 && plan_default_allow_create_names[i]; i++)
+                r = strv_push_unique(&n->allow_names, plan_default_allow_create_names[i]);
+        for (size_t i = 0; r >= 0 && i < b->policy->allow_create_names.n; i++)
+                r = strv_push_unique(&n->allow_names, b->policy->allow_create_names.v[i]);
+        for (size_t i = 0; r >= 0 && i < b->policy->allow_create_paths.n; i++)
+                r = path_push_forms(&n->allow_paths, b->policy->allow_create_paths.v[i]);
+        for (size_t i = 0; r >= 0 && i < b->n_roots; i++)
+                if ((r = strv_push_unique(&n->persistent, b->roots[i].literal)) >= 0)
+                        r = strv_push_unique(&n->persistent, b->roots[i].resolved);
         return r;
 }

@@ -56,6 +56,7 @@ int plan_name_rules(plan_builder *b);
 /* Adds to `set` (the protected or the secret set) every other name, inside the writable roots,
  * of a file of the set that has hard links (plan-links.c). `what` names the set in the error. */
 int plan_hard_links(plan_builder *b, strv *set, const char *what);
+int plan_name_exemptions(plan_builder *b);
 /* Whether $HOME is (beneath) a writable root. */
 int plan_home_is_writable(const plan_builder *b, bool *ret);
 

@@ -107,7 +107,10 @@ static json_t *limit_json(uint64_t v) {
 static json_t *names_json(const plan *p) {
         json_t *o = json_object();
         if (o && put(o, "protected", strv_json(&p->names.protected)) &&
-            put(o, "denyNames", strv_json(&p->names.deny_names)))
+            put(o, "denyNames", strv_json(&p->names.deny_names)) &&
+            put(o, "allowNames", strv_json(&p->names.allow_names)) &&
+            put(o, "allowPaths", strv_json(&p->names.allow_paths)) &&
+            put(o, "persistentRoots", strv_json(&p->names.persistent)))
                 return o;
         json_decref(o);
         return NULL;

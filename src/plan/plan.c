@@ -36,6 +36,15 @@ const char *const plan_default_deny_create_names[] = {
         ".env", ".env.*", "*.pem", "*.key", NULL,
 };
 
+/* Names that match a default deny glob but hold no secret: committed templates with
+ * placeholders (dotenv's .env.example, Symfony's .env.dist, ...; refusing them only breaks
+ * `cp .env.example .env`-style set-ups, and the .env they are copied to stays refused), and
+ * cacert.pem, the public CA bundle that pip vendors (certifi) into every virtual environment:
+ * without it `python3 -m venv .venv` fails in the workspace. */
+const char *const plan_default_allow_create_names[] = {
+        ".env.example", ".env.sample", ".env.template", ".env.dist", "cacert.pem", NULL,
+};
+
 /* ---- small pieces --------------------------------------------------------------------------- */
 
 int plan_add_mount(plan *p, mount_op_kind kind, const char *path, bool is_dir, const char *why) {
@@ -402,6 +411,9 @@ void plan_free(plan *p) {
         free(p->landlock);
         strv_done(&p->names.protected);
         strv_done(&p->names.deny_names);
+        strv_done(&p->names.allow_names);
+        strv_done(&p->names.allow_paths);
+        strv_done(&p->names.persistent);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
         strv_done(&p->unix_sockets);

@@ -43,6 +43,18 @@ typedef struct name_rules {
         /* File-name globs (denyCreateNames): FNM_CASEFOLD, no FNM_PERIOD (so "*.pem" catches
          * ".id.pem"). */
         strv deny_names;
+        /* Name globs and absolute path globs (FNM_PATHNAME) exempt from deny_names: the template
+         * names (plan_default_allow_create_names) and the policy's allowCreateNames and
+         * allowCreatePaths. They never lift a protected path nor the fixed .cordon rule. */
+        strv allow_names;
+        strv allow_paths;
+        /* The persistent writable roots (literal and resolved forms). deny_names and the .cordon
+         * rule hold beneath these only: the private /tmp and /dev/shm (native) and the private
+         * TMPDIR (landlock) are discarded at exit, so a name there outlives nothing (python's
+         * ensurepip writes /tmp/tmpXXXXcacert.pem). Only with `scoped` (plan_build sets it);
+         * without it the rules hold everywhere (a rule set built by hand knows no roots). */
+        strv persistent;
+        bool scoped;
 } name_rules;
 
 /* A bind as the policy named it and as it resolved. The mount plan keeps only the resolved form;
@@ -131,4 +143,6 @@ void *plan_to_json(const plan *p);
 extern const char *const plan_secret_home_paths[];
 extern const char *const plan_mandatory_protected_names[];
 extern const char *const plan_default_deny_create_names[];
+/* Names the default lets through although a default deny glob matches: committed templates. */
+extern const char *const plan_default_allow_create_names[];
 extern const char *const plan_default_env_scrub[];

@@ -19,6 +19,7 @@
 #define DENY_NR(name, nr, e, why) { name, nr, SECCOMP_PLAN_ERRNO, e, 0, 0, { { 0 } }, why }
 #define DENY_IF(name, e, a, mask, val, why)                                                       \
         { name, 0, SECCOMP_PLAN_ERRNO, e, 0, 1, { { a, mask, val } }, why }
+#define O_WRITE_OPEN_MASK (O_ACCMODE | O_CREAT | O_PATH | O_DIRECTORY)
 #define NOTIFY(name, why) { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, 0, { { 0 } }, why }
 #define NOTIFY_IF(name, a, mask, val, why)                                                        \
         { name, 0, SECCOMP_PLAN_NOTIFY, 0, 0, 1, { { a, mask, val } }, why }
@@ -162,6 +163,14 @@ static const seccomp_plan_rule rules[] = {
          * flags are a register: the decision cannot be raced. */
         NOTIFY_IF("open", 1, O_CREAT | O_PATH, O_CREAT, "may create a name"),
         NOTIFY_IF("openat", 2, O_CREAT | O_PATH, O_CREAT, "may create a name"),
+        /* Existing files opened for writing without O_CREAT: the supervisor refuses a git
+         * repository's config written in place (docs/design/git-repos.md) and performs the
+         * rest. O_DIRECTORY (part of O_TMPFILE too) stays with the kernel: it never opens a
+         * file for writing. Read-only opens never pay. */
+        NOTIFY_IF("open", 1, O_WRITE_OPEN_MASK, O_WRONLY, "may write a repository's config"),
+        NOTIFY_IF("open", 1, O_WRITE_OPEN_MASK, O_RDWR, "may write a repository's config"),
+        NOTIFY_IF("openat", 2, O_WRITE_OPEN_MASK, O_WRONLY, "may write a repository's config"),
+        NOTIFY_IF("openat", 2, O_WRITE_OPEN_MASK, O_RDWR, "may write a repository's config"),
         NOTIFY("creat", "creates a name"),
         NOTIFY("mkdir", "creates a name"),
         NOTIFY("mkdirat", "creates a name"),

@@ -104,6 +104,8 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "denyRead", strv_to_json(&p->deny_read)) &&
                   put(o, "denyWrite", strv_to_json(&p->deny_write)) &&
                   put(o, "denyCreateNames", strv_to_json(&p->deny_create_names)) &&
+                  put(o, "allowCreateNames", strv_to_json(&p->allow_create_names)) &&
+                  put(o, "allowCreatePaths", strv_to_json(&p->allow_create_paths)) &&
                   put(o, "execGrantRoots", strv_to_json(&p->exec_grant_roots)) &&
                   put(o, "networkEnabled",
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
@@ -191,6 +193,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_strv(o, "denyRead", &p->deny_read) &&
                   put_strv(o, "denyWrite", &p->deny_write) &&
                   put_strv(o, "denyCreateNames", &p->deny_create_names) &&
+                  put_strv(o, "allowCreateNames", &p->allow_create_names) &&
+                  put_strv(o, "allowCreatePaths", &p->allow_create_paths) &&
                   put_strv(o, "execGrantRoots", &p->exec_grant_roots) &&
                   put_if(o, "networkEnabled", p->network_set, network_json, p) &&
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&

@@ -134,6 +134,10 @@ DEFINE_LIST(parse_unix_sockets, policy_add_unix_socket, policy_check_path,
             "[\"/run/user/1000/docker.sock\"]", PATH_HINT)
 DEFINE_LIST(parse_deny_create, cordon_policy_add_deny_create_name, policy_check_name_glob,
             "[\".env\", \"*.pem\"]", "a file-name glob such as \"*.pem\" (no '/')")
+DEFINE_LIST(parse_allow_create, policy_add_allow_create_name, policy_check_name_glob,
+            "[\".env.test\"]", "a file-name glob such as \"*.example.pem\" (no '/')")
+DEFINE_LIST(parse_allow_create_paths, policy_add_allow_create_path, policy_check_path,
+            "[\"/home/me/project/tests/data/*.pem\"]", PATH_HINT)
 DEFINE_LIST(parse_egress, cordon_policy_add_egress_allow, policy_check_host_pattern,
             "[\"*.example.com\", \"api.example.com:443\"]",
             "a host name, \"*.example.com\" or \"host:port\"")
@@ -489,6 +493,8 @@ static const field root_fields[] = {
         { "denyRead", parse_deny_read, NULL },
         { "denyWrite", parse_deny_write, NULL },
         { "denyCreateNames", parse_deny_create, NULL },
+        { "allowCreateNames", parse_allow_create, NULL },
+        { "allowCreatePaths", parse_allow_create_paths, NULL },
         { "execGrantRoots", parse_exec_grant, NULL },
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },

@@ -4,7 +4,8 @@
  * escalation, and is reported as one. Lists merge as unions and scalars replace, so a field
  * widens when it adds to an allow-type list, turns something on, raises or removes a limit, or
  * moves the mode towards danger-full-access. Deny-type lists (denyRead, denyWrite,
- * denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow. */
+ * denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow; allowCreateNames and
+ * allowCreatePaths widen. */
 #include "policy/policy.h"
 
 static int mode_rank(cordon_mode m) {
@@ -59,6 +60,10 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { binds_widen(base, over), "bindMounts" },
                 { list_adds(&base->runner_state_dirs, &over->runner_state_dirs), "runnerStateDirs" },
                 { list_adds(&base->exec_grant_roots, &over->exec_grant_roots), "execGrantRoots" },
+                { list_adds(&base->allow_create_names, &over->allow_create_names),
+                  "allowCreateNames" },
+                { list_adds(&base->allow_create_paths, &over->allow_create_paths),
+                  "allowCreatePaths" },
                 { over->network_set && over->network_enabled && !base_net, "networkEnabled" },
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
                 { over->n_hosts > 0, "hosts" },

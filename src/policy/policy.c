@@ -214,7 +214,8 @@ static void policy_clear(cordon_policy *p) {
         }
         free(p->binds);
         strv *lists[] = { &p->protected_paths, &p->runner_state_dirs, &p->deny_read,
-                          &p->deny_write, &p->deny_create_names, &p->exec_grant_roots,
+                          &p->deny_write, &p->deny_create_names, &p->allow_create_names,
+                          &p->allow_create_paths, &p->exec_grant_roots,
                           &p->egress_allowlist, &p->egress_denylist, &p->allow_unix_sockets,
                           &p->env_pass, &p->env_scrub };
         for (size_t i = 0; i < ELEMENTSOF(lists); i++)
@@ -427,6 +428,14 @@ int cordon_policy_add_deny_create_name(cordon_policy *p, const char *glob) {
         return push_checked(p ? &p->deny_create_names : NULL, glob, policy_check_name_glob);
 }
 
+int policy_add_allow_create_name(cordon_policy *p, const char *glob) {
+        return push_checked(p ? &p->allow_create_names : NULL, glob, policy_check_name_glob);
+}
+
+int policy_add_allow_create_path(cordon_policy *p, const char *path) {
+        return push_path(p ? &p->allow_create_paths : NULL, path);
+}
+
 int cordon_policy_env_pass(cordon_policy *p, const char *name) {
         return push_checked(p ? &p->env_pass : NULL, name, policy_check_env_name);
 }
@@ -516,11 +525,13 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
                         return r;
         /* Lists are unions: a higher layer can add a deny rule but never remove one. */
         const strv *s[] = { &src->protected_paths, &src->runner_state_dirs, &src->deny_read,
-                            &src->deny_write, &src->deny_create_names, &src->exec_grant_roots,
+                            &src->deny_write, &src->deny_create_names, &src->allow_create_names,
+                            &src->allow_create_paths, &src->exec_grant_roots,
                             &src->egress_allowlist, &src->egress_denylist,
                             &src->allow_unix_sockets, &src->env_pass, &src->env_scrub };
         strv *d[] = { &dst->protected_paths, &dst->runner_state_dirs, &dst->deny_read,
-                      &dst->deny_write, &dst->deny_create_names, &dst->exec_grant_roots,
+                      &dst->deny_write, &dst->deny_create_names, &dst->allow_create_names,
+                      &dst->allow_create_paths, &dst->exec_grant_roots,
                       &dst->egress_allowlist, &dst->egress_denylist,
                       &dst->allow_unix_sockets, &dst->env_pass, &dst->env_scrub };
         for (size_t i = 0; i < ELEMENTSOF(s); i++)

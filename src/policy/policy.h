@@ -60,6 +60,8 @@ struct cordon_policy {
         strv deny_read;
         strv deny_write;
         strv deny_create_names;
+        strv allow_create_names; /* file-name globs exempt from denyCreateNames' wildcard globs */
+        strv allow_create_paths; /* paths or path globs exempt from them */
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
         strv egress_allowlist;  /* host patterns the egress proxy lets through (SPEC.md §6) */
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
@@ -121,6 +123,10 @@ int policy_set_workspace_id(cordon_policy *p, const char *id);
 int policy_set_agent_id(cordon_policy *p, const char *id);
 int policy_add_exec_grant_root(cordon_policy *p, const char *path);
 int policy_add_unix_socket(cordon_policy *p, const char *path);
+/* allowCreateNames / allowCreatePaths (docs/policy.md): they lift a denyCreateNames glob with
+ * wildcards for one name or path, never a protected path. */
+int policy_add_allow_create_name(cordon_policy *p, const char *glob);
+int policy_add_allow_create_path(cordon_policy *p, const char *path);
 
 /* The layer as a jansson json_t * object in the policy-file schema (docs/policy.md), as void * so
  * this header needs no jansson include; caller json_decref()s. env.set values are redacted: a

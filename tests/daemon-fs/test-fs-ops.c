@@ -277,6 +277,40 @@ static void test_write_denied_names(void **state) {
         write_ok(p, P("ws/src/.envrc"), "x"); /* .envrc is protected at the root only */
         write_ok(p, P("ws/src/pem"), "x");
         write_ok(p, P("ws/src/key.txt"), "x");
+        /* Committed templates are not secrets (plan_default_allow_create_names). */
+        write_ok(p, P("ws/.env.example"), "A=");
+        write_ok(p, P("ws/src/.env.sample"), "A=");
+        plan_free(p);
+}
+
+/* .cordon holds project settings: no file operation brings one into existence anywhere in a
+ * writable root, in any case, nor writes beneath one that exists (issue 11). */
+static void test_write_cordon_dir(void **state) {
+        plan *p = session_plan(NULL);
+        write_refused(p, P("ws/.cordon"), "file-write*", ".cordon");
+        write_refused(p, P("ws/src/.CORDON"), "file-write*", ".cordon");
+        mkdirs("ws/sub/.cordon");
+        write_refused(p, P("ws/sub/.cordon/settings.json"), "file-write*", ".cordon");
+        assert_false(exists(P("ws/sub/.cordon/settings.json")));
+        write_ok(p, P("ws/src/.cordonrc"), "x");
+        plan_free(p);
+}
+
+/* A repository's config and hooks are the supervisor's to vet: file operations write neither
+ * (docs/design/git-repos.md). */
+static void test_write_repo_files(void **state) {
+        plan *p = session_plan(NULL);
+        mkdirs("ws/sub/.git/objects");
+        mkdirs("ws/sub/.git/hooks");
+        put("ws/sub/.git/config", "[core]\n");
+        write_refused(p, P("ws/sub/.git/config"), "file-write*", "git: a repository's config");
+        write_refused(p, P("ws/sub/.git/config.worktree"), "file-write*", "git: a repository");
+        write_refused(p, P("ws/sub/.git/hooks/pre-commit"), "file-write*", "git: a hooks");
+        assert_false(exists(P("ws/sub/.git/hooks/pre-commit")));
+        /* Not a repository: ordinary files of those names. */
+        mkdirs("ws/app/hooks");
+        write_ok(p, P("ws/app/config"), "x");
+        write_ok(p, P("ws/app/hooks/pre-commit"), "x");
         plan_free(p);
 }
 
@@ -646,6 +680,8 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_write_outside_roots, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_protected, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_settings_dirs, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_write_cordon_dir, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_write_repo_files, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_denied_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_symlink_last_component, setup,
                                                 teardown),

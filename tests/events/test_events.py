@@ -118,6 +118,19 @@ class EventsTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".env")))
         self.assertTrue(os.path.exists(os.path.join(self.ws, "ok.txt")))  # allowed case
 
+    def test_repositories_reported(self):
+        # Each repository created during the run, once, at its end; not a violation. One that
+        # was removed again, and a directory whose marker went away, are not reported.
+        r = self.run_events("--", "sh", "-c",
+                            "git init -q a && git init -q b/c && git init -q gone && "
+                            "rm -rf gone && mkdir x && mkdir x/objects && rmdir x/objects && "
+                            "git -C a status >/dev/null")
+        self.assertEqual(r.status, 0, r.stderr)
+        self.assertEqual(r.types(), ["starting", "ready", "repository", "repository", "exit"])
+        paths = sorted(e["path"] for e in r.events if e["type"] == "repository")
+        self.assertEqual(paths, [os.path.join(self.ws, "a/.git"), os.path.join(self.ws, "b/c/.git")])
+        self.assertNotIn("cordon: denied", r.stderr)
+
     def test_timeout_killed(self):
         r = self.run_events("--timeout", "300ms", "--", "sleep", "30")
         self.assertEqual(r.status, 125)

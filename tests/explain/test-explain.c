@@ -185,6 +185,29 @@ static void test_denied_name(void **state) {
         cordon_explanation_free(x);
 }
 
+/* The git rules and .cordon are named as what they are, not as denyCreateNames entries; a
+ * repository event is not a refusal. */
+static void test_fixed_rules(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY "{\"type\":\"repository\",\"sessionId\":\"s\",\"time\":\"t\","
+                "\"path\":\"/w/sub/.git\"}\n"
+                VIOLATION("file-create-name", "/w/sub/.git/config", "core.fsmonitor")
+                VIOLATION("file-create-name", "/w/sub/.cordon", ".cordon") EXIT(1), 1, NULL);
+        assert_outcome(x, "sandbox-denied");
+        const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
+        assert_non_null(v);
+        assert_string_equal(v->summary,
+                            "create /w/sub/.git/config (git config key core.fsmonitor)");
+        assert_contains(v->why, "docs/design/git-repos.md");
+        assert_null(v->change);
+        v = cordon_explanation_violation(x, 1);
+        assert_non_null(v);
+        assert_string_equal(v->summary, "create /w/sub/.cordon (.cordon)");
+        assert_contains(v->why, "project settings");
+        assert_null(cordon_explanation_violation(x, 2));
+        cordon_explanation_free(x);
+}
+
 static void test_network_advice(void **state) {
         cordon_explanation *x = explain(
                 STARTING READY VIOLATION("network-outbound", "api.example.com:443",
@@ -541,6 +564,7 @@ int main(void) {
                 cmocka_unit_test(test_fatal_line_is_broken),
                 cmocka_unit_test(test_error_event_is_broken),
                 cmocka_unit_test(test_denied_name),
+                cmocka_unit_test(test_fixed_rules),
                 cmocka_unit_test(test_network_advice),
                 cmocka_unit_test(test_landlock_direct_connect),
                 cmocka_unit_test(test_other_actions),

@@ -23,6 +23,10 @@ CORDON_REAL=${CORDON_IT_REAL:-$CORDON}
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/names.sh
+. "$(dirname "$0")/names.sh"
+# shellcheck source=tests/integration/git-repos.sh
+. "$(dirname "$0")/git-repos.sh"
 
 FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
@@ -1129,8 +1133,9 @@ echo "# cordon: $CORDON (backend: $BACKEND)"
 make_fixture
 take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
-for group in secrets outside protected_create protected_modify denied_names path_forms races \
-        git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
+for group in secrets outside protected_create protected_modify denied_names name_scope \
+        name_templates name_allow cordon_dir path_forms races \
+        git_escapes git_repos_user git_repos_attacks nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits inheritance lifetime allowed landlock protected_links metadata \
         exit_contract controls bad_input fail_closed project_settings; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac

@@ -189,6 +189,105 @@ static void test_is_bool(void **state) {
 
 /* Random input over the bytes that matter to the grammar: never a crash (the unit suite also
  * runs under ASan+UBSan), and a success never yields more values than the bound. */
+/* gitconfig_vet: what git init, clone, remote add, submodule add and worktree add write passes;
+ * every key that runs a program or names a file is found and named. */
+static int vet(const char *text, const char **key) {
+        strv roots = { 0 };
+        assert_int_equal(strv_push(&roots, "/ws"), 0);
+        *key = NULL;
+        int r = gitconfig_vet(text, strlen(text), "/ws/a/.git/modules/sub", &roots, key);
+        strv_done(&roots);
+        return r;
+}
+
+static void test_vet(void **state) {
+        (void) state;
+        const char *key = NULL;
+        static const char *const clean[] = {
+                "",
+                "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
+                "\tlogallrefupdates = true\n",
+                "[remote \"origin\"]\n\turl = http://127.0.0.1:8080/r.git\n"
+                "\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n"
+                "\tremote = origin\n\tmerge = refs/heads/main\n",
+                "[user]\n\tname = x\n\temail = x@example.invalid\n",
+                "[submodule \"sub\"]\n\turl = ../sub\n\tactive = true\n",
+                "[core]\n\tworktree = ../../../sub\n", /* from /ws/a/.git/modules/sub: /ws/a/sub */
+                "[core]\n\tfsmonitor = false\n[core]\n\tfsmonitor\n",
+                "[extensions]\n\tworktreeConfig = true\n",
+                "[alias]\n\tst = status -sb\n",
+                "[submodule \"x\"]\n\tupdate = rebase\n",
+                "[core \"x\"]\n\thooksPath = /evil\n", /* not [core]: git ignores it */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(clean); i++)
+                if (vet(clean[i], &key) != 0)
+                        fail_msg("clean config %zu refused (%s)", i, key);
+        static const struct {
+                const char *text, *key;
+        } bad[] = {
+                { "[core]\n\tfsmonitor = touch /tmp/x\n", "core.fsmonitor" },
+                { "[CORE]\n\tFsMonitor = \"sh -c x\"\n", "core.fsmonitor" },
+                { "[core]\n\thooksPath = .husky\n", "core.hookspath" },
+                { "[core]\n\tsshCommand = ssh -o ProxyCommand=x\n", "core.sshcommand" },
+                { "[core]\n\teditor = vi\n", "core.editor" },
+                { "[core]\n\tpager = less\n", "core.pager" },
+                { "[core]\n\taskPass = x\n", "core.askpass" },
+                { "[core]\n\tworktree = /home/u\n", "core.worktree" },
+                { "[core]\n\tworktree = ../../../../../home/u\n", "core.worktree" },
+                { "[core]\n\tworktree = ~/x\n", "core.worktree" },
+                { "[credential]\n\thelper = !x\n", "credential.helper" },
+                { "[credential \"https://x\"]\n\thelper = x\n", "credential.*.helper" },
+                { "[filter \"lfs\"]\n\tclean = x\n", "filter.*.clean" },
+                { "[filter.lfs]\n\tsmudge = x\n", "filter.*.smudge" },
+                { "[filter \"x\"]\n\tprocess = x\n", "filter.*.process" },
+                { "[diff \"x\"]\n\ttextconv = x\n", "diff.*.textconv" },
+                { "[diff]\n\texternal = x\n", "diff.external" },
+                { "[merge \"x\"]\n\tdriver = x %A\n", "merge.*.driver" },
+                { "[gpg]\n\tprogram = x\n", "gpg.program" },
+                { "[gpg \"ssh\"]\n\tprogram = x\n", "gpg.*.program" },
+                { "[sequence]\n\teditor = x\n", "sequence.editor" },
+                { "[include]\n\tpath = ../x\n", "include.path" },
+                { "[includeIf \"gitdir:/\"]\n\tpath = x\n", "includeif.*.path" },
+                { "[uploadpack]\n\tpackObjectsHook = x\n", "uploadpack.packobjectshook" },
+                { "[alias]\n\tx = !sh -c y\n", "alias.*" },
+                { "[submodule \"x\"]\n\tupdate = !sh\n", "submodule.*.update" },
+                { "[remote \"o\"]\n\tuploadpack = x\n", "remote.*.uploadpack" },
+                { "[pager]\n\tlog = x\n", "pager.*" },
+                { "[sendemail]\n\tsmtpServer = /x\n", "sendemail.*" },
+                { "[protocol]\n\tallow = always\n", "protocol.allow" },
+                { "[protocol \"ext\"]\n\tallow = always\n", "protocol.*.allow" },
+                { "[http]\n\tproxy = http://x\n", "http.proxy" },
+                { "[difftool \"x\"]\n\tcmd = x\n", "difftool.*.cmd" },
+                { "[core]\n\tbare = false\n[core]\n\tfsmonitor = x\n", "core.fsmonitor" },
+                { "[core]\n\tfsmonitor = x\\\n y\n", "core.fsmonitor" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                if (vet(bad[i].text, &key) != 1)
+                        fail_msg("dangerous config %zu passed: %s", i, bad[i].text);
+                assert_string_equal(key, bad[i].key);
+        }
+        /* Replacing a config: what the old one held with the same value stays (the user's
+         * husky hooksPath across `git config user.name x`), anything new is still found. */
+        static const char old[] = "[core]\n\thooksPath = .husky/_\n[alias]\n\tx = !make\n";
+        static const char same[] = "[core]\n\thooksPath = .husky/_\n[user]\n\tname = x\n"
+                                   "[alias]\n\tx = !make\n";
+        static const char moved[] = "[core]\n\thooksPath = ../../evil\n";
+        static const char added[] = "[core]\n\thooksPath = .husky/_\n\tfsmonitor = x\n";
+        assert_int_equal(gitconfig_vet_replacing(same, strlen(same), old, strlen(old), "/ws/.git",
+                                                 NULL, &key), 0);
+        assert_int_equal(gitconfig_vet_replacing(moved, strlen(moved), old, strlen(old),
+                                                 "/ws/.git", NULL, &key), 1);
+        assert_string_equal(key, "core.hookspath");
+        assert_int_equal(gitconfig_vet_replacing(added, strlen(added), old, strlen(old),
+                                                 "/ws/.git", NULL, &key), 1);
+        assert_string_equal(key, "core.fsmonitor");
+        assert_int_equal(gitconfig_vet_replacing(same, strlen(same), "[bad", 4, "/ws/.git", NULL,
+                                                 &key), 1); /* an unreadable old keeps nothing */
+        /* What git rejects, this reader rejects too: the caller refuses it (fail closed). */
+        assert_int_equal(vet("[core\n\tfsmonitor = x\n", &key), -EINVAL);
+        assert_int_equal(vet("fsmonitor = \"x\n", &key), -EINVAL);
+}
+
 static void test_random_input(void **state) {
         static const char alphabet[] = "[]\"\\ \t\r\n#;=.-_coreCOREhksPathfsmonitrincludeIf~/\xef\xbb\xbf";
         uint64_t seed = 0x9e3779b97f4a7c15ULL;
@@ -215,7 +314,7 @@ int main(void) {
                 cmocka_unit_test(test_core_section),  cmocka_unit_test(test_values),
                 cmocka_unit_test(test_invalid),       cmocka_unit_test(test_fsmonitor_and_includes),
                 cmocka_unit_test(test_bounds),        cmocka_unit_test(test_is_bool),
-                cmocka_unit_test(test_random_input),
+                cmocka_unit_test(test_random_input),    cmocka_unit_test(test_vet),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,6 +111,19 @@ static void test_bad_values(void **state) {
         expect_error("{\"denyCreateNames\": [\"a/b\"]}",
                      "t.json:1:22: key 'denyCreateNames[0]': 'a/b' is a file-name glob and must "
                      "not contain '/'");
+        expect_error("{\"allowCreateNames\": [\"tests/x.pem\"]}",
+                     "t.json:1:23: key 'allowCreateNames[0]': 'tests/x.pem' is a file-name glob "
+                     "and must not contain '/'");
+        expect_error("{\"allowCreateNames\": [\"..\"]}",
+                     "t.json:1:23: key 'allowCreateNames[0]': '..' must not be '.' or '..'");
+        expect_error("{\"allowCreatePaths\": [\"tests/data/x.pem\"]}",
+                     "t.json:1:23: key 'allowCreatePaths[0]': 'tests/data/x.pem' must be an "
+                     "absolute path");
+        expect_error("{\"allowCreatePaths\": [\"/w/../x.pem\"]}",
+                     "t.json:1:23: key 'allowCreatePaths[0]': '/w/../x.pem' must not contain '..'");
+        expect_error("{\"allowCreatePaths\": \"/w/x.pem\"}",
+                     "t.json:1:22: key 'allowCreatePaths': expected an array of strings, got a "
+                     "string");
         expect_error("{\"env\": {\"set\": {\"1A\": \"x\"}}}",
                      "t.json:1:18: key 'env.set.1A': variable name must match");
         expect_error("{\"env\": {\"set\": {\"A\": 1}}}",
@@ -202,6 +215,8 @@ static const char full_policy[] =
         "  \"denyRead\": [\"/w/secret\", \"/home/*/.token\"],\n"
         "  \"denyWrite\": [\"/w/ci.yml\"],\n"
         "  \"denyCreateNames\": [\"*.p12\"],\n"
+        "  \"allowCreateNames\": [\".env.test\"],\n"
+        "  \"allowCreatePaths\": [\"/w/tests/data/*.pem\"],\n"
         "  \"execGrantRoots\": [\"/tools\"],\n"
         "  \"networkEnabled\": false,\n"
         "  \"egressAllowlist\": [\"*.example.com\", \"api.example.org:443\"],\n"
@@ -235,6 +250,8 @@ static void test_every_key(void **state) {
         assert_string_equal(p->deny_read.v[1], "/home/*/.token");
         assert_string_equal(p->deny_write.v[0], "/w/ci.yml");
         assert_string_equal(p->deny_create_names.v[0], "*.p12");
+        assert_string_equal(p->allow_create_names.v[0], ".env.test");
+        assert_string_equal(p->allow_create_paths.v[0], "/w/tests/data/*.pem");
         assert_string_equal(p->exec_grant_roots.v[0], "/tools");
         assert_true(p->network_set);
         assert_false(p->network_enabled);

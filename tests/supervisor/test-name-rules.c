@@ -90,6 +90,9 @@ static int teardown(void **state) {
         fixture *f = *state;
         strv_done(&f->r.protected);
         strv_done(&f->r.deny_names);
+        strv_done(&f->r.allow_names);
+        strv_done(&f->r.allow_paths);
+        strv_done(&f->r.persistent);
         free(f);
         return 0;
 }
@@ -224,6 +227,105 @@ static void test_metadata(void **state) {
         strv none = { 0 };
         assert_int_equal(meta_rules_check(&f->r, &none, "/ws/a.sh", NULL), META_DENIED_OUTSIDE);
         strv_done(&roots);
+/* The rules as plan_build() sets them up: scoped to the persistent roots, templates and the
+ * policy's allow entries exempt from the wildcard deny globs. */
+static void scope_and_allow(fixture *f) {
+        static const char *const allow_names[] = { ".env.example", ".env.sample", ".env.template",
+                                                    ".env.dist", "*.test.key" };
+        for (size_t i = 0; i < sizeof(allow_names) / sizeof(allow_names[0]); i++)
+                assert_int_equal(strv_push(&f->r.allow_names, allow_names[i]), 0);
+        assert_int_equal(strv_push(&f->r.allow_paths, "/ws/tests/data/*.pem"), 0);
+        assert_int_equal(strv_push(&f->r.persistent, "/ws"), 0);
+        assert_int_equal(strv_push(&f->r.persistent, "/home/u/.runner"), 0);
+        f->r.scoped = true;
+}
+
+static void test_persistent_roots(void **state) {
+        fixture *f = *state;
+        /* Unscoped (a rule set built by hand): everywhere. */
+        assert_int_equal(name_rules_check_create(&f->r, "/tmp/tmpab12cacert.pem", NULL),
+                         NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/tmp/.cordon", NULL), NAME_DENIED_PROTECTED);
+        scope_and_allow(f);
+        /* The private /tmp and /dev/shm are discarded at exit: no name rules there. */
+        assert_int_equal(name_rules_check_create(&f->r, "/tmp/tmpab12cacert.pem", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/dev/shm/.env", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/tmp/x/.cordon", NULL), NAME_ALLOWED);
+        /* Every persistent root keeps them; a sibling sharing a prefix is not beneath one. */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/cacert.pem", NULL), NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/home/u/.runner/a/.env", NULL),
+                         NAME_DENIED_NAME);
+        assert_int_equal(name_rules_check_create(&f->r, "/wsx/.env", NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws", NULL), NAME_ALLOWED);
+        /* Protected paths hold wherever they are. */
+        assert_int_equal(name_rules_check_create(&f->r, "/home/u/.bashrc", NULL),
+                         NAME_DENIED_PROTECTED);
+}
+
+static void test_allow(void **state) {
+        fixture *f = *state;
+        scope_and_allow(f);
+        const char *rule = NULL;
+        static const char *const allowed[] = { "/ws/.env.example", "/ws/a/.ENV.Sample",
+                                               "/ws/.env.template", "/ws/.env.dist",
+                                               "/ws/tests/data/server.pem", "/ws/tests/data/CA.PEM",
+                                               "/ws/x/a.test.key" };
+        for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+                assert_int_equal(name_rules_check_create(&f->r, allowed[i], &rule), NAME_ALLOWED);
+                assert_int_equal(name_rules_check_rename_target(&f->r, allowed[i], NULL),
+                                 NAME_ALLOWED);
+        }
+        /* Real secrets stay refused: the literal .env (no allow lifts a literal deny name),
+         * other .env.* names, a .pem outside the allowed directory or below it. */
+        static const char *const denied[] = { "/ws/.env", "/ws/tests/data/.env", "/ws/.env.local",
+                                              "/ws/.env.example.bak", "/ws/server.pem",
+                                              "/ws/tests/data/sub/server.pem",
+                                              "/ws/tests/server.pem", "/ws/a.key" };
+        for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++)
+                assert_int_equal(name_rules_check_create(&f->r, denied[i], &rule), NAME_DENIED_NAME);
+        /* An allow entry never reaches a protected path. */
+        assert_int_equal(strv_push(&f->r.allow_paths, "/ws/.git/*"), 0);
+        assert_int_equal(strv_push(&f->r.allow_names, "config"), 0);
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.git/config", NULL),
+                         NAME_DENIED_PROTECTED);
+        /* Under the non-ASCII widening an allow glob does not apply: it would cover names it
+         * does not spell. */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.env.exampl\xc3\xa9", NULL),
+                         NAME_DENIED_NAME);
+}
+
+/* .cordon, any case, anywhere beneath a persistent root, by every kind of new name; and nothing
+ * beneath an existing one. No allow entry lifts it. */
+static void test_cordon_dir(void **state) {
+        fixture *f = *state;
+        scope_and_allow(f);
+        assert_int_equal(strv_push(&f->r.allow_names, ".cordon"), 0);
+        assert_int_equal(strv_push(&f->r.allow_paths, "/ws/*"), 0);
+        const char *rule = NULL;
+        static const char *const denied[] = { "/ws/.cordon", "/ws/sub/.cordon", "/ws/a/b/.CORDON",
+                                              "/ws/sub/.Cordon", "/ws/.cordon/settings.json",
+                                              "/ws/sub/.cordon/x/y", "/home/u/.runner/.cordon" };
+        for (size_t i = 0; i < sizeof(denied) / sizeof(denied[0]); i++) {
+                assert_int_equal(name_rules_check_create(&f->r, denied[i], &rule),
+                                 NAME_DENIED_PROTECTED);
+                assert_string_equal(rule, ".cordon");
+                assert_int_equal(name_rules_check_rename_target(&f->r, denied[i], NULL),
+                                 NAME_DENIED_PROTECTED);
+        }
+        /* A casefold directory may fold a crafted non-ASCII name to it (U+212A KELVIN SIGN is
+         * not in ".cordon", but any non-ASCII run may stand for any string). */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/.c\xc3\xb6rdon", NULL),
+                         NAME_DENIED_PROTECTED);
+        assert_int_equal(name_rules_check(&f->r, NAME_CHECK_CREATE, "/ws/.c\xc3\xb6rdon",
+                                          NAME_CHECK_EXACT_BYTES, NULL),
+                         NAME_ALLOWED);
+        static const char *const allowed[] = { "/ws/.cordonx", "/ws/cordon", "/ws/x.cordon",
+                                               "/ws/.cordon.json" };
+        for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+                assert_int_equal(name_rules_check_create(&f->r, allowed[i], NULL), NAME_ALLOWED);
+        /* Moving an existing .cordon away is not a new .cordon. */
+        assert_int_equal(name_rules_check_rename_source(&f->r, "/ws/sub/.cordon", NULL),
+                         NAME_ALLOWED);
 }
 
 int main(void) {
@@ -235,6 +337,9 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_ancestors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_non_ascii, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_metadata, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_persistent_roots, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_allow, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cordon_dir, setup, teardown),
         };
         return cmocka_run_group_tests_name("name-rules", tests, NULL, NULL);
 }
