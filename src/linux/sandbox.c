@@ -136,7 +136,11 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         if (landlock_apply(p, &e) < 0)
                 fail_error(report_fd, &e);
         int listener = -1;
-        seccomp_options so = { .notify_creates = true, .unix_connect = p->unix_sockets.n > 0 };
+        /* Always the unix variant: socket(AF_UNIX) succeeds and every connect() is judged by the
+         * supervisor on its path, so the NSS lookups glibc makes for `ls -l` or `id` (nscd,
+         * systemd-userdb) are recognised and refused quietly, while a connect to any other host
+         * socket is refused and reported with its path (supervisor-unix.c). */
+        seccomp_options so = { .notify_creates = true, .unix_connect = true };
         r = seccomp_install_sandbox_filter(&so, &listener);
         if (r < 0)
                 report_fatal(report_fd, CORDON_POLICY_UNENFORCEABLE, r,
@@ -296,8 +300,7 @@ static void grip_host(const plan *p, int report_fd, host_grip *g) {
         int r = cgroup_procs_open(p->cgroup, &g->procs);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
-        if (p->unix_sockets.n > 0 &&
-            (r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
+        if ((r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r,
                      "monitor: cannot pin the allowUnixSockets sockets");
 }
