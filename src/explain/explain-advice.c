@@ -218,6 +218,28 @@ static int advise_unknown(explain_violation *v) {
                                     "of refusal");
 }
 
+/* A limit was reached, not a rule broken: the process ceiling (target "pids": forks failed with
+ * EAGAIN) or a full private tmpfs (target "/tmp" or "/dev/shm": writes failed with ENOSPC). The
+ * change is the flag that raises that limit; the value is the user's to choose. */
+static int advise_limit(explain_violation *v) {
+        bool pids = strcmp(v->target, "pids") == 0;
+        bool shm = strcmp(v->target, "/dev/shm") == 0;
+        int r = pids ? set(&v->summary, "fork (%s)", v->rule)
+                     : set(&v->summary, "write %s (%s)", target_or(v, "?"), v->rule);
+        if (r < 0)
+                return r;
+        r = set(&v->change, pids ? "--pids N, above the ceiling that was reached"
+                            : shm ? "--shm-size SIZE, larger than the size that was reached"
+                                  : "--tmp-size SIZE, larger than the size that was reached");
+        if (r < 0)
+                return r;
+        return set(&v->why, pids ? "the sandbox's process ceiling (processes and threads) was "
+                                   "reached: further forks failed with EAGAIN"
+                                 : "the private %s is a bounded tmpfs held in memory; it was "
+                                   "full, so writes failed with ENOSPC",
+                   target_or(v, "?"));
+}
+
 static const struct {
         const char *action;
         bool prefix; /* "file-write" matches "file-write-data", "file-write*", ... */
@@ -226,6 +248,7 @@ static const struct {
         { "file-create-name", false, advise_create_name },
         { "network-outbound", false, advise_network },
         { "syscall", false, advise_syscall },
+        { "resource-limit", false, advise_limit },
         { "file-write", true, advise_write },
         { "file-read", true, advise_read },
 };

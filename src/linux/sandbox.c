@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -238,6 +239,25 @@ static void wait_for(pid_t pid) {
                 ;
 }
 
+/* After the command: a private /tmp or /dev/shm that is full (no block or no inode left) is
+ * reported as a resource-limit violation; the command itself saw ENOSPC. Checked once, at the
+ * end (cheap): a tmpfs filled and emptied again during the run is not reported. */
+static void report_full_tmpfs(const plan *p, int report_fd) {
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const mount_op *op = &p->mounts[i];
+                struct statfs st;
+                char rule[128];
+                if (op->kind != MOUNT_OP_TMPFS || statfs(op->path, &st) < 0 ||
+                    (st.f_bavail > 0 && st.f_ffree > 0))
+                        continue;
+                (void) snprintf(rule, sizeof(rule), "%s (%llu bytes%s): the tmpfs was full",
+                                strcmp(op->path, "/dev/shm") == 0 ? "limits.shmSize" : "limits.tmpSize",
+                                (unsigned long long) op->tmpfs_bytes,
+                                st.f_ffree == 0 ? ", every inode used" : "");
+                report_violation_action(report_fd, "resource-limit", "write", op->path, rule, 0);
+        }
+}
+
 static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init,
                                  const supervisor_unix_allow *unix_allow) {
         /* The supervisor performs creations for the command: it keeps no capability the command
@@ -272,6 +292,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         }
         wait_for(init);
         supervisor_stop(s);
+        report_full_tmpfs(p, report_fd);
         _exit(0);
 }
 

@@ -23,6 +23,8 @@ CORDON_REAL=${CORDON_IT_REAL:-$CORDON}
 
 # shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/integration/suite-defaults.sh
+. "$(dirname "$0")/suite-defaults.sh"
 
 FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
@@ -1125,7 +1127,7 @@ take_snapshot
 ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names path_forms races \
         git_escapes nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
-        unix_sockets limits inheritance lifetime allowed landlock \
+        unix_sockets limits default_limits nss_quiet inheritance lifetime allowed landlock \
         exit_contract controls bad_input fail_closed; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
