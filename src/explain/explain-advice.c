@@ -63,8 +63,34 @@ static const char *target_or(const explain_violation *v, const char *unknown) {
         return v->target[0] ? v->target : unknown;
 }
 
+/* Whether a protected path (an absolute rule: name rules are file-name globs) is part of the
+ * mandatory git protection: the repository's .git itself or a file in it that a later host git
+ * executes or reads config from. */
+static bool git_protection(const char *rule) {
+        const char *g = strstr(rule, "/.git");
+        return rule[0] == '/' && g && (g[5] == '\0' || g[5] == '/');
+}
+
+/* A protected path refused the creation: mandatory (git, the write-deny set) or protectedPaths,
+ * never a denyCreateNames rule. */
+static int advise_protected(explain_violation *v) {
+        bool git = git_protection(v->rule);
+        int r = set(&v->summary, "create %s (%s %s)", target_or(v, "(path not known)"),
+                    git ? "git protection" : "protected path", v->rule);
+        if (r < 0)
+                return r;
+        if (git)
+                return set(&v->why, "'%s' is part of the mandatory git protection (hooks, config "
+                                    "and the files a later host git runs or reads config from); "
+                                    "it holds in every policy and no flag lifts it", v->rule);
+        return set(&v->why, "'%s' is a protected path (the mandatory set or protectedPaths), "
+                            "which holds in every policy layer; no flag lifts it", v->rule);
+}
+
 static int advise_create_name(explain_violation *v) {
         const char *rule = v->rule[0] ? v->rule : "?";
+        if (rule[0] == '/')
+                return advise_protected(v);
         int r = set(&v->summary, "create %s (denyCreateNames %s)",
                     target_or(v, "(path not known)"), rule);
         /* Lists are unions over the policy layers (cordon_policy_resolve): no layer can remove a
