@@ -126,4 +126,24 @@ t_nss_quiet() {
                 not_ok "nss: a host socket named like nscd's elsewhere is reported" "$(head -c 400 "$JSON")"
         fi
         rm -f "$WS/socket"
+        # Now that every run may create AF_UNIX sockets: on the landlock backend (the host's
+        # network namespace) an abstract name the command binds would be one host clients look
+        # up (X11, D-Bus); refused and reported. Native runs bind in their own namespace.
+        if [ "$BACKEND" = landlock ]; then
+                JSON=$IT_TMP/log/abstract-bind.json
+                sb --json="$JSON" -- /usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind("\0cordon-it-squat"); s.listen(1)
+except PermissionError:
+    sys.exit(0)
+print("bound an abstract name the host shares", file=sys.stderr); sys.exit(1)'
+                judge_attack "landlock: no abstract Unix socket name bound in the host's namespace"
+                if [ "$(json_field '[v["syscall"] for v in d["violations"]]')" = "['bind']" ]; then
+                        ok "landlock: ... and the refused bind is reported"
+                else
+                        not_ok "landlock: the refused abstract bind is reported" "$(head -c 400 "$JSON")"
+                fi
+        fi
 }
