@@ -132,8 +132,6 @@ static void watch_check(run_state *st, const struct pollfd w[2], pid_t child) {
         }
 }
 
-/* After the run: an OOM kill may have ended it before the watch saw the event (v2 kills the
- * whole cgroup at once, memory.oom.group). Then the stream gets its terminal "killed". */
 /* The process ceiling was hit: forks failed with EAGAIN (the command may have gone on, e.g. make
  * retrying, or a fork bomb burning out), one resource-limit violation with the count of failed
  * forks. Only a cgroup counts them; RLIMIT_NPROC failures are not observable from here. */
@@ -152,6 +150,9 @@ static void report_pids_hits(run_state *st) {
         events_violation(st->ev, &v);
 }
 
+/* After the run: an OOM kill may have ended it before the watch saw the event (v2 kills the
+ * whole cgroup at once, memory.oom.group). Then the stream gets its terminal "killed". A hit
+ * process ceiling is reported first: every violation precedes the terminal event. */
 static void watch_finish(run_state *st) {
         report_pids_hits(st);
         if (!st->killed && !st->timed_out && cgroup_oom_kills(st->cg) > 0)

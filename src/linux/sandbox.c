@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -239,6 +240,13 @@ static void wait_for(pid_t pid) {
                 ;
 }
 
+/* Whether `st` describes the private tmpfs `op` made: a writable root bound at the same path
+ * (the workspace being /tmp) is another filesystem, whose fullness is not this limit's. */
+static bool is_private_tmpfs(const mount_op *op, const struct statfs *st) {
+        uint64_t bs = st->f_bsize > 0 ? (uint64_t) st->f_bsize : 1;
+        return st->f_type == TMPFS_MAGIC && (uint64_t) st->f_blocks == (op->tmpfs_bytes + bs - 1) / bs;
+}
+
 /* After the command: a private /tmp or /dev/shm that is full (no block or no inode left) is
  * reported as a resource-limit violation; the command itself saw ENOSPC. Checked once, at the
  * end (cheap): a tmpfs filled and emptied again during the run is not reported. */
@@ -248,10 +256,11 @@ static void report_full_tmpfs(const plan *p, int report_fd) {
                 struct statfs st;
                 char rule[128];
                 if (op->kind != MOUNT_OP_TMPFS || statfs(op->path, &st) < 0 ||
-                    (st.f_bavail > 0 && st.f_ffree > 0))
+                    !is_private_tmpfs(op, &st) || (st.f_bavail > 0 && st.f_ffree > 0))
                         continue;
+                bool shm = strcmp(op->path, "/dev/shm") == 0;
                 (void) snprintf(rule, sizeof(rule), "%s (%llu bytes%s): the tmpfs was full",
-                                strcmp(op->path, "/dev/shm") == 0 ? "limits.shmSize" : "limits.tmpSize",
+                                shm ? "limits.shmSize" : "limits.tmpSize",
                                 (unsigned long long) op->tmpfs_bytes,
                                 st.f_ffree == 0 ? ", every inode used" : "");
                 report_violation_action(report_fd, "resource-limit", "write", op->path, rule, 0);
