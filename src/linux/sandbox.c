@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/magic.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,7 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
