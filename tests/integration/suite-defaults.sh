@@ -69,6 +69,19 @@ t_default_limits() {
                 not_ok "defaults: dd into a 16M /tmp gets ENOSPC and is reported" \
                         "status $LAST_STATUS, events: $(grep violation "$ev" | head -n 2)"
         fi
+        # Charged where a cgroup exists: /tmp's pages count against limits.memory, so a /tmp
+        # larger than the memory limit still cannot hold more than it.
+        if [ "$mech" = cgroup ]; then
+                ev=$IT_TMP/log/tmp-charged.jsonl
+                sb --memory 64M --tmp-size 512M --events "$ev" -- \
+                        dd if=/dev/zero of=/tmp/fill bs=1M count=256
+                if [ "$LAST_STATUS" -eq 125 ] && grep -q '"type":"killed".*"reason":"oom"' "$ev"; then
+                        ok "defaults: /tmp's pages are charged to the run's memory cgroup (killed oom)"
+                else
+                        not_ok "defaults: /tmp's pages are charged to the run's memory cgroup" \
+                                "status $LAST_STATUS, last event $(tail -n 1 "$ev")"
+                fi
+        fi
         sb --shm-size 4M -- sh -c 'head -c 8388608 /dev/zero > /dev/shm/fill 2>/dev/null; test "$(stat -c %s /dev/shm/fill)" -le 4194304'
         if [ "$LAST_STATUS" -eq 0 ]; then ok "defaults: --shm-size bounds /dev/shm"
         else not_ok "defaults: --shm-size bounds /dev/shm" "status $LAST_STATUS"; fi
