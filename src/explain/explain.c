@@ -5,9 +5,8 @@
 
 #include <jansson.h>
 #include <stdio.h>
-#include <time.h>
-
 #include <strings.h>
+#include <time.h>
 
 #include "util/util.h"
 
