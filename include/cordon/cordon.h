@@ -114,6 +114,10 @@ CORDON_PUBLIC int cordon_policy_set_timeout_ms(cordon_policy *p, uint64_t ms);
 CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t bytes);
 CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);
 CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
+/* The sizes of the sandbox's private /tmp and /dev/shm (tmpfs, 1 MiB to 1 TiB); unset: the
+ * built-in defaults (docs/policy.md, "limits"). A full one answers ENOSPC and is reported. */
+CORDON_PUBLIC int cordon_policy_set_tmp_size(cordon_policy *p, uint64_t bytes);
+CORDON_PUBLIC int cordon_policy_set_shm_size(cordon_policy *p, uint64_t bytes);
 
 /* The mode this layer sets, or CORDON_MODE_WORKSPACE_WRITE when it sets none (the default). On a
  * resolved policy this is the mode a run uses: consumers read it to warn before an unconfined

@@ -53,6 +53,8 @@ typedef enum cli_flag {
         CLI_FLAG_MEMORY,           /* number: bytes */
         CLI_FLAG_PIDS,             /* number */
         CLI_FLAG_CPU,              /* number: seconds */
+        CLI_FLAG_TMP_SIZE,         /* number: bytes */
+        CLI_FLAG_SHM_SIZE,         /* number: bytes */
         CLI_FLAG_NO_NETWORK,       /* no value */
         CLI_FLAG_ALLOW_DOMAIN,     /* text: host pattern */
         CLI_FLAG_DENY_DOMAIN,      /* text: host pattern */

@@ -36,6 +36,8 @@ static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_MEMORY] = cordon_policy_set_memory_bytes,
         [CLI_FLAG_PIDS] = cordon_policy_set_pids,
         [CLI_FLAG_CPU] = cordon_policy_set_cpu_seconds,
+        [CLI_FLAG_TMP_SIZE] = cordon_policy_set_tmp_size,
+        [CLI_FLAG_SHM_SIZE] = cordon_policy_set_shm_size,
 };
 
 static bool is_path_flag(cli_flag f) {
@@ -108,6 +110,8 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_MEMORY:
         case CLI_FLAG_PIDS:
         case CLI_FLAG_CPU:
+        case CLI_FLAG_TMP_SIZE:
+        case CLI_FLAG_SHM_SIZE:
                 r = number_setters[s->flag](session, s->number);
                 break;
         case _CLI_FLAG_MAX:

@@ -54,8 +54,10 @@ static const char overview[] =
         "  --session-id ID            the session identifier\n"                                   \
         "  --timeout DURATION         kill the command after DURATION (30s, 500ms, 2m, 1h)\n"     \
         "  --memory SIZE              memory limit (512M, 2G)\n"                                  \
-        "  --pids N                   at most N processes\n"                                      \
+        "  --pids N                   at most N processes and threads (default 2048)\n"           \
         "  --cpu SECONDS              CPU-time limit\n"                                           \
+        "  --tmp-size SIZE            size of the private /tmp (default 2G, at most RAM/4)\n"     \
+        "  --shm-size SIZE            size of the private /dev/shm (default 256M, at most RAM/4)\n"\
         "  --no-network               the proxy refuses every destination\n"                    \
         "  --allow-domain PATTERN     let the proxy reach PATTERN (host, *.host, host:port)\n"   \
         "  --deny-domain PATTERN      refuse PATTERN even when allowed\n"                         \

@@ -176,7 +176,8 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
          * cgroup of its own or as rlimits per command (linux/cgroup.h); limits.timeout holds
          * per exec (serve()). */
         if ((h->p->memory_bytes || h->p->pids) &&
-            (r = cgroup_for_limits(h->p->memory_bytes, h->p->pids, &h->p->cgroup, err)) < 0)
+            (r = cgroup_for_limits(h->p->memory_bytes, &h->p->pids, h->p->pids_default,
+                                   &h->p->cgroup, err)) < 0)
                 return r;
         /* Without limits, a cgroup of the session's own still serves session.suspend (the v2
          * freezer) where one can be created; else suspend stops the processes with signals. */

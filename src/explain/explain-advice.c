@@ -82,20 +82,48 @@ static int advise_fixed_rule(explain_violation *v, const char *rule) {
                             "lifts that: create it outside the sandbox");
 }
 
+/* Whether a protected path (an absolute rule: name rules are file-name globs) is part of the
+ * mandatory git protection: the repository's .git itself or a file in it that a later host git
+ * executes or reads config from. */
+static bool git_protection(const char *rule) {
+        const char *g = strstr(rule, "/.git");
+        return rule[0] == '/' && g && (g[5] == '\0' || g[5] == '/');
+}
+
+/* A protected path refused the creation: mandatory (git, the write-deny set) or protectedPaths,
+ * never a denyCreateNames rule. */
+static int advise_protected(explain_violation *v) {
+        bool git = git_protection(v->rule);
+        int r = set(&v->summary, "create %s (%s %s)", target_or(v, "(path not known)"),
+                    git ? "git protection" : "protected path", v->rule);
+        if (r < 0)
+                return r;
+        if (git)
+                return set(&v->why, "'%s' is part of the mandatory git protection (hooks, config "
+                                    "and the files a later host git runs or reads config from); "
+                                    "it holds in every policy and no flag lifts it", v->rule);
+        return set(&v->why, "'%s' is a protected path (the mandatory set or protectedPaths), "
+                            "which holds in every policy layer; no flag lifts it", v->rule);
+}
+
 static int advise_create_name(explain_violation *v) {
         const char *rule = v->rule[0] ? v->rule : "?";
         if (strcmp(rule, ".cordon") == 0 || strncmp(rule, "git: ", 5) == 0 ||
             gitconfig_is_vet_key(rule))
                 return advise_fixed_rule(v, rule);
+        if (rule[0] == '/')
+                return advise_protected(v);
         int r = set(&v->summary, "create %s (denyCreateNames %s)",
                     target_or(v, "(path not known)"), rule);
         /* Lists are unions over the policy layers (cordon_policy_resolve): no layer can remove a
          * name rule, so there is no change to suggest, only the rule to name. */
         return r < 0 ? r
-                     : set(&v->why, "the name matches the denyCreateNames rule '%s'; name rules "
-                                    "hold in every policy layer, so no flag or policy file lifts "
-                                    "them: create the file outside the sandbox, or use a name the "
-                                    "rule does not match", rule);
+                     : set(&v->why, "the name matches the denyCreateNames rule '%s'; no policy "
+                                    "layer removes a name rule, but a file that is no secret (a "
+                                    "test fixture, a template) can be let through by path or name: "
+                                    "--allow-create-path PATH or --allow-create-name NAME (never a "
+                                    "literal deny name such as .env); else create it outside the "
+                                    "sandbox", rule);
 }
 
 /* The supervisor's refusal of a direct connect() in the landlock backend
@@ -240,6 +268,28 @@ static int advise_unknown(explain_violation *v) {
                                     "of refusal");
 }
 
+/* A limit was reached, not a rule broken: the process ceiling (target "pids": forks failed with
+ * EAGAIN) or a full private tmpfs (target "/tmp" or "/dev/shm": writes failed with ENOSPC). The
+ * change is the flag that raises that limit; the value is the user's to choose. */
+static int advise_limit(explain_violation *v) {
+        bool pids = strcmp(v->target, "pids") == 0;
+        bool shm = strcmp(v->target, "/dev/shm") == 0;
+        int r = pids ? set(&v->summary, "fork (%s)", v->rule)
+                     : set(&v->summary, "write %s (%s)", target_or(v, "?"), v->rule);
+        if (r < 0)
+                return r;
+        r = set(&v->change, pids ? "--pids N, above the ceiling that was reached"
+                            : shm ? "--shm-size SIZE, larger than the size that was reached"
+                                  : "--tmp-size SIZE, larger than the size that was reached");
+        if (r < 0)
+                return r;
+        return set(&v->why, pids ? "the sandbox's process ceiling (processes and threads) was "
+                                   "reached: further forks failed with EAGAIN"
+                                 : "the private %s is a bounded tmpfs held in memory; it was "
+                                   "full, so writes failed with ENOSPC",
+                   target_or(v, "?"));
+}
+
 static const struct {
         const char *action;
         bool prefix; /* "file-write" matches "file-write-data", "file-write*", ... */
@@ -248,6 +298,7 @@ static const struct {
         { "file-create-name", false, advise_create_name },
         { "network-outbound", false, advise_network },
         { "syscall", false, advise_syscall },
+        { "resource-limit", false, advise_limit },
         { "file-write", true, advise_write },
         { "file-read", true, advise_read },
 };

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <stdio.h>
+#include <strings.h>
 #include <time.h>
 
 #include "util/util.h"
@@ -118,12 +119,32 @@ void cordon_explanation_free(cordon_explanation *x) {
 
 /* ---- stderr ------------------------------------------------------------------------------- */
 
+/* memmem, ignoring ASCII case: tools capitalise the same errno text differently ("permission
+ * denied", "Permission denied", "PERMISSION DENIED"). */
+static bool contains_nocase(const char *hay, size_t len, const char *needle) {
+        size_t n = strlen(needle);
+        for (size_t i = 0; n <= len && i <= len - n; i++)
+                if (strncasecmp(hay + i, needle, n) == 0)
+                        return true;
+        return false;
+}
+
+/* Words besides the hints with which a command says the sandbox's refusal stopped it: the
+ * proxy's 403 ("CONNECT tunnel failed, response 403"), a refused connect, EPERM/EACCES in a
+ * language runtime's own words. */
+static const char *const refusal_words[] = { "denied", "not permitted", "refused", "forbidden",
+                                             "proxy", " 403", "eacces", "eperm", "erofs",
+                                             "read-only", "no space left", "resource temporarily" };
+
 /* Counts each hint kind at most once per line. */
 static void scan_hints(explain_scan *s, const char *line, size_t len) {
+        for (size_t i = 0; i < ELEMENTSOF(refusal_words) && !s->refusal_words; i++)
+                s->refusal_words = contains_nocase(line, len, refusal_words[i]);
         for (unsigned k = 0; k < EXPLAIN_HINT_KINDS; k++) {
                 const char *needle = explain_hint_defs[k].needle;
-                if ((s->line_kinds & (1u << k)) || !memmem(line, len, needle, strlen(needle)))
+                if ((s->line_kinds & (1u << k)) || !contains_nocase(line, len, needle))
                         continue;
+                s->refusal_words = true;
                 s->line_kinds |= 1u << k;
                 /* Kinds sharing a name (three spellings of a DNS failure) share the first slot. */
                 unsigned slot = k;
@@ -160,7 +181,7 @@ static void scan_line_end(explain_scan *s) {
  * (< 64 bytes) crossing a boundary is still found; per-line counting keeps it from counting
  * twice. */
 static void scan_feed(explain_scan *s, const char *data, size_t len) {
-        s->used = true;
+        s->used |= len > 0; /* no bytes: as if none were given (one call or many, the same) */
         for (size_t i = 0; i < len; i++) {
                 if (data[i] == '\n') {
                         scan_line_end(s);
@@ -541,6 +562,17 @@ static void pick_hints(cordon_explanation *x) {
         x->hint_source = s;
 }
 
+/* Whether the refusals observed plausibly made the command fail: not when the shell could not
+ * find the command (127), nor when its error output (given or captured) has no word a refusal
+ * would cause (a curl 404 after a refused, unrelated lookup). Without any error output there is
+ * nothing to tell them apart: plausible. */
+static bool refusal_plausible(const cordon_explanation *x, int status) {
+        if (status == 127 && !x->signal)
+                return false;
+        const explain_scan *s = x->given.used ? &x->given : x->captured.used ? &x->captured : NULL;
+        return !s || s->refusal_words || (x->signal && strcmp(x->signal, "SIGSYS") == 0);
+}
+
 /* ok / command-failed / sandbox-denied from an exit status (the command's own). */
 static int verdict_by_status(cordon_explanation *x, int status) {
         uint64_t n = refusals(x);
@@ -553,6 +585,15 @@ static int verdict_by_status(cordon_explanation *x, int status) {
         if (status == 0)
                 return set_verdict(x, CORDON_OUTCOME_OK, "the command %s%s", how,
                                    n ? "; it went on after the refusals listed" : "");
+        if (n > 0 && !refusal_plausible(x, status)) {
+                pick_hints(x);
+                return set_verdict(x, CORDON_OUTCOME_COMMAND_FAILED,
+                                   status == 127 ? "the command %s (not found); the %llu "
+                                                   "refusal%s listed did not cause that"
+                                                 : "the command %s; its error output points "
+                                                   "to none of the %llu refusal%s listed",
+                                   how, (unsigned long long) n, n == 1 ? "" : "s");
+        }
         if (n > 0)
                 return set_verdict(x, CORDON_OUTCOME_SANDBOX_DENIED,
                                    "the command %s after the sandbox refused %llu operation%s",
@@ -580,9 +621,23 @@ static int verdict_killed(cordon_explanation *x) {
                                                        : "a limit was reached");
 }
 
+/* EXEC_FAILED with ENOENT: the sandbox started and the command named does not exist there (a
+ * typo, a tool not installed): the command's failure, not cordon's. */
+static bool command_not_found(const cordon_explanation *x) {
+        static const char enoent[] = ": No such file or directory";
+        size_t n = x->error_message ? strlen(x->error_message) : 0;
+        return x->error_code && strcmp(x->error_code, "EXEC_FAILED") == 0 &&
+               n >= sizeof(enoent) - 1 &&
+               strcmp(x->error_message + n - (sizeof(enoent) - 1), enoent) == 0;
+}
+
 static int verdict_broken(cordon_explanation *x) {
         /* `cordon run` exits 125 whenever it failed (SPEC.md §8). */
         x->result_exit_code = x->has_status ? x->status : 125;
+        if (command_not_found(x))
+                return set_verdict(x, CORDON_OUTCOME_COMMAND_FAILED,
+                                   "the command was not found inside the sandbox (%s): %s",
+                                   x->error_code, x->error_message);
         return set_verdict(x, CORDON_OUTCOME_SANDBOX_BROKEN, "cordon itself failed (%s)%s: %s",
                            x->error_code,
                            x->error_from_stderr ? ", says its fatal line" : "",

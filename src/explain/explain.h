@@ -44,6 +44,10 @@ typedef struct explain_scan {
         char last[EXPLAIN_STDERR_LINE_MAX]; /* the last complete non-empty line */
         size_t last_len;         /* 0: none, or it was overlong */
         explain_hint hints[EXPLAIN_HINT_KINDS];
+        /* A line of the command's said something a refusal could have caused (a hint, or words
+         * such as "denied", "refused", "proxy", "403"): without one, refusals are not taken for
+         * the cause of a failure (explain.c, refusal_plausible()). */
+        bool refusal_words;
 } explain_scan;
 
 typedef struct explain_violation {

@@ -79,8 +79,9 @@ static _noreturn_ void command_main(const plan *p, const landlock_run *lr, char 
         if (r < 0)
                 fail(report_fd, CORDON_POLICY_UNENFORCEABLE, r, "cannot install the socket filter");
         int listener = -1;
+        /* The unix variant always, as on native (sandbox.c): connects judged by path. */
         seccomp_options so = { .notify_creates = true, .landlock_backend = true,
-                               .unix_connect = p->unix_sockets.n > 0 };
+                               .unix_connect = true };
         r = seccomp_install_sandbox_filter(&so, &listener);
         if (r < 0)
                 report_fatal(report_fd, CORDON_POLICY_UNENFORCEABLE, r,
@@ -234,8 +235,7 @@ static void take_grip(const plan *p, int report_fd, grip *g) {
         int r = cgroup_procs_open(p->cgroup, &g->procs);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
-        if (p->unix_sockets.n > 0 &&
-            (r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
+        if ((r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r,
                      "monitor: cannot pin the allowUnixSockets sockets");
 }

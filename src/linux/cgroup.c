@@ -447,6 +447,15 @@ uint64_t cgroup_oom_kills(const run_cgroup *cg) {
         return cgroup_parse_key(buf, "oom_kill", &v) == 0 ? v : 0;
 }
 
+uint64_t cgroup_pids_hits(const run_cgroup *cg) {
+        const char *dir = !cg ? NULL : cg->kind == CGROUP_V2 ? cg->dirs[0] : cg->dirs[1];
+        _cleanup_free_ char *text = NULL;
+        uint64_t v = 0;
+        if (!dir || read_at(dir, "pids.events", &text) < 0)
+                return 0;
+        return cgroup_parse_key(text, "max", &v) == 0 ? v : 0;
+}
+
 static void kill_listed(const char *dir) {
         _cleanup_free_ char *procs = NULL;
         if (!dir || read_at(dir, "cgroup.procs", &procs) < 0)
@@ -569,7 +578,9 @@ cgroup_kind cgroup_probe(char *detail, size_t size) {
 
 /* ---- choosing between a cgroup and rlimits for a run ------------------------------------------------ */
 
-int cgroup_for_limits(uint64_t memory_bytes, uint64_t pids, run_cgroup **ret, cordon_error *err) {
+int cgroup_for_limits(uint64_t memory_bytes, uint64_t *pids_io, bool pids_default,
+                      run_cgroup **ret, cordon_error *err) {
+        uint64_t pids = *pids_io;
         *ret = NULL;
         if (!memory_bytes && !pids)
                 return 0;
@@ -577,6 +588,13 @@ int cgroup_for_limits(uint64_t memory_bytes, uint64_t pids, run_cgroup **ret, co
         int r = cgroup_create(NULL, &lim, ret);
         if (r == 0)
                 return 0;
+        if (pids_default && !memory_bytes) {
+                /* Only the built-in ceiling was at stake: RLIMIT_NPROC where it binds (not root),
+                 * nothing otherwise (docs/design/architecture.md, "Limits"). */
+                if (geteuid() == 0)
+                        *pids_io = 0;
+                return 0;
+        }
         if (r != -ENOTSUP)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
                                         "cannot create a cgroup for limits.memory/limits.pids: "
@@ -584,6 +602,10 @@ int cgroup_for_limits(uint64_t memory_bytes, uint64_t pids, run_cgroup **ret, co
         /* The rlimit stand-ins: RLIMIT_AS for memory works for everyone; RLIMIT_NPROC is ignored
          * for uid 0 (copy_process() exempts the root user), so a root fork bomb would run free:
          * fail closed rather than pretend (SPEC.md §4). */
+        if (pids && geteuid() == 0 && pids_default) {
+                *pids_io = 0; /* the built-in ceiling, not asked for: see above */
+                return 0;
+        }
         if (pids && geteuid() == 0)
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
                                         "limits.pids cannot be enforced: no cgroup with the pids "

@@ -59,6 +59,10 @@ void cgroup_oom_ack(const run_cgroup *cg);
  * memory.oom_control oom_kill). 0 without a memory limit. */
 uint64_t cgroup_oom_kills(const run_cgroup *cg);
 
+/* How many times a fork or clone failed because the cgroup was at pids.max (pids.events "max",
+ * v2 and v1). 0 without a pids limit or when it cannot be read. */
+uint64_t cgroup_pids_hits(const run_cgroup *cg);
+
 /* Kills every process in the cgroup (cgroup.kill on v2, else SIGKILL to each listed pid). */
 void cgroup_kill(const run_cgroup *cg);
 
@@ -87,8 +91,12 @@ cgroup_kind cgroup_probe(char *detail, size_t size);
 /* For a run: the cgroup enforcing limits.memory and limits.pids (*ret), or NULL when there is
  * nothing to enforce or rlimits stand in for them (no usable cgroup: RLIMIT_AS, RLIMIT_NPROC).
  * Fails with CORDON_POLICY_UNENFORCEABLE when neither can enforce a limit asked for (limits.pids
- * as root without a cgroup), CORDON_LAUNCH_FAILED when creating the cgroup failed. */
-int cgroup_for_limits(uint64_t memory_bytes, uint64_t pids, run_cgroup **ret, cordon_error *err);
+ * as root without a cgroup), CORDON_LAUNCH_FAILED when creating the cgroup failed.
+ * `pids_default`: *pids is the built-in ceiling, not asked for: where no cgroup can be made as
+ * root (RLIMIT_NPROC does not bind root) *pids becomes 0 instead of a refusal, and a failure to
+ * create the cgroup falls back like an absent hierarchy. */
+int cgroup_for_limits(uint64_t memory_bytes, uint64_t *pids, bool pids_default, run_cgroup **ret,
+                      cordon_error *err);
 
 /* Writes `lim` into an existing cgroup directory: v2 all of it, v1 the part of `controller`
  * ("memory" or "pids"). Exposed for tests; cgroup_create() uses it. */

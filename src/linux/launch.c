@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cordon_run(): plans the sandbox, starts its processes (linux/sandbox.h), and turns what they
  * report into the run's result or a structured error. */
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ typedef struct run_state {
         cordon_error fatal; /* the first failure reported */
         bool timed_out;
         const run_cgroup *cg; /* enforces limits.memory/pids, or NULL */
+        uint64_t pids;        /* the ceiling it enforces (for the report) */
         int cancel_fd;        /* opts->cancel_fd, or -1 */
         const char *killed;   /* "oom" or "manual" once one of those ended the run */
 } run_state;
@@ -134,9 +136,29 @@ static void watch_check(run_state *st, const struct pollfd w[2], pid_t child) {
         }
 }
 
+/* The process ceiling was hit: forks failed with EAGAIN (the command may have gone on, e.g. make
+ * retrying, or a fork bomb burning out), one resource-limit violation with the count of failed
+ * forks. Only a cgroup counts them; RLIMIT_NPROC failures are not observable from here. */
+static void report_pids_hits(run_state *st) {
+        uint64_t hits = cgroup_pids_hits(st->cg);
+        char rule[96];
+        if (hits == 0)
+                return;
+        (void) snprintf(rule, sizeof(rule), "limits.pids (%llu processes and threads)",
+                        (unsigned long long) st->pids);
+        cordon_violation v = { .action = "resource-limit", .syscall = "fork", .target = "pids",
+                               .rule = rule, .count = hits };
+        st->violations += (unsigned) (hits > UINT_MAX ? UINT_MAX : hits);
+        if (st->opts && st->opts->on_violation)
+                st->opts->on_violation(st->opts->userdata, &v);
+        events_violation(st->ev, &v);
+}
+
 /* After the run: an OOM kill may have ended it before the watch saw the event (v2 kills the
- * whole cgroup at once, memory.oom.group). Then the stream gets its terminal "killed". */
+ * whole cgroup at once, memory.oom.group). Then the stream gets its terminal "killed". A hit
+ * process ceiling is reported first: every violation precedes the terminal event. */
 static void watch_finish(run_state *st) {
+        report_pids_hits(st);
         if (!st->killed && !st->timed_out && cgroup_oom_kills(st->cg) > 0)
                 st->killed = "oom";
         if (st->killed)
@@ -313,7 +335,7 @@ static int spawn_and_wait(const plan *p, char *const argv[], bool confined, land
         px.listen_ch = -1;
         if (!confined)
                 events_ready(ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
-        run_state st = { .opts = opts, .ev = ev, .cg = p->cgroup,
+        run_state st = { .opts = opts, .ev = ev, .cg = p->cgroup, .pids = p->pids,
                          .backend = lr ? CORDON_BACKEND_LANDLOCK : CORDON_BACKEND_NATIVE,
                          .cancel_fd = opts && opts->cancel_fd > 2 ? opts->cancel_fd : -1 };
         r = collect(fds[0], px.report_fd, child, p->timeout_ms, &cap, &st);
@@ -431,6 +453,11 @@ static int check_backend(cordon_backend b, cordon_error *err) {
 static int run_landlock(plan *p, char *const argv[], const cordon_run_options *opts, events *ev,
                         cordon_run_result *ret, cordon_error *err) {
         landlock_run lr;
+        /* The default process ceiling without a cgroup: RLIMIT_NPROC would count every process
+         * of the user on the host here (no user namespace), so it is not applied; a limits.pids
+         * the policy sets is refused instead (backend-landlock.c). */
+        if (!p->cgroup && p->pids_default)
+                p->pids = 0;
         int r = landlock_run_prepare(p, &lr, err);
         if (r < 0)
                 return r;
@@ -505,7 +532,8 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 r = check_stdio(p, err);
         /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
         if (r >= 0 && !unconfined)
-                r = cgroup_for_limits(p->memory_bytes, p->pids, &p->cgroup, err);
+                r = cgroup_for_limits(p->memory_bytes, &p->pids, p->pids_default, &p->cgroup,
+                                      err);
         if (r >= 0 && backend == CORDON_BACKEND_LANDLOCK)
                 r = run_landlock(p, argv, opts, ev, ret, err);
         else if (r >= 0)

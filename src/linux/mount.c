@@ -258,8 +258,20 @@ static int hide(mount_ctx *c, const mount_op *op) {
         return 0;
 }
 
+/* A private /tmp or /dev/shm, bounded: tmpfs's own default (half of RAM, as many inodes as half
+ * of RAM's pages) would let one command pin the host's memory (plan-limits.c). */
+static int new_private_tmpfs(const mount_op *op) {
+        char size[32], inodes[32];
+        (void) snprintf(size, sizeof(size), "%llu", (unsigned long long) op->tmpfs_bytes);
+        (void) snprintf(inodes, sizeof(inodes), "%llu",
+                        (unsigned long long) plan_tmpfs_inodes(op->tmpfs_bytes));
+        const char *const opts[] = { "mode", "1777", "size", size, "nr_inodes", inodes, NULL };
+        if (op->tmpfs_bytes == 0)
+                return -EINVAL; /* never unbounded */
+        return new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+}
+
 static int apply_op(mount_ctx *c, size_t i) {
-        static const char *const tmp_opts[] = { "mode", "1777", NULL };
         const mount_op *op = &c->p->mounts[i];
         switch (op->kind) {
         case MOUNT_OP_ROOT_RO:
@@ -268,8 +280,7 @@ static int apply_op(mount_ctx *c, size_t i) {
         case MOUNT_OP_DEV:
                 return mount_dev(c, op->path);
         case MOUNT_OP_TMPFS: {
-                _cleanup_close_ int m = new_fs("tmpfs", tmp_opts,
-                                               MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+                _cleanup_close_ int m = new_private_tmpfs(op);
                 return m < 0 ? m : attach(m, c->rootfd, op->path, true);
         }
         case MOUNT_OP_BIND_RW:

@@ -110,7 +110,8 @@ static void hint_native_missing(const probe_facts *f, char *hint) {
                                "enforced; policies that need them are refused");
         if (f->limits == PROBE_LIMITS_RLIMIT && f->root)
                 hint_add(hint, "no cgroup for limits, and RLIMIT_NPROC does not apply to root: "
-                               "policies with limits.pids are refused");
+                               "policies with limits.pids are refused, and the default process "
+                               "ceiling is not enforced");
 }
 
 static void eval_native(const probe_facts *f, probe_backend *b) {
@@ -179,7 +180,8 @@ static void eval_landlock(const probe_facts *f, probe_backend *b) {
         b->status = PROBE_PARTIAL;
         hint_add(b->hint, "%s", landlock_lacks);
         if (f->limits == PROBE_LIMITS_RLIMIT)
-                hint_add(b->hint, "no cgroup here: policies with limits.pids are refused");
+                hint_add(b->hint, "no cgroup here: policies with limits.pids are refused, and "
+                                  "the default process ceiling is not enforced");
 }
 
 static void eval_microvm(const probe_facts *f, probe_backend *b) {

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <linux/magic.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -136,7 +138,11 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         if (landlock_apply(p, &e) < 0)
                 fail_error(report_fd, &e);
         int listener = -1;
-        seccomp_options so = { .notify_creates = true, .unix_connect = p->unix_sockets.n > 0 };
+        /* Always the unix variant: socket(AF_UNIX) succeeds and every connect() is judged by the
+         * supervisor on its path, so the NSS lookups glibc makes for `ls -l` or `id` (nscd,
+         * systemd-userdb) are recognised and refused quietly, while a connect to any other host
+         * socket is refused and reported with its path (supervisor-unix.c). */
+        seccomp_options so = { .notify_creates = true, .unix_connect = true };
         r = seccomp_install_sandbox_filter(&so, &listener);
         if (r < 0)
                 report_fatal(report_fd, CORDON_POLICY_UNENFORCEABLE, r,
@@ -234,6 +240,33 @@ static void wait_for(pid_t pid) {
                 ;
 }
 
+/* Whether `st` describes the private tmpfs `op` made: a writable root bound at the same path
+ * (the workspace being /tmp) is another filesystem, whose fullness is not this limit's. */
+static bool is_private_tmpfs(const mount_op *op, const struct statfs *st) {
+        uint64_t bs = st->f_bsize > 0 ? (uint64_t) st->f_bsize : 1;
+        return st->f_type == TMPFS_MAGIC && (uint64_t) st->f_blocks == (op->tmpfs_bytes + bs - 1) / bs;
+}
+
+/* After the command: a private /tmp or /dev/shm that is full (no block or no inode left) is
+ * reported as a resource-limit violation; the command itself saw ENOSPC. Checked once, at the
+ * end (cheap): a tmpfs filled and emptied again during the run is not reported. */
+static void report_full_tmpfs(const plan *p, int report_fd) {
+        for (size_t i = 0; i < p->n_mounts; i++) {
+                const mount_op *op = &p->mounts[i];
+                struct statfs st;
+                char rule[128];
+                if (op->kind != MOUNT_OP_TMPFS || statfs(op->path, &st) < 0 ||
+                    !is_private_tmpfs(op, &st) || (st.f_bavail > 0 && st.f_ffree > 0))
+                        continue;
+                bool shm = strcmp(op->path, "/dev/shm") == 0;
+                (void) snprintf(rule, sizeof(rule), "%s (%llu bytes%s): the tmpfs was full",
+                                shm ? "limits.shmSize" : "limits.tmpSize",
+                                (unsigned long long) op->tmpfs_bytes,
+                                st.f_ffree == 0 ? ", every inode used" : "");
+                report_violation_action(report_fd, "resource-limit", "write", op->path, rule, 0);
+        }
+}
+
 static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init,
                                  const supervisor_unix_allow *unix_allow) {
         /* The supervisor performs creations for the command: it keeps no capability the command
@@ -268,6 +301,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         }
         wait_for(init);
         supervisor_stop(s);
+        report_full_tmpfs(p, report_fd);
         _exit(0);
 }
 
@@ -296,8 +330,7 @@ static void grip_host(const plan *p, int report_fd, host_grip *g) {
         int r = cgroup_procs_open(p->cgroup, &g->procs);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
-        if (p->unix_sockets.n > 0 &&
-            (r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
+        if ((r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r,
                      "monitor: cannot pin the allowUnixSockets sockets");
 }

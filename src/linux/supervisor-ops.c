@@ -687,6 +687,19 @@ static int op_bind(request *r) {
         size_t off = offsetof(struct sockaddr_un, sun_path);
         bool pathname = domain == AF_UNIX && (size_t) len > off && sun->sun_family == AF_UNIX &&
                         sun->sun_path[0] != '\0';
+        /* The landlock backend shares the host's network namespace, so an abstract name bound
+         * here is one host clients look up (X11's @/tmp/.X11-unix/X0, a D-Bus address): the
+         * command could pose as that server. Landlock's scoping stops only the other direction.
+         * Native runs have an abstract namespace of their own. */
+        if (!pathname && domain == AF_UNIX && r->s->landlock) {
+                static const char rule[] = "abstract Unix socket names are shared with the host "
+                                           "on the landlock backend";
+                supervisor_report_refusal(r->s, &(supervisor_report) { .action = "network-outbound",
+                                                                      .syscall = "bind",
+                                                                      .target = "@", .rule = rule },
+                                          "bind", rule);
+                return -EPERM;
+        }
         if (!pathname) /* other families, abstract and autobind names: no file name appears */
                 return errno_or(bind(r->sock_fd, (const struct sockaddr *) r->addr, (socklen_t) len));
         size_t plen = strnlen(sun->sun_path, (size_t) len - off);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* allowUnixSockets: connect() to exactly the listed pathname sockets (issue 6).
  *
- * With a non-empty list the filter lets the command create AF_UNIX stream and seqpacket sockets
- * and notifies every connect(). The supervisor performs the connect itself, on its own duplicate
+ * In every run (the list may be empty) the filter lets the command create AF_UNIX stream and
+ * seqpacket sockets and notifies every connect(): refusing socket(AF_UNIX) itself could not tell
+ * glibc's name-service lookups (nss_lookup_socket()) from a real attempt on a host socket. The supervisor performs the connect itself, on its own duplicate
  * of the caller's socket (pidfd_getfd: the same open file, so the caller's socket is the one that
  * ends up connected), to an inode it checked, never to a path the kernel would resolve again:
  *   - the address is copied once; the caller rewriting it afterwards changes nothing;
@@ -243,6 +244,25 @@ static bool on_private_mount(const supervisor_unix_allow *a, dev_t dev) {
         return false;
 }
 
+/* The sockets glibc's name-service lookups try on their own: nscd for every getpwuid() (`ls -l`,
+ * `id`, `whoami`, Python's getpass, Node's os.userInfo()), nss-systemd's varlink services
+ * (io.systemd.Multiplexer and the others in /run/systemd/userdb), nss-resolve. Matched on the
+ * address exactly as written, never connected: the caller gets ENOENT (what it gets on a host
+ * without the service, so it falls back to /etc/passwd or DNS through the proxy) and nothing is
+ * reported. Still refused: an attacker aiming at nscd or userdb reaches nothing, it is only not
+ * counted. Every other host socket stays refused and reported. */
+static bool nss_lookup_socket(const char *path) {
+        static const char *const exact[] = { "/var/run/nscd/socket", "/run/nscd/socket",
+                                             "/run/systemd/resolve/io.systemd.Resolve" };
+        static const char userdb[] = "/run/systemd/userdb/";
+        for (size_t i = 0; i < ELEMENTSOF(exact); i++)
+                if (streq(path, exact[i]))
+                        return true;
+        const char *name = path + sizeof(userdb) - 1;
+        return strncmp(path, userdb, sizeof(userdb) - 1) == 0 && *name && *name != '.' &&
+               !strchr(name, '/');
+}
+
 /* A socket the caller may reach, pinned: the fd to connect through (owned by the allowlist, or
  * *ret_own when it is a fresh pin). Returns it, or -errno (-EACCES: refused and reported). */
 static int decide(request *r, const char *path, int *ret_own) {
@@ -257,6 +277,8 @@ static int decide(request *r, const char *path, int *ret_own) {
                         return -ENOENT;
                 return refuse_connect(r, hit->path, rule_planted);
         }
+        if (nss_lookup_socket(path))
+                return -ENOENT; /* quiet: see nss_lookup_socket() */
         resolved res = RESOLVED_INIT;
         int pin = pin_caller_path(r, path, &res);
         struct stat st;

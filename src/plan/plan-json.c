@@ -121,6 +121,9 @@ static json_t *limits_json(const plan *p) {
         if (o && put(o, "timeoutMs", limit_json(p->timeout_ms)) &&
             put(o, "memoryBytes", limit_json(p->memory_bytes)) &&
             put(o, "pids", limit_json(p->pids)) &&
+            put(o, "pidsDefault", json_boolean(p->pids_default)) &&
+            put(o, "tmpBytes", limit_json(p->tmp_bytes)) &&
+            put(o, "shmBytes", limit_json(p->shm_bytes)) &&
             put(o, "cpuSeconds", limit_json(p->cpu_seconds)))
                 return o;
         json_decref(o);

@@ -215,6 +215,8 @@ static int add_fixed_mounts(plan *p) {
             (r = plan_add_mount(p, MOUNT_OP_TMPFS, "/tmp", true, "private /tmp")) < 0 ||
             (r = plan_add_mount(p, MOUNT_OP_TMPFS, "/dev/shm", true, "private /dev/shm")) < 0)
                 return r;
+        p->mounts[p->n_mounts - 2].tmpfs_bytes = p->tmp_bytes;
+        p->mounts[p->n_mounts - 1].tmpfs_bytes = p->shm_bytes;
         return 0;
 }
 
@@ -488,7 +490,10 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         p->mode = policy->mode_set ? policy->mode : CORDON_MODE_WORKSPACE_WRITE;
         p->timeout_ms = policy->timeout_ms;
         p->memory_bytes = policy->memory_bytes;
-        p->pids = policy->pids;
+        p->pids = policy->pids ? policy->pids : PLAN_DEFAULT_PIDS;
+        p->pids_default = !policy->pids;
+        p->tmp_bytes = policy->tmp_bytes ? policy->tmp_bytes : plan_default_tmp_bytes();
+        p->shm_bytes = policy->shm_bytes ? policy->shm_bytes : plan_default_shm_bytes();
         p->cpu_seconds = policy->cpu_seconds;
         int r = set_workdir(&b, cwd);
         /* danger-full-access runs without a sandbox on purpose: nothing there is "unenforced". */

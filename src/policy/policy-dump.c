@@ -82,7 +82,9 @@ static json_t *limits_to_json(const cordon_policy *p) {
         if (l && put(l, "timeout", limit_or_null(p->timeout_ms)) &&
             put(l, "memory", limit_or_null(p->memory_bytes)) &&
             put(l, "pids", limit_or_null(p->pids)) &&
-            put(l, "cpu", limit_or_null(p->cpu_seconds)))
+            put(l, "cpu", limit_or_null(p->cpu_seconds)) &&
+            put(l, "tmpSize", limit_or_null(p->tmp_bytes)) &&
+            put(l, "shmSize", limit_or_null(p->shm_bytes)))
                 return l;
         json_decref(l);
         return NULL;
@@ -92,7 +94,9 @@ void *policy_to_json(const cordon_policy *p) {
         json_t *o = json_object();
         if (!o)
                 return NULL;
-        /* Unset scalars print their effective defaults (SPEC.md §5): mode chat, network on. */
+        /* Unset scalars print their effective defaults (SPEC.md §5): mode chat, network on. Unset
+         * limits print null (settings import writes this document back; the plan's "limits"
+         * show the built-in ceiling and tmpfs sizes in effect). */
         bool ok = put(o, "sessionId", string_or_null(p->session_id)) &&
                   put(o, "workspaceId", string_or_null(p->workspace_id)) &&
                   put(o, "agentId", string_or_null(p->agent_id)) &&
@@ -159,7 +163,9 @@ static json_t *limits_layer_to_json(const cordon_policy *p) {
         if (l && (!p->timeout_ms || put(l, "timeout", limit_or_null(p->timeout_ms))) &&
             (!p->memory_bytes || put(l, "memory", limit_or_null(p->memory_bytes))) &&
             (!p->pids || put(l, "pids", limit_or_null(p->pids))) &&
-            (!p->cpu_seconds || put(l, "cpu", limit_or_null(p->cpu_seconds))))
+            (!p->cpu_seconds || put(l, "cpu", limit_or_null(p->cpu_seconds))) &&
+            (!p->tmp_bytes || put(l, "tmpSize", limit_or_null(p->tmp_bytes))) &&
+            (!p->shm_bytes || put(l, "shmSize", limit_or_null(p->shm_bytes))))
                 return l;
         json_decref(l);
         return NULL;
@@ -205,7 +211,7 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_if(o, "env", p->env_pass.n || p->env_scrub.n || p->n_env_set,
                          env_layer_to_json, p) &&
                   put_if(o, "limits", p->timeout_ms || p->memory_bytes || p->pids ||
-                                              p->cpu_seconds,
+                                              p->cpu_seconds || p->tmp_bytes || p->shm_bytes,
                          limits_layer_to_json, p);
         if (!ok) {
                 json_decref(o);

@@ -422,6 +422,10 @@ static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
         [POLICY_LIMIT_CPU_SECONDS] = { POLICY_LIMIT_CPU_SECONDS, NULL,
                                        cordon_policy_set_cpu_seconds,
                                        "write CPU seconds, e.g. 60" },
+        [POLICY_LIMIT_TMP_BYTES] = { POLICY_LIMIT_TMP_BYTES, parse_size, cordon_policy_set_tmp_size,
+                                     "write bytes (1073741824) or a size (\"512M\", \"4G\")" },
+        [POLICY_LIMIT_SHM_BYTES] = { POLICY_LIMIT_SHM_BYTES, parse_size, cordon_policy_set_shm_size,
+                                     "write bytes (268435456) or a size (\"64M\", \"1G\")" },
 };
 
 static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
@@ -467,11 +471,21 @@ static int parse_cpu(parse_ctx *c, json_t *v, void *target) {
         return parse_limit(c, v, &limit_descs[POLICY_LIMIT_CPU_SECONDS]);
 }
 
+static int parse_tmp_size(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_TMP_BYTES]);
+}
+
+static int parse_shm_size(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_SHM_BYTES]);
+}
+
 static const field limit_fields[] = {
         { "timeout", parse_timeout, NULL },
         { "memory", parse_memory, NULL },
         { "pids", parse_pids, NULL },
         { "cpu", parse_cpu, NULL },
+        { "tmpSize", parse_tmp_size, NULL },
+        { "shmSize", parse_shm_size, NULL },
 };
 
 static int parse_limits(parse_ctx *c, json_t *v, void *target) {

@@ -152,6 +152,11 @@ const char *policy_check_limit(policy_limit which, uint64_t v) {
         case POLICY_LIMIT_CPU_SECONDS:
                 return v >= 1 && v <= POLICY_CPU_MAX_S ? NULL
                                                        : "must be between 1 and 2592000 seconds";
+        case POLICY_LIMIT_TMP_BYTES:
+        case POLICY_LIMIT_SHM_BYTES:
+                return v >= POLICY_TMPFS_MIN && v <= POLICY_TMPFS_MAX
+                               ? NULL
+                               : "must be between 1M and 1T bytes";
         case _POLICY_LIMIT_MAX:
         default:
                 return "is not a known limit";
@@ -486,6 +491,14 @@ int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds) {
         return set_limit(p, POLICY_LIMIT_CPU_SECONDS, seconds, p ? &p->cpu_seconds : NULL);
 }
 
+int cordon_policy_set_tmp_size(cordon_policy *p, uint64_t bytes) {
+        return set_limit(p, POLICY_LIMIT_TMP_BYTES, bytes, p ? &p->tmp_bytes : NULL);
+}
+
+int cordon_policy_set_shm_size(cordon_policy *p, uint64_t bytes) {
+        return set_limit(p, POLICY_LIMIT_SHM_BYTES, bytes, p ? &p->shm_bytes : NULL);
+}
+
 /* ---- merging and resolution ----------------------------------------------------------------- */
 
 static int merge_string(char **dst, const char *src) {
@@ -508,8 +521,9 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
             (r = merge_string(&dst->workdir, src->workdir)) < 0)
                 return r;
         const uint64_t *s[] = { &src->timeout_ms, &src->memory_bytes, &src->pids,
-                                &src->cpu_seconds };
-        uint64_t *d[] = { &dst->timeout_ms, &dst->memory_bytes, &dst->pids, &dst->cpu_seconds };
+                                &src->cpu_seconds, &src->tmp_bytes, &src->shm_bytes };
+        uint64_t *d[] = { &dst->timeout_ms, &dst->memory_bytes, &dst->pids, &dst->cpu_seconds,
+                          &dst->tmp_bytes, &dst->shm_bytes };
         for (size_t i = 0; i < ELEMENTSOF(s); i++)
                 if (*s[i] != 0)
                         *d[i] = *s[i];

@@ -19,6 +19,8 @@
 #define POLICY_MEMORY_MIN (1ULL << 20)                    /* 1 MiB: less cannot exec a shell */
 #define POLICY_MEMORY_MAX (1ULL << 50)                    /* 1 PiB */
 #define POLICY_PIDS_MAX 4194304ULL                        /* PID_MAX_LIMIT on 64-bit */
+#define POLICY_TMPFS_MIN (1ULL << 20)                     /* 1 MiB */
+#define POLICY_TMPFS_MAX (1ULL << 40)                     /* 1 TiB */
 #define POLICY_CPU_MAX_S (30ULL * 24 * 3600)               /* 30 days of CPU time */
 
 typedef struct policy_bind {
@@ -79,6 +81,10 @@ struct cordon_policy {
         uint64_t memory_bytes;
         uint64_t pids;
         uint64_t cpu_seconds;
+        /* The sizes of the private /tmp and /dev/shm tmpfs (0: the built-in defaults,
+         * plan_default_tmp_bytes()/plan_default_shm_bytes()). */
+        uint64_t tmp_bytes;
+        uint64_t shm_bytes;
 };
 
 /* Deep copy of src merged over dst (src wins scalars it sets; lists union; a bind or env.set entry
@@ -113,6 +119,8 @@ typedef enum policy_limit {
         POLICY_LIMIT_MEMORY_BYTES,
         POLICY_LIMIT_PIDS,
         POLICY_LIMIT_CPU_SECONDS,
+        POLICY_LIMIT_TMP_BYTES,
+        POLICY_LIMIT_SHM_BYTES,
         _POLICY_LIMIT_MAX,
 } policy_limit;
 const char *policy_check_limit(policy_limit which, uint64_t v);

@@ -27,6 +27,8 @@ static const struct {
         [SF_MEMORY] = { "limits.memory", 0, NULL },
         [SF_PIDS] = { "limits.pids", 0, NULL },
         [SF_CPU] = { "limits.cpu", 0, NULL },
+        [SF_TMP_SIZE] = { "limits.tmpSize", 0, NULL },
+        [SF_SHM_SIZE] = { "limits.shmSize", 0, NULL },
         [SF_BINDS] = { "bindMounts", 0, NULL },
         [SF_HOSTS] = { "hosts", 0, NULL },
         [SF_ENV_SET] = { "env.set", 0, NULL },
@@ -76,6 +78,8 @@ static uint64_t scalar_number(const cordon_policy *p, settings_field f) {
                : f == SF_MEMORY ? p->memory_bytes
                : f == SF_PIDS   ? p->pids
                : f == SF_CPU    ? p->cpu_seconds
+               : f == SF_TMP_SIZE ? p->tmp_bytes
+               : f == SF_SHM_SIZE ? p->shm_bytes
                                 : 0;
 }
 
@@ -176,6 +180,10 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
                 r = cordon_policy_set_pids(dst, src->pids);
         if (r >= 0 && src->cpu_seconds)
                 r = cordon_policy_set_cpu_seconds(dst, src->cpu_seconds);
+        if (r >= 0 && src->tmp_bytes)
+                r = cordon_policy_set_tmp_size(dst, src->tmp_bytes);
+        if (r >= 0 && src->shm_bytes)
+                r = cordon_policy_set_shm_size(dst, src->shm_bytes);
         for (size_t i = 0; r >= 0 && i < src->n_env_set; i++)
                 r = cordon_policy_env_set(dst, src->env_set[i].name, src->env_set[i].value);
         return r;

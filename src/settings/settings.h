@@ -135,6 +135,8 @@ typedef enum settings_field {
         SF_MEMORY,
         SF_PIDS,
         SF_CPU,
+        SF_TMP_SIZE,
+        SF_SHM_SIZE,
         SF_BINDS,
         SF_HOSTS,
         SF_ENV_SET,

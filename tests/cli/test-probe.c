@@ -371,7 +371,8 @@ static void test_verdict_limits(void **state) {
         f.root = true;
         probe_evaluate(&f, b);
         assert_int_equal(b[0].status, PROBE_PARTIAL);
-        assert_non_null(strstr(b[0].hint, "policies with limits.pids are refused"));
+        assert_non_null(strstr(b[0].hint, "policies with limits.pids are refused, and the "
+                                          "default process ceiling is not enforced"));
         f.limits = PROBE_LIMITS_CGROUP;
         probe_evaluate(&f, b);
         assert_int_equal(b[0].status, PROBE_FULL);
@@ -410,7 +411,8 @@ static void test_verdict_landlock(void **state) {
         f.limits = PROBE_LIMITS_RLIMIT;
         probe_evaluate(&f, b);
         assert_int_equal(b[1].status, PROBE_PARTIAL);
-        assert_non_null(strstr(b[1].hint, "policies with limits.pids are refused"));
+        assert_non_null(strstr(b[1].hint, "policies with limits.pids are refused, and the "
+                                          "default process ceiling is not enforced"));
 }
 
 static void test_verdict_unusable(void **state) {

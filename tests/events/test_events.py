@@ -131,6 +131,27 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(paths, [os.path.join(self.ws, "a/.git"), os.path.join(self.ws, "b/c/.git")])
         self.assertNotIn("cordon: denied", r.stderr)
 
+    def test_full_tmp_reported(self):
+        # A bounded private /tmp: dd gets ENOSPC, the run reports the full tmpfs once.
+        r = self.run_events("--tmp-size", "8M", "--", "sh", "-c",
+                            "dd if=/dev/zero of=/tmp/fill bs=1M count=64 2>&1; echo dd=$?")
+        self.assertEqual(r.status, 0)
+        self.assertEqual(r.types(), ["starting", "ready", "violation", "exit"])
+        v = r.events[2]
+        self.assertEqual((v["action"], v["target"], v["raw"]["syscall"]),
+                         ("resource-limit", "/tmp", "write"))
+        self.assertIn("limits.tmpSize (8388608 bytes)", v["raw"]["rule"])
+        ok = self.run_events("--tmp-size", "8M", "--", "sh", "-c",
+                             "dd if=/dev/zero of=/tmp/fill bs=1M count=4 2>/dev/null")
+        self.assertEqual(ok.types(), ["starting", "ready", "exit"])  # room left: no report
+
+    def test_nss_lookups_quiet(self):
+        # glibc asks nscd / systemd-userdb over AF_UNIX for every uid-to-name lookup: not a
+        # refusal worth reporting (refused all the same).
+        r = self.run_events("--", "sh", "-c", "ls -l / >/dev/null && id && getent passwd root")
+        self.assertEqual(r.status, 0)
+        self.assertEqual(r.types(), ["starting", "ready", "exit"])
+
     def test_timeout_killed(self):
         r = self.run_events("--timeout", "300ms", "--", "sleep", "30")
         self.assertEqual(r.status, 125)

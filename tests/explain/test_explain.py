@@ -196,6 +196,122 @@ class ExplainTest(unittest.TestCase):
                            self.stderr_file).stdout.decode()
         self.assertIn("NOT observed", text)
 
+    # ---- no noise: glibc's name-service lookups, and what stays a refusal -----------------
+
+    NSS_COMMANDS = ("ls -l / >/dev/null && id >/dev/null && whoami >/dev/null && "
+                    "getent passwd root >/dev/null && "
+                    "python3 -c 'import getpass; getpass.getuser()' && "
+                    "{ ! command -v node >/dev/null || node -e 'require(\"os\").userInfo()'; }")
+
+    def test_nss_lookups_are_no_refusals(self):
+        status, s, err = self.run_reported("--", "sh", "-c", self.NSS_COMMANDS)
+        self.assertEqual(status, 0, err)
+        self.assertEqual((s["status"], s["violations"]), ("ok", []))
+        self.assertNotIn("cordon:", err)
+        v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+        self.assertEqual((v["status"], v["violations"]), ("ok", []))
+        status, out = self.on_tty("--", "sh", "-c", "'ls -l / >/dev/null; id; whoami'")
+        self.assertEqual(status, 0, out)
+        self.assertNotIn("cordon: denied", out)
+
+    def test_host_unix_socket_still_refused(self):
+        # The attacker's twin of the lookups above: the same socket(AF_UNIX) + connect, aimed at
+        # a host server, is refused, reported with its path, and explains the failure.
+        import socket
+        path = os.path.join(self.tmp, "host.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(4)
+        os.chmod(self.tmp, 0o755)
+        os.chmod(path, 0o777)
+        try:
+            code = (f"import socket; s = socket.socket(socket.AF_UNIX); s.connect({path!r})")
+            status, s, err = self.run_reported("--", "python3", "-c", code)
+            srv.setblocking(False)
+            with self.assertRaises(BlockingIOError):
+                srv.accept()  # nothing reached the host's server
+        finally:
+            srv.close()
+        self.assertNotEqual(status, 0)
+        self.assertIn("PermissionError", err)
+        self.assertEqual(s["status"], "sandbox-denied")
+        self.assertEqual([(x["action"], x["target"]) for x in s["violations"]],
+                         [("network-outbound", path)])
+        status, out = self.on_tty("--", "python3", "-c", f'"{code}"')
+        self.assertIn(f"cordon: denied connect {path}", out)
+
+    def write_run(self, exit_code, violations, stderr):
+        """An events file of a finished run with these violations, and its stderr."""
+        sid = "s-explain"
+        lines = [{"type": "starting", "sessionId": sid, "time": "2026-01-01T00:00:00.000Z",
+                  "backend": "auto"},
+                 {"type": "ready", "sessionId": sid, "time": "2026-01-01T00:00:00.001Z",
+                  "backend": "native"}]
+        for action, target, rule, call in violations:
+            lines.append({"type": "violation", "sessionId": sid,
+                          "time": "2026-01-01T00:00:00.002Z", "action": action,
+                          "target": target, "raw": {"syscall": call, "rule": rule}})
+        lines.append({"type": "exit", "sessionId": sid, "time": "2026-01-01T00:00:00.003Z",
+                      "exitCode": exit_code})
+        with open(self.events, "w", encoding="utf-8") as f:
+            f.write("".join(json.dumps(x) + "\n" for x in lines))
+        with open(self.stderr_file, "w", encoding="utf-8") as f:
+            f.write(stderr)
+
+    UNRELATED = [("syscall", "socket", "socket: EPERM (AF_UNIX)", "socket")]
+
+    def test_http_404_after_unrelated_refusals_failed(self):
+        self.write_run(22, self.UNRELATED,
+                       "curl: (22) The requested URL returned error: 404\n")
+        v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+        self.assertEqual(v["status"], "command-failed", v["reason"])
+        self.assertIn("points to none of the 1 refusal listed", v["reason"])
+        self.assertEqual(len(v["violations"]), 1)  # still listed, only not blamed
+        # The proxy's refusal in curl's words is blamed.
+        self.write_run(56, [("network-outbound", "example.org:443", "not in allowlist", "http")],
+                       "curl: (56) CONNECT tunnel failed, response 403\n")
+        v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+        self.assertEqual(v["status"], "sandbox-denied")
+
+    def test_messages_matched_ignoring_case(self):
+        for text in ("error: PERMISSION DENIED: ./out\n", "fatal: permission denied\n",
+                     "OSError: [Errno 1] operation not permitted\n"):
+            self.write_run(1, self.UNRELATED, text)
+            v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+            self.assertEqual(v["status"], "sandbox-denied", text)
+            # Without a refusal the same words are an inferred hint, whatever their case.
+            self.write_run(1, [], text)
+            v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+            self.assertEqual(v["status"], "command-failed", text)
+            self.assertEqual(len(v["inferred"]), 1, text)
+            self.assertEqual(v["inferred"][0]["evidence"], "inferred")
+
+    def test_missing_command_failed(self):
+        # exec of a command that does not exist: cordon's 125, but the command's fault.
+        status, s, err = self.run_reported("--", "no-such-command-here")
+        self.assertEqual(status, 125)
+        self.assertIn("cordon: fatal: EXEC_FAILED: ", err)
+        self.assertEqual(s["status"], "command-failed", s["reason"])
+        self.assertEqual(s["error"]["code"], "EXEC_FAILED")
+        # The shell's 127 after unrelated refusals: not blamed on them either.
+        self.write_run(127, self.UNRELATED, "sh: 1: no-such-command-here: not found\n")
+        v = self.explain("--events", self.events, "--stderr", self.stderr_file)
+        self.assertEqual(v["status"], "command-failed", v["reason"])
+        self.assertIn("not found", v["reason"])
+
+    def test_git_protection_named(self):
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        status, s, _ = self.run_reported("--", "sh", "-c",
+                                         "echo x > .git/hooks/pre-commit; touch .env")
+        self.assertNotEqual(status, 0)
+        by_target = {x["target"]: x for x in s["violations"]}
+        hook = by_target[os.path.join(self.ws, ".git/hooks/pre-commit")]
+        self.assertIn("git protection", hook["summary"])
+        self.assertNotIn("denyCreateNames", hook["summary"])
+        self.assertIn("mandatory git protection", hook["why"])
+        env = by_target[os.path.join(self.ws, ".env")]
+        self.assertIn("denyCreateNames .env", env["summary"])
+
     # ---- --json destinations ------------------------------------------------------------------
 
     def test_json_fd_and_private_file(self):

@@ -27,6 +27,8 @@ CORDON_REAL=${CORDON_IT_REAL:-$CORDON}
 . "$(dirname "$0")/names.sh"
 # shellcheck source=tests/integration/git-repos.sh
 . "$(dirname "$0")/git-repos.sh"
+# shellcheck source=tests/integration/suite-defaults.sh
+. "$(dirname "$0")/suite-defaults.sh"
 
 FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
@@ -1136,7 +1138,7 @@ ONLY=${CORDON_IT_ONLY:-}
 for group in secrets outside protected_create protected_modify denied_names name_scope \
         name_templates name_allow cordon_dir path_forms races \
         git_escapes git_repos_user git_repos_attacks nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
-        unix_sockets limits inheritance lifetime allowed landlock protected_links metadata \
+        unix_sockets limits default_limits nss_quiet inheritance lifetime allowed landlock protected_links metadata \
         exit_contract controls bad_input fail_closed project_settings; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"

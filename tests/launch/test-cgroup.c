@@ -262,16 +262,36 @@ static void test_real_run_cgroup(void **state) {
         close(go[1]);
 }
 
+/* Whether a pids-only cgroup can be made here (the default ceiling needs nothing more). */
+static bool pids_cgroup_possible(void) {
+        run_cgroup *cg = NULL;
+        if (cgroup_create(NULL, &(cgroup_limits) { .pids = 64 }, &cg) < 0)
+                return false;
+        cgroup_destroy(cg);
+        return true;
+}
+
 /* The choice a run makes: a cgroup, else rlimits, except limits.pids as root. */
 static void test_for_limits(void **state) {
         (void) state;
         run_cgroup *cg = (run_cgroup *) 1;
         cordon_error err = { 0 };
-        assert_int_equal(cgroup_for_limits(0, 0, &cg, &err), 0);
+        uint64_t none = 0, pids = 32;
+        assert_int_equal(cgroup_for_limits(0, &none, false, &cg, &err), 0);
         assert_null(cg);
         char detail[256];
         bool cgroups = cgroup_probe(detail, sizeof(detail)) != CGROUP_NONE;
-        int r = cgroup_for_limits(0, 32, &cg, &err);
+        bool pids_cg = pids_cgroup_possible();
+        /* The built-in ceiling: a cgroup where one can be made, RLIMIT_NPROC for a user, and
+         * nothing (never a refusal) for root without a cgroup. */
+        uint64_t def = 2048;
+        assert_int_equal(cgroup_for_limits(0, &def, true, &cg, &err), 0);
+        assert_int_equal(cg != NULL, pids_cg);
+        assert_int_equal(def, pids_cg || geteuid() != 0 ? 2048 : 0);
+        cgroup_destroy(cg);
+        if (pids_cg != cgroups)
+                skip(); /* a pids hierarchy without a memory one: the cases below assume both */
+        int r = cgroup_for_limits(0, &pids, false, &cg, &err);
         if (cgroups) {
                 assert_int_equal(r, 0);
                 assert_non_null(cg);
@@ -284,10 +304,53 @@ static void test_for_limits(void **state) {
                 assert_int_equal(r, 0);
                 assert_null(cg); /* RLIMIT_NPROC stands in */
         }
-        r = cgroup_for_limits(64ULL << 20, 0, &cg, &err);
+        r = cgroup_for_limits(64ULL << 20, &none, false, &cg, &err);
         assert_int_equal(r, 0);
         assert_int_equal(cg != NULL, cgroups);
         cgroup_destroy(cg);
+}
+
+/* pids.max reached: forks fail with EAGAIN, the cgroup counts them (pids.events "max"), and
+ * cgroup_pids_hits() reads that count for the run's report. */
+static void test_pids_hits(void **state) {
+        (void) state;
+        run_cgroup *cg = NULL;
+        if (cgroup_create(NULL, &(cgroup_limits) { .pids = 8 }, &cg) < 0)
+                skip();
+        assert_int_equal(cgroup_pids_hits(cg), 0);
+        cgroup_procs procs;
+        assert_int_equal(cgroup_procs_open(cg, &procs), 0);
+        int go[2];
+        assert_int_equal(pipe(go), 0);
+        pid_t c = fork();
+        assert_true(c >= 0);
+        if (c == 0) {
+                char b;
+                int failed = 0;
+                if (read(go[0], &b, 1) != 1)
+                        _exit(3);
+                close(go[1]); /* the children see EOF once the test closes its end */
+                for (int i = 0; i < 32; i++) { /* children that wait: 8 tasks at most */
+                        pid_t k = fork();
+                        if (k == 0) {
+                                (void) !read(go[0], &b, 1); /* EOF when the test closes it */
+                                _exit(0);
+                        }
+                        failed += k < 0 && errno == EAGAIN;
+                }
+                _exit(failed >= 24 ? 0 : 5);
+        }
+        assert_int_equal(cgroup_procs_attach(&procs, c), 0);
+        cgroup_procs_close(&procs);
+        assert_int_equal(write(go[1], "g", 1), 1);
+        close(go[1]);
+        int st;
+        assert_int_equal(waitpid(c, &st, 0), c);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+        assert_true(cgroup_pids_hits(cg) >= 24);
+        cgroup_destroy(cg);
+        close(go[0]);
 }
 
 int main(void) {
@@ -298,6 +361,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_limit_files, setup_tmp, teardown_tmp),
                 cmocka_unit_test_setup_teardown(test_parent_choice, setup_tmp, teardown_tmp),
                 cmocka_unit_test(test_real_run_cgroup),
+                cmocka_unit_test(test_pids_hits),
                 cmocka_unit_test(test_for_limits),
         };
         return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -100,6 +100,12 @@ static void test_bad_values(void **state) {
                      "t.json:1:23: key 'limits.memory': '12Q' is not a valid value; write bytes");
         expect_error("{\"limits\": {\"memory\": 1024}}",
                      "t.json:1:23: key 'limits.memory': must be between 1M and 1P bytes");
+        expect_error("{\"limits\": {\"tmpSize\": \"lots\"}}",
+                     "t.json:1:24: key 'limits.tmpSize': 'lots' is not a valid value; write bytes");
+        expect_error("{\"limits\": {\"shmSize\": 4096}}",
+                     "t.json:1:24: key 'limits.shmSize': must be between 1M and 1T bytes");
+        expect_error("{\"limits\": {\"tmpsize\": \"1G\"}}",
+                     "t.json:1:13: key 'limits.tmpsize': unknown key; did you mean 'tmpSize'?");
         expect_error("{\"limits\": {\"pids\": -1}}",
                      "t.json:1:21: key 'limits.pids': must not be negative");
         expect_error("{\"limits\": {\"timeout\": 0}}",
@@ -281,6 +287,15 @@ static void test_every_key(void **state) {
         assert_null(q->workdir);
         assert_null(q->session_id);
         assert_int_equal(q->pids, 0);
+
+        /* The tmpfs sizes: a size string or bytes; unset stays 0 (the plan's defaults). */
+        _cleanup_policy_ cordon_policy *t = cordon_policy_new();
+        assert_int_equal(load(t, "{\"limits\": {\"tmpSize\": \"512M\", \"shmSize\": 1048576}}",
+                              &err),
+                         0);
+        assert_int_equal(t->tmp_bytes, 512ULL << 20);
+        assert_int_equal(t->shm_bytes, 1048576);
+        assert_int_equal(q->tmp_bytes, 0);
 }
 
 static char *dump(const cordon_policy *p) {

@@ -128,6 +128,27 @@ static json_t *explain_json(const cordon_settings *s) {
         return j;
 }
 
+/* The tmpfs sizes are limits like the others: a settings file's reach the resolved policy (a
+ * field the copy left out would be accepted and silently ignored) and are explained. */
+static void test_tmpfs_sizes_carried(void **state) {
+        fixture f = { .root = stree_new() };
+        stree_write(f.root, USER,
+                    "{\"sandbox\": {\"limits\": {\"tmpSize\": \"64M\", \"shmSize\": \"8M\"}}}",
+                    0644);
+        cordon_settings *s = resolve_ok(&f);
+        const cordon_policy *p = cordon_settings_policy(s);
+        assert_int_equal(p->tmp_bytes, 64ULL << 20);
+        assert_int_equal(p->shm_bytes, 8ULL << 20);
+        json_t *j = explain_json(s);
+        assert_string_equal(json_string_value(json_object_get(
+                                    source_of(j, "limits.tmpSize", "67108864"), "layer")),
+                            "user");
+        assert_non_null(source_of(j, "limits.shmSize", "8388608"));
+        json_decref(j);
+        cordon_settings_free(s);
+        fixture_done(&f);
+}
+
 static void test_precedence_every_pair(void **state) {
         for (int a = 0; a < N_LAYERS; a++)
                 for (int b = a + 1; b < N_LAYERS; b++) {
@@ -592,6 +613,7 @@ int main(void) {
         umask(022);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_precedence_every_pair),
+                cmocka_unit_test(test_tmpfs_sizes_carried),
                 cmocka_unit_test(test_switch_precedence),
                 cmocka_unit_test(test_settings_files_in_order),
                 cmocka_unit_test(test_mandate_ignores_project_loosening),
