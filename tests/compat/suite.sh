@@ -316,6 +316,42 @@ t_names() {
         else not_ok "a name rule still refuses .env in the workspace"; rm -f "$WS/.env"; fi
 }
 
+# `cordon cache list|clear`: on the host, over a tree sandboxed commands wrote (hostile).
+t_cache_cmd() {
+        run_in "$WS" "$CORDON" cache list
+        if [ "$LAST_STATUS" -eq 0 ] && grep -q "^  npm .* npm$" "$LAST_OUT"; then
+                ok "cordon cache list shows the npm cache"
+        else not_ok "cordon cache list shows the npm cache"; fi
+        echo "$MARK" > "$OUTSIDE/keep.txt"
+        sb -- sh -c 'ln -s "$1" "$npm_config_cache/evil-dir" &&
+                     ln -s "$1/keep.txt" "$npm_config_cache/evil-file" &&
+                     mkdir -p "$GOMODCACHE/m@v1/sub" && echo x > "$GOMODCACHE/m@v1/sub/f" &&
+                     chmod -R a-w "$GOMODCACHE/m@v1"' sh "$OUTSIDE"
+        [ "$LAST_STATUS" -eq 0 ] || not_ok "planting links and a read-only tree in the cache"
+        run_in "$WS" "$CORDON" cache clear npm
+        if [ "$LAST_STATUS" -eq 0 ] && [ ! -e "$CACHE/npm" ] && [ ! -L "$CACHE/npm" ] &&
+                grep -qx "$MARK" "$OUTSIDE/keep.txt"; then
+                ok "cordon cache clear npm: removed, links out of the cache not followed"
+        else not_ok "cordon cache clear npm: removed, links out of the cache not followed"; fi
+        rm -rf "$WS/npm2/node_modules"
+        SB_DIR=$WS/npm2 sb -- $NPM install --offline is-odd@3.0.1
+        if [ "$LAST_STATUS" -ne 0 ]; then ok "after clear npm: an --offline install finds nothing"
+        else not_ok "after clear npm: an --offline install finds nothing"; fi
+        run_in "$WS" "$CORDON" cache clear go
+        if [ "$LAST_STATUS" -eq 0 ] && [ ! -e "$CACHE/go" ]; then
+                ok "cordon cache clear go: a read-only module tree is removed"
+        else not_ok "cordon cache clear go: a read-only module tree is removed"; fi
+        run_in "$WS" "$CORDON" cache clear nmp
+        if [ "$LAST_STATUS" = 125 ] && [ "$(fatal_lines)" = 1 ]; then
+                ok "cordon cache clear of an unknown tool is a usage error"
+        else not_ok "cordon cache clear of an unknown tool is a usage error"; fi
+        run_in "$WS" "$CORDON" cache clear
+        if [ "$LAST_STATUS" -eq 0 ] && [ -d "$CACHE" ] && [ -z "$(ls -A "$CACHE")" ] &&
+                [ "$(ls -A "$OUTSIDE")" = keep.txt ]; then
+                ok "cordon cache clear: every cache removed, the root kept"
+        else not_ok "cordon cache clear: every cache removed, the root kept"; fi
+}
+
 echo "# compatibility suite as $(id -un) (uid $(id -u)), backend $BACKEND"
 for tool in node npm git make cc tar openssl; do
         command -v "$tool" >/dev/null || { skip "compatibility suite" "$tool is missing"; finish; }
@@ -325,7 +361,7 @@ if ! make_fixture; then
         finish
 fi
 CORDON_IT_ONLY=${CORDON_IT_ONLY:-}
-for group in npm host_cache tool_env cache_root python git build basics names; do
+for group in npm host_cache tool_env cache_root python git build basics names cache_cmd; do
         case " ${CORDON_IT_ONLY:-$group} " in *" $group "*) ;; *) continue ;; esac
         "t_$group"
 done
