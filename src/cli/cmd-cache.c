@@ -7,6 +7,7 @@
  * bound instead of running out of descriptors. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
@@ -28,6 +29,22 @@ static void walk_fail(walk *w, int r, const char *name) {
                 w->err = r;
                 w->what = name;
         }
+}
+
+/* Opens the directory `name` below dirfd, never through a symlink. For removal, a directory the
+ * command made unreadable (chmod 000) is made 0700 first, through an O_PATH descriptor of that
+ * very directory: chmod by name could be raced into a symlink and change a file outside. */
+static int open_subdir(int dirfd, const char *name, bool remove) {
+        int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd >= 0 || errno != EACCES || !remove)
+                return fd < 0 ? -errno : fd;
+        _cleanup_close_ int path = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        char self[64];
+        (void) snprintf(self, sizeof(self), "/proc/self/fd/%d", path);
+        if (path < 0 || chmod(self, 0700) < 0)
+                return -EACCES;
+        fd = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
 }
 
 /* Visits every entry below dirfd (which it closes); with `remove`, unlinks it too. */
@@ -60,10 +77,9 @@ static void walk_dir(int dirfd, bool remove, unsigned depth, walk *w) {
                                 walk_fail(w, -ELOOP, e->d_name);
                                 continue;
                         }
-                        int fd = openat(dirfd, e->d_name,
-                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        int fd = open_subdir(dirfd, e->d_name, remove);
                         if (fd < 0) {
-                                walk_fail(w, -errno, e->d_name);
+                                walk_fail(w, fd, e->d_name);
                                 continue;
                         }
                         walk_dir(fd, remove, depth + 1, w);
@@ -104,6 +120,16 @@ static void print_size(uint64_t bytes, char *buf, size_t size) {
         (void) snprintf(buf, size, "%.1f%c", v, units[u]);
 }
 
+/* A name from the cache as printable ASCII: the tree is the sandbox's, and a name with escape
+ * sequences must not drive the user's terminal. */
+static const char *printable(const char *name, char *buf, size_t size) {
+        size_t i = 0;
+        for (; name[i] && i + 1 < size; i++)
+                buf[i] = name[i] > 0x20 && name[i] < 0x7f ? name[i] : '?';
+        buf[i] = '\0';
+        return buf;
+}
+
 /* One line per directory of the root: NAME SIZE TOOL. */
 static int list_root(int rootfd, const char *path, cordon_error *err) {
         _cleanup_close_ int scan = fcntl(rootfd, F_DUPFD_CLOEXEC, 3);
@@ -119,13 +145,14 @@ static int list_root(int rootfd, const char *path, cordon_error *err) {
         while ((e = readdir(d))) {
                 if (e->d_name[0] == '.' && (!e->d_name[1] || strcmp(e->d_name, "..") == 0))
                         continue;
-                int fd = openat(rootfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int fd = open_subdir(rootfd, e->d_name, false);
                 walk w = { .dev = rst.st_dev };
                 if (fd >= 0)
                         walk_dir(fd, false, 1, &w);
-                char size[32];
+                char size[32], shown[NAME_MAX + 1];
                 print_size(w.bytes, size, sizeof(size));
-                printf("  %-12s %8s  %s%s\n", e->d_name, fd < 0 ? "-" : size, tool_label(e->d_name),
+                printf("  %-12s %8s  %s%s\n", printable(e->d_name, shown, sizeof(shown)),
+                       fd < 0 ? "-" : size, tool_label(e->d_name),
                        fd < 0 ? " (not a directory)" : "");
         }
         (void) closedir(d);
@@ -143,9 +170,9 @@ static int clear_entry(int rootfd, const char *name, const char *root, cordon_er
         walk w = { 0 };
         if (S_ISDIR(st.st_mode) && fstat(rootfd, &rst) == 0) {
                 w.dev = rst.st_dev;
-                int fd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                int fd = open_subdir(rootfd, name, true);
                 if (fd < 0)
-                        walk_fail(&w, -errno, name);
+                        walk_fail(&w, fd, name);
                 else
                         walk_dir(fd, true, 1, &w);
         }

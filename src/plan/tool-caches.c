@@ -105,14 +105,15 @@ void tool_cache_root_done(tool_cache_root *r) {
  * last two stop another user from handing us a directory they can still write into (in /var/tmp
  * anyone may create cordon-UID first). */
 static int open_component(int dirfd, const char *name, bool create, const char *shown,
-                          cordon_error *err) {
+                          int *ret_fd, cordon_error *err) {
+        *ret_fd = -1;
         if (create && mkdirat(dirfd, name, 0700) < 0 && errno != EEXIST)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno,
                                         "tool caches: cannot create %s: %s", shown,
                                         strerror(errno));
         int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 && errno == ENOENT && !create)
-                return 0;
+                return 0; /* not created yet */
         if (fd < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno,
                                         "tool caches: cannot open %s: %s%s", shown,
@@ -137,7 +138,8 @@ static int open_component(int dirfd, const char *name, bool create, const char *
                                         st.st_uid != geteuid() ? "belongs to another user"
                                                                : "is writable by group or others");
         }
-        return fd;
+        *ret_fd = fd;
+        return 1;
 }
 
 int tool_cache_root_open(const tool_cache_root *r, bool create, int *ret_fd, cordon_error *err) {
@@ -152,15 +154,16 @@ int tool_cache_root_open(const tool_cache_root *r, bool create, int *ret_fd, cor
         size_t at = (size_t) snprintf(shown, sizeof(shown), "%s", r->anchor);
         _cleanup_free_ char *rel = strdup(r->rel);
         if (!rel)
-                return -ENOMEM;
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         char *save = NULL;
         for (char *c = strtok_r(rel, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
                 if (at < sizeof(shown))
                         at += (size_t) snprintf(shown + at, sizeof(shown) - at, "%s%s",
                                                 strcmp(shown, "/") == 0 ? "" : "/", c);
-                int next = open_component(fd, c, create, shown, err);
-                if (next <= 0)
-                        return next;
+                int next = -1;
+                int found = open_component(fd, c, create, shown, &next, err);
+                if (found <= 0)
+                        return found;
                 (void) close(fd);
                 fd = next;
         }

@@ -326,8 +326,15 @@ t_cache_cmd() {
         sb -- sh -c 'ln -s "$1" "$npm_config_cache/evil-dir" &&
                      ln -s "$1/keep.txt" "$npm_config_cache/evil-file" &&
                      mkdir -p "$GOMODCACHE/m@v1/sub" && echo x > "$GOMODCACHE/m@v1/sub/f" &&
-                     chmod -R a-w "$GOMODCACHE/m@v1"' sh "$OUTSIDE"
+                     chmod -R a-w "$GOMODCACHE/m@v1" &&
+                     mkdir -p "$npm_config_cache/locked/in" && chmod 000 "$npm_config_cache/locked" &&
+                     mkdir "$(dirname "$npm_config_cache")/$(printf "esc\033[2Jname")"' sh "$OUTSIDE"
         [ "$LAST_STATUS" -eq 0 ] || not_ok "planting links and a read-only tree in the cache"
+        run_in "$WS" "$CORDON" cache list
+        if [ "$LAST_STATUS" -eq 0 ] && ! grep -q "$(printf '\033')" "$LAST_OUT" &&
+                grep -q "esc?\[2Jname" "$LAST_OUT"; then
+                ok "cordon cache list prints a hostile name without its escape sequence"
+        else not_ok "cordon cache list prints a hostile name without its escape sequence"; fi
         run_in "$WS" "$CORDON" cache clear npm
         if [ "$LAST_STATUS" -eq 0 ] && [ ! -e "$CACHE/npm" ] && [ ! -L "$CACHE/npm" ] &&
                 grep -qx "$MARK" "$OUTSIDE/keep.txt"; then
