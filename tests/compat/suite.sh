@@ -256,7 +256,11 @@ t_cache_root() {
 t_python() {
         idx="--disable-pip-version-check --retries 0 --timeout 20"
         idx="$idx --trusted-host pypi.example.test --index-url http://pypi.example.test:$P/simple"
-        SB_DIR=$WS/py works "python3 -m venv" $PY -m venv .venv
+        SB_DIR=$WS/py works_with "python3 -m venv" "--events $IT_TMP/log/venv.events" \
+                $PY -m venv .venv
+        # Which rule refused what, when something was: the name rules are another change's.
+        grep -o '"rule":"[^"]*"' "$IT_TMP/log/venv.events" | sort | uniq -c |
+                sed 's/^/# info: venv refusals: /'
         SB_DIR=$WS/py works_with "pip install from a local index in the venv" \
                 "$LOCAL --env-set PIP_CONFIG_FILE=/dev/null" sh -c ".venv/bin/pip install $idx tinypkg"
         # The same index and cache without ensurepip: the system's pip installs into a venv made
