@@ -12,11 +12,11 @@
  * XDG_CACHE_HOME: every XDG program would move its cache, not only the tools listed here.
  * cargo: CARGO_HOME moves registry/ and git/ (the downloads) but also config.toml and bin/; the
  * host's ~/.cargo/bin (programs the user runs) stays read-only where it is and on PATH.
- * pnpm: its own pnpm_config_* prefix, since npm warns about unknown npm_config_* names. */
+ * pnpm: PNPM_HOME (its store is $PNPM_HOME/store): pnpm 9 and 10 ignore pnpm_config_store_dir,
+ * and npm_config_store_dir makes every npm command warn about an unknown setting. */
 const tool_cache_builtin plan_builtin_tool_caches[] = {
         { "npm", "npm_config_cache", "npm", NULL, false }, /* npx: <cache>/_npx */
-        { "pnpm", "pnpm_config_store_dir", "pnpm/store", NULL, false },
-        { "pnpm", "pnpm_config_cache_dir", "pnpm/cache", NULL, false },
+        { "pnpm", "PNPM_HOME", "pnpm", NULL, false },
         { "yarn", "YARN_CACHE_FOLDER", "yarn/cache", NULL, false },
         { "yarn", "YARN_GLOBAL_FOLDER", "yarn/global", NULL, false }, /* yarn 2+ global cache */
         { "bun", "BUN_INSTALL_CACHE_DIR", "bun", NULL, false },

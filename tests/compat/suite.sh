@@ -185,7 +185,7 @@ t_host_cache() {
 
 # Every built-in tool points into the root; env.set and "toolCaches": false win.
 t_tool_env() {
-        sb -- sh -c 'for v in npm_config_cache pnpm_config_store_dir YARN_CACHE_FOLDER \
+        sb -- sh -c 'for v in npm_config_cache PNPM_HOME YARN_CACHE_FOLDER \
                 BUN_INSTALL_CACHE_DIR PIP_CACHE_DIR UV_CACHE_DIR CARGO_HOME GOMODCACHE GOCACHE \
                 GRADLE_USER_HOME MAVEN_OPTS; do eval "echo \$v=\${$v:-}"; done'
         missing=$(grep -v "=.*$CACHE/" "$LAST_OUT" | tr '\n' ' ')
