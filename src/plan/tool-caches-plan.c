@@ -96,6 +96,31 @@ int plan_tool_caches_env(const cordon_policy *pol, char *const *envp, const char
         return r;
 }
 
+/* Files in the caches that a tool *executes or obeys* rather than caches: cargo's config (a
+ * build.rustc-wrapper runs on every later build) and credentials, gradle's init scripts and
+ * properties. Written by no tool during normal use, so they are protected like a workspace's
+ * .git/hooks: a hostile run cannot make the next sandboxed build in another project run its code
+ * through them. (Cached artefacts themselves can still be poisoned for later sandboxed runs:
+ * docs/design/tool-caches.md.) */
+static const char *const protected_in_root[] = {
+        "cargo/config", "cargo/config.toml", "cargo/credentials", "cargo/credentials.toml",
+        "gradle/init.d", "gradle/init.gradle", "gradle/init.gradle.kts",
+        "gradle/gradle.properties", NULL,
+};
+
+/* Literal and resolved forms, as plan-deny.c pushes its fixed lists. */
+static int protect_in(plan_builder *b, const char *root, const char *rel) {
+        _cleanup_free_ char *p = path_join(root, rel);
+        strv forms = { 0 };
+        int r = p ? path_push_forms(&forms, p) : -ENOMEM;
+        for (size_t i = 0; r >= 0 && i < forms.n; i++) {
+                path_defuse_glob(forms.v[i]);
+                r = strv_push_unique(&b->protect, forms.v[i]);
+        }
+        strv_done(&forms);
+        return r;
+}
+
 /* The root as it exists now, checked the way tool_caches_prepare() created it: a root that a
  * symlink redirects or another user owns fails the plan instead of becoming writable. A root that
  * does not exist yet (`cordon policy show` before the first run) is listed but not mounted. */
@@ -121,6 +146,8 @@ int plan_tool_caches_root(plan_builder *b) {
                 return -ENOMEM;
         if ((r = plan_add_root(b, p->tool_cache_root, resolved, false, plan_why_tool_cache)) < 0)
                 return r;
-        p->tool_cache_mounted = true;
-        return 0;
+        for (size_t i = 0; r >= 0 && protected_in_root[i]; i++)
+                r = protect_in(b, p->tool_cache_root, protected_in_root[i]);
+        p->tool_cache_mounted = r >= 0;
+        return r;
 }

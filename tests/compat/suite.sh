@@ -215,6 +215,22 @@ t_tool_env() {
         else not_ok "cordon policy show --json lists the tool caches"; fi
 }
 
+# What a tool obeys rather than caches stays read-only in the cache root (cargo's config and
+# credentials, gradle's init scripts and properties); the caches themselves stay writable.
+t_cache_config() {
+        sb -- sh -c 'mkdir -p "$CARGO_HOME/registry" "$GRADLE_USER_HOME/caches" &&
+                     touch "$CARGO_HOME/registry/x" "$GRADLE_USER_HOME/caches/x"'
+        if [ "$LAST_STATUS" -eq 0 ]; then ok "cargo's registry and gradle's caches are writable"
+        else not_ok "cargo's registry and gradle's caches are writable"; fi
+        for f in cargo/config.toml cargo/config cargo/credentials.toml gradle/init.d/evil.gradle \
+                gradle/init.gradle gradle/gradle.properties; do
+                sb -- sh -c 'mkdir -p "$(dirname "$1")"; echo planted > "$1"' sh "$CACHE/$f"
+                if [ "$LAST_STATUS" -ne 0 ] && [ ! -e "$CACHE/$f" ]; then
+                        ok "planting $f in the tool caches is refused"
+                else not_ok "planting $f in the tool caches is refused"; rm -rf "$CACHE/$f"; fi
+        done
+}
+
 # Where the root is without a home directory, and the roots cordon refuses to use.
 t_cache_root() {
         EXTRA_ENV="HOME=$IT_TMP/no-such-home"
@@ -372,7 +388,7 @@ if ! make_fixture; then
         finish
 fi
 CORDON_IT_ONLY=${CORDON_IT_ONLY:-}
-for group in npm host_cache tool_env cache_root python git build basics names cache_cmd; do
+for group in npm host_cache tool_env cache_config cache_root python git build basics names cache_cmd; do
         case " ${CORDON_IT_ONLY:-$group} " in *" $group "*) ;; *) continue ;; esac
         "t_$group"
 done

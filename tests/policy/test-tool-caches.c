@@ -135,6 +135,12 @@ static void test_prepare_and_mount(void **state) {
         char rc[4200];
         (void) snprintf(rc, sizeof(rc), "%s/.bashrc", P("xdg/cordon/tools"));
         assert_true(strv_contains(&pl->names.protected, rc));
+        /* Files a tool obeys rather than caches are protected (cargo's config, gradle's init
+         * scripts): a hostile run cannot plant code for the next build in another project. */
+        (void) snprintf(rc, sizeof(rc), "%s/cargo/config.toml", P("xdg/cordon/tools"));
+        assert_true(strv_contains(&pl->names.protected, rc));
+        (void) snprintf(rc, sizeof(rc), "%s/gradle/init.d", P("xdg/cordon/tools"));
+        assert_true(strv_contains(&pl->names.protected, rc));
         /* MAVEN_OPTS keeps the caller's options; the display shows cordon's part only. */
         char want[4300];
         (void) snprintf(want, sizeof(want), "-Xmx1g -Dmaven.repo.local=%s",
