@@ -10,6 +10,12 @@ pkgs="$pkgs libssl-dev"
 # to (sshd for git over ssh, nc for GIT_SSH_COMMAND's SOCKS5 ProxyCommand, openssl for the test
 # certificate, pip against a local index).
 pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
+# The compatibility suite (tests/compat): python3 -m venv, npm and npx. Node and npm are taken
+# from Debian unless the machine has them already from elsewhere (NodeSource's nodejs bundles
+# npm; Debian's npm package would conflict with it).
+pkgs="$pkgs python3-venv"
+command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
+command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -779,6 +779,33 @@ static int parse_settings(parser *p) {
         return make_absolute(p->cwd, file, &p->out->import_path);
 }
 
+/* cordon cache list | cordon cache clear [TOOL] (docs/design/tool-caches.md) */
+static int parse_cache(parser *p) {
+        p->see = "cordon help cache";
+        p->out->command = CLI_COMMAND_CACHE;
+        if (p->i >= p->argc)
+                return usage(p, "'cordon cache' needs a subcommand: list or clear [TOOL]");
+        const char *sub = p->argv[p->i++];
+        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "list") != 0 && strcmp(sub, "clear") != 0)
+                return usage(p, "unknown cache subcommand '%s'; use list or clear [TOOL]",
+                             CLI_QUOTE(sub));
+        p->out->cache_clear = strcmp(sub, "clear") == 0;
+        if (p->out->cache_clear && p->i < p->argc) {
+                const char *tool = p->argv[p->i++];
+                if (strcmp(tool, "--help") == 0 || strcmp(tool, "-h") == 0)
+                        return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+                if (!tool[0])
+                        return usage(p, "'cordon cache clear' needs a TOOL name, not an empty one");
+                if (!(p->out->cache_tool = strdup(tool)))
+                        return -ENOMEM;
+        }
+        if (p->i < p->argc)
+                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+        return 0;
+}
+
 /* ---- cordond's clients: session launch|list|destroy, exec -------------------------------- */
 
 /* One positional SESSION (a non-empty argument; the daemon checks the rest). */
@@ -892,7 +919,7 @@ static int parse_help(parser *p) {
                 { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
                 { "settings", CLI_COMMAND_SETTINGS_IMPORT },
                 { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
-                { "terminal", CLI_COMMAND_TERMINAL },
+                { "terminal", CLI_COMMAND_TERMINAL }, { "cache", CLI_COMMAND_CACHE },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -930,6 +957,8 @@ static int parse_command(parser *p) {
                 return parse_exec(p);
         if (strcmp(cmd, "terminal") == 0)
                 return parse_terminal(p);
+        if (strcmp(cmd, "cache") == 0)
+                return parse_cache(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
@@ -980,6 +1009,7 @@ void cli_args_done(cli_args *a) {
         free(a->socket_path);
         free(a->session_id);
         free(a->exec_cwd);
+        free(a->cache_tool);
         for (size_t i = 0; i < a->n_exec_env; i++)
                 free(a->exec_env[i]);
         free(a->exec_env);

@@ -29,6 +29,7 @@ typedef enum cli_command {
         CLI_COMMAND_EXEC,            /* cordon exec SESSION [--cwd DIR] [--env NAME=VALUE]...
                                       * [--socket PATH] [--] CMD [ARG...] */
         CLI_COMMAND_TERMINAL,        /* cordon terminal [--native] [--socket PATH] SESSION */
+        CLI_COMMAND_CACHE,           /* cordon cache list | cordon cache clear [TOOL] */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -102,6 +103,8 @@ typedef struct cli_args {
         char **exec_env;         /* exec --env NAME=VALUE (owned, in order, NAME non-empty) */
         size_t n_exec_env;
         bool terminal_native;    /* terminal --native: inside the session's sandbox */
+        bool cache_clear;        /* cache clear (else cache list) */
+        char *cache_tool;        /* cache clear TOOL: owned; NULL = every cache */
 } cli_args;
 
 /* The option's spelling ("--writable") and what a good value looks like, for messages. */

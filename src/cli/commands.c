@@ -14,6 +14,7 @@
 
 #include "cli/args.h"
 #include "cli/cli-policy.h"
+#include "cli/cmd-cache.h"
 #include "cli/cmd-explain.h"
 #include "cli/cmd-trust.h"
 #include "cli/cmd-session.h"
@@ -375,6 +376,10 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_exec(a);
         case CLI_COMMAND_TERMINAL:
                 return cli_cmd_terminal(a);
+        case CLI_COMMAND_CACHE: {
+                cordon_error err = { 0 };
+                return cli_cmd_cache(a, &err) < 0 ? fatal(&err) : 0;
+        }
         default:
                 return fatal_msg(CORDON_USAGE, "unknown command");
         }

@@ -21,6 +21,7 @@ static const char overview[] =
         "  session launch|list|destroy       manage cordond's warm sandbox sessions\n"
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
+        "  cache list | cache clear [TOOL]   the sandbox-owned tool caches (npm, pip, go, ...)\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
@@ -159,6 +160,18 @@ static const char settings_help[] =
         "  untrust [PATH]   remove the record\n"
         "  trusted          list the records and whether each file still matches\n";
 
+static const char cache_help[] =
+        "Usage: cordon cache list\n"
+        "       cordon cache clear [TOOL]\n"
+        "\n"
+        "The sandbox-owned tool caches: one directory that sandboxed runs may write, by default\n"
+        "$XDG_CACHE_HOME/cordon/tools (~/.cache/cordon/tools; /var/tmp/cordon-UID/cordon/tools\n"
+        "without a home directory), with npm, pnpm, yarn, bun, pip, uv, cargo, go, gradle and\n"
+        "maven pointed into it. The host's own caches are never written. 'list' prints each\n"
+        "cache and its size; 'clear' removes every cache, or TOOL's (a built-in tool or a\n"
+        "toolCaches.extra name), never following a link out of the cache.\n"
+        "Turn them off with \"toolCaches\": false in a policy. See docs/design/tool-caches.md.\n";
+
 static const char session_help[] =
         "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
         "                             [--socket PATH]\n"
@@ -239,6 +252,8 @@ const char *cli_help_text(cli_command topic) {
                 return exec_help;
         case CLI_COMMAND_TERMINAL:
                 return terminal_help;
+        case CLI_COMMAND_CACHE:
+                return cache_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

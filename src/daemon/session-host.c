@@ -37,6 +37,7 @@
 #include "linux/session-init.h"
 #include "net/proxy.h"
 #include "plan/plan.h"
+#include "plan/tool-caches.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -165,7 +166,9 @@ static int wait_ready(host *h, cordon_error *err) {
 
 static int build(host *h, const cordon_policy *pol, const char *home, const char *workdir,
                  cordon_error *err) {
-        int r = plan_build(pol, home, workdir, environ, &h->p, err);
+        int r = tool_caches_prepare(pol, environ, home, err);
+        if (r >= 0)
+                r = plan_build(pol, home, workdir, environ, &h->p, err);
         if (r < 0)
                 return r;
         if (h->p->mode == CORDON_MODE_DANGER_FULL_ACCESS)

@@ -22,6 +22,7 @@
 #include "linux/sandbox.h"
 #include "net/proxy.h"
 #include "plan/name-rules.h"
+#include "plan/tool-caches.h"
 #include "policy/policy.h"
 
 extern char **environ;
@@ -518,7 +519,10 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                                         "cannot determine the %s directory",
                                         home ? "current" : "home");
         plan *p = NULL;
-        int r = plan_build(policy, home, cwd, env, &p, err);
+        /* The tool cache root is created here, not by the (side-effect-free) planner. */
+        int r = tool_caches_prepare(policy, env, home, err);
+        if (r >= 0)
+                r = plan_build(policy, home, cwd, env, &p, err);
         if (r < 0)
                 return r;
         bool unconfined = p->mode == CORDON_MODE_DANGER_FULL_ACCESS ||

@@ -12,6 +12,7 @@ extern const char plan_why_git_common[];
 extern const char plan_why_ro_bind[];
 extern const char plan_why_secret[];
 extern const char plan_why_protected[];
+extern const char plan_why_tool_cache[];
 
 typedef struct plan_root {
         char *literal;   /* as the policy wrote it (normalised) */
@@ -90,5 +91,12 @@ int read_small_file(const char *path, size_t max, bool follow, char **ret);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);
+
+/* tool-caches-plan.c: points the tools' variables into the cache root, over inherited values
+ * but never over env.set (after plan_env()); makes an existing root a writable root (after the
+ * policy's own roots). */
+int plan_tool_caches_env(const cordon_policy *policy, char *const *envp, const char *home,
+                         plan *p);
+int plan_tool_caches_root(plan_builder *b);
 /* Points every client at the egress proxies (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, git over ssh). */
 int plan_proxy_env(plan *p);

@@ -130,6 +130,34 @@ static json_t *limits_json(const plan *p) {
         return NULL;
 }
 
+/* {"root": path or null, "mounted": bool, "caches": [{"tool", "env", "value"}]} */
+static json_t *tool_caches_json(const plan *p) {
+        json_t *o = json_object(), *a = json_array();
+        bool ok = o && a;
+        for (size_t i = 0; ok && i < p->tool_cache_env.n; i++) {
+                const char *e = p->tool_cache_env.v[i], *eq = strchr(e, '=');
+                json_t *c = json_object();
+                ok = c && put(c, "tool", json_string(p->tool_cache_tools.v[i])) &&
+                     put(c, "env", json_stringn(e, eq ? (size_t) (eq - e) : strlen(e))) &&
+                     put(c, "value", json_string(eq ? eq + 1 : ""));
+                if (!ok)
+                        json_decref(c);
+                ok = ok && append(a, c);
+        }
+        ok = ok && put(o, "root", p->tool_cache_root ? json_string(p->tool_cache_root) : json_null()) &&
+             put(o, "mounted", json_boolean(p->tool_cache_mounted));
+        if (ok) {
+                ok = put(o, "caches", a);
+                a = NULL; /* stolen */
+        }
+        json_decref(a);
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
 void *plan_to_json(const plan *p) {
         json_t *o = json_object();
         if (!o)
@@ -141,7 +169,7 @@ void *plan_to_json(const plan *p) {
                   put(o, "mounts", mounts_json(p)) && put(o, "landlock", landlock_json(p)) &&
                   put(o, "nameRules", names_json(p)) && put(o, "env", env_names_json(&p->env)) &&
                   put(o, "envScrubbed", strv_json(&p->env_scrubbed)) &&
-                  put(o, "limits", limits_json(p));
+                  put(o, "limits", limits_json(p)) && put(o, "toolCaches", tool_caches_json(p));
         if (!ok) {
                 json_decref(o);
                 return NULL;

@@ -13,6 +13,7 @@ const char plan_why_git_common[] = "git worktree common dir";
 const char plan_why_ro_bind[] = "read-only bind";
 const char plan_why_secret[] = "secret";
 const char plan_why_protected[] = "protected path";
+const char plan_why_tool_cache[] = "tool caches";
 
 /* SPEC.md §5: the secret read-deny set, relative to $HOME. */
 const char *const plan_secret_home_paths[] = {
@@ -418,6 +419,11 @@ void plan_free(plan *p) {
         strv_done(&p->names.persistent);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
+        free(p->tool_cache_root);
+        free(p->tool_cache_anchor);
+        free(p->tool_cache_rel);
+        strv_done(&p->tool_cache_env);
+        strv_done(&p->tool_cache_tools);
         strv_done(&p->unix_sockets);
         strv_done(&p->net.allow);
         strv_done(&p->net.deny);
@@ -443,7 +449,8 @@ static int build_confinement(plan_builder *b) {
         int r;
         if ((r = add_fixed_mounts(b->p)) < 0)
                 return r;
-        if ((r = collect_roots(b)) < 0 || (r = plan_git(b)) < 0 ||
+        if ((r = collect_roots(b)) < 0 || (r = plan_tool_caches_root(b)) < 0 ||
+            (r = plan_git(b)) < 0 ||
             (r = plan_secrets(b)) < 0 || (r = plan_protected(b)) < 0)
                 return r;
         if ((r = add_root_mounts(b)) < 0 || (r = add_landlock_rules(b)) < 0 ||
@@ -505,6 +512,9 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
                 r = strv_extend(&p->unix_sockets, &policy->allow_unix_sockets);
         if (r >= 0)
                 r = plan_env(policy, envp, p, err);
+        /* Over inherited values (they name host caches the sandbox cannot write). */
+        if (r >= 0)
+                r = plan_tool_caches_env(policy, envp, home, p);
         /* Last, over env.set too: inside the sandbox's network namespace no other proxy exists,
          * so another value could only break clients. */
         if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)

@@ -129,6 +129,15 @@ typedef struct plan {
         struct run_cgroup *cgroup;
 
         plan_paths paths;      /* addition for string-matching backends (issue 7) */
+
+        /* Sandbox-owned tool caches (docs/design/tool-caches.md): the root, NULL when they are
+         * off; whether it is a writable root of this plan (false until a launcher created it);
+         * the "NAME=value" entries set for them in `env`. */
+        char *tool_cache_root;
+        char *tool_cache_anchor, *tool_cache_rel; /* tool-caches.h: tool_cache_root */
+        bool tool_cache_mounted;
+        strv tool_cache_env;
+        strv tool_cache_tools; /* the tool of each tool_cache_env entry */
 } plan;
 
 /* Builds the plan for a resolved policy. `home` is the invoking user's home (absolute), `cwd` the

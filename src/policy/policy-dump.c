@@ -73,6 +73,42 @@ static json_t *hosts_to_json(const cordon_policy *p) {
         return o;
 }
 
+static json_t *tool_cache_extra_json(const cordon_policy *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->n_tool_caches; i++) {
+                json_t *e = json_object();
+                bool ok = e && put(e, "name", json_string(p->tool_caches[i].name)) &&
+                          put(e, "env", json_string(p->tool_caches[i].env));
+                if (!ok)
+                        json_decref(e);
+                if (!ok || json_array_append_new(a, e) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
+/* `layer`: only what the layer sets (policy_layer_to_json); else the effective value. */
+static json_t *tool_caches_json(const cordon_policy *p, bool layer) {
+        json_t *o = json_object();
+        bool ok = o;
+        if (ok && (!layer || p->tool_caches_set))
+                ok = put(o, "enabled",
+                         json_boolean(p->tool_caches_set ? p->tool_caches_enabled : true));
+        if (ok && (!layer || p->n_tool_caches))
+                ok = put(o, "extra", tool_cache_extra_json(p));
+        if (!ok) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
+static json_t *tool_caches_layer_json(const cordon_policy *p) {
+        return tool_caches_json(p, true);
+}
+
 static json_t *limit_or_null(uint64_t v) {
         return v ? json_integer((json_int_t) v) : json_null();
 }
@@ -118,7 +154,8 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
-                  put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p));
+                  put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p)) &&
+                  put(o, "toolCaches", tool_caches_json(p, false));
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -212,7 +249,9 @@ void *policy_layer_to_json(const cordon_policy *p) {
                          env_layer_to_json, p) &&
                   put_if(o, "limits", p->timeout_ms || p->memory_bytes || p->pids ||
                                               p->cpu_seconds || p->tmp_bytes || p->shm_bytes,
-                         limits_layer_to_json, p);
+                         limits_layer_to_json, p) &&
+                  put_if(o, "toolCaches", p->tool_caches_set || p->n_tool_caches,
+                         tool_caches_layer_json, p);
         if (!ok) {
                 json_decref(o);
                 return NULL;

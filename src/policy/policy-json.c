@@ -400,6 +400,112 @@ static int parse_env(parse_ctx *c, json_t *v, void *target) {
                             "\"env\": {\"pass\": [], \"set\": {}, \"scrub\": []}", NULL);
 }
 
+/* ---- toolCaches ------------------------------------------------------------------------------ */
+
+#define TOOL_CACHES_EXAMPLE                                                                     \
+        "\"toolCaches\": {\"enabled\": true, \"extra\": [{\"name\": \"sbt\", \"env\": "           \
+        "\"COURSIER_CACHE\"}]}"
+
+typedef struct tool_cache_parse {
+        const char *name, *env;
+} tool_cache_parse;
+
+static int parse_cache_string(parse_ctx *c, json_t *v, const char **slot, const char *example,
+                              const char *(*check)(const char *), const char *hint) {
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
+        if (r < 0)
+                return r;
+        const char *why = check(json_string_value(v));
+        char shown[80];
+        if (why)
+                return jread_fail(&c->j, false, hint, "'%s' %s",
+                                  jread_shorten(json_string_value(v), shown, sizeof(shown)), why);
+        *slot = json_string_value(v);
+        return 0;
+}
+
+static int parse_cache_name(parse_ctx *c, json_t *v, void *target) {
+        tool_cache_parse *t = target;
+        return parse_cache_string(c, v, &t->name, "\"name\": \"sbt\"",
+                                  policy_check_tool_cache_name,
+                                  "a directory name of your own such as \"sbt\" (built-in "
+                                  "tools need no entry)");
+}
+
+static int parse_cache_env(parse_ctx *c, json_t *v, void *target) {
+        tool_cache_parse *t = target;
+        return parse_cache_string(c, v, &t->env, "\"env\": \"COURSIER_CACHE\"",
+                                  policy_check_tool_cache_env,
+                                  "the variable the tool reads its cache directory from");
+}
+
+static const field tool_cache_fields[] = {
+        { "name", parse_cache_name, NULL },
+        { "env", parse_cache_env, NULL },
+};
+
+static int parse_one_tool_cache(parse_ctx *c, json_t *v) {
+        tool_cache_parse t = { 0 };
+        int r = parse_fields(c, v, tool_cache_fields, ELEMENTSOF(tool_cache_fields),
+                             "{\"name\": \"sbt\", \"env\": \"COURSIER_CACHE\"}", &t);
+        if (r < 0)
+                return r;
+        if (!t.name || !t.env)
+                return jread_fail(&c->j, false, "write {\"name\": \"sbt\", \"env\": \"VAR\"}",
+                                  "a tool cache needs '%s'", t.name ? "env" : "name");
+        for (size_t i = 0; i < c->layer->n_tool_caches; i++)
+                if (strcmp(c->layer->tool_caches[i].name, t.name) == 0 ||
+                    strcmp(c->layer->tool_caches[i].env, t.env) == 0)
+                        return jread_fail(&c->j, false, "list each tool and variable once",
+                                          "this %s is listed already",
+                                          strcmp(c->layer->tool_caches[i].name, t.name) == 0
+                                                  ? "name" : "env");
+        r = policy_add_tool_cache(c->layer, t.name, t.env);
+        return r < 0 ? fail_errno(c, r) : 0;
+}
+
+static int parse_cache_extra(parse_ctx *c, json_t *v, void *target) {
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array of objects",
+                             "\"extra\": [{\"name\": \"sbt\", \"env\": \"COURSIER_CACHE\"}]");
+        if (r < 0)
+                return r;
+        if (json_array_size(v) > POLICY_MAX_LIST)
+                return jread_fail(&c->j, false, "list fewer tools",
+                                  "has %zu entries; at most %u are allowed", json_array_size(v),
+                                  POLICY_MAX_LIST);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                jread_push_index(&c->j, i);
+                r = parse_one_tool_cache(c, e);
+                jread_pop(&c->j);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int parse_cache_enabled(parse_ctx *c, json_t *v, void *target) {
+        int r = jread_expect(&c->j, v, json_is_boolean(v), "a boolean", "\"enabled\": false");
+        return r < 0 ? r : policy_set_tool_caches(c->layer, json_is_true(v));
+}
+
+static const field tool_caches_fields[] = {
+        { "enabled", parse_cache_enabled, NULL },
+        { "extra", parse_cache_extra, NULL },
+};
+
+/* true / false, or an object with "enabled" and "extra". */
+static int parse_tool_caches(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_boolean(v))
+                return policy_set_tool_caches(c->layer, json_is_true(v));
+        if (!json_is_object(v))
+                return jread_fail(&c->j, false, "write true, false or " TOOL_CACHES_EXAMPLE,
+                                  "expected a boolean or an object, got %s", jread_type_name(v));
+        return parse_fields(c, v, tool_caches_fields, ELEMENTSOF(tool_caches_fields),
+                            TOOL_CACHES_EXAMPLE, NULL);
+}
+
 /* ---- limits --------------------------------------------------------------------------------- */
 
 typedef struct limit_desc {
@@ -495,7 +601,7 @@ static int parse_limits(parse_ctx *c, json_t *v, void *target) {
 
 /* ---- the document --------------------------------------------------------------------------- */
 
-/* Exactly SPEC.md §5's keys. */
+/* Every policy key (docs/policy.md). */
 static const field root_fields[] = {
         { "sessionId", parse_session_id, NULL },
         { "workspaceId", parse_workspace_id, NULL },
@@ -518,6 +624,7 @@ static const field root_fields[] = {
         { "guestWorkdir", parse_workdir, NULL },
         { "env", parse_env, NULL },
         { "limits", parse_limits, NULL },
+        { "toolCaches", parse_tool_caches, NULL },
 };
 
 /* Parses `text` into the fresh layer c->layer. */

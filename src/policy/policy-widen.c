@@ -69,6 +69,10 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { over->network_set && over->network_enabled && !base_net, "networkEnabled" },
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
                 { over->n_hosts > 0, "hosts" },
+                /* Turning them back on adds a writable root the base had taken away. */
+                { over->tool_caches_set && over->tool_caches_enabled && base->tool_caches_set &&
+                          !base->tool_caches_enabled,
+                  "toolCaches" },
                 { list_adds(&base->allow_unix_sockets, &over->allow_unix_sockets),
                   "allowUnixSockets" },
                 { list_adds(&base->env_pass, &over->env_pass), "env.pass" },

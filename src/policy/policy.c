@@ -235,6 +235,7 @@ static void policy_clear(cordon_policy *p) {
                 free(p->env_set[i].value);
         }
         free(p->env_set);
+        policy_caches_clear(p);
         memset(p, 0, sizeof(*p));
 }
 
@@ -558,7 +559,7 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
         for (size_t i = 0; i < src->n_hosts; i++)
                 if ((r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address)) < 0)
                         return r;
-        return 0;
+        return policy_caches_merge(dst, src);
 }
 
 cordon_policy *policy_dup(const cordon_policy *p) {

@@ -36,6 +36,13 @@ typedef struct policy_env_var {
 
 /* One entry of the `hosts` map: the egress proxy resolves `name` to `address` (like curl's
  * --resolve) instead of asking DNS. */
+/* A tool cache the policy adds (toolCaches.extra): `env` is set to the sandbox-owned directory
+ * <cache root>/<name> (docs/design/tool-caches.md). */
+typedef struct policy_tool_cache {
+        char *name;     /* [a-z0-9][a-z0-9._-]*, not a built-in tool */
+        char *env;      /* a variable name cordon does not set itself */
+} policy_tool_cache;
+
 typedef struct policy_host {
         char *name;     /* lower-case host name */
         char *address;  /* an IPv4 or IPv6 literal */
@@ -75,6 +82,11 @@ struct cordon_policy {
         strv env_scrub;         /* extra name globs to drop */
         policy_env_var *env_set;
         size_t n_env_set;
+
+        bool tool_caches_set;   /* toolCaches.enabled; unset = on */
+        bool tool_caches_enabled;
+        policy_tool_cache *tool_caches; /* toolCaches.extra */
+        size_t n_tool_caches;
 
         /* 0 = unset/unlimited */
         uint64_t timeout_ms;
@@ -124,6 +136,19 @@ typedef enum policy_limit {
         _POLICY_LIMIT_MAX,
 } policy_limit;
 const char *policy_check_limit(policy_limit which, uint64_t v);
+
+/* Tool caches (src/policy/policy-caches.c). A name: [a-z0-9][a-z0-9._-]{0,31}, not "."/"..", not
+ * a built-in tool; an env name: a variable name that is neither a built-in cache's nor one cordon
+ * sets for the proxies. */
+const char *policy_check_tool_cache_name(const char *s);
+const char *policy_check_tool_cache_env(const char *s);
+int policy_set_tool_caches(cordon_policy *p, bool enabled);
+/* Adds or (same name) replaces an extra tool cache. -EINVAL, -E2BIG as the other setters. */
+int policy_add_tool_cache(cordon_policy *p, const char *name, const char *env);
+int policy_caches_merge(cordon_policy *dst, const cordon_policy *src);
+void policy_caches_clear(cordon_policy *p);
+/* Whether tool caches are on in a resolved policy. */
+bool policy_tool_caches_on(const cordon_policy *p);
 
 /* Setters for fields without a public one yet (same contract as the public setters: copies,
  * -EINVAL for bad input, -E2BIG when a list is full). */

@@ -186,6 +186,10 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
                 r = cordon_policy_set_shm_size(dst, src->shm_bytes);
         for (size_t i = 0; r >= 0 && i < src->n_env_set; i++)
                 r = cordon_policy_env_set(dst, src->env_set[i].name, src->env_set[i].value);
+        /* toolCaches neither adds a host path nor a destination: the cache root is cordon's
+         * own directory (docs/design/tool-caches.md). */
+        if (r >= 0)
+                r = policy_caches_merge(dst, src);
         return r;
 }
 

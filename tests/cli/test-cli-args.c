@@ -616,7 +616,44 @@ static void test_events_bad_values(void **state) {
         EXPECT_ERROR(CORDON_USAGE,
                      "unknown option '--events' (see 'cordon policy show --help')", "policy",
                      "show", "--events", "fd:3");
+}/* cordon cache list | clear [TOOL] (docs/design/tool-caches.md) */
+static void test_cache(void **state) {
+        cli_args a;
+        cordon_error err;
+        assert_int_equal(PARSE(&a, &err, "cache", "list"), 0);
+        assert_int_equal(a.command, CLI_COMMAND_CACHE);
+        assert_false(a.cache_clear);
+        assert_null(a.cache_tool);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "cache", "clear"), 0);
+        assert_true(a.cache_clear);
+        assert_null(a.cache_tool);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "cache", "clear", "npm"), 0);
+        assert_true(a.cache_clear);
+        assert_string_equal(a.cache_tool, "npm");
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "help", "cache"), 0);
+        assert_int_equal(a.help_topic, CLI_COMMAND_CACHE);
+        cli_args_done(&a);
+        EXPECT_ERROR(CORDON_USAGE,
+                     "'cordon cache' needs a subcommand: list or clear [TOOL] (see 'cordon help "
+                     "cache')",
+                     "cache");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "unknown cache subcommand 'purge'; use list or clear [TOOL] (see 'cordon "
+                     "help cache')",
+                     "cache", "purge");
+        EXPECT_ERROR(CORDON_USAGE, "unexpected argument 'npm' (see 'cordon help cache')",
+                     "cache", "list", "npm");
+        EXPECT_ERROR(CORDON_USAGE, "unexpected argument 'go' (see 'cordon help cache')",
+                     "cache", "clear", "npm", "go");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "'cordon cache clear' needs a TOOL name, not an empty one (see 'cordon help "
+                     "cache')",
+                     "cache", "clear", "");
 }
+
 
 int main(void) {
         const struct CMUnitTest tests[] = {
@@ -637,6 +674,7 @@ int main(void) {
                 cmocka_unit_test(test_messages_stay_one_line),
                 cmocka_unit_test(test_events),
                 cmocka_unit_test(test_events_bad_values),
+                cmocka_unit_test(test_cache),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,21 @@ class CliTest(td.DaemonTest):
         r = self.exec_cli(sid, "true")
         self.assertEqual((r.returncode, r.stdout, r.stderr), (0, b"", b""))
 
+    def test_exec_tool_cache(self):
+        """A session's commands get the sandbox-owned tool caches as `cordon run` does
+        (docs/design/tool-caches.md): npm's points into the cache root, which is writable."""
+        sid = self.launch_cli()
+        m = self.mark()
+        r = self.exec_cli(sid, "sh", "-c", 'mkdir -p "$npm_config_cache" && '
+                          f'echo {m} > "$npm_config_cache/{m}" && echo "$npm_config_cache"')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        cache = r.stdout.decode().strip()
+        self.assertTrue(cache.endswith("/cordon/tools/npm"), cache)
+        probe = os.path.join(cache, m)
+        self.addCleanup(lambda: os.path.exists(probe) and os.unlink(probe))
+        with open(probe) as f:  # on the host, where the next session finds it
+            self.assertEqual(f.read().strip(), m)
+
     def test_exec_stdin_cwd_env(self):
         sid = self.launch_cli()
         sub = os.path.join(self.ws, "d")

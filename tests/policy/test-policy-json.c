@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "policy/json-pos.h"
 #include "policy/policy.h"
@@ -380,6 +381,104 @@ static void test_load_file(void **state) {
         tmptree_remove(root);
 }
 
+/* toolCaches (docs/design/tool-caches.md): both forms, every refusal with its position, and
+ * layering: a later layer's "enabled" wins, extras union, a name is listed once per layer. */
+static void test_tool_caches(void **state) {
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+        assert_true(policy_tool_caches_on(p)); /* unset: on */
+        assert_int_equal(load(p, "{\"toolCaches\": false}", &err), 0);
+        assert_true(p->tool_caches_set);
+        assert_false(policy_tool_caches_on(p));
+        assert_int_equal(load(p,
+                              "{\"toolCaches\": {\"enabled\": true, \"extra\": [{\"name\": "
+                              "\"sbt\", \"env\": \"COURSIER_CACHE\"}]}}",
+                              &err),
+                         0);
+        assert_true(policy_tool_caches_on(p));
+        assert_int_equal(p->n_tool_caches, 1);
+        /* A later layer with the same name replaces its variable; others add. */
+        assert_int_equal(load(p,
+                              "{\"toolCaches\": {\"extra\": [{\"name\": \"sbt\", \"env\": "
+                              "\"SBT_CACHE\"}, {\"name\": \"deno\", \"env\": \"DENO_DIR\"}]}}",
+                              &err),
+                         0);
+        assert_int_equal(p->n_tool_caches, 2);
+        assert_string_equal(p->tool_caches[0].env, "SBT_CACHE");
+        assert_string_equal(p->tool_caches[1].name, "deno");
+        /* Outside workspace-write there are none. */
+        assert_int_equal(load(p, "{\"mode\": \"read-only\"}", &err), 0);
+        assert_false(policy_tool_caches_on(p));
+
+        expect_error("{\"toolCaches\": \"yes\"}",
+                     "t.json:1:16: key 'toolCaches': expected a boolean or an object, got a "
+                     "string");
+        expect_error("{\"toolCaches\": {\"enable\": false}}",
+                     "t.json:1:17: key 'toolCaches.enable': unknown key; did you mean 'enabled'?");
+        expect_error("{\"toolCaches\": {\"enabled\": 0}}",
+                     "t.json:1:28: key 'toolCaches.enabled': expected a boolean, got an integer");
+        expect_error("{\"toolCaches\": {\"extra\": {}}}",
+                     "t.json:1:26: key 'toolCaches.extra': expected an array of objects");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"../x\", \"env\": \"X\"}]}}",
+                     "t.json:1:36: key 'toolCaches.extra[0].name': '../x' must start with a "
+                     "lower-case letter or a digit");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"a/b\", \"env\": \"X\"}]}}",
+                     "t.json:1:36: key 'toolCaches.extra[0].name': 'a/b' may hold only a-z, 0-9");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"npm\", \"env\": \"X\"}]}}",
+                     "t.json:1:36: key 'toolCaches.extra[0].name': 'npm' is a built-in tool "
+                     "cache already");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"x\", \"env\": \"GOCACHE\"}]}}",
+                     "t.json:1:48: key 'toolCaches.extra[0].env': 'GOCACHE' is set by a built-in "
+                     "tool cache already");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"x\", \"env\": \"HTTPS_PROXY\"}]}}",
+                     "t.json:1:48: key 'toolCaches.extra[0].env': 'HTTPS_PROXY' is set by cordon "
+                     "for the egress proxy");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"x\", \"env\": \"A-B\"}]}}",
+                     "t.json:1:48: key 'toolCaches.extra[0].env': 'A-B' must match");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"x\"}]}}",
+                     "t.json:1:27: key 'toolCaches.extra[0]': a tool cache needs 'env'");
+        expect_error("{\"toolCaches\": {\"extra\": [{\"name\": \"x\", \"env\": \"A\"}, "
+                     "{\"name\": \"x\", \"env\": \"B\"}]}}",
+                     "t.json:1:54: key 'toolCaches.extra[1]': this name is listed already");
+}
+
+/* The layer document keeps toolCaches exactly: loaded elsewhere it is the same layer. */
+static void test_tool_caches_layer(void **state) {
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        cordon_error err = { 0 };
+        assert_int_equal(load(p,
+                              "{\"toolCaches\": {\"enabled\": false, \"extra\": [{\"name\": "
+                              "\"sbt\", \"env\": \"COURSIER_CACHE\"}]}}",
+                              &err),
+                         0);
+        json_t *j = policy_layer_to_json(p);
+        char *s = json_dumps(j, 0);
+        json_decref(j);
+        assert_non_null(s);
+        _cleanup_policy_ cordon_policy *q = cordon_policy_new();
+        assert_int_equal(load(q, s, &err), 0);
+        free(s);
+        assert_true(q->tool_caches_set);
+        assert_false(q->tool_caches_enabled);
+        assert_int_equal(q->n_tool_caches, 1);
+        assert_string_equal(q->tool_caches[0].env, "COURSIER_CACHE");
+        /* An empty layer prints no toolCaches at all. */
+        _cleanup_policy_ cordon_policy *e = cordon_policy_new();
+        j = policy_layer_to_json(e);
+        assert_null(json_object_get(j, "toolCaches"));
+        json_decref(j);
+        /* Turning caches back on over a base that turned them off widens; adding extras does
+         * not (the root is writable either way). */
+        _cleanup_policy_ cordon_policy *on = cordon_policy_new();
+        assert_int_equal(load(on, "{\"toolCaches\": true}", &err), 0);
+        strv w = { 0 };
+        assert_int_equal(policy_widening_fields(p, on, &w), 1);
+        assert_string_equal(w.v[0], "toolCaches");
+        strv_done(&w);
+        assert_int_equal(policy_widening_fields(on, p, &w), 0);
+        strv_done(&w);
+}
+
 static void test_json_pos_direct(void **state) {
         static const char doc[] = "{\"a\": {\"b\\\"c\": [10, {\"d\": true}]}, \"e\": null}";
         json_pos pos;
@@ -417,6 +516,8 @@ int main(void) {
                 cmocka_unit_test(test_merge_and_atomicity),
                 cmocka_unit_test(test_load_file),
                 cmocka_unit_test(test_json_pos_direct),
+                cmocka_unit_test(test_tool_caches),
+                cmocka_unit_test(test_tool_caches_layer),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The toolCaches policy key: on/off and the extra caches a policy adds (docs/policy.md,
+ * docs/design/tool-caches.md). */
+#include "plan/tool-caches.h"
+#include "policy/policy.h"
+
+#define TOOL_CACHE_NAME_MAX 32
+
+const char *policy_check_tool_cache_name(const char *s) {
+        if (!s || !*s)
+                return "must not be empty";
+        if (strnlen(s, TOOL_CACHE_NAME_MAX + 1) > TOOL_CACHE_NAME_MAX)
+                return "is longer than 32 bytes";
+        if (!((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= '0' && s[0] <= '9')))
+                return "must start with a lower-case letter or a digit";
+        /* A directory name below the cache root: no '/', no "..", nothing to quote. */
+        if (strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789._-") != strlen(s))
+                return "may hold only a-z, 0-9, '.', '_' and '-'";
+        if (tool_cache_is_builtin_tool(s))
+                return "is a built-in tool cache already";
+        return NULL;
+}
+
+/* Variables cordon sets itself for the proxies (src/plan/env.c), and the built-in caches'. */
+static const char *const reserved_env[] = {
+        "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy",
+        "NO_PROXY", "no_proxy", "GIT_SSH_COMMAND", NULL,
+};
+
+const char *policy_check_tool_cache_env(const char *s) {
+        const char *why = policy_check_env_name(s);
+        if (why)
+                return why;
+        for (size_t i = 0; reserved_env[i]; i++)
+                if (strcmp(reserved_env[i], s) == 0)
+                        return "is set by cordon for the egress proxy";
+        if (tool_cache_is_builtin_env(s))
+                return "is set by a built-in tool cache already";
+        return NULL;
+}
+
+int policy_set_tool_caches(cordon_policy *p, bool enabled) {
+        if (!p)
+                return -EINVAL;
+        p->tool_caches_set = true;
+        p->tool_caches_enabled = enabled;
+        return 0;
+}
+
+static int replace(char **slot, const char *v) {
+        char *c = strdup(v);
+        if (!c)
+                return -ENOMEM;
+        free(*slot);
+        *slot = c;
+        return 0;
+}
+
+int policy_add_tool_cache(cordon_policy *p, const char *name, const char *env) {
+        if (!p || policy_check_tool_cache_name(name) || policy_check_tool_cache_env(env))
+                return -EINVAL;
+        for (size_t i = 0; i < p->n_tool_caches; i++) {
+                if (strcmp(p->tool_caches[i].name, name) == 0)
+                        return replace(&p->tool_caches[i].env, env);
+        }
+        if (p->n_tool_caches >= POLICY_MAX_LIST)
+                return -E2BIG;
+        _cleanup_free_ char *n = strdup(name), *e = strdup(env);
+        if (!n || !e)
+                return -ENOMEM;
+        policy_tool_cache *nt = realloc(p->tool_caches, (p->n_tool_caches + 1) * sizeof(*nt));
+        if (!nt)
+                return -ENOMEM;
+        p->tool_caches = nt;
+        p->tool_caches[p->n_tool_caches++] = (policy_tool_cache) { TAKE_PTR(n), TAKE_PTR(e) };
+        return 0;
+}
+
+int policy_caches_merge(cordon_policy *dst, const cordon_policy *src) {
+        if (src->tool_caches_set) {
+                dst->tool_caches_set = true;
+                dst->tool_caches_enabled = src->tool_caches_enabled;
+        }
+        for (size_t i = 0; i < src->n_tool_caches; i++) {
+                int r = policy_add_tool_cache(dst, src->tool_caches[i].name,
+                                              src->tool_caches[i].env);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void policy_caches_clear(cordon_policy *p) {
+        for (size_t i = 0; i < p->n_tool_caches; i++) {
+                free(p->tool_caches[i].name);
+                free(p->tool_caches[i].env);
+        }
+        free(p->tool_caches);
+        p->tool_caches = NULL;
+        p->n_tool_caches = 0;
+}
+
+/* Off with "toolCaches": false, and outside workspace-write: the read-only modes promise that a
+ * run changes nothing but its runnerStateDirs, and danger-full-access uses the host's own. */
+bool policy_tool_caches_on(const cordon_policy *p) {
+        if (p->tool_caches_set && !p->tool_caches_enabled)
+                return false;
+        return !p->mode_set || p->mode == CORDON_MODE_WORKSPACE_WRITE;
+}
