@@ -489,6 +489,21 @@ class PolicyPerExecTest(DaemonTest):
         self.assertNotEqual(self.output(events), "rc=0\n")
         self.assertFalse(os.path.exists(os.path.join(self.ws, "f")))
 
+    def test_override_runs_in_the_session_workdir(self):
+        """A cold exec (policyOverride) runs in the session's workdir, which is its writable
+        workspace, not in the directory the daemon was started from."""
+        self.assertNotEqual(os.path.realpath(os.getcwd()), os.path.realpath(self.ws))
+        sid = self.launch_warm()
+        narrow = {"denyCreateNames": ["*.nope"]}
+        events, resp = self.exec(sid, ["sh", "-c", "pwd; echo x > made-here; echo rc=$?"],
+                                 policyOverride=narrow)
+        self.assertEqual(self.output(events), f"{self.ws}\nrc=0\n", events)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "made-here")))
+        sub = os.path.join(self.ws, "sub")
+        os.mkdir(sub)
+        events, resp = self.exec(sid, ["pwd"], policyOverride=narrow, cwd=sub)
+        self.assertEqual(self.output(events), f"{sub}\n", events)
+
 
 class MalformedTest(DaemonTest):
     """Every bad request gets a structured error, and the daemon keeps serving."""
