@@ -304,7 +304,8 @@ typedef enum extra_opt {
 #define ALLOW_JSON (1u << 1)
 #define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
 #define ALLOW_EVENTS (1u << 3)     /* run's --events */
-#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --quiet, --capture */
+#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --capture */
+#define ALLOW_QUIET (1u << 14)     /* run, exec: --quiet */
 #define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
 #define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
 #define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
@@ -323,7 +324,7 @@ static const struct {
         { "--sandbox", EXTRA_SANDBOX, true, ALLOW_POLICY },
         { "--backend", EXTRA_BACKEND, true, ALLOW_POLICY },
         { "--events", EXTRA_EVENTS, true, ALLOW_EVENTS },
-        { "--quiet", EXTRA_QUIET, false, ALLOW_RUN_REPORT },
+        { "--quiet", EXTRA_QUIET, false, ALLOW_QUIET },
         { "--capture", EXTRA_CAPTURE, false, ALLOW_RUN_REPORT },
         { "--status", EXTRA_STATUS, true, ALLOW_EXPLAIN },
         { "--stderr", EXTRA_STDERR, true, ALLOW_EXPLAIN },
@@ -665,7 +666,7 @@ static int parse_run(parser *p) {
         p->out->command = CLI_COMMAND_RUN;
         p->see = "cordon run --help";
         int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS |
-                                         ALLOW_RUN_REPORT);
+                                         ALLOW_RUN_REPORT | ALLOW_QUIET);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = check_conflicts(p);
@@ -813,7 +814,7 @@ static int parse_exec(parser *p) {
         static const char synopsis[] = "cordon exec SESSION [OPTIONS] [--] CMD [ARG...]";
         p->out->command = CLI_COMMAND_EXEC;
         p->see = "cordon exec --help";
-        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL;
+        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL | ALLOW_QUIET;
         int r = parse_options(p, allow);
         if (r != 0)
                 return r < 0 ? r : 0;
