@@ -308,6 +308,8 @@ host_exec *host_find_exec(host *h, uint64_t id) {
         return NULL;
 }
 
+static bool drain_reports(host *h, int fd);
+
 /* Reads what a pipe holds now; closes it at EOF (or when `final`: after the command exited, a
  * background process keeping the pipe open must not hold the exec open). */
 static void drain_pipe(host_exec *x, int *fd, bool is_err, bool final) {
@@ -317,6 +319,10 @@ static void drain_pipe(host_exec *x, int *fd, bool is_err, bool final) {
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n > 0) {
+                        /* The refusals queued by now first: what was just read may follow one
+                         * (the supervisor and the proxy report before the call returns). */
+                        (void) drain_reports(x->h, x->h->rep);
+                        (void) drain_reports(x->h, x->h->px.report_fd);
                         events_output(&x->ev, is_err, buf, (size_t) n);
                         continue;
                 }
@@ -341,8 +347,6 @@ static void exec_report(host_exec *x) {
                 x->rpt = -1;
         }
 }
-
-static bool drain_reports(host *h, int fd);
 
 static void remember_ended(host *h, pid_t sid) {
         if (sid <= 0)
