@@ -55,6 +55,9 @@ typedef struct worker worker;
  * when the supervisor stops. Memory is fixed: SUPERVISOR_REPORT_KINDS slots. */
 #define SUPERVISOR_REPORT_BURST 8
 #define SUPERVISOR_REPORT_MAX 256
+/* An attributing supervisor (a warm session) budgets each session id SUPERVISOR_REPORT_MAX and
+ * all of them together this many, for the session's whole life. */
+#define SUPERVISOR_REPORT_MAX_SHARED 1024
 #define SUPERVISOR_REPORT_KINDS 256
 
 typedef struct report_kind {

@@ -12,7 +12,9 @@
  *
  * An attributing supervisor (a warm session, whose execs each get their own refusals) keys every
  * kind and the overall budget by the callers' session id as well: one exec's storm must not use
- * up the reports of the exec that runs next to it or after it. */
+ * up the reports of the exec that runs next to it or after it. A command could otherwise make
+ * itself a new session id per report (setsid() in a loop): the table's size and an overall
+ * ceiling (SUPERVISOR_REPORT_MAX_SHARED) still bound what all of them report one by one. */
 #include "linux/supervisor-internal.h"
 
 static const char *const actions[] = { "file-create-name", "syscall", "network-outbound" };
@@ -91,7 +93,8 @@ void supervisor_report_refusal(supervisor *s, const supervisor_report *rep, cons
         if (!k)
                 l->overflow[action_index(rep->action)]++;
         else if (k->reported < SUPERVISOR_REPORT_BURST &&
-                 budget_used(l, s->attribute, rep->sid) < SUPERVISOR_REPORT_MAX) {
+                 budget_used(l, s->attribute, rep->sid) < SUPERVISOR_REPORT_MAX &&
+                 l->reported < SUPERVISOR_REPORT_MAX_SHARED) {
                 k->reported++;
                 l->reported++;
                 send = true;
