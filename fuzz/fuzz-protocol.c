@@ -374,9 +374,11 @@ static void check_error_line(uint64_t id, const cordon_error *err) {
 }
 
 /* The id a refused line carries, read independently: 0 unless it is an object with a positive
- * integer "id". */
+ * integer "id". Read leniently (a NUL in a string, a member given twice: the daemon answers
+ * such a request with its id, docs/protocol.md); where jansson keeps the last of two "id"
+ * members the daemon may answer 0 instead, never another number. */
 static uint64_t own_id(const uint8_t *data, size_t size) {
-        json_t *o = json_loadb((const char *) data, size, JSON_REJECT_DUPLICATES, NULL);
+        json_t *o = json_loadb((const char *) data, size, JSON_ALLOW_NUL, NULL);
         json_t *id = json_object_get(o, "id");
         uint64_t v = json_is_integer(id) && json_integer_value(id) >= 1
                              ? (uint64_t) json_integer_value(id)

@@ -71,8 +71,8 @@ CORDON_PUBLIC cordon_policy *cordon_policy_new(void);
 
 /* The built-in deployment default (the "embedded default"): workspace = cwd (writable), the rest of
  * the filesystem readable, the secret set unreadable, the mandatory write-deny set inside every
- * writable root and $HOME, default deny-create names, network off. `cwd` and `home` must be
- * absolute. */
+ * writable root and $HOME, default deny-create names, the network on through the egress proxy
+ * with the built-in allowlist (networkEnabled true). `cwd` and `home` must be absolute. */
 CORDON_PUBLIC int cordon_policy_new_default(const char *cwd, const char *home,
                                             cordon_policy **ret, cordon_error *err);
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h" /* text_nearest(): the "did you mean" of policy files, reused */
+
 #define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 typedef enum value_kind {
@@ -314,7 +316,8 @@ typedef enum extra_opt {
 #define ALLOW_JSON (1u << 1)
 #define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
 #define ALLOW_EVENTS (1u << 3)     /* run's --events */
-#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --quiet, --capture */
+#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --capture */
+#define ALLOW_QUIET (1u << 14)     /* run, exec: --quiet */
 #define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
 #define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
 #define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
@@ -333,7 +336,7 @@ static const struct {
         { "--sandbox", EXTRA_SANDBOX, true, ALLOW_POLICY },
         { "--backend", EXTRA_BACKEND, true, ALLOW_POLICY },
         { "--events", EXTRA_EVENTS, true, ALLOW_EVENTS },
-        { "--quiet", EXTRA_QUIET, false, ALLOW_RUN_REPORT },
+        { "--quiet", EXTRA_QUIET, false, ALLOW_QUIET },
         { "--capture", EXTRA_CAPTURE, false, ALLOW_RUN_REPORT },
         { "--status", EXTRA_STATUS, true, ALLOW_EXPLAIN },
         { "--stderr", EXTRA_STDERR, true, ALLOW_EXPLAIN },
@@ -374,7 +377,7 @@ static int set_backend(parser *p, const char *value) {
 static int set_events(parser *p, const char *value) {
         cli_args *a = p->out;
         if (a->events_path || a->events_fd >= 0)
-                return usage(p, "--events given twice");
+                return usage(p, "--events given twice; give it once");
         if (!value[0])
                 return set_error(p->err, CORDON_POLICY_INVALID, "--events: empty value; %s",
                                  EVENTS_HINT);
@@ -399,7 +402,7 @@ static int set_json_dest(parser *p, const char *value) {
                 return usage(p, "--json needs a destination for run: --json=FILE or --json=fd:N "
                                 "(N >= 3; fds 1 and 2 carry the command's own output)");
         if (a->json_path || a->json_fd >= 0)
-                return usage(p, "--json given twice");
+                return usage(p, "--json given twice; give it once");
         if (!value[0])
                 return set_error(p->err, CORDON_POLICY_INVALID, "--json: empty value; %s",
                                  EVENTS_HINT);
@@ -427,7 +430,7 @@ static int set_status(parser *p, const char *value) {
 
 static int set_stderr_path(parser *p, const char *value) {
         if (p->out->stderr_path)
-                return usage(p, "--stderr given twice");
+                return usage(p, "--stderr given twice; give it once");
         if (!value[0])
                 return usage(p, "--stderr: empty path");
         return make_absolute(p->cwd, value, &p->out->stderr_path);
@@ -436,7 +439,7 @@ static int set_stderr_path(parser *p, const char *value) {
 /* session, exec --socket PATH: cordond's socket (cmd-session.c connects and checks it). */
 static int set_socket(parser *p, const char *value) {
         if (p->out->socket_path)
-                return usage(p, "--socket given twice");
+                return usage(p, "--socket given twice; give it once");
         if (!value[0])
                 return usage(p, "--socket: empty path; give the path of cordond's socket");
         return make_absolute(p->cwd, value, &p->out->socket_path);
@@ -445,7 +448,7 @@ static int set_socket(parser *p, const char *value) {
 /* exec --cwd DIR: relative to the caller's directory, like every path on this command line. */
 static int set_exec_cwd(parser *p, const char *value) {
         if (p->out->exec_cwd)
-                return usage(p, "--cwd given twice");
+                return usage(p, "--cwd given twice; give it once");
         if (!value[0])
                 return usage(p, "--cwd: empty path; give the directory the command starts in");
         return make_absolute(p->cwd, value, &p->out->exec_cwd);
@@ -491,7 +494,8 @@ static int take_value(parser *p, const char *name, const char *inline_value, con
                 return 0;
         }
         if (p->i >= p->argc)
-                return usage(p, "option '%s' needs a value", name);
+                return usage(p, "option '%s' needs a value: '%s VALUE' or '%s=VALUE'", name, name,
+                             name);
         *ret = p->argv[p->i++];
         return 0;
 }
@@ -564,6 +568,34 @@ static int apply_extra(parser *p, extra_opt opt, const char *value) {
         }
 }
 
+/* "unknown option '--writeable'; did you mean '--writable'?": the nearest option this command
+ * takes; or, for an option of another command, says so rather than "unknown". */
+static int unknown_option(parser *p, const char *name, unsigned allow) {
+        const char *known[ELEMENTSOF(extra_defs) + _CLI_FLAG_MAX + 1];
+        size_t n = 0;
+        bool elsewhere = strcmp(name, "--json") == 0;
+        for (size_t i = 0; i < ELEMENTSOF(extra_defs); i++) {
+                if (!(extra_defs[i].needs & ~allow))
+                        known[n++] = extra_defs[i].name;
+                else
+                        elsewhere |= strcmp(name, extra_defs[i].name) == 0;
+        }
+        for (int f = 0; f < _CLI_FLAG_MAX; f++) {
+                if (allow & ALLOW_POLICY)
+                        known[n++] = flag_defs[f].name;
+                else
+                        elsewhere |= strcmp(name, flag_defs[f].name) == 0;
+        }
+        if ((allow & ALLOW_RUN_REPORT))
+                known[n++] = "--json";
+        const char *near = text_nearest(name, known, n);
+        if (near)
+                return usage(p, "unknown option '%s'; did you mean '%s'?", CLI_QUOTE(name), near);
+        if (elsewhere)
+                return usage(p, "option '%s' does not apply to this command", CLI_QUOTE(name));
+        return usage(p, "unknown option '%s'", CLI_QUOTE(name));
+}
+
 /* One "--name[=value]" argument (already consumed). Returns 1 when parsing should stop (--help). */
 static int parse_option(parser *p, const char *arg, unsigned allow) {
         char name[64];
@@ -584,7 +616,7 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
                 if (strcmp(name, extra_defs[i].name) != 0 || (extra_defs[i].needs & ~allow))
                         continue;
                 if (!extra_defs[i].takes_value && inline_value)
-                        return usage(p, "option '%s' takes no value", name);
+                        return usage(p, "option '%s' takes no value: write '%s' alone", name, name);
                 if (extra_defs[i].takes_value && take_value(p, name, inline_value, &value) < 0)
                         return -EINVAL;
                 return apply_extra(p, extra_defs[i].opt, value);
@@ -594,12 +626,12 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
                         continue;
                 bool takes_value = flag_defs[f].kind != VALUE_NONE;
                 if (!takes_value && inline_value)
-                        return usage(p, "option '%s' takes no value", name);
+                        return usage(p, "option '%s' takes no value: write '%s' alone", name, name);
                 if (takes_value && take_value(p, name, inline_value, &value) < 0)
                         return -EINVAL;
                 return add_setting(p, (cli_flag) f, value);
         }
-        return usage(p, "unknown option '%s'", CLI_QUOTE(name));
+        return unknown_option(p, name, allow);
 }
 
 /* Options up to "--", the first non-option (with ALLOW_POSITIONAL) or the end. Returns 1 when
@@ -675,7 +707,7 @@ static int parse_run(parser *p) {
         p->out->command = CLI_COMMAND_RUN;
         p->see = "cordon run --help";
         int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS |
-                                         ALLOW_RUN_REPORT);
+                                         ALLOW_RUN_REPORT | ALLOW_QUIET);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = check_conflicts(p);
@@ -871,6 +903,11 @@ static int parse_session(parser *p) {
                 int r = parse_options(p, ALLOW_JSON | ALLOW_SOCKET);
                 return r < 0 ? r : 0;
         }
+        const char *names[] = { "launch", "list", "destroy" };
+        const char *near = text_nearest(sub, names, ELEMENTSOF(names));
+        if (near)
+                return usage(p, "unknown session subcommand '%s'; did you mean '%s'?",
+                             CLI_QUOTE(sub), near);
         return usage(p, "unknown session subcommand '%s'; use launch, list or destroy",
                      CLI_QUOTE(sub));
 }
@@ -880,7 +917,7 @@ static int parse_exec(parser *p) {
         static const char synopsis[] = "cordon exec SESSION [OPTIONS] [--] CMD [ARG...]";
         p->out->command = CLI_COMMAND_EXEC;
         p->see = "cordon exec --help";
-        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL;
+        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL | ALLOW_QUIET;
         int r = parse_options(p, allow);
         if (r != 0)
                 return r < 0 ? r : 0;
@@ -936,10 +973,24 @@ static int parse_help(parser *p) {
         return usage(p, "unknown help topic '%s'", CLI_QUOTE(t));
 }
 
+/* Every command, for "no command given" and "did you mean" (help.c's overview lists the same). */
+static const char *const command_names[] = { "run",   "exec",     "session", "terminal",
+                                             "explain", "policy", "settings", "probe",
+                                             "version", "help" };
+#define COMMAND_LIST                                                                              \
+        "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
+        "import, probe, version and help"
+
+static int unknown_command(parser *p, const char *cmd) {
+        const char *near = text_nearest(cmd, command_names, ELEMENTSOF(command_names));
+        if (near)
+                return usage(p, "unknown command '%s'; did you mean '%s'?", CLI_QUOTE(cmd), near);
+        return usage(p, "unknown command '%s'; the commands are " COMMAND_LIST, CLI_QUOTE(cmd));
+}
+
 static int parse_command(parser *p) {
         if (p->argc < 2)
-                return usage(p, "no command given; the commands are run, explain, probe, "
-                                "policy show, version and help");
+                return usage(p, "no command given; the commands are " COMMAND_LIST);
         const char *cmd = p->argv[p->i++];
         if (strcmp(cmd, "run") == 0)
                 return parse_run(p);
@@ -968,8 +1019,9 @@ static int parse_command(parser *p) {
                 return 0;
         }
         if (cmd[0] == '-')
-                return usage(p, "unknown option '%s'", CLI_QUOTE(cmd));
-        return usage(p, "unknown command '%s'", CLI_QUOTE(cmd));
+                return usage(p, "unknown option '%s'; options come after the command: 'cordon "
+                                "COMMAND %s ...'", CLI_QUOTE(cmd), CLI_QUOTE(cmd));
+        return unknown_command(p, cmd);
 }
 
 int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cli/cli-policy.h"
+#include "cli/cmd-explain.h"
 #include "cli/commands.h"
 
 #define PROTO_VERSION 1
@@ -499,34 +500,48 @@ static int show_event(json_t *ev) {
         return r;
 }
 
-/* Reads events and the answer to request 1. Returns the exit status. */
-static int exec_loop(conn *c, cordon_error *err) {
+/* The daemon's event line again, for the refusal report (the same decoder `cordon run` feeds,
+ * so both print the same "cordon: denied ..." lines). */
+static void report_event(cli_run_report *report, json_t *ev) {
+        char *json = report ? json_dumps(ev, JSON_COMPACT) : NULL, *line = NULL;
+        if (json && asprintf(&line, "%s\n", json) >= 0) /* one events line, newline included */
+                cli_run_report_event(report, line, strlen(line));
+        free(line);
+        free(json);
+}
+
+/* Reads events and the answer to request 1. Returns the exit status, or -1 after filling err
+ * (the caller prints the fatal line after the refusal lines, as `cordon run` does). */
+static int exec_loop(conn *c, cli_run_report *report, cordon_error *err) {
         for (;;) {
                 json_t *o = NULL;
                 if (conn_read(c, &o, err) < 0)
-                        return cli_fatal(err);
+                        return -1;
                 json_t *ev = json_object_get(o, "event"), *res = json_object_get(o, "result");
-                int status = -1;
+                int status = -2;
                 if (json_integer_value(json_object_get(o, "id")) != 1) {
                         /* not ours */
                 } else if (json_is_object(ev)) {
+                        report_event(report, ev);
                         int r = show_event(ev);
                         /* Nobody reads our output any more: hanging up makes the daemon kill
                          * the command, and we end as it would have, by SIGPIPE. */
                         if (r == -EPIPE)
                                 status = 128 + SIGPIPE;
-                        else if (r < 0)
-                                status = cli_fatal(&(cordon_error) {
-                                        .code = CORDON_LAUNCH_FAILED, .message = "out of memory" });
+                        else if (r < 0) {
+                                *err = (cordon_error){ .code = CORDON_LAUNCH_FAILED,
+                                                       .message = "out of memory" };
+                                status = -1;
+                        }
                 } else if (json_is_object(res)) {
                         json_int_t code = json_integer_value(json_object_get(res, "exitCode"));
                         status = code >= 0 && code <= 255 ? (int) code : 125;
                 } else {
                         (void) error_from(json_object_get(o, "error"), err);
-                        status = cli_fatal(err);
+                        status = -1;
                 }
                 json_decref(o);
-                if (status >= 0)
+                if (status >= -1)
                         return status;
         }
 }
@@ -541,15 +556,22 @@ int cli_cmd_exec(const cli_args *a) {
         if (!params)
                 return cli_fatal(&(cordon_error) { .code = CORDON_USAGE,
                                  .message = "an argument or --env value is not UTF-8 text" });
+        int status = 0;
+        cli_run_report *report = cli_run_report_new(a, NULL, NULL, &status);
+        if (!report && status != 0) {
+                json_decref(params);
+                return status;
+        }
         conn c;
         int r = conn_open(a, &c, &err);
         if (r >= 0)
                 r = send_request(&c, "session.exec", params, &err);
         else
                 json_decref(params);
-        int status = r < 0 ? cli_fatal(&err) : exec_loop(&c, &err);
+        status = r < 0 ? -1 : exec_loop(&c, report, &err);
         conn_close(&c);
-        return status;
+        cli_run_report_end(report, status < 0 ? 125 : status);
+        return status < 0 ? cli_fatal(&err) : status;
 }
 
 /* ---- cordon terminal ------------------------------------------------------------------------ */

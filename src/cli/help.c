@@ -194,7 +194,7 @@ static const char session_help[] =
 
 static const char exec_help[] =
         "Usage: cordon exec SESSION [--cwd DIR] [--env NAME=VALUE]... [--socket PATH]\n"
-        "                   [--] CMD [ARG...]\n"
+        "                   [--quiet] [--] CMD [ARG...]\n"
         "\n"
         "Runs CMD in the cordond session SESSION ('cordon session launch') and waits for it, like\n"
         "'cordon run': CMD's stdout and stderr arrive on cordon's own as CMD writes them.\n"
@@ -205,6 +205,8 @@ static const char exec_help[] =
         "  --cwd DIR          the directory CMD starts in (default: the session's workdir)\n"
         "  --env NAME=VALUE   set a variable for CMD as given (repeatable)\n"
         "  --socket PATH      cordond's socket (default as for 'cordon session')\n"
+        "  --quiet            no 'cordon: denied ...' lines when stderr is a terminal (they\n"
+        "                     are the same lines as 'cordon run' prints, after CMD ends)\n"
         "  -h, --help         print this help\n"
         "\n"
         "Exit status: CMD's own; 128+N if CMD died of signal N; 125 plus one line\n"

@@ -497,6 +497,76 @@ static int parse_envelope(const json_t *root, proto_request *out, uint64_t *ret_
         return bad(err, "unknown method \"%.64s\"", json_string_value(method));
 }
 
+/* What jansson refused, in the protocol's words (docs/protocol.md, "Errors"): its own texts
+ * ("\\u0000 is not allowed", "end of file expected near ...") are not part of the protocol and
+ * change with its version. */
+static int syntax_error(const json_error_t *je, cordon_error *err) {
+        static const struct {
+                enum json_error_code code;
+                const char *what;
+        } words[] = {
+                { json_error_invalid_utf8, "not valid UTF-8" },
+                { json_error_premature_end_of_input, "the line ends inside the JSON text" },
+                { json_error_end_of_input_expected, "more text after the request object" },
+                { json_error_null_character, "a string holds \\u0000 (NUL), which no member of "
+                                             "a request may hold" },
+                { json_error_null_byte_in_key, "a member name holds \\u0000 (NUL)" },
+                { json_error_duplicate_key, "a duplicate member name (twice in one object)" },
+                { json_error_numeric_overflow, "a number out of range" },
+                { json_error_stack_overflow, "nested too deep" },
+        };
+        enum json_error_code code = json_error_code(je);
+        if (code == json_error_out_of_memory) {
+                (void) bad(err, "out of memory");
+                if (err)
+                        err->code = CORDON_LAUNCH_FAILED;
+                return -ENOMEM;
+        }
+        const char *what = "not valid JSON";
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (words[i].code == code)
+                        what = words[i].what;
+        return bad(err, "column %d: %s", je->column, what);
+}
+
+/* The column (1-based, in characters, as json_pos counts) of a one-line text as a byte offset. */
+static size_t column_offset(const char *line, size_t len, unsigned column) {
+        size_t o = 0;
+        for (unsigned c = 1; c < column && o < len; c++) {
+                size_t k = utf8_char_len(line + o, len - o);
+                o += k ? k : 1;
+        }
+        return o;
+}
+
+/* The id of a request that is JSON but for a NUL in a string or a member name given twice, so
+ * that its error answers that request (docs/protocol.md). 0 when there is none, or when "id"
+ * itself is given twice with different values (jansson keeps the last, json_pos finds the
+ * first): the answer must not name a request the client did not mean. */
+static uint64_t salvage_id(const char *line, size_t len, enum json_error_code code) {
+        if (code != json_error_null_character && code != json_error_duplicate_key)
+                return 0;
+        json_t *root = json_loadb(line, len, JSON_ALLOW_NUL, NULL);
+        json_t *id = json_object_get(root, "id");
+        uint64_t ret = 0;
+        json_pos pos;
+        if (json_is_integer(id) && json_integer_value(id) >= 1 &&
+            json_pos_find(line, len, &(json_pos_step){ .key = "id" }, 1, false, &pos) == 0 &&
+            pos.line == 1) {
+                size_t o = column_offset(line, len, pos.column);
+                char num[24] = "";
+                size_t n = 0;
+                while (o + n < len && n < sizeof(num) - 1 && line[o + n] >= '0' && line[o + n] <= '9')
+                        n++;
+                memcpy(num, line + o, n);
+                num[n] = '\0';
+                if (n > 0 && strtoull(num, NULL, 10) == (uint64_t) json_integer_value(id))
+                        ret = (uint64_t) json_integer_value(id);
+        }
+        json_decref(root);
+        return ret;
+}
+
 int proto_parse_request(const char *line, size_t len, proto_request *out, uint64_t *ret_id,
                         cordon_error *err) {
         memset(out, 0, sizeof(*out));
@@ -509,8 +579,10 @@ int proto_parse_request(const char *line, size_t len, proto_request *out, uint64
                            PROTO_DEPTH_MAX);
         json_error_t je;
         json_t *root = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
-        if (!root)
-                return bad(err, "column %d: %s", je.column, je.text);
+        if (!root) {
+                *ret_id = salvage_id(line, len, json_error_code(&je));
+                return syntax_error(&je, err);
+        }
         int r = parse_envelope(root, out, ret_id, err);
         json_decref(root);
         if (r == -ENOMEM) {

@@ -6,11 +6,15 @@
  *   "E<exec id> <event json>\n"  and finally  "R<exec id> <result json>\n";
  * the host announces the sandbox with "S\n" (ready) or "F<error json>\n" (it could not be built).
  *
- * Violations: the supervisor and the proxy serve the whole session, so a refusal is reported to
- * every exec running when it arrives (exact when one command runs at a time, the common case).
+ * Violations: the supervisor serves the whole session and names each refusal's caller by its
+ * session id in the sandbox's PID namespace; init starts every exec as a session leader, so the
+ * id is the pid of the exec's command and the refusal goes to that exec alone — also when it
+ * comes from a process the command left running after it ended (then to no exec). What cannot
+ * be attributed goes to every running exec (see attribute()).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
 #include "daemon/session-host.h"
+#include "daemon/session-host-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,43 +46,6 @@
 
 extern char **environ;
 
-#define HOST_EXECS_MAX SESSION_EXECS_MAX
-#define HOST_LINE_MAX (4 * 1024 * 1024)
-
-typedef struct host host;
-
-typedef struct host_exec {
-        host *h;
-        uint64_t id;
-        events ev;
-        int out, err;         /* the command's stdout/stderr pipes (read ends) */
-        int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
-        bool terminal;        /* a session.terminal: `out` is the PTY master (input goes there) */
-        pid_t local_pid;      /* a backend-none terminal: the host's own child */
-        int pidfd;            /* ... and its pidfd (readable when it exits) */
-        bool started, exited;
-        int64_t deadline;     /* limits.timeout: monotonic ms, 0 = none */
-        bool timed_out;
-        int status;
-        bool have_fatal;
-        cordon_error fatal;
-        unsigned violations;
-} host_exec;
-
-struct host {
-        int dch;              /* the daemon */
-        int rep;              /* the session's report channel (monitor, init, supervisor) */
-        int ctl;              /* init */
-        proxy_proc px;
-        pid_t monitor;
-        plan *p;
-        char session_id[EVENTS_ID_MAX];
-        host_exec *execs[HOST_EXECS_MAX];
-        size_t n_execs;
-        char *in;
-        size_t in_len, in_cap;
-};
-
 static int64_t now_ms(void) {
         struct timespec ts;
         (void) clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -109,7 +76,7 @@ static void send_fatal(host *h, const cordon_error *e) {
 }
 
 /* Every event of an exec goes to the daemon tagged with the exec's id. */
-static void on_event(void *userdata, const char *line, size_t len) {
+void host_on_event(void *userdata, const char *line, size_t len) {
         host_exec *x = userdata;
         host *h = x->h;
         char tag[32];
@@ -277,7 +244,7 @@ static void exec_free(host_exec *x) {
         free(x);
 }
 
-static void fail_exec(host *h, host_exec *x, int e, const char *what) {
+void host_fail_exec(host *h, host_exec *x, int e, const char *what) {
         x->have_fatal = true;
         (void) cordon_set_error(&x->fatal, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
         events_error(&x->ev, &x->fatal);
@@ -290,7 +257,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         if (!x)
                 return;
         *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1 };
-        cordon_run_options opts = { .on_event = on_event, .event_userdata = x };
+        cordon_run_options opts = { .on_event = host_on_event, .event_userdata = x };
         events_init(&x->ev, &opts, h->session_id);
         events_starting(&x->ev, CORDON_BACKEND_NATIVE);
         json_t *o = json_loads(json, 0, NULL);
@@ -298,7 +265,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         size_t argc = json_array_size(argv_j);
         if (!o || argc == 0 || h->n_execs >= HOST_EXECS_MAX) {
                 json_decref(o);
-                fail_exec(h, x, h->n_execs >= HOST_EXECS_MAX ? EBUSY : EINVAL, "exec request");
+                host_fail_exec(h, x, h->n_execs >= HOST_EXECS_MAX ? EBUSY : EINVAL, "exec request");
                 return;
         }
         char **argv = calloc(argc + 1, sizeof(char *));
@@ -328,7 +295,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         strv_done(&env);
         json_decref(o);
         if (r < 0) {
-                fail_exec(h, x, -r, "cannot start the command in the session");
+                host_fail_exec(h, x, -r, "cannot start the command in the session");
                 return;
         }
         (void) fcntl(x->out, F_SETFL, O_NONBLOCK);
@@ -338,12 +305,14 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         h->execs[h->n_execs++] = x;
 }
 
-static host_exec *find_exec(host *h, uint64_t id) {
+host_exec *host_find_exec(host *h, uint64_t id) {
         for (size_t i = 0; i < h->n_execs; i++)
                 if (h->execs[i]->id == id)
                         return h->execs[i];
         return NULL;
 }
+
+static bool drain_reports(host *h, int fd);
 
 /* Reads what a pipe holds now; closes it at EOF (or when `final`: after the command exited, a
  * background process keeping the pipe open must not hold the exec open). */
@@ -354,6 +323,10 @@ static void drain_pipe(host_exec *x, int *fd, bool is_err, bool final) {
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n > 0) {
+                        /* The refusals queued by now first: what was just read may follow one
+                         * (the supervisor and the proxy report before the call returns). */
+                        (void) drain_reports(x->h, x->h->rep);
+                        (void) drain_reports(x->h, x->h->px.report_fd);
                         events_output(&x->ev, is_err, buf, (size_t) n);
                         continue;
                 }
@@ -379,10 +352,28 @@ static void exec_report(host_exec *x) {
         }
 }
 
+static void remember_ended(host *h, pid_t sid) {
+        if (sid <= 0)
+                return;
+        if (h->n_ended == HOST_ENDED_MAX) {
+                memmove(h->ended, h->ended + 1, (HOST_ENDED_MAX - 1) * sizeof(pid_t));
+                h->n_ended--;
+        }
+        h->ended[h->n_ended++] = sid;
+}
+
 static void maybe_finish(host *h, size_t i) {
         host_exec *x = h->execs[i];
         if (!x->exited)
                 return;
+        /* Its refusals were queued before init saw it exit: deliver them while it is running. */
+        if (!drain_reports(h, h->rep))
+                _exit(0);
+        if (!drain_reports(h, h->px.report_fd)) {
+                (void) close(h->px.report_fd);
+                h->px.report_fd = -1;
+        }
+        remember_ended(h, x->leader);
         drain_pipe(x, &x->out, false, true);
         drain_pipe(x, &x->err, true, true);
         while (x->rpt >= 0)
@@ -404,7 +395,59 @@ static void maybe_finish(host *h, size_t i) {
         h->execs[i] = h->execs[--h->n_execs];
 }
 
-/* A refusal from the session's supervisor or proxy: every running exec reports it. */
+static void deliver(host_exec *x, const cordon_violation *v) {
+        x->violations += (unsigned) v->count;
+        events_violation(&x->ev, v);
+}
+
+/* The exec whose command leads session `sid`, NULL if none runs. */
+static host_exec *exec_of_sid(host *h, pid_t sid) {
+        for (size_t i = 0; sid > 0 && i < h->n_execs; i++)
+                if (h->execs[i]->leader == sid)
+                        return h->execs[i];
+        return NULL;
+}
+
+static bool ended_sid(const host *h, pid_t sid) {
+        for (size_t i = 0; sid > 0 && i < h->n_ended; i++)
+                if (h->ended[i] == sid)
+                        return true;
+        return false;
+}
+
+static bool all_started(const host *h) {
+        for (size_t i = 0; i < h->n_execs; i++)
+                if (!h->execs[i]->started && !h->execs[i]->exited && !h->execs[i]->local_pid)
+                        return false;
+        return true;
+}
+
+static void on_ctl(host *h);
+
+/* Who gets a refusal. By session id: its exec, or nobody when that exec already ended (a
+ * process it left behind; no stream is open for it). Not attributable — the proxy's refusals
+ * (a TCP connection from the sandbox's loopback names no process), an aggregate, a process
+ * that left its exec's session with setsid() — every running exec gets it, so a refusal is
+ * never hidden from the exec that may have caused it. A command's refusal can arrive before
+ * init's STARTED names its pid: then init's pending messages are read first (init answers
+ * every exec request at once, so this waits at most a moment). */
+static void attribute(host *h, int32_t sid, const cordon_violation *v) {
+        for (int tries = 0; sid > 0 && !exec_of_sid(h, sid) && !ended_sid(h, sid) &&
+                            !all_started(h) && tries < 100;
+             tries++) {
+                struct pollfd pfd = { .fd = h->ctl, .events = POLLIN };
+                if (poll(&pfd, 1, 20) > 0)
+                        on_ctl(h);
+        }
+        host_exec *x = exec_of_sid(h, sid);
+        if (x)
+                deliver(x, v);
+        else if (!ended_sid(h, sid))
+                for (size_t i = 0; i < h->n_execs; i++)
+                        deliver(h->execs[i], v);
+}
+
+/* A refusal from the session's supervisor or proxy; false at EOF (or a broken channel). */
 static bool session_report(host *h, int fd) {
         report_msg m;
         int r = report_read(fd, &m);
@@ -412,11 +455,22 @@ static bool session_report(host *h, int fd) {
                 return false;
         cordon_violation v;
         if (r > 0 && report_msg_violation(&m, &v))
-                for (size_t i = 0; i < h->n_execs; i++) {
-                        h->execs[i]->violations += (unsigned) v.count;
-                        events_violation(&h->execs[i]->ev, &v);
-                }
+                attribute(h, m.type == REPORT_VIOLATION ? m.sid : 0, &v);
         return true;
+}
+
+/* Every refusal already queued, before any output is read: the supervisor and the proxy report
+ * a refusal before the refused call (or request) returns, so what a command writes after one
+ * is read after it, and its exit is seen after it (docs/protocol.md, "Order of events"). False
+ * when the channel ended. */
+static bool drain_reports(host *h, int fd) {
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                if (fd < 0 || poll(&pfd, 1, 0) <= 0)
+                        return true;
+                if (!session_report(h, fd))
+                        return false;
+        }
 }
 
 static void on_ctl(host *h) {
@@ -424,143 +478,21 @@ static void on_ctl(host *h) {
         int r = session_read_msg(h->ctl, &m);
         if (r == 0 || (r < 0 && r != -EBADMSG))
                 _exit(0); /* init is gone: the session is over */
-        host_exec *x = r > 0 ? find_exec(h, m.exec_id) : NULL;
+        host_exec *x = r > 0 ? host_find_exec(h, m.exec_id) : NULL;
         if (!x)
                 return;
-        if (m.type == SESSION_MSG_STARTED)
+        if (m.type == SESSION_MSG_STARTED) {
                 x->started = true;
+                x->leader = m.pid;
+        }
         else if (m.type == SESSION_MSG_EXITED) {
                 x->exited = true;
                 x->status = m.status;
         }
 }
 
-/* ---- terminals (session.terminal) ---------------------------------------------------------- */
-
-static void local_exited(host_exec *x) {
-        siginfo_t si = { 0 };
-        if (waitid(P_PIDFD, (id_t) x->pidfd, &si, WEXITED | WNOHANG) < 0 || si.si_pid == 0)
-                return;
-        x->exited = true;
-        x->status = si.si_code == CLD_EXITED ? W_EXITCODE(si.si_status, 0) : si.si_status & 0x7f;
-        (void) close(x->pidfd);
-        x->pidfd = -1;
-}
-
-/* Backend none: the daemon user's own shell on the host, in a PTY, unconfined — what an IDE
- * terminal is; the client asked for exactly that (SPEC.md §10), and the events say so. */
-static pid_t spawn_local(char **argv, int slave, const char *cwd) {
-        pid_t pid = fork();
-        if (pid != 0)
-                return pid;
-        sigset_t none;
-        sigemptyset(&none);
-        (void) sigprocmask(SIG_SETMASK, &none, NULL);
-        (void) signal(SIGPIPE, SIG_DFL);
-        if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
-                _exit(125);
-        for (int i = 0; i < 3; i++)
-                if (dup2(slave, i) < 0)
-                        _exit(125);
-        (void) syscall(SYS_close_range, 3U, ~0U, 0U);
-        if (chdir(cwd) < 0)
-                (void) !chdir("/");
-        (void) setenv("TERM", "xterm-256color", 0);
-        execvp(argv[0], argv);
-        _exit(127);
-}
-
-static void start_terminal(host *h, uint64_t id, const char *json) {
-        host_exec *x = calloc(1, sizeof(*x));
-        if (!x)
-                return;
-        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1,
-                          .terminal = true };
-        cordon_run_options opts = { .on_event = on_event, .event_userdata = x };
-        events_init(&x->ev, &opts, h->session_id);
-        json_t *o = json_loads(json, 0, NULL);
-        bool native = json_is_true(json_object_get(o, "native"));
-        events_starting(&x->ev, native ? CORDON_BACKEND_NATIVE : CORDON_BACKEND_NONE);
-        struct winsize ws = { .ws_col = (unsigned short) json_integer_value(json_object_get(o, "cols")),
-                              .ws_row = (unsigned short) json_integer_value(json_object_get(o, "rows")) };
-        json_t *aj = json_object_get(o, "argv");
-        size_t argc = json_array_size(aj);
-        static char sh[] = "/bin/sh", dash_i[] = "-i";
-        char *def[] = { sh, dash_i, NULL };
-        char **argv = argc ? calloc(argc + 1, sizeof(char *)) : def;
-        for (size_t i = 0; argc && argv && i < argc; i++)
-                argv[i] = (char *) json_string_value(json_array_get(aj, i));
-        int m = -1, s = -1, pr[2] = { -1, -1 };
-        int r = argv && h->n_execs < HOST_EXECS_MAX && openpty(&m, &s, NULL, NULL, &ws) == 0 ? 0
-                                                                                        : -EIO;
-        strv env = { 0 };
-        if (r == 0 && native) {
-                r = report_channel(pr) == 0 && strv_extend(&env, &h->p->env) >= 0 &&
-                                    strv_push(&env, "TERM=xterm-256color") >= 0
-                            ? session_send_exec(h->ctl, (uint32_t) id, SESSION_EXEC_TTY, argv,
-                                                env.v, h->p->workdir,
-                                                (int[]){ s, s, s, pr[1] })
-                            : -EIO;
-        } else if (r == 0) {
-                x->local_pid = spawn_local(argv, s, h->p->workdir);
-                r = x->local_pid > 0 ? 0 : -errno;
-                if (r == 0 && (x->pidfd = (int) syscall(SYS_pidfd_open, x->local_pid, 0)) < 0)
-                        r = -errno;
-        }
-        if (s >= 0)
-                (void) close(s);
-        if (pr[1] >= 0)
-                (void) close(pr[1]);
-        x->out = m;
-        x->rpt = pr[0];
-        if (argv != def)
-                free(argv);
-        strv_done(&env);
-        json_decref(o);
-        if (r < 0) {
-                fail_exec(h, x, -r, "cannot open the terminal");
-                return;
-        }
-        (void) fcntl(m, F_SETFL, O_NONBLOCK);
-        (void) fcntl(m, F_SETFD, FD_CLOEXEC);
-        events_ready(&x->ev, native ? CORDON_BACKEND_NATIVE : CORDON_BACKEND_NONE);
-        h->execs[h->n_execs++] = x;
-}
-
-/* "I<id> <json string>": keyboard input; "Z<id> <cols> <rows>": a resize. */
-static void terminal_io(host *h, char kind, uint64_t id, const char *arg) {
-        host_exec *x = find_exec(h, id);
-        if (!x || !x->terminal || x->out < 0)
-                return;
-        if (kind == 'Z') {
-                unsigned cols = 0, rows = 0;
-                if (sscanf(arg, "%u %u", &cols, &rows) == 2 && cols && rows && cols <= 1000 &&
-                    rows <= 1000) {
-                        struct winsize ws = { .ws_col = (unsigned short) cols,
-                                              .ws_row = (unsigned short) rows };
-                        (void) ioctl(x->out, TIOCSWINSZ, &ws);
-                }
-                return;
-        }
-        json_t *js = json_loads(arg, JSON_DECODE_ANY, NULL);
-        const char *data = json_string_value(js);
-        size_t len = data ? json_string_length(js) : 0, off = 0;
-        for (int tries = 0; off < len && tries < 100; tries++) {
-                ssize_t w = write(x->out, data + off, len - off);
-                if (w > 0) {
-                        off += (size_t) w;
-                        continue;
-                }
-                if (w < 0 && errno != EAGAIN && errno != EINTR)
-                        break;
-                struct pollfd pfd = { .fd = x->out, .events = POLLOUT };
-                (void) poll(&pfd, 1, 10);
-        }
-        json_decref(js);
-}
-
 static void kill_exec(host *h, uint64_t id) {
-        host_exec *x = find_exec(h, id);
+        host_exec *x = host_find_exec(h, id);
         if (!x)
                 return;
         if (x->local_pid > 0 && !x->exited) {
@@ -644,9 +576,9 @@ static void on_daemon(host *h) {
                 else if (line[0] == 'Q')
                         quit(h);
                 else if (line[0] == 'T' && sp)
-                        start_terminal(h, strtoull(line + 1, NULL, 10), sp + 1);
+                        host_start_terminal(h, strtoull(line + 1, NULL, 10), sp + 1);
                 else if ((line[0] == 'I' || line[0] == 'Z') && sp)
-                        terminal_io(h, line[0], strtoull(line + 1, NULL, 10), sp + 1);
+                        host_terminal_io(h, line[0], strtoull(line + 1, NULL, 10), sp + 1);
                 else if (line[0] == 'K')
                         kill_exec(h, strtoull(line + 1, NULL, 10));
                 start = i + 1;
@@ -714,7 +646,14 @@ static _noreturn_ void serve(host *h) {
                         _exit(1);
                 }
                 const short ready = POLLIN | POLLHUP | POLLERR;
-                /* Outputs and reports first, so an exit is never reported before its output. */
+                /* Refusals first, then outputs and exec reports, then exits: an exit is never
+                 * reported before its output, output never before the refusal it followed. */
+                if (!drain_reports(h, h->rep))
+                        _exit(0); /* the monitor is gone: the session is over */
+                if (!drain_reports(h, h->px.report_fd)) {
+                        (void) close(h->px.report_fd);
+                        h->px.report_fd = -1;
+                }
                 if (oom_fd >= 0 && (pfd[4].revents & oom_events))
                         check_oom(h);
                 for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 4) {
@@ -726,14 +665,7 @@ static _noreturn_ void serve(host *h) {
                         if (pfd[k + 2].revents & ready)
                                 exec_report(x);
                         if (pfd[k + 3].revents & ready)
-                                local_exited(x);
-                }
-                if ((pfd[1].revents & ready) && !session_report(h, h->rep))
-                        _exit(0); /* the monitor is gone: the session is over */
-                if (h->px.report_fd >= 0 && (pfd[2].revents & ready) &&
-                    !session_report(h, h->px.report_fd)) {
-                        (void) close(h->px.report_fd);
-                        h->px.report_fd = -1;
+                                host_local_exited(x);
                 }
                 if (pfd[3].revents & ready)
                         on_ctl(h);

@@ -500,6 +500,13 @@ static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e,
         cordon_run_result res = { 0 };
         cordon_policy *pol = NULL;
         int r = resolve_policy(d, s, e->policy_override, e->cwd, &pol, &err);
+        /* cordon_run() takes the workspace from the working directory, as `cordon run` does:
+         * the session's, never the daemon's (a cold exec would otherwise run in, and may write
+         * to, whatever directory cordond was started from). */
+        if (r >= 0 && chdir(s->workdir) < 0)
+                r = cordon_set_error(&err, CORDON_LAUNCH_FAILED, errno,
+                                     "cannot enter the session's workdir '%s': %s", s->workdir,
+                                     strerror(errno));
         /* The exec's variables are set as given, as in a warm exec (session-host.c): on purpose,
          * like env.set; the daemon's own environment is filtered by the plan as for any run. */
         for (size_t i = 0; r >= 0 && i < e->n_env; i++) {

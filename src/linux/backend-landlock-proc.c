@@ -110,7 +110,7 @@ typedef struct monitor_ctx {
 static void on_report(void *userdata, const supervisor_report *rep) {
         const monitor_ctx *m = userdata;
         report_violation_action(m->report_fd, rep->action, rep->syscall, rep->target, rep->rule,
-                                rep->repeats);
+                                rep->repeats, rep->sid);
 }
 
 /* The signals the monitor waits for, blocked in every thread (the supervisor's workers are

@@ -171,6 +171,8 @@ static size_t pump_one(capture *c, capture_stream *s, int64_t until_ms) {
                 stream_close(s);
                 return 0;
         }
+        if (c->before_output)
+                c->before_output(c->before_output_userdata);
         int r = forward(s->dest_fd, s->buf + s->held, (size_t) n, until_ms);
         /* The command wrote these bytes whether or not they could be passed on. */
         emit(c, s, s->held + (size_t) n, r < 0);

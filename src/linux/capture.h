@@ -33,6 +33,11 @@ typedef struct capture_stream {
 typedef struct capture {
         capture_stream s[2]; /* stdout, stderr */
         const events *ev;
+        /* Called after each read, before its bytes become events (may be NULL): the launcher
+         * delivers the refusals queued by then first, so a refusal precedes the output the
+         * command wrote after it (docs/protocol.md, "Order of events"). */
+        void (*before_output)(void *userdata);
+        void *before_output_userdata;
 } capture;
 
 /* Creates the pipes for the streams in `what` (CORDON_CAPTURE_* bits; 0: nothing, every other

@@ -178,10 +178,57 @@ static int killed_error(const run_state *st, const plan *p, cordon_error *err) {
                                 "killed with everything it started");
 }
 
+/* Every report queued on the channel now: 1, or 0 at EOF (every sandbox process closed its
+ * end), or -errno. */
+static int drain_reports(int fd, run_state *st) {
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                if (poll(&pfd, 1, 0) <= 0)
+                        return 1;
+                report_msg m;
+                int r = report_read(fd, &m);
+                if (r == 0 || (r < 0 && r != -EBADMSG))
+                        return r;
+                if (r > 0)
+                        handle_msg(st, &m);
+        }
+}
+
+typedef struct report_fds {
+        int fd;        /* the sandbox's report channel */
+        int *proxy_fd; /* the proxy's, -1 when none or gone */
+        run_state *st;
+} report_fds;
+
+/* capture.before_output: the refusals already queued, before the output read just now. The
+ * supervisor and the proxy report a refusal before the refused call returns, so whatever that
+ * output follows is on a channel by now. End of file is left for collect() to see. */
+static void reports_before_output(void *userdata) {
+        report_fds *rf = userdata;
+        (void) drain_reports(rf->fd, rf->st);
+        if (*rf->proxy_fd >= 0)
+                drain_proxy(*rf->proxy_fd, rf->st);
+}
+
+static int collect_loop(int fd, int *proxy_fd, pid_t child, uint64_t timeout_ms, capture *cap,
+                        run_state *st);
+
 /* Reads reports until every sandbox process has closed its end, enforcing limits.timeout. The
  * proxy's reports (proxy_fd, -1 when there is no proxy) are read as they come. */
 static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, capture *cap,
                    run_state *st) {
+        report_fds rf = { .fd = fd, .proxy_fd = &proxy_fd, .st = st };
+        cap->before_output = reports_before_output;
+        cap->before_output_userdata = &rf;
+        int r = collect_loop(fd, &proxy_fd, child, timeout_ms, cap, st);
+        cap->before_output = NULL; /* capture_end() pumps the rest: every report is in by then */
+        cap->before_output_userdata = NULL;
+        return r;
+}
+
+static int collect_loop(int fd, int *proxy_fdp, pid_t child, uint64_t timeout_ms, capture *cap,
+                        run_state *st) {
+        int proxy_fd = *proxy_fdp;
         int64_t deadline = timeout_ms ? now_ms() + (int64_t) timeout_ms : -1;
         for (;;) {
                 int wait = -1;
@@ -205,27 +252,25 @@ static int collect(int fd, int proxy_fd, pid_t child, uint64_t timeout_ms, captu
                         events_killed(st->ev, "timeout");
                         continue;
                 }
+                /* Refusals before output: the supervisor and the proxy report a refusal before
+                 * the refused call (or request) returns, so reading every queued report first
+                 * puts a refusal ahead of what the command wrote after it (docs/protocol.md,
+                 * "Order of events"). */
                 if (proxy_fd >= 0 && (pfd[1].revents & (POLLIN | POLLHUP | POLLERR))) {
                         drain_proxy(proxy_fd, st);
                         if (pfd[1].revents & (POLLHUP | POLLERR))
-                                proxy_fd = -1; /* the proxy died: nothing leaves any more */
+                                proxy_fd = *proxy_fdp = -1; /* the proxy died: nothing leaves */
+                }
+                int r = drain_reports(fd, st);
+                if (r <= 0) {
+                        if (r == 0)
+                                drain_proxy(proxy_fd, st);
+                        return r;
                 }
                 watch_check(st, &pfd[4], child);
                 /* Output waits for a slow reader at most until the deadline (then the stream
                  * closes): limits.timeout holds even against a stalled reader of fd 1. */
                 capture_pump(cap, &pfd[2], deadline < 0 ? -1 : st->timed_out ? 0 : deadline);
-                if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
-                        continue;
-                report_msg m;
-                int r = report_read(fd, &m);
-                if (r == 0) {
-                        drain_proxy(proxy_fd, st);
-                        return 0;
-                }
-                if (r < 0 && r != -EBADMSG)
-                        return r;
-                if (r > 0)
-                        handle_msg(st, &m);
         }
 }
 

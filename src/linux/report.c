@@ -42,9 +42,9 @@ void report_ready(int fd) {
 }
 
 /* NUL-separated strings in one record (each at most 1000 bytes; what does not fit is cut). */
-static void report_strings(int fd, report_type type, int32_t status, const char *const *parts,
-                           size_t n) {
-        report_msg m = { .type = type, .status = status };
+static void report_strings(int fd, report_type type, int32_t status, int32_t sid,
+                           const char *const *parts, size_t n) {
+        report_msg m = { .type = type, .status = status, .sid = sid };
         size_t o = 0;
         for (size_t i = 0; i < n; i++) {
                 const char *p = parts[i] ? parts[i] : "";
@@ -60,16 +60,16 @@ static void report_strings(int fd, report_type type, int32_t status, const char 
 }
 
 void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
-        report_strings(fd, REPORT_VIOLATION, 0, (const char *[]){ syscall, path, rule }, 3);
+        report_strings(fd, REPORT_VIOLATION, 0, 0, (const char *[]){ syscall, path, rule }, 3);
 }
 
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule) {
-        report_strings(fd, REPORT_NET_VIOLATION, 0, (const char *[]){ proto, target, rule }, 3);
+        report_strings(fd, REPORT_NET_VIOLATION, 0, 0, (const char *[]){ proto, target, rule }, 3);
 }
 
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
-                             const char *rule, uint64_t count) {
-        report_strings(fd, REPORT_VIOLATION, count > INT32_MAX ? INT32_MAX : (int32_t) count,
+                             const char *rule, uint64_t count, pid_t sid) {
+        report_strings(fd, REPORT_VIOLATION, count > INT32_MAX ? INT32_MAX : (int32_t) count, sid,
                        (const char *[]){ syscall, target, rule, action }, 4);
 }
 

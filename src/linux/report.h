@@ -27,6 +27,8 @@ typedef struct report_msg {
         int32_t code;
         int32_t sys_errno;
         int32_t status;
+        int32_t sid;          /* REPORT_VIOLATION: the caller's session id in the sandbox's PID
+                               * namespace, 0 when unknown (supervisor_report.sid) */
         uint32_t text_len;
         char text[3072];
 } report_msg;
@@ -44,9 +46,9 @@ void report_child_status(int fd, int wait_status);
 void report_ready(int fd);
 void report_violation(int fd, const char *syscall, const char *path, const char *rule);
 /* Any action the supervisor reports ("file-create-name", "syscall", "network-outbound"), with the
- * count of an aggregate (0 or 1: one refusal). */
+ * count of an aggregate (0 or 1: one refusal) and the caller's session id (0: unknown). */
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
-                             const char *rule, uint64_t count);
+                             const char *rule, uint64_t count, pid_t sid);
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule);
 
 /* The violation a REPORT_VIOLATION or REPORT_NET_VIOLATION message carries (strings point into

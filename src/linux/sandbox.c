@@ -232,7 +232,7 @@ typedef struct monitor_ctx {
 static void on_report(void *userdata, const supervisor_report *rep) {
         const monitor_ctx *m = userdata;
         report_violation_action(m->report_fd, rep->action, rep->syscall, rep->target, rep->rule,
-                                rep->repeats);
+                                rep->repeats, rep->sid);
 }
 
 static void wait_for(pid_t pid) {
@@ -292,7 +292,9 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
         monitor_ctx m = { .report_fd = report_fd };
         supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd,
                                   .rules = &p->names, .on_report = on_report,
-                                  .userdata = &m, .unix_allow = unix_allow };
+                                  .userdata = &m, .unix_allow = unix_allow,
+                                  /* a warm session tells its execs' refusals apart */
+                                  .attribute = session_ctl >= 0 };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
         if (r < 0) {

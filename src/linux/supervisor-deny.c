@@ -3,16 +3,20 @@
  *
  * When a supervisor listens, the filter returns SECCOMP_RET_USER_NOTIF instead of
  * SECCOMP_RET_ERRNO for every refusal of the table (QUIET ones excepted) and for every call of
- * another ABI. The supervisor answers with the errno the table gives, so the caller sees what the
- * kernel would have answered, and then reports the refusal: action "syscall", target the call's
+ * another ABI. The supervisor reports the refusal, then answers with the errno the table gives, so
+ * the caller sees what the kernel would have answered. Report first: a command that exits as soon
+ * as its call fails must not end before its refusal is on the report channel (a warm session
+ * would otherwise finish the exec without it). The report: action "syscall", target the call's
  * name, rule the table's entry and the reason for it. Allowed calls never get here (the filter
  * takes the same path for them as the program that refuses in the kernel: tested instruction by
  * instruction), so only refusals pay the round trip.
  *
- * The caller is not inspected at all (no /proc, no memory): the answer depends only on the
- * syscall number, the architecture and register arguments, which the kernel copied into the
- * notification and which the caller cannot change any more. If the supervisor dies, the kernel
- * fails every notified call with ENOSYS: a refusal still, never an allowed call. */
+ * The caller is not inspected (no memory): the answer depends only on the syscall number, the
+ * architecture and register arguments, which the kernel copied into the notification and which
+ * the caller cannot change any more. An attributing supervisor (a warm session) reads only the
+ * caller's session id from /proc, before answering, for the report; the answer never depends
+ * on it. If the supervisor dies, the kernel fails every notified call with ENOSYS: a refusal
+ * still, never an allowed call. */
 #include "linux/supervisor-internal.h"
 
 #include <stdio.h>
@@ -29,8 +33,6 @@ static const char *foreign_name(const struct seccomp_notif *n, const char *abi, 
 
 static void refuse_foreign(supervisor *s, const struct seccomp_notif *n, const char *abi,
                            const char *name) {
-        if (supervisor_send_resp(s, n->id, 0, -ENOSYS) < 0)
-                return; /* the caller is gone: its call never ended, nothing was refused */
         char label[96];
         const char *target = foreign_name(n, abi, name, label, sizeof(label));
         /* Keyed by ABI: a 32-bit program makes a different call each time it retries. */
@@ -38,8 +40,10 @@ static void refuse_foreign(supervisor *s, const struct seccomp_notif *n, const c
                                           .action = "syscall", .syscall = target, .target = target,
                                           .rule = "another ABI (ia32 int $0x80, x32): ENOSYS for "
                                                   "every call, the table is written for the "
-                                                  "native numbers" },
+                                                  "native numbers",
+                                          .sid = supervisor_caller_sid(s, n) },
                                   abi, "foreign-abi");
+        (void) supervisor_send_resp(s, n->id, 0, -ENOSYS);
 }
 
 bool supervisor_answer_refusal(supervisor *s, const struct seccomp_notif *n) {
@@ -52,8 +56,6 @@ bool supervisor_answer_refusal(supervisor *s, const struct seccomp_notif *n) {
         const seccomp_plan_rule *rule = seccomp_rule_for(&n->data, &s->filter);
         if (!rule || rule->action != SECCOMP_PLAN_ERRNO)
                 return false;
-        if (supervisor_send_resp(s, n->id, 0, -rule->err) < 0)
-                return true;
         char text[512];
         int len = seccomp_plan_rule_format(rule, text, sizeof(text));
         if (len >= 0 && (size_t) len < sizeof(text))
@@ -61,7 +63,9 @@ bool supervisor_answer_refusal(supervisor *s, const struct seccomp_notif *n) {
         supervisor_report_refusal(s, &(supervisor_report) { .action = "syscall",
                                                             .syscall = rule->syscall,
                                                             .target = rule->syscall,
-                                                            .rule = text },
+                                                            .rule = text,
+                                                            .sid = supervisor_caller_sid(s, n) },
                                   rule, NULL);
+        (void) supervisor_send_resp(s, n->id, 0, -rule->err);
         return true;
 }

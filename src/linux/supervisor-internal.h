@@ -55,10 +55,15 @@ typedef struct worker worker;
  * when the supervisor stops. Memory is fixed: SUPERVISOR_REPORT_KINDS slots. */
 #define SUPERVISOR_REPORT_BURST 8
 #define SUPERVISOR_REPORT_MAX 256
+/* An attributing supervisor (a warm session) budgets each session id SUPERVISOR_REPORT_MAX and
+ * all of them together this many, for the session's whole life. */
+#define SUPERVISOR_REPORT_MAX_SHARED 1024
 #define SUPERVISOR_REPORT_KINDS 256
 
 typedef struct report_kind {
         const void *key[3];  /* identity: static or supervisor-lifetime pointers; key[0] NULL = free */
+        pid_t sid;           /* ... and the callers' session id: an exec's storm of refusals never
+                              * uses up another exec's burst (attributed supervisors) */
         unsigned reported;   /* reported one by one */
         uint64_t suppressed; /* counted only */
         char *action, *syscall, *target, *rule; /* copies for the aggregate (first suppression) */
@@ -82,6 +87,8 @@ struct supervisor {
         seccomp_options filter;    /* the program the caller runs under (which calls are notified) */
         const supervisor_unix_allow *unix_allow;
         const supervisor_landlock *landlock; /* the landlock backend, or NULL */
+        bool attribute;            /* reports name the caller's session id (supervisor_config) */
+        unsigned sid_index;        /* ... the NSsid field to read (supervisor_sid_index), 0: none */
         report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
@@ -128,6 +135,7 @@ typedef struct request {
          * (a pid cannot be reused while its task is blocked in the notified syscall). */
         int tid_fd;     /* O_PATH of /proc/<tid> in cfg->proc_fd: bound to the task */
         pid_t tgid;
+        pid_t sid;      /* its session id in the sandbox's PID namespace (0: unknown) */
         mode_t umask;
         bool validated; /* ID_VALID passed: act only after this */
         const char *refusal; /* why the caller could not be served as itself (reported once) */
@@ -159,6 +167,21 @@ int target_dup_fd(request *r, int fd);
 int target_validate(request *r);
 void target_close(request *r);
 
+/* The session id of the caller of `n` in the sandbox's PID namespace, for a report (0 when the
+ * supervisor does not attribute, or cannot tell). Read before the notification is answered,
+ * then NOTIF_ID_VALID: while it is unanswered the task cannot leave the syscall, so a valid id
+ * proves the status read was the caller's and not a later holder of its tid. */
+pid_t supervisor_caller_sid(const supervisor *s, const struct seccomp_notif *n);
+/* Which field of a task's NSsid line (0-based) is the namespace one level below ours. */
+int supervisor_sid_index(int proc_fd, unsigned *ret);
+/* The same for a request: what target_open() read through the task's own /proc directory, else
+ * a fresh read. */
+static inline pid_t request_sid(const request *r) {
+        if (!r->s->sid_index)
+                return 0;
+        return r->sid ? r->sid : supervisor_caller_sid(r->s, r->n);
+}
+
 /* Reports a file-create-name refusal to the embedder and returns -EACCES. */
 int request_refuse(request *r, const char *path, const char *rule);
 /* The same with another action ("file-metadata"). */
@@ -174,8 +197,8 @@ void supervisor_report_refusal(supervisor *s, const supervisor_report *rep, cons
 void report_limit_flush_free(supervisor *s);
 
 /* ---- supervisor-deny.c ------------------------------------------------------------------------ */
-/* Answers a notified call the seccomp table refuses (or a call of another ABI) with its errno and
- * reports it once it is delivered. Returns false when `n` is no such call. */
+/* Reports a notified call the seccomp table refuses (or a call of another ABI), then answers it
+ * with its errno. Returns false when `n` is no such call. */
 bool supervisor_answer_refusal(supervisor *s, const struct seccomp_notif *n);
 /* SECCOMP_IOCTL_NOTIF_SEND: 0, or -errno (-ENOENT: the caller is gone, its call never ended). */
 int supervisor_send_resp(const supervisor *s, uint64_t id, int64_t val, int error);

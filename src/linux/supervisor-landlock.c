@@ -65,7 +65,8 @@ int supervisor_landlock_check_connect(request *r, const struct sockaddr *addr, s
         supervisor_report_refusal(r->s, &(supervisor_report) { .action = "network-outbound",
                                                               .syscall = "connect",
                                                               .target = target,
-                                                              .rule = rule_proxy_only },
+                                                              .rule = rule_proxy_only,
+                                                              .sid = request_sid(r) },
                                   "connect", rule_proxy_only);
         return -EACCES;
 }

@@ -8,7 +8,13 @@
  * SUPERVISOR_REPORT_BURST occurrences, and all kinds together at most SUPERVISOR_REPORT_MAX times;
  * past that a refusal is only counted, and each counted kind is reported once, as an aggregate
  * with `repeats` = how many refusals it stands for, when the supervisor stops. The refusals
- * themselves are never limited: every refused call is refused. Memory is a fixed table. */
+ * themselves are never limited: every refused call is refused. Memory is a fixed table.
+ *
+ * An attributing supervisor (a warm session, whose execs each get their own refusals) keys every
+ * kind and the overall budget by the callers' session id as well: one exec's storm must not use
+ * up the reports of the exec that runs next to it or after it. A command could otherwise make
+ * itself a new session id per report (setsid() in a loop): the table's size and an overall
+ * ceiling (SUPERVISOR_REPORT_MAX_SHARED) still bound what all of them report one by one. */
 #include "linux/supervisor-internal.h"
 
 static const char *const actions[] = { "file-create-name", "syscall", "network-outbound",
@@ -34,17 +40,29 @@ int report_limit_new(report_limit **ret) {
 }
 
 /* The slot of a kind, taking a free one for a new kind; NULL when the table is full. */
-static report_kind *kind_slot(report_limit *l, const void *key[3]) {
+static report_kind *kind_slot(report_limit *l, const void *key[3], pid_t sid) {
         for (size_t i = 0; i < ELEMENTSOF(l->kinds); i++) {
                 report_kind *k = &l->kinds[i];
                 if (!k->key[0]) {
                         memcpy(k->key, key, sizeof(k->key));
+                        k->sid = sid;
                         return k;
                 }
-                if (memcmp(k->key, key, sizeof(k->key)) == 0)
+                if (memcmp(k->key, key, sizeof(k->key)) == 0 && k->sid == sid)
                         return k;
         }
         return NULL;
+}
+
+/* Reports sent one by one so far: in all, or by the callers of one session id. */
+static unsigned budget_used(const report_limit *l, bool per_sid, pid_t sid) {
+        if (!per_sid)
+                return l->reported;
+        unsigned n = 0;
+        for (size_t i = 0; i < ELEMENTSOF(l->kinds) && l->kinds[i].key[0]; i++)
+                if (l->kinds[i].sid == sid)
+                        n += l->kinds[i].reported;
+        return n;
 }
 
 /* The copies an aggregate needs. A failed copy leaves NULL: the aggregate still goes out, with
@@ -75,10 +93,12 @@ void supervisor_report_refusal(supervisor *s, const supervisor_report *rep, cons
         const void *key[3] = { rep->action, key1, key2 };
         bool send = false;
         pthread_mutex_lock(&l->lock);
-        report_kind *k = kind_slot(l, key);
+        report_kind *k = kind_slot(l, key, rep->sid);
         if (!k)
                 l->overflow[action_index(rep->action)]++;
-        else if (k->reported < SUPERVISOR_REPORT_BURST && l->reported < SUPERVISOR_REPORT_MAX) {
+        else if (k->reported < SUPERVISOR_REPORT_BURST &&
+                 budget_used(l, s->attribute, rep->sid) < SUPERVISOR_REPORT_MAX &&
+                 l->reported < SUPERVISOR_REPORT_MAX_SHARED) {
                 k->reported++;
                 l->reported++;
                 send = true;
@@ -104,7 +124,7 @@ void report_limit_flush_free(supervisor *s) {
                                 .syscall = k->syscall ? k->syscall : "",
                                 .target = k->target ? k->target : "",
                                 .rule = k->rule ? k->rule : "",
-                                .repeats = k->suppressed });
+                                .repeats = k->suppressed, .sid = k->sid });
                 free(k->action);
                 free(k->syscall);
                 free(k->target);

@@ -80,7 +80,26 @@ typedef struct target_status {
         gid_t groups[128];
         int n_groups; /* -1: more than fit, treated as a mismatch (fails closed) */
         uint64_t cap_eff;
+        unsigned sid_index; /* in: which NSsid field is the sandbox's (0: do not parse) */
+        pid_t sid;    /* NSsid in the sandbox's namespace; 0: none there */
 } target_status;
+
+/* "NSsid:\t1\t7": the session id in each PID namespace from procfs's down to the task's. The
+ * one at `index` is the number in the sandbox's namespace, where a warm session's init numbers
+ * its execs (session-host.c attributes by it). A task above that namespace has no such field:
+ * 0, no attribution. */
+static pid_t parse_nssid(const char *v, unsigned index) {
+        for (unsigned i = 0;; i++) {
+                char *end;
+                errno = 0;
+                unsigned long x = strtoul(v, &end, 10);
+                if (end == v || errno || x > INT32_MAX)
+                        return 0;
+                if (i == index)
+                        return (pid_t) x;
+                v = end;
+        }
+}
 
 /* "Uid:\t0\t0\t0\t0": real, effective, saved, filesystem. */
 static bool parse_fs_id(const char *v, unsigned *ret) {
@@ -114,7 +133,8 @@ static bool parse_groups(const char *v, target_status *t) {
 }
 
 static void parse_status_line(const char *line, target_status *t) {
-        static const char *const keys[] = { "Umask:", "Tgid:", "Uid:", "Gid:", "Groups:", "CapEff:" };
+        static const char *const keys[] = { "Umask:", "Tgid:", "Uid:",    "Gid:",
+                                            "Groups:", "CapEff:", "NSsid:" };
         size_t k = 0;
         while (k < ELEMENTSOF(keys) && strncmp(line, keys[k], strlen(keys[k])) != 0)
                 k++;
@@ -140,6 +160,9 @@ static void parse_status_line(const char *line, target_status *t) {
         case 4:
                 t->have_groups = parse_groups(v, t);
                 break;
+        case 6:
+                t->sid = t->sid_index ? parse_nssid(v, t->sid_index) : 0;
+                break;
         default:
                 t->have_caps = sscanf(v, "%llx", &x) == 1;
                 t->cap_eff = x;
@@ -147,7 +170,7 @@ static void parse_status_line(const char *line, target_status *t) {
         }
 }
 
-static int read_status(int tid_fd, target_status *t) {
+static int read_status(int tid_fd, unsigned sid_index, target_status *t) {
         char buf[8192];
         _cleanup_close_ int fd = openat(tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -156,7 +179,7 @@ static int read_status(int tid_fd, target_status *t) {
         if (n < 0)
                 return (int) n;
         buf[n] = '\0';
-        *t = (target_status) { 0 };
+        *t = (target_status) { .sid_index = sid_index };
         for (char *line = buf; line;) {
                 parse_status_line(line, t);
                 char *nl = strchr(line, '\n');
@@ -222,7 +245,7 @@ int target_open(request *r) {
         if (r->tid_fd < 0)
                 return errno == ENOENT ? -ESRCH : -errno;
         target_status t;
-        int e = read_status(r->tid_fd, &t);
+        int e = read_status(r->tid_fd, r->s->sid_index, &t);
         if (e < 0) {
                 if (e == -EPERM)
                         r->refusal = "caller's /proc status unreadable";
@@ -230,7 +253,54 @@ int target_open(request *r) {
         }
         r->tgid = t.tgid;
         r->umask = t.umask;
+        r->sid = t.sid;
         return adopt_identity(r, &t);
+}
+
+int supervisor_sid_index(int proc_fd, unsigned *ret) {
+        char buf[8192];
+        _cleanup_close_ int fd = openat(proc_fd, "thread-self/status", O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        ssize_t n = read_full(fd, buf, sizeof(buf) - 1);
+        if (n < 0)
+                return (int) n;
+        buf[n] = '\0';
+        const char *v = strstr(buf, "\nNSpid:");
+        if (!v)
+                return -ENOTSUP;
+        /* Our own NSpid has one field per level from procfs's namespace down to ours: the
+         * sandbox's namespace, one below ours, is the next field. */
+        unsigned levels = 0;
+        for (v += strlen("\nNSpid:"); *v && *v != '\n';) {
+                while (*v == ' ' || *v == '\t')
+                        v++;
+                if (*v >= '0' && *v <= '9')
+                        levels++;
+                while (*v >= '0' && *v <= '9')
+                        v++;
+                if (*v && *v != '\n' && *v != ' ' && *v != '\t')
+                        return -EBADMSG;
+        }
+        if (levels == 0)
+                return -EBADMSG;
+        *ret = levels;
+        return 0;
+}
+
+pid_t supervisor_caller_sid(const supervisor *s, const struct seccomp_notif *n) {
+        if (!s->sid_index)
+                return 0;
+        char name[32];
+        (void) snprintf(name, sizeof(name), "%u", n->pid);
+        _cleanup_close_ int tid_fd = openat(s->proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        target_status t = { 0 };
+        if (tid_fd < 0 || read_status(tid_fd, s->sid_index, &t) == -ESRCH)
+                return 0;
+        uint64_t id = n->id;
+        if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
+                return 0; /* the caller is gone: the tid may name another task now */
+        return t.sid; /* read_status() parsed every line even when it refused the caller */
 }
 
 /* ---- Memory ------------------------------------------------------------------------------------- */
@@ -317,7 +387,8 @@ void target_close(request *r) {
 int request_refuse_as(request *r, const char *action, const char *path, const char *rule) {
         supervisor_report_refusal(r->s, &(supervisor_report) { .action = action,
                                                               .syscall = r->syscall_name,
-                                                              .target = path, .rule = rule },
+                                                              .target = path, .rule = rule,
+                                                              .sid = request_sid(r) },
                                   r->syscall_name, rule);
         return -EACCES;
 }

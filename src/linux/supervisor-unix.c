@@ -159,7 +159,8 @@ size_t supervisor_unix_allow_pinned(const supervisor_unix_allow *a) {
 static int refuse_connect(request *r, const char *target, const char *rule) {
         supervisor_report_refusal(r->s, &(supervisor_report) { .action = "network-outbound",
                                                               .syscall = "connect",
-                                                              .target = target, .rule = rule },
+                                                              .target = target, .rule = rule,
+                                                              .sid = request_sid(r) },
                                   "connect", rule);
         return -EACCES;
 }

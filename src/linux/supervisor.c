@@ -262,6 +262,7 @@ static void handle(worker *w) {
         r->n = w->notif;
         r->syscall_name = "?";
         r->tid_fd = r->sock_fd = -1;
+        r->sid = 0;
         r->validated = r->returns_fd = r->cloexec = r->handed_off = false;
         r->refusal = NULL;
 
@@ -280,7 +281,8 @@ static void handle(worker *w) {
                 supervisor_report_refusal(s, &(supervisor_report) { .action = "file-create-name",
                                                                     .syscall = r->syscall_name,
                                                                     .target = "",
-                                                                    .rule = r->refusal },
+                                                                    .rule = r->refusal,
+                                                                    .sid = request_sid(r) },
                                           r->syscall_name, r->refusal);
         /* ESRCH: the caller vanished (the answer is then dropped by the kernel) or could not be
          * seen from our procfs: never leave it waiting, fail closed. */
@@ -426,7 +428,8 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                             .filter = { .notify_creates = true,
                                         .unix_connect = cfg->unix_allow != NULL,
                                         .landlock_backend = cfg->landlock != NULL },
-                            .unix_allow = cfg->unix_allow, .landlock = cfg->landlock };
+                            .unix_allow = cfg->unix_allow, .landlock = cfg->landlock,
+                            .attribute = cfg->attribute };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
         pthread_mutex_init(&s->recv_lock, NULL);
@@ -475,6 +478,8 @@ int supervisor_start(const supervisor_config *cfg, supervisor **ret) {
         e = ws ? report_limit_new(&s->limit) : -ENOMEM;
         if (e == 0)
                 e = notif_sizes(s);
+        if (e == 0 && s->attribute)
+                e = supervisor_sid_index(s->proc_fd, &s->sid_index);
         if (e == 0)
                 s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (e == 0 && s->stop_fd < 0)

@@ -26,6 +26,8 @@ typedef struct supervisor_report {
         uint64_t repeats;    /* 0: one refusal. N > 0: an aggregate of N further refusals of the
                               * same kind that the rate limit kept from being reported one by
                               * one (sent once, when the supervisor stops) */
+        pid_t sid;           /* the caller's session id in the sandbox's PID namespace, when
+                              * supervisor_config.attribute (0: unknown, and in aggregates) */
 } supervisor_report;
 
 /* Called like supervisor_violation_fn, for every report (rate-limited: supervisor-report.c). */
@@ -46,6 +48,11 @@ typedef struct supervisor_config {
         /* The landlock backend (docs/design/landlock-backend.md), NULL for the native one. The
          * command runs the landlock program (seccomp_options.landlock_backend). Borrowed. */
         const supervisor_landlock *landlock;
+        /* Reports carry the caller's session id as the PID namespace one level below the
+         * supervisor's numbers it (a warm session's: its init starts every exec as a session
+         * leader, so the id names the exec; docs/design/daemon.md). Costs one read of
+         * /proc/<tid>/status per refusal the seccomp table answers. */
+        bool attribute;
 } supervisor_config;
 
 /* What the supervisor enforces in the landlock backend, where no namespace and no read-only

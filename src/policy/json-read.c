@@ -108,37 +108,13 @@ int jread_expect(jread *c, const json_t *v, bool ok, const char *what, const cha
         return jread_fail(c, false, hint, "expected %s, got %s", what, jread_type_name(v));
 }
 
-/* Edit distance, case-insensitive, for short keys only (bounded work). */
-static size_t edit_distance(const char *a, const char *b) {
-        size_t la = strlen(a), lb = strlen(b), row[65];
-        if (la > 64 || lb > 64)
-                return SIZE_MAX;
-        for (size_t j = 0; j <= lb; j++)
-                row[j] = j;
-        for (size_t i = 1; i <= la; i++) {
-                size_t diag = row[0];
-                row[0] = i;
-                for (size_t j = 1; j <= lb; j++) {
-                        size_t up = row[j];
-                        size_t best = diag + ((a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1);
-                        if (up + 1 < best)
-                                best = up + 1;
-                        if (row[j - 1] + 1 < best)
-                                best = row[j - 1] + 1;
-                        row[j] = best;
-                        diag = up;
-                }
-        }
-        return row[lb];
-}
-
 int jread_unknown_key(jread *c, const char *const *known, size_t n_known) {
         const char *key = c->depth > 0 && c->depth <= JREAD_MAX_PATH ? c->path[c->depth - 1].key
                                                                       : NULL;
         char hint[512], list[400] = "";
         size_t o = 0;
         for (size_t i = 0; key && i < n_known; i++)
-                if (edit_distance(key, known[i]) <= 2) {
+                if (text_edit_distance(key, known[i]) <= 2) {
                         (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", known[i]);
                         return jread_fail(c, true, hint, "unknown key");
                 }
@@ -158,7 +134,7 @@ int jread_check_enum(jread *c, const char *value, const char *const *known, size
                 if (strcmp(value, known[i]) == 0)
                         return 0;
         for (size_t i = 0; i < n_known; i++)
-                if (edit_distance(value, known[i]) <= 2) {
+                if (text_edit_distance(value, known[i]) <= 2) {
                         (void) snprintf(hint, sizeof(hint), "did you mean '%s'?", known[i]);
                         return jread_fail(c, false, hint, "'%s' is not %s",
                                           jread_shorten(value, shown, sizeof(shown)), what);

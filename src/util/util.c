@@ -347,3 +347,39 @@ char *home_dir_of(char *const *env) {
                 return strdup(res->pw_dir);
         return NULL;
 }
+
+size_t text_edit_distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b), row[65];
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        for (size_t j = 0; j <= lb; j++)
+                row[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t diag = row[0];
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t up = row[j];
+                        size_t best = diag + ((a[i - 1] | 0x20) == (b[j - 1] | 0x20) ? 0 : 1);
+                        if (up + 1 < best)
+                                best = up + 1;
+                        if (row[j - 1] + 1 < best)
+                                best = row[j - 1] + 1;
+                        row[j] = best;
+                        diag = up;
+                }
+        }
+        return row[lb];
+}
+
+const char *text_nearest(const char *word, const char *const *known, size_t n_known) {
+        const char *best = NULL;
+        size_t best_d = 3;
+        for (size_t i = 0; word && i < n_known; i++) {
+                size_t d = text_edit_distance(word, known[i]);
+                if (d < best_d && strcmp(word, known[i]) != 0) {
+                        best = known[i];
+                        best_d = d;
+                }
+        }
+        return best;
+}

@@ -94,6 +94,13 @@ char *path_join(const char *a, const char *b);
 char *home_dir_of(char *const *env);
 
 /* Checked decimal/size parsing: "512", "64M", "1G" (binary units). -EINVAL / -ERANGE. */
+/* Edit distance, ASCII case-insensitive, for short words only (bounded work: SIZE_MAX for
+ * words longer than 64 bytes). The "did you mean" of policy keys and of the CLI. */
+size_t text_edit_distance(const char *a, const char *b);
+/* The entry of `known` nearest to `word` within distance 2 (the bound policy files use; the
+ * first of equals), NULL when none is that near. An identical entry is no suggestion ("Exec" suggests "exec"). */
+const char *text_nearest(const char *word, const char *const *known, size_t n_known);
+
 int parse_u64(const char *s, uint64_t *ret);
 int parse_size(const char *s, uint64_t *ret);
 /* "30", "30s", "500ms", "2m" → milliseconds. */

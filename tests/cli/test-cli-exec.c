@@ -45,11 +45,19 @@ static void test_usage_errors(void **state) {
         assert_fatal(&R, "cordon: fatal: USAGE: unknown option '--bogus' (see 'cordon run "
                          "--help')\n");
         RUN(&R, "run", "--writable");
-        assert_fatal(&R, "cordon: fatal: USAGE: option '--writable' needs a value (see 'cordon "
-                         "run --help')\n");
+        assert_fatal(&R, "cordon: fatal: USAGE: option '--writable' needs a value: '--writable "
+                         "VALUE' or '--writable=VALUE' (see 'cordon run --help')\n");
         RUN(&R, "frobnicate");
-        assert_fatal(&R, "cordon: fatal: USAGE: unknown command 'frobnicate' (see 'cordon "
-                         "help')\n");
+        assert_fatal(&R, "cordon: fatal: USAGE: unknown command 'frobnicate'; the commands are "
+                         "run, exec, session launch|list|destroy, terminal, explain, policy show, "
+                         "settings import, probe, version and help (see 'cordon help')\n");
+        RUN(&R, "rnu", "true");
+        assert_fatal(&R, "cordon: fatal: USAGE: unknown command 'rnu'; did you mean 'run'? (see "
+                         "'cordon help')\n");
+        run_binary(&R, cordon_path, (const char *const[]) { NULL }, NULL, NULL); /* no arguments */
+        assert_fatal(&R, "cordon: fatal: USAGE: no command given; the commands are run, exec, "
+                         "session launch|list|destroy, terminal, explain, policy show, settings "
+                         "import, probe, version and help (see 'cordon help')\n");
         RUN(&R, "run", "--memory", "12Q", "true");
         assert_fatal(&R, "cordon: fatal: POLICY_INVALID: --memory: invalid size '12Q'; use a "
                          "whole number of bytes with an optional unit K, M or G (e.g. 512M, "

@@ -161,6 +161,49 @@ class CliTest(td.DaemonTest):
         with open(probe) as f:  # on the host, where the next session finds it
             self.assertEqual(f.read().strip(), m)
 
+    def on_tty(self, argv):
+        """Runs argv in the workspace with stderr on a PTY (stdout and stdin elsewhere); returns
+        (exit status, what the PTY showed)."""
+        master, slave = os.openpty()
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=slave, cwd=self.ws)
+            os.close(slave)
+            slave = -1
+            out = b""
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: every writer closed the PTY
+                    break
+                if not chunk:
+                    break
+                out += chunk
+            return p.wait(60), out.decode("utf-8", "replace").replace("\r\n", "\n")
+        finally:
+            os.close(master)
+            if slave >= 0:
+                os.close(slave)
+
+    def test_exec_prints_run_s_denial_lines_on_a_terminal(self):
+        """`cordon exec` shows the same "cordon: denied ..." lines as `cordon run` when stderr
+        is a terminal, and none with --quiet or on a pipe."""
+        sid = self.launch_cli()
+        cmd = ["sh", "-c", "touch .env 2>/dev/null; touch .env.local 2>/dev/null; exit 3"]
+        def denials(text):
+            return [l for l in text.splitlines() if l.startswith("cordon: denied ")]
+        st_run, out_run = self.on_tty([cc.CONFIG["cordon"], "run", "--", *cmd])
+        st_exec, out_exec = self.on_tty([cc.CONFIG["cordon"], "exec", sid, "--socket",
+                                         self.d.sock, "--", *cmd])
+        self.assertEqual((st_run, st_exec), (3, 3), (out_run, out_exec))
+        self.assertTrue(denials(out_run), out_run)
+        self.assertEqual(denials(out_exec), denials(out_run), out_exec)
+        st, out = self.on_tty([cc.CONFIG["cordon"], "exec", sid, "--socket", self.d.sock,
+                               "--quiet", "--", *cmd])
+        self.assertEqual((st, denials(out)), (3, []), out)
+        r = self.exec_cli(sid, *cmd)
+        self.assertEqual((r.returncode, r.stderr), (3, b""), "no lines on a pipe")
+
     def test_exec_stdin_cwd_env(self):
         sid = self.launch_cli()
         sub = os.path.join(self.ws, "d")

@@ -514,6 +514,21 @@ class PolicyPerExecTest(DaemonTest):
         self.assertNotEqual(self.output(events), "rc=0\n")
         self.assertFalse(os.path.exists(os.path.join(self.ws, "f")))
 
+    def test_override_runs_in_the_session_workdir(self):
+        """A cold exec (policyOverride) runs in the session's workdir, which is its writable
+        workspace, not in the directory the daemon was started from."""
+        self.assertNotEqual(os.path.realpath(os.getcwd()), os.path.realpath(self.ws))
+        sid = self.launch_warm()
+        narrow = {"denyCreateNames": ["*.nope"]}
+        events, resp = self.exec(sid, ["sh", "-c", "pwd; echo x > made-here; echo rc=$?"],
+                                 policyOverride=narrow)
+        self.assertEqual(self.output(events), f"{self.ws}\nrc=0\n", events)
+        self.assertTrue(os.path.exists(os.path.join(self.ws, "made-here")))
+        sub = os.path.join(self.ws, "sub")
+        os.mkdir(sub)
+        events, resp = self.exec(sid, ["pwd"], policyOverride=narrow, cwd=sub)
+        self.assertEqual(self.output(events), f"{sub}\n", events)
+
 
 class MalformedTest(DaemonTest):
     """Every bad request gets a structured error, and the daemon keeps serving."""
@@ -555,7 +570,19 @@ class MalformedTest(DaemonTest):
          "nested deeper than 32"),
         (b'{"v":1,"id":25,"method":"session.list","params":{"' + b"a" * 63 +
          "\u00e9".encode() + b'":1}}', 25, "unknown member"),
+        # Refused by the JSON parser, yet the id is readable: the error answers that request.
+        (b'{"v":1,"id":26,"method":"session.exec","params":{"sessionId":"s","argv":["a\\u0000b"]}}',
+         26, "column 83: a string holds \\u0000 (NUL)"),
+        (b'{"v":1,"id":27,"method":"probe","params":{"a":1,"a":2}}', 27, "duplicate member"),
+        (b'{"v":1,"id":28,"id":28,"method":"probe"}', 28, "duplicate member"),
+        (b'{"v":1,"id":29,"method":"probe"} x', 0, "more text after the request object"),
+        (b'{"v":1,"id":30,"method":"pro', 0, "the line ends inside the JSON text"),
+        (b'{"v":1,"id":31,"method":"probe\xff"}', 0, "not valid UTF-8"),
     ]
+
+    # jansson's own texts, which must never reach a client (docs/protocol.md, "Errors").
+    LIBRARY_WORDING = ("near '", "is not allowed", "expected near", "end of file",
+                       "invalid token", "duplicate object key", "unexpected newline")
 
     def test_each_gets_a_structured_error(self):
         for raw, rid, text in self.BAD:
@@ -564,6 +591,8 @@ class MalformedTest(DaemonTest):
             self.assertIsNotNone(msg, f"no answer to {raw[:80]!r}")
             self.assertError(msg, "USAGE", text, rid)
             self.assertNotIn("\n", msg["error"]["message"])
+            for words in self.LIBRARY_WORDING:
+                self.assertNotIn(words, msg["error"]["message"], raw)
         # Still serving, on the same connection and on a new one.
         self.assertIn("backends", self.c.call("probe"))
         self.assertIn("sessions", self.d.client().call("session.list"))

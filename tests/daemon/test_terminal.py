@@ -29,7 +29,11 @@ class TerminalTest(td.DaemonTest):
         out, events = "", []
         deadline = time.monotonic() + timeout
         while text not in out and time.monotonic() < deadline:
-            msg = self.c.read()
+            try:
+                msg = self.c.read()
+            except TimeoutError:
+                self.fail(f"nothing more from the daemon; the terminal showed {out!r}, events "
+                          f"{events}; daemon stderr: {self.d.stderr()[-2000:]}")
             self.assertIsNotNone(msg, "the daemon hung up")
             if msg.get("id") != rid:
                 continue  # the answers to input/resize

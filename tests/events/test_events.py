@@ -276,6 +276,17 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(run.types()[-1], "exit")      # every chunk before the terminal event
         self.assertEqual(run.types().count("violation"), 1)
 
+    def test_capture_refusal_before_later_output(self):
+        """docs/protocol.md, "Order of events": a refusal comes before the output written after
+        the refused call returned (the launcher delivers queued reports before each chunk of
+        output). Checked many times: the order must never depend on scheduling."""
+        for i in range(12):
+            p, run, _ = self.run_captured(f"touch .env 2>/dev/null; echo after{i}; exit 0")
+            types = run.types()
+            self.assertIn("violation", types, types)
+            self.assertLess(types.index("violation"), types.index("stdout"), types)
+            self.assertEqual(types[-1], "exit")
+
     def test_capture_flood_is_bounded(self):
         # 40 MB through the pipes: all of it arrives, in bounded chunks, with bounded memory.
         size = 40 * 1024 * 1024

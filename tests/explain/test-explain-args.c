@@ -72,7 +72,7 @@ static void test_run_report_refused(void **state) {
                      "--json=fd:2", "true");
         EXPECT_ERROR(CORDON_POLICY_INVALID, "--json: empty value; use a file path or fd:N with "
                      "N >= 3 (fds 0-2 are the command's stdio)", "run", "--json=", "true");
-        EXPECT_ERROR(CORDON_USAGE, "--json given twice (see 'cordon run --help')", "run",
+        EXPECT_ERROR(CORDON_USAGE, "--json given twice; give it once (see 'cordon run --help')", "run",
                      "--json=a", "--json=b", "true");
         EXPECT_ERROR(CORDON_USAGE, "--capture needs --events FILE|fd:N: the captured output goes "
                      "into the events (see 'cordon run --help')", "run", "--capture", "true");
@@ -80,12 +80,15 @@ static void test_run_report_refused(void **state) {
                      "'cordon run --help')", "run", "--json=fd:3", "--events", "fd:3", "true");
         EXPECT_ERROR(CORDON_USAGE, "--json and --events need different destinations (see "
                      "'cordon run --help')", "run", "--json=e", "--events", CWD "/e", "true");
-        EXPECT_ERROR(CORDON_USAGE, "option '--quiet' takes no value (see 'cordon run --help')",
+        EXPECT_ERROR(CORDON_USAGE, "option '--quiet' takes no value: write '--quiet' alone (see "
+                     "'cordon run --help')",
                      "run", "--quiet=yes", "true");
         /* --quiet, --capture and --json=DEST are run's; --status and --stderr explain's. */
-        EXPECT_ERROR(CORDON_USAGE, "unknown option '--quiet' (see 'cordon probe --help')",
+        EXPECT_ERROR(CORDON_USAGE, "option '--quiet' does not apply to this command (see 'cordon "
+                     "probe --help')",
                      "probe", "--quiet");
-        EXPECT_ERROR(CORDON_USAGE, "unknown option '--status' (see 'cordon run --help')", "run",
+        EXPECT_ERROR(CORDON_USAGE, "option '--status' does not apply to this command (see 'cordon "
+                     "run --help')", "run",
                      "--status", "1", "true");
 }
 
@@ -122,14 +125,15 @@ static void test_explain_refused(void **state) {
                      "explain --help')", "explain", "--status", "256");
         EXPECT_ERROR(CORDON_USAGE, "--status: '-1' is not an exit status 0-255 (see 'cordon "
                      "explain --help')", "explain", "--status=-1");
-        EXPECT_ERROR(CORDON_USAGE, "--stderr given twice (see 'cordon explain --help')",
+        EXPECT_ERROR(CORDON_USAGE, "--stderr given twice; give it once (see 'cordon explain --help')",
                      "explain", "--stderr", "a", "--stderr", "b");
         EXPECT_ERROR(CORDON_USAGE, "unexpected argument 'events.jsonl' (see 'cordon explain "
                      "--help')", "explain", "events.jsonl");
-        EXPECT_ERROR(CORDON_USAGE, "unknown option '--writable' (see 'cordon explain --help')",
+        EXPECT_ERROR(CORDON_USAGE, "option '--writable' does not apply to this command (see "
+                     "'cordon explain --help')",
                      "explain", "--writable", "/x");
-        EXPECT_ERROR(CORDON_USAGE, "option '--status' needs a value (see 'cordon explain "
-                     "--help')", "explain", "--status");
+        EXPECT_ERROR(CORDON_USAGE, "option '--status' needs a value: '--status VALUE' or "
+                     "'--status=VALUE' (see 'cordon explain --help')", "explain", "--status");
 }
 
 int main(void) {

@@ -51,7 +51,7 @@ static int teardown_tree(void **state) {
         return 0;
 }
 
-/* The default policy for cwd with network off, plus whatever the test adds. */
+/* The default policy for cwd (network on, through the proxy), plus whatever the test adds. */
 static cordon_policy *default_policy(const char *cwd) {
         cordon_policy *p = NULL;
         cordon_error err = { 0 };

@@ -511,6 +511,14 @@ t_guard() {
         net "guard: *.localhost may resolve to loopback (dev.localhost:PORT)" 0 "200/000" - + \
                 --allow-domain "dev.localhost:$P" $NAMES -- \
                 $CURL "http://dev.localhost:$P/hello/@M@"
+        # README.md's --resolve example, as written there: a name for a local server needs the
+        # name allowed (the judge) and the loopback address-and-port named (the guard).
+        net "README --resolve example: the name and 127.0.0.1:PORT both allowed" 0 "200/000" \
+                - + --resolve dev.test=127.0.0.1 --allow-domain "dev.test:$P" \
+                --allow-domain "127.0.0.1:$P" -- $CURL "http://dev.test:$P/hello/@M@"
+        net "README --resolve example: the address entry alone does not allow the name" 0 \
+                "403/000" "dev.test:$P~not in allowlist*" - --resolve dev.test=127.0.0.1 \
+                --allow-domain "127.0.0.1:$P" -- $CURL "http://dev.test:$P/hello/@M@"
 }
 
 t_addresses() {

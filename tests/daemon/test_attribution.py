@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+"""Which exec a refusal reaches, and in which order, over cordond's socket (docs/protocol.md,
+"Order of events" and "Which exec a refusal reaches"): concurrent execs of one warm session each
+get only their own processes' refusals, from the creation rules and from the seccomp table;
+what a command left running after it ended reaches no other exec; a process that left its
+exec's session reaches every running exec (never hidden); a refusal comes before the output the
+command writes after it, and before its exit. Each test fails with the delivery the daemon had
+before attribution by session id (every running exec got every refusal).
+
+Usage: test_attribution.py CORDOND CORDON SCHEMA SOURCE_DIR [unittest args]"""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_daemon as td  # noqa: E402
+
+# A refusal of the seccomp table from a shell: unshare(1) asks for a user namespace, which the
+# sandbox's filter refuses and the supervisor reports as action "syscall", target "unshare".
+UNSHARE = "unshare -U true 2>/dev/null; echo unshare $?"
+
+
+class AttributionTest(td.DaemonTest):
+    def run_together(self, sid, argvs):
+        """Starts one exec per argv on this connection; returns [(events, response)]."""
+        ids = [self.c.start("session.exec", {"sessionId": sid, "argv": a}) for a in argvs]
+        events = {i: [] for i in ids}
+        done = {}
+        while len(done) < len(ids):
+            msg = self.c.read()
+            self.assertIsNotNone(msg, "the daemon hung up")
+            self.assertIn(msg["id"], events)
+            if "event" in msg:
+                events[msg["id"]].append(msg["event"])
+            else:
+                done[msg["id"]] = msg
+        return [(events[i], done[i]) for i in ids]
+
+    def violations(self, events):
+        return [e for e in events if e["type"] == "violation"]
+
+    def test_concurrent_execs_get_only_their_own(self):
+        sid = self.launch_warm(policy={"denyCreateNames": ["*.secret"]})
+        a = "for i in 1 2 3 4 5 6; do touch a$i.secret; sleep 0.15; done; echo A"
+        b = "sleep 0.2; touch b1.secret; sleep 0.2; touch b2.secret; sleep 0.5; echo B"
+        (ea, ra), (eb, rb) = self.run_together(sid, [["sh", "-c", a], ["sh", "-c", b]])
+        ta = sorted(os.path.basename(v["target"]) for v in self.violations(ea))
+        tb = sorted(os.path.basename(v["target"]) for v in self.violations(eb))
+        self.assertEqual(ta, [f"a{i}.secret" for i in range(1, 7)], ea)
+        self.assertEqual(tb, ["b1.secret", "b2.secret"], eb)
+        self.assertEqual(ra["result"]["violations"], 6, ra)
+        self.assertEqual(rb["result"]["violations"], 2, rb)
+
+    def test_seccomp_refusals_are_attributed(self):
+        sid = self.launch_warm()
+        probe, _ = self.exec(sid, ["sh", "-c", UNSHARE])
+        self.assertNotEqual(self.output(probe), "unshare 0\n", "unshare(CLONE_NEWUSER) ran")
+        (ea, ra), (eb, rb) = self.run_together(sid, [
+            ["sh", "-c", f"sleep 0.3; {UNSHARE}"], ["sh", "-c", "sleep 1.2; echo quiet"]])
+        va = [v for v in self.violations(ea) if v["action"] == "syscall"]
+        self.assertTrue(va and va[0]["target"] == "unshare", ea)
+        self.assertEqual(self.violations(eb), [], "the quiet exec got another's refusal")
+        self.assertEqual(rb["result"]["violations"], 0)
+
+    def test_leftovers_reach_no_later_exec(self):
+        sid = self.launch_warm(policy={"denyCreateNames": ["*.secret"]})
+        m = self.mark()
+        # The first exec ends at once; its background child refuses while the second runs.
+        _, resp = self.exec(sid, ["sh", "-c", f"(sleep 0.4; touch left.secret; : {m}) & exit 0"])
+        self.assertEqual(resp["result"]["exitCode"], 0)
+        events, resp = self.exec(sid, ["sh", "-c", "sleep 1.5; echo late"])
+        self.assertEqual(self.output(events), "late\n")
+        self.assertEqual(self.violations(events), [], "a leftover's refusal reached this exec")
+        self.assertEqual(resp["result"]["violations"], 0)
+
+    def test_a_process_that_leaves_its_session_is_not_hidden(self):
+        sid = self.launch_warm(policy={"denyCreateNames": ["*.secret"]})
+        m = self.mark()
+        # setsid: the process no longer names its exec. Its refusal reaches every running exec.
+        esc = f"setsid sh -c 'sleep 0.3; touch esc.secret; : {m}' & sleep 1.2; echo E"
+        (ea, _), (eb, _) = self.run_together(sid, [["sh", "-c", esc],
+                                                   ["sh", "-c", "sleep 1.2; echo other"]])
+        for events in (ea, eb):
+            self.assertTrue(any(v["target"].endswith("/esc.secret")
+                                for v in self.violations(events)), events)
+
+    def test_refusal_comes_before_later_output_and_exit(self):
+        """The order docs/protocol.md guarantees, checked many times: the refused creation's
+        violation event precedes the output written after the call failed."""
+        sid = self.launch_warm(policy={"denyCreateNames": ["*.secret"]})
+        for i in range(15):
+            events, _ = self.exec(sid, ["sh", "-c", f"touch x{i}.secret; echo after"])
+            types = [e["type"] for e in events]
+            self.assertIn("violation", types, events)
+            self.assertLess(types.index("violation"), types.index("stdout"), events)
+            self.assertEqual(types[-1], "exit")
+        # The same with the command exiting right after the refusal: still delivered.
+        for i in range(15):
+            events, resp = self.exec(sid, ["sh", "-c", f"exec 2>/dev/null; touch y{i}.secret"])
+            self.assertEqual(resp["result"]["violations"], 1, events)
+
+
+if __name__ == "__main__":
+    rest = td.configure(sys.argv)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
