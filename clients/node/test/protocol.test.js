@@ -111,10 +111,10 @@ describe('socket discovery and the private-directory check', () => {
       await assert.rejects(cc.connect({ socketPath: 'relative.sock' }), cc.DaemonConnectionError);
       if (process.getuid() === 0) {
         // As root: a private directory of another uid (the impersonation of /tmp/cordon-UID).
-        const other = 1001;
+        const other = 65534; // nobody
         fs.chownSync(run, other, other);
         await assert.rejects(cc.connect({ socketPath: d.sock }), (e) =>
-          e instanceof cc.DaemonConnectionError && /owned by uid 1001/.test(e.message));
+          e instanceof cc.DaemonConnectionError && /owned by uid 65534/.test(e.message));
         fs.chownSync(run, 0, 0);
       }
       const c = await cc.connect({ socketPath: d.sock }); // restored: accepted
