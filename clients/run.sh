@@ -43,7 +43,8 @@ chmod 755 "$tmp"
 # run_tests TREE CORDOND: the client's tests in TREE (a source tree), against CORDOND.
 run_tests() {
         case $what in
-        node) CORDOND=$2 CORDON_SOURCE_DIR=$1 node --test "$1"/clients/node/test/*.test.js ;;
+        node) CORDOND=$2 CORDON_SOURCE_DIR=$1 node --test "$1"/clients/node/test/*.test.js \
+                "$1"/clients/node/test/*.test.mjs ;;
         python) cd "$1/clients/python" && CORDOND=$2 CORDON_SOURCE_DIR=$1 \
                         /usr/bin/python3 -m unittest discover -s tests -t . -v ;;
         esac
