@@ -62,7 +62,7 @@ async function startDaemon(opts = {}) {
     });
     proc.once('exit', () => resolve(out));
   });
-  await waitUntil(() => proc.exitCode !== null || canConnect(sock));
+  await waitUntil(async () => proc.exitCode !== null || (await canConnect(sock)));
   const d = {
     dir, home, ws, sock, proc, startup,
     stderr: () => fs.readFileSync(errPath, 'utf8'),
@@ -70,7 +70,10 @@ async function startDaemon(opts = {}) {
       if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
       const exited = new Promise((r) => proc.once('exit', (code) => r(code)));
       proc.kill('SIGTERM');
-      const code = await Promise.race([exited, sleep(20000).then(() => 'hung')]);
+      let timer;
+      const hung = new Promise((r) => { timer = setTimeout(() => r('hung'), 20000); });
+      const code = await Promise.race([exited, hung]);
+      clearTimeout(timer); // a pending timer would keep the test process alive
       if (code === 'hung') proc.kill('SIGKILL');
       return code;
     },
