@@ -53,6 +53,7 @@ class Client extends EventEmitter {
   // ---- the wire ----------------------------------------------------------------------------
 
   _onData(chunk) {
+    if (this._closed) return; // what comes after a failure or close() belongs to no request
     let start = 0;
     for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, start)) {
       this._chunks.push(chunk.subarray(start, nl));

@@ -264,14 +264,18 @@ describe('sessions and execs', () => {
 
   it('concurrent execs: answered by completion, matched by id', async () => {
     const sid = await warm();
-    const order = [];
-    const a = c.run(sid, ['sh', '-c', 'sleep 0.5; echo A']).then((r) => { order.push('A'); return r; });
-    const b = c.run(sid, ['sh', '-c', 'echo B']).then((r) => { order.push('B'); return r; });
+    const go = path.join(d.ws, `go-${process.pid}`);
+    // A ends only once the test has B's answer: the order is the test's, not the scheduler's.
+    let aDone = false;
+    const a = c.run(sid, ['sh', '-c', `while [ ! -e ${go} ]; do sleep 0.02; done; echo A`])
+      .then((r) => { aDone = true; return r; });
     const many = Array.from({ length: 6 }, (_, i) => c.run(sid, ['sh', '-c', `echo ${i}`]));
-    const [ra, rb] = await Promise.all([a, b]);
-    assert.equal(ra.stdout, 'A\n');
+    const rb = await c.run(sid, ['sh', '-c', 'echo B']);
     assert.equal(rb.stdout, 'B\n');
-    assert.deepEqual(order, ['B', 'A']);
+    assert.equal(aDone, false, 'A is still running');
+    assert.equal((await c.list()).find((h) => h.sessionId === sid).state, 'active');
+    fs.writeFileSync(go, '');
+    assert.equal((await a).stdout, 'A\n');
     assert.deepEqual((await Promise.all(many)).map((r) => r.stdout), ['0\n', '1\n', '2\n', '3\n', '4\n', '5\n']);
   });
 
