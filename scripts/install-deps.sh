@@ -21,6 +21,11 @@ for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
                 || missing="$missing $p"
 done
+# The cordond clients (clients/): Node.js (18 or later) with npm for their tests and `npm pack`.
+# A Node.js installed from elsewhere (NodeSource's bundles npm and conflicts with Debian's npm
+# package) is used as it is: only a missing command brings Debian's package.
+command -v node >/dev/null 2>&1 || missing="$missing nodejs"
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 echo "installing:$missing" >&2
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
