@@ -19,6 +19,7 @@ static const char overview[] =
         "  session launch|list|destroy       manage cordond's warm sandbox sessions\n"
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
+        "  completion bash|zsh|fish          print a shell completion script\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
