@@ -8,6 +8,10 @@ pkgs="build-essential meson ninja-build pkg-config libjansson-dev libseccomp-dev
 # to (sshd for git over ssh, nc for GIT_SSH_COMMAND's SOCKS5 ProxyCommand, openssl for the test
 # certificate, pip against a local index).
 pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
+# Installing (README.md "Install"): pandoc turns docs/ into the man pages at build time, man-db
+# and groff check them, bash/zsh/fish run the completion tests (tests/install/); debhelper,
+# dh-apparmor and lintian build and check the Debian package (tests/package/run.sh).
+pkgs="$pkgs pandoc man-db groff-base bash-completion zsh fish debhelper dh-apparmor lintian"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

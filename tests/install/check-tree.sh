@@ -32,9 +32,14 @@ if [ "$who" = root ]; then
         for f in "$prefix/bin/cordon" "$prefix/bin/cordond"; do
                 check "$f is an executable" test -x "$d$f"
         done
+        # The man pages as meson installs them, or compressed as a Debian package ships them.
+        for f in "$prefix/share/man/man1/cordon.1" "$prefix/share/man/man8/cordond.8" \
+                "$prefix/share/man/man5/cordon-policy.5" "$prefix/share/man/man5/cordon-settings.5"; do
+                check "$f is installed and formats without warnings" sh -c \
+                        'p=$1; [ -f "$p" ] || p=$1.gz; [ -f "$p" ] &&
+                         [ -z "$(LC_ALL=C.UTF-8 man --warnings -l "$p" 2>&1 >/dev/null)" ]' sh "$d$f"
+        done
         for f in "$prefix/include/cordon/cordon.h" "$libdir/pkgconfig/cordon.pc" \
-                "$prefix/share/man/man1/cordon.1" "$prefix/share/man/man8/cordond.8" \
-                "$prefix/share/man/man5/cordon-policy.5" "$prefix/share/man/man5/cordon-settings.5" \
                 "$bashdir/cordon" "$zshdir/_cordon" \
                 "$prefix/share/fish/vendor_completions.d/cordon.fish" \
                 "$prefix/lib/systemd/user/cordond.service" "$prefix/lib/systemd/user/cordond.socket" \
