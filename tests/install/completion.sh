@@ -48,7 +48,8 @@ while read -r topic words; do
                 not_ok "fish: cordon $words does not offer: $missing"
         # zsh: the _arguments specs of the command's case arm, ("run") ... ;;
         awk -v key="(\"$words\")" '{ line = $0; gsub(/^ +| +$/, "", line) }
-                line == key { on = 1; next } on && line == ";;" { exit } on' "$zsh_script" | sed -n "s/^ *'\*\{0,1\}\(-[-a-z]*\).*/\1/p" | sed 's/=$//' \
+                line == key { on = 1; next } on && line == ";;" { exit } on' "$zsh_script" |
+                sed -n "s/^ *'\*\{0,1\}\(-[-a-z]*\).*/\1/p" | sed 's/=$//' \
                 > "$tmp/zsh"
         missing=$(grep -vxF -f "$tmp/zsh" "$tmp/help" | tr '\n' ' ')
         [ -z "$missing" ] && ok "zsh: cordon $words has specs for the $n options of 'cordon help $topic'" ||
