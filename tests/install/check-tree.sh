@@ -56,8 +56,16 @@ if [ "$who" = root ]; then
                 grep -qx "ExecStart=$prefix/bin/cordond" "$d$prefix/lib/systemd/user/cordond.service"
         check "the completions are the installed cordon's own" sh -c \
                 '"$1" completion bash | cmp -s - "$2"' sh "$d$prefix/bin/cordon" "$d$bashdir/cordon"
-        check "no file names the build tree (RUNPATH, paths)" sh -c \
-                '! grep -rlF "$1" "$2$3"' sh "${CORDON_BUILD_DIR:-/nonexistent-build}" "$d" "$prefix"
+        # Nothing installed may load from or point into the build tree: an attacker who can
+        # write there (a build in a shared or agent-writable checkout) would otherwise get code
+        # into every run of the installed cordon. meson drops the build-tree RUNPATH on install.
+        for f in "$prefix/bin/cordon" "$prefix/bin/cordond" "$libdir/libcordon.so.0"; do
+                check "$f has no RPATH or RUNPATH" sh -c \
+                        '! objdump -p "$1" | grep -E "^ *R(UN)?PATH"' sh "$d$f"
+        done
+        check "no installed text file names the build tree" sh -c \
+                '! grep -rlF "$1" "$2/share" "$3/pkgconfig" "$2/lib/systemd" "$4/apparmor.d"' sh \
+                "${CORDON_BUILD_DIR:-/nonexistent-build}" "$d$prefix" "$d$libdir" "$d$sysconfdir"
 fi
 
 # ---- a C program against the installed tree, through pkg-config ------------------------------
@@ -78,7 +86,11 @@ int main(void) {
 C
 pcdir=$d$libdir/pkgconfig
 flags=$(PKG_CONFIG_LIBDIR="$pcdir" PKG_CONFIG_SYSROOT_DIR="$d" pkg-config --cflags --libs cordon)
-if [ -n "$flags" ] && cc -Wall -Werror -o "$scratch/hello" "$scratch/hello.c" $flags 2> "$scratch/cc.log"; then
+# A sanitized tree (the ASan build) needs a sanitized program: the runtime must load first.
+san=${CORDON_TEST_SANITIZE:-none}
+[ "$san" = none ] && san_flags= || san_flags=-fsanitize=$san
+if [ -n "$flags" ] && cc -Wall -Werror $san_flags -o "$scratch/hello" "$scratch/hello.c" $flags \
+        2> "$scratch/cc.log"; then
         ok "cc hello.c \$(pkg-config --cflags --libs cordon): $flags"
 else
         sed 's/^/#   /' "$scratch/cc.log"

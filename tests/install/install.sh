@@ -40,4 +40,4 @@ ensure_test_user
 chown "$test_user:" "$tmp/scratch"
 cp "$here/check-tree.sh" "$tmp/check-tree.sh"
 chmod a+r "$tmp/check-tree.sh"
-run_as_test_user sh "$tmp/check-tree.sh" "$who" "$dest" "$@" "$tmp/scratch"
+run_as_test_user CORDON_TEST_SANITIZE="${CORDON_TEST_SANITIZE:-none}" sh "$tmp/check-tree.sh" "$who" "$dest" "$@" "$tmp/scratch"
