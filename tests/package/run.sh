@@ -101,6 +101,13 @@ else
         finish
 fi
 
+# Installed, not enabled (debian/rules): no cordond in every user's session.
+if [ -z "$(ls /etc/systemd/user/*.wants/cordond.* 2>/dev/null)" ]; then
+        ok "the cordond user units are not enabled for every user"
+else
+        not_ok "the package enabled $(ls /etc/systemd/user/*.wants/cordond.*)"
+fi
+
 # The installed tree, by tests/install/check-tree.sh: as root, then as cordon-test.
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 set -- /usr "/usr/lib/$multiarch" /etc /usr/share/zsh/vendor-completions \
