@@ -88,6 +88,15 @@ out=$(fish -c 'source $argv[1]; complete -C "cordon policy show --mode r" | stri
 [ "$out" = "read-only review " ] && ok "fish: --mode r completes to read-only, review" ||
         not_ok "fish: --mode r completes to '$out'"
 
+# The operands offered after "help" and "completion" are ones the command takes.
+for cmd in help completion; do
+        words=$(bash -c '. "$1"; COMP_WORDS=(cordon "$2" ""); COMP_CWORD=2; _cordon
+                         echo "${COMPREPLY[*]}"' sh "$bash_script" "$cmd")
+        bad=$(for w in $words; do "$cordon" "$cmd" "$w" > /dev/null 2>&1 || printf ' %s' "$w"; done)
+        [ -n "$words" ] && [ -z "$bad" ] && ok "bash: every word offered after '$cmd' works: $words" ||
+                not_ok "bash: after '$cmd', offered '$words', refused:$bad"
+done
+
 # The command itself: the scripts on stdout, exit 0; a bad shell is one fatal line and 125.
 "$cordon" completion bash | cmp -s - "$bash_script" && ok "the bash script is cordon's output" ||
         not_ok "the bash script differs from 'cordon completion bash'"
