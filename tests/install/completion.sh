@@ -21,6 +21,14 @@ done
 bash -n "$bash_script" && ok "bash -n: the bash script parses" || not_ok "bash -n fails"
 zsh -n "$zsh_script" && ok "zsh -n: the zsh script parses" || not_ok "zsh -n fails"
 fish -n "$fish_script" && ok "fish -n: the fish script parses" || not_ok "fish -n fails"
+# zsh takes the script both ways: found in $fpath by compinit (the installed file), and sourced.
+mkdir "$tmp/fpath"
+cp "$zsh_script" "$tmp/fpath/_cordon"
+out=$(zsh -fc 'fpath=("$1" $fpath); autoload -U compinit; compinit -u -D; print -r -- $_comps[cordon]
+               source "$2"; print -r -- $_comps[cordon]' zsh "$tmp/fpath" "$zsh_script" 2>&1)
+[ "$out" = "_cordon
+_cordon" ] && ok "zsh: compinit finds _cordon in \$fpath, and sourcing it registers it" ||
+        not_ok "zsh: the completion is not registered: '$out'"
 
 # help TOPIC -> the words that start the command on the line. (`cordon help settings` lists no
 # options: `settings import` takes only --help.)
