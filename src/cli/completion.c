@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `cordon completion bash|zsh|fish`: a shell completion script, generated from the parser's own
  * option tables (cli_command_options() in args.c) so that it offers exactly the options the
- * parser takes. The build runs this to produce the installed files (src/cli/meson.build);
- * tests/install/test-completion.sh checks each script, in its shell, against `--help`. */
+ * parser takes. The build runs this to produce the installed files (contrib/meson.build);
+ * tests/install/completion.sh checks each script, in its shell, against `--help`, and
+ * tests/cli/test-completion.c that the parser takes every option offered. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -133,7 +134,7 @@ static void bash_value_cases(FILE *f) {
                 { CLI_VALUE_MODE, "COMPREPLY=($(compgen -W \"$modes\" -- \"$cur\")); return" },
                 { CLI_VALUE_BACKEND,
                   "COMPREPLY=($(compgen -W \"$backends\" -- \"$cur\")); return" },
-                { CLI_VALUE_ON_OFF, "COMPREPLY=($(compgen -W \"on off\" -- \"$cur\")); return" },
+                { CLI_VALUE_ON_OFF, "COMPREPLY=($(compgen -W \"$onoff\" -- \"$cur\")); return" },
                 { CLI_VALUE_TEXT, "return" },
         };
         fputs("        case $prev in\n", f);
@@ -173,8 +174,9 @@ static void bash_script(FILE *f) {
               "        local cmd=${COMP_WORDS[1]-} at=2 opts= words= operand=0\n"
               "        # \"--opt=value\": bash splits at '=' (COMP_WORDBREAKS)\n"
               "        [ \"$prev\" = = ] && prev=${COMP_WORDS[COMP_CWORD-2]}\n", f);
-        fprintf(f, "        local modes=\"%s\" backends=\"%s\"\n", cli_completion_modes,
-                cli_completion_backends);
+        fprintf(f, "        local modes=\"%s\"\n"
+                   "        local backends=\"%s\" onoff=\"%s\"\n",
+                cli_completion_modes, cli_completion_backends, cli_completion_on_off);
         fputs("        if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
               "                COMPREPLY=($(compgen -W \"", f);
         print_first_words(f);
