@@ -16,6 +16,10 @@ pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
 pkgs="$pkgs python3-venv"
 command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
 command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+# Installing (README.md "Install"): pandoc turns docs/ into the man pages at build time, man-db
+# and groff check them, bash/zsh/fish run the completion tests (tests/install/); debhelper,
+# dh-apparmor and lintian build and check the Debian package (tests/package/run.sh).
+pkgs="$pkgs pandoc man-db groff-base bash-completion zsh fish debhelper dh-apparmor lintian"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

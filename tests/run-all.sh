@@ -6,9 +6,11 @@
 #  3. builds $BUILD (release, warnings are errors) and $ASAN_BUILD (ASan+UBSan);
 #  4. runs every meson suite in both (unit and integration, the latter as root and as the
 #     unprivileged user), the ASan build with leak detection on and UBSan halting on error;
-#  5. builds the libFuzzer targets in $FUZZ_BUILD (clang) and runs each for a bounded time over its
+#  5. builds the Debian packages from a copy of the tree, lints, installs and runs them
+#     (tests/package/run.sh);
+#  6. builds the libFuzzer targets in $FUZZ_BUILD (clang) and runs each for a bounded time over its
 #     seed corpus;
-#  6. prints `N passed, N failed, N skipped` summed from meson's testlog.json files (plus one
+#  7. prints `N passed, N failed, N skipped` summed from meson's testlog.json files (plus one
 #     entry per build and per fuzz target) and exits non-zero on any failure.
 #
 # With CORDON_TEST_MUST_WORK=1 (CI) a skipped test counts as a failure.
@@ -102,6 +104,19 @@ if [ "${CHECK_SKIP_ASAN:-0}" != 1 ]; then
                         run_meson_tests "$ASAN_BUILD" 3
         fi
 fi
+
+# ---- the Debian package ----------------------------------------------------------------------
+
+# Built from a copy of the tree, checked with lintian, installed, run from /usr/bin as root and
+# as the unprivileged user, removed again (tests/package/run.sh). Skipped (recorded) only when
+# not root: installing packages needs it.
+step "Debian package (tests/package/run.sh)"
+JOBS=$JOBS sh tests/package/run.sh
+case $? in
+0) record "debian package: build, lintian, install, run" passed ;;
+77) record "debian package (skipped: not root)" skipped ;;
+*) record "debian package: build, lintian, install, run" failed ;;
+esac
 
 # ---- fuzzing ---------------------------------------------------------------------------------
 

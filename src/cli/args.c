@@ -1067,3 +1067,97 @@ void cli_args_done(cli_args *a) {
         free(a->exec_env);
         *a = (cli_args) { .events_fd = -1, .json_fd = -1 };
 }
+
+/* ---- The option table, for `cordon completion` ------------------------------------------- */
+
+/* What each parse_*() above passes to parse_options() (ALLOW_POSITIONAL aside). A completion
+ * that offered an option the parser refuses, or missed one it takes, would teach the wrong
+ * command line: tests/cli/test-completion.c parses every option listed here for its command. */
+static unsigned command_allow(cli_command command) {
+        switch (command) {
+        case CLI_COMMAND_RUN:
+                return ALLOW_POLICY | ALLOW_EVENTS | ALLOW_RUN_REPORT;
+        case CLI_COMMAND_EXPLAIN:
+                return ALLOW_JSON | ALLOW_EVENTS | ALLOW_EXPLAIN;
+        case CLI_COMMAND_PROBE:
+                return ALLOW_JSON;
+        case CLI_COMMAND_POLICY_SHOW:
+                return ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT | ALLOW_SHOW_EXPLAIN;
+        case CLI_COMMAND_SESSION_LAUNCH:
+                return ALLOW_POLICY | ALLOW_SOCKET;
+        case CLI_COMMAND_SESSION_LIST:
+                return ALLOW_JSON | ALLOW_SOCKET;
+        case CLI_COMMAND_SESSION_DESTROY:
+                return ALLOW_SOCKET;
+        case CLI_COMMAND_EXEC:
+                return ALLOW_SOCKET | ALLOW_EXEC;
+        case CLI_COMMAND_TERMINAL:
+                return ALLOW_SOCKET | ALLOW_TERMINAL;
+        case CLI_COMMAND_SETTINGS_IMPORT: /* only --help (parse_settings) */
+                return 0;
+        case CLI_COMMAND_HELP:
+        case CLI_COMMAND_VERSION:
+        default:
+                return ~0u; /* no options at all */
+        }
+}
+
+static cli_value_kind extra_value(extra_opt opt, bool takes_value) {
+        switch (opt) {
+        case EXTRA_BACKEND:
+                return CLI_VALUE_BACKEND;
+        case EXTRA_SANDBOX:
+                return CLI_VALUE_ON_OFF;
+        case EXTRA_EVENTS:
+        case EXTRA_STDERR:
+        case EXTRA_SETTINGS:
+        case EXTRA_SOCKET:
+        case EXTRA_CWD:
+                return CLI_VALUE_PATH;
+        case EXTRA_HELP:
+        case EXTRA_SHOW_EXPLAIN:
+        case EXTRA_JSON:
+        case EXTRA_SEATBELT:
+        case EXTRA_QUIET:
+        case EXTRA_CAPTURE:
+        case EXTRA_STATUS:
+        case EXTRA_ENV:
+        case EXTRA_NATIVE:
+        default:
+                return takes_value ? CLI_VALUE_TEXT : CLI_VALUE_NONE;
+        }
+}
+
+static size_t add_option(cli_option *ret, size_t max, size_t n, cli_option o) {
+        if (n < max)
+                ret[n] = o;
+        return n + 1;
+}
+
+size_t cli_command_options(cli_command command, cli_option *ret, size_t max) {
+        unsigned allow = command_allow(command);
+        if (allow == ~0u)
+                return 0;
+        size_t n = add_option(ret, max, 0, (cli_option) { "-h", CLI_VALUE_NONE, false });
+        for (size_t i = 0; i < sizeof(extra_defs) / sizeof(extra_defs[0]); i++) {
+                if (extra_defs[i].needs & ~allow)
+                        continue;
+                /* session launch refuses --settings (parse_session_launch) */
+                if (extra_defs[i].opt == EXTRA_SETTINGS && command == CLI_COMMAND_SESSION_LAUNCH)
+                        continue;
+                cli_option o = { extra_defs[i].name,
+                                 extra_value(extra_defs[i].opt, extra_defs[i].takes_value), false };
+                n = add_option(ret, max, n, o);
+        }
+        if (allow & ALLOW_RUN_REPORT) /* parse_option: --json=FILE|fd:N */
+                n = add_option(ret, max, n, (cli_option) { "--json", CLI_VALUE_PATH, true });
+        for (int f = 0; (allow & ALLOW_POLICY) && f < _CLI_FLAG_MAX; f++) {
+                value_kind k = flag_defs[f].kind;
+                cli_value_kind v = k == VALUE_NONE ? CLI_VALUE_NONE
+                                   : k == VALUE_PATH ? CLI_VALUE_PATH
+                                   : k == VALUE_MODE ? CLI_VALUE_MODE
+                                                     : CLI_VALUE_TEXT;
+                n = add_option(ret, max, n, (cli_option) { flag_defs[f].name, v, false });
+        }
+        return n;
+}

@@ -116,6 +116,27 @@ const char *cli_flag_hint(cli_flag flag);
 const char *cli_quote(const char *s, char *buf, size_t size);
 #define CLI_QUOTE(s) cli_quote((s), (char[160]) { 0 }, 160)
 
+/* What an option's value is, for `cordon completion` (src/cli/completion.c). */
+typedef enum cli_value_kind {
+        CLI_VALUE_NONE = 0, /* a switch */
+        CLI_VALUE_TEXT,     /* a value nothing can guess: a name, a number, a pattern */
+        CLI_VALUE_PATH,     /* a file or directory */
+        CLI_VALUE_MODE,     /* --mode */
+        CLI_VALUE_BACKEND,  /* --backend */
+        CLI_VALUE_ON_OFF,   /* --sandbox */
+} cli_value_kind;
+
+typedef struct cli_option {
+        const char *name;     /* "--writable", "-h" */
+        cli_value_kind value;
+        bool inline_only;     /* the value only as "--name=VALUE" (run's --json=FILE|fd:N) */
+} cli_option;
+
+/* The options the parser accepts after `command`'s words (CLI_COMMAND_SESSION_LAUNCH: after
+ * "session launch"), read from the parser's own tables: fills at most `max` entries of `ret` and
+ * returns how many there are. */
+size_t cli_command_options(cli_command command, cli_option *ret, size_t max);
+
 /* Parses argv (argv[0] is the program name and is ignored). `cwd` must be absolute. Returns 0, or
  * -EINVAL with `err` set: CORDON_USAGE for unknown options, missing values, a missing command or
  * conflicting options ("<what> (see 'cordon run --help')"); CORDON_POLICY_INVALID for a bad value

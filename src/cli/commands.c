@@ -2,6 +2,7 @@
 /* The `cordon` commands on top of the public API (see commands.h). */
 #include "cli/cancel.h"
 #include "cli/commands.h"
+#include "cli/completion.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -386,6 +387,8 @@ static int dispatch(const cli_args *a, const char *cwd) {
 }
 
 int cli_main(int argc, char *argv[]) {
+        if (argc >= 2 && strcmp(argv[1], "completion") == 0) /* src/cli/completion.c */
+                return cli_cmd_completion(argc, argv);
         char *cwd = getcwd(NULL, 0);
         if (!cwd)
                 return fatal_msg(CORDON_LAUNCH_FAILED, "cannot determine the current directory: "

@@ -22,6 +22,7 @@ static const char overview[] =
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
         "  cache list | cache clear [TOOL]   the sandbox-owned tool caches (npm, pip, go, ...)\n"
+        "  completion bash|zsh|fish          print a shell completion script\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
         "\n"
