@@ -1094,7 +1094,12 @@ static unsigned command_allow(cli_command command) {
         case CLI_COMMAND_TERMINAL:
                 return ALLOW_SOCKET | ALLOW_TERMINAL;
         case CLI_COMMAND_SETTINGS_IMPORT: /* only --help (parse_settings) */
+        case CLI_COMMAND_SETTINGS_TRUST:  /* only --help (parse_trust) */
+        case CLI_COMMAND_SETTINGS_UNTRUST:
+        case CLI_COMMAND_CACHE: /* only --help (parse_cache) */
                 return 0;
+        case CLI_COMMAND_SETTINGS_TRUSTED:
+                return ALLOW_JSON;
         case CLI_COMMAND_HELP:
         case CLI_COMMAND_VERSION:
         default:

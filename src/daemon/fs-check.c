@@ -202,6 +202,8 @@ static bool in_settings_dir(const char *path) {
                         return true;
         }
         return false;
+}
+
 /* A directory holding HEAD, objects, refs or commondir is one git may read config from
  * (docs/design/git-repos.md). */
 static bool git_shaped(const char *dir) {

@@ -263,7 +263,7 @@ static void report_full_tmpfs(const plan *p, int report_fd) {
                                 shm ? "limits.shmSize" : "limits.tmpSize",
                                 (unsigned long long) op->tmpfs_bytes,
                                 st.f_ffree == 0 ? ", every inode used" : "");
-                report_violation_action(report_fd, "resource-limit", "write", op->path, rule, 0);
+                report_violation_action(report_fd, "resource-limit", "write", op->path, rule, 0, 0);
         }
 }
 

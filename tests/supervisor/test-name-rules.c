@@ -227,6 +227,8 @@ static void test_metadata(void **state) {
         strv none = { 0 };
         assert_int_equal(meta_rules_check(&f->r, &none, "/ws/a.sh", NULL), META_DENIED_OUTSIDE);
         strv_done(&roots);
+}
+
 /* The rules as plan_build() sets them up: scoped to the persistent roots, templates and the
  * policy's allow entries exempt from the wildcard deny globs. */
 static void scope_and_allow(fixture *f) {
