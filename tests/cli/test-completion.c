@@ -32,6 +32,7 @@ static const command_case cases[] = {
         { CLI_COMMAND_PROBE, { "probe" }, { NULL } },
         { CLI_COMMAND_POLICY_SHOW, { "policy", "show" }, { NULL } },
         { CLI_COMMAND_SETTINGS_IMPORT, { "settings", "import" }, { NULL } },
+        { CLI_COMMAND_SETTINGS_TRUSTED, { "settings", "trusted" }, { NULL } },
         { CLI_COMMAND_SESSION_LAUNCH, { "session", "launch" }, { NULL } },
         { CLI_COMMAND_SESSION_LIST, { "session", "list" }, { NULL } },
         { CLI_COMMAND_SESSION_DESTROY, { "session", "destroy" }, { "S1" } },
@@ -53,7 +54,9 @@ static const char *sample_value(const cli_option *o) {
                 { "--sandbox", "on" },      { "--deny-create-name", "*.pem" },
                 { "--allow-domain", "example.com" }, { "--deny-domain", "example.com" },
                 { "--env-pass", "HOME" },   { "--env-scrub", "*_TOKEN" },
-                { "--session-id", "s" },
+                { "--session-id", "s" },    { "--allow-create-name", "*.test.pem" },
+                { "--allow-create-path", "/tmp/x/server.pem" },
+                { "--tmp-size", "64M" },    { "--shm-size", "64M" },
         };
         for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
                 if (strcmp(samples[i].name, o->name) == 0)
