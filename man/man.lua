@@ -1,7 +1,7 @@
 -- man/man.lua: the pandoc filter that turns the Markdown docs into man pages (man/meson.build).
 --
 -- The docs are written for a browser; a man page has its own conventions, and groff must format
--- it without a warning (tests/install/test-man.sh runs `groff -ww` and `man --warnings` on each
+-- it without a warning (tests/install/man.sh runs `groff -ww` and `man --warnings` on each
 -- page). So:
 --  * NAME comes first, from the metadata `name` and `description` that man/meson.build passes;
 --  * the first document's title becomes DESCRIPTION (it only repeats NAME), every other level 1

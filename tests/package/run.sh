@@ -70,6 +70,28 @@ changes=$(ls "$tmp"/cordon_"$version"_*.changes)
 debs=$(ls "$tmp"/cordon_"$version"_*.deb "$tmp"/libcordon0_"$version"_*.deb \
         "$tmp"/libcordon-dev_"$version"_*.deb)
 
+# The ABI guard (docs/design/abi.md): the symbols file fits the library just built (-c2: no
+# symbol or library lost; a new symbol is printed, to be added with its version), and a symbol
+# of an earlier version that the library lost fails dpkg-gensymbols, as it fails a package build.
+pkgdir=$tree/debian/libcordon0
+if (cd "$tree" && dpkg-gensymbols -plibcordon0 -P"$pkgdir" -c2 -Idebian/libcordon0.symbols \
+        -O"$tmp/symbols.now") > "$tmp/symbols.log" 2>&1; then
+        ok "debian/libcordon0.symbols: the library lost none of its symbols"
+else
+        not_ok "debian/libcordon0.symbols does not fit the library (docs/design/abi.md)"
+fi
+sed 's/^/# /' "$tmp/symbols.log" | head -n 30
+{ cat "$tree/debian/libcordon0.symbols"; echo " cordon_removed_since@CORDON_0.1 0.0.1"; } \
+        > "$tmp/symbols.lost"
+if (cd "$tree" && dpkg-gensymbols -plibcordon0 -P"$pkgdir" -c1 -I"$tmp/symbols.lost" \
+        -O/dev/null) > "$tmp/symbols.log" 2>&1; then
+        not_ok "a symbol lost since 0.0.1 does not fail dpkg-gensymbols"
+else
+        grep -q 'disappeared' "$tmp/symbols.log" &&
+                ok "a symbol lost since an earlier version fails dpkg-gensymbols" ||
+                { sed 's/^/# /' "$tmp/symbols.log"; not_ok "dpkg-gensymbols failed for another reason"; }
+fi
+
 lintian --fail-on error --tag-display-limit 0 "$changes" > "$tmp/lintian.log" 2>&1
 rc=$?
 sed 's/^/# lintian: /' "$tmp/lintian.log"
