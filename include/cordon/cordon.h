@@ -376,7 +376,7 @@ CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
 typedef struct cordon_settings cordon_settings;
 
 #define CORDON_SETTINGS_NO_USER (1u << 0)    /* skip ~/.config/cordon/settings.json */
-#define CORDON_SETTINGS_NO_PROJECT (1u << 1) /* skip <cwd>/.cordon/settings.json */
+#define CORDON_SETTINGS_NO_PROJECT (1u << 1) /* skip the project settings file */
 #define CORDON_SETTINGS_NO_MANAGED (1u << 2) /* skip the managed settings file */
 #define CORDON_SETTINGS_NO_TRUST (1u << 3)   /* never read the trust store: the project file's
                                               * loosening items are always ignored */

@@ -20,7 +20,7 @@ int cli_policy_build(const cli_args *args, const char *cwd, const char *home,
 
 /* The settings for `args`: managed settings ($CORDON_MANAGED_SETTINGS, else
  * /etc/cordon/managed-settings.json) > the flags (one layer, applied in command-line order) >
- * each --settings FILE > ~/.config/cordon/settings.json > ./.cordon/settings.json > the built-in
+ * each --settings FILE > ~/.config/cordon/settings.json > the project settings > the built-in
  * default for `cwd` and `home`. Caller frees *ret. */
 int cli_settings_build(const cli_args *args, const char *cwd, const char *home,
                        cordon_settings **ret, cordon_error *err);

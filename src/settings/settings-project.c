@@ -40,8 +40,12 @@ static bool is_home(const char *dir, const char *home, const char *home_real) {
  * non-regular file is refused when it is read), never `/`, not above $HOME, and not in or above
  * a directory everyone can write or another user owns. *ret is NULL when there is none. */
 int settings_find_project(const char *cwd, const char *home, char **ret) {
-        _cleanup_free_ char *dir = strdup(cwd), *home_real = realpath(home, NULL);
+        /* Resolved: the trust store is keyed by the path, and `cordon settings trust`, a run
+         * and a cordond session given a workdir through a symlink must name the same file. */
+        _cleanup_free_ char *dir = realpath(cwd, NULL), *home_real = realpath(home, NULL);
         *ret = NULL;
+        if (!dir && errno != ENOMEM)
+                dir = strdup(cwd);
         if (!dir)
                 return -ENOMEM;
         while (strcmp(dir, "/") != 0 && dir_is_ours(dir)) {

@@ -19,7 +19,7 @@
 typedef enum settings_layer_kind {
         SETTINGS_LAYER_DEFAULT = 0,   /* the deployment default (built in) */
         SETTINGS_LAYER_BUILTIN,       /* cordon's own additions: settings files are protected */
-        SETTINGS_LAYER_PROJECT,       /* <workspace>/.cordon/settings.json */
+        SETTINGS_LAYER_PROJECT,       /* <project root>/.cordon/settings.json */
         SETTINGS_LAYER_USER,          /* ~/.config/cordon/settings.json */
         SETTINGS_LAYER_FILE,          /* --settings FILE */
         SETTINGS_LAYER_COMMAND_LINE,  /* the caller's own layer (CLI flags) */

@@ -135,6 +135,14 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
         assert_true(is_danger(s));
         cordon_settings_free(s);
 
+        /* A run entering through a symlink reads (and trusts) the same, resolved, file. */
+        assert_int_equal(symlink(stree_at(root, "ws/sub"), stree_at(root, "ws/sub-link")), 0);
+        s = resolve_ok("ws/sub-link");
+        assert_string_equal(cordon_settings_project_file(s),
+                            stree_at(root, "ws/sub/.cordon/settings.json"));
+        assert_true(is_danger(s));
+        cordon_settings_free(s);
+
         /* Untrusted again by the explicit step. */
         cordon_error err = { 0 };
         char home[PATH_MAX];
