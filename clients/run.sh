@@ -5,6 +5,7 @@
 #   run.sh root|user node|python CORDOND     the client's tests, as root or as cordon-test
 #   run.sh root node-types CORDOND           tsc --strict over index.d.ts and test/types.ts
 #   run.sh root node-pack CORDOND            `npm pack` makes a package that installs and loads
+#   run.sh root python-package CORDOND       pyproject.toml builds a wheel that installs and loads
 #
 # As root, `user` runs the tests through setpriv as cordon-test (created when missing, as
 # tests/run-all.sh does) on a copy of the clients, the daemon's header and README.md in a tree
@@ -31,8 +32,9 @@ skip() {
 [ -x "$cordond" ] || skip "no binary $cordond"
 case $what in
 node | node-types | node-pack) command -v node >/dev/null || skip "node is missing" ;;
-python) [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is missing" ;;
-*) echo "usage: run.sh root|user node|python|node-types|node-pack CORDOND" >&2; exit 2 ;;
+python | python-package) [ -x /usr/bin/python3 ] || skip "/usr/bin/python3 is missing" ;;
+*) echo "usage: run.sh root|user node|python|node-types|node-pack|python-package CORDOND" >&2
+        exit 2 ;;
 esac
 
 tmp=$(mktemp -d /var/tmp/cordon-clients-test.XXXXXX) || exit 1
@@ -82,6 +84,36 @@ if (typeof c.connect !== "function" || !(new c.KilledError("x") instanceof c.Cor
 console.log("npm pack: " + pkg.name + "@" + pkg.version + " loads; protocol " + c.PROTOCOL_VERSION);')
 }
 
+# The wheel pyproject.toml builds (Debian's pip and setuptools, offline, in a copy: the build
+# leaves build/ and *.egg-info behind): exactly the package's files, no dependency, installable,
+# its major version the protocol version.
+python_package() {
+        { /usr/bin/python3 -c 'import setuptools' && /usr/bin/python3 -m pip --version; } \
+                >/dev/null 2>&1 || skip "pip or setuptools (python3-pip) is missing"
+        cp -r "$here/python" "$tmp/src" && rm -rf "$tmp/src/build" "$tmp/src"/*.egg-info
+        /usr/bin/python3 -m pip wheel --quiet --no-deps --no-build-isolation --no-index \
+                -w "$tmp/dist" "$tmp/src" || { echo "pip wheel failed"; exit 1; }
+        whl=$(ls "$tmp"/dist/cordon_client-*.whl) || exit 1
+        /usr/bin/python3 - "$whl" <<'PY' || exit 1
+import sys, zipfile
+names = sorted(n for n in zipfile.ZipFile(sys.argv[1]).namelist() if not ".dist-info/" in n)
+want = ["cordon_client/__init__.py", "cordon_client/_wire.py", "cordon_client/aio.py",
+        "cordon_client/client.py", "cordon_client/errors.py", "cordon_client/py.typed"]
+meta = [n for n in zipfile.ZipFile(sys.argv[1]).namelist() if n.endswith("/METADATA")][0]
+text = zipfile.ZipFile(sys.argv[1]).read(meta).decode()
+if names != want or "Requires-Dist" in text:
+    sys.exit(f"wheel: files {names} (expected {want}); dependencies: {'Requires-Dist' in text}")
+PY
+        /usr/bin/python3 -m pip install --quiet --root-user-action=ignore --no-deps --no-index --target "$tmp/site" "$whl" ||
+                { echo "pip install failed"; exit 1; }
+        (cd / && PYTHONPATH="$tmp/site" /usr/bin/python3 -c '
+import cordon_client as c
+assert c.__file__.startswith("'"$tmp/site"'"), c.__file__
+assert int(c.__version__.split(".")[0]) == c.PROTOCOL_VERSION, c.__version__
+assert issubclass(c.KilledError, c.CordonError) and callable(c.AsyncClient.connect)
+print("wheel: cordon_client", c.__version__, "loads; protocol", c.PROTOCOL_VERSION)')
+}
+
 as_user() {
         setpriv --reuid="$test_user" --regid="$test_user" --clear-groups "$@"
 }
@@ -94,6 +126,7 @@ ensure_user() {
 case $who:$what in
 root:node-types) node_types ;;
 root:node-pack) node_pack ;;
+root:python-package) python_package ;;
 root:*)
         [ "$(id -u)" -eq 0 ] || skip "not root"
         run_tests "$src" "$cordond"

@@ -36,7 +36,7 @@ class Client extends EventEmitter {
     super();
     this._sock = sock;
     this._nextId = 1;
-    this._pending = new Map(); // id -> {events, onEvent, resolve, reject} or {exec}
+    this._pending = new Map(); // id -> {events, onEvent?, exec?, finish(err, result)}
     this._chunks = [];
     this._chunkBytes = 0;
     this._closed = null; // the error pending requests get once the connection is gone

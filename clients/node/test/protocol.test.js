@@ -48,17 +48,20 @@ describe('protocol version', () => {
     const dir = fs.mkdtempSync(path.join(BASE, 'cordon-node-fake-'));
     const sock = path.join(dir, 'fake.sock');
     const server = net.createServer((conn) => conn.on('data', (b) => {
-      const req = JSON.parse(b.toString().split('\n')[0]);
-      conn.write(JSON.stringify({ v: 2, id: req.id, result: { backends: [] } }) + '\n');
+      for (const line of b.toString().split('\n').filter(Boolean)) {
+        const req = JSON.parse(line);
+        conn.write(JSON.stringify({ v: 2, id: req.id, result: { backends: [], sessions: [] } }) + '\n');
+      }
     }));
     await new Promise((r) => server.listen(sock, r));
+    let c;
     try {
-      const c = await cc.connect({ socketPath: sock });
+      c = await cc.connect({ socketPath: sock });
       await assert.rejects(c.probe(), (e) => e instanceof cc.ProtocolError &&
         e.code === 'LAUNCH_FAILED' && /protocol version 2/.test(e.message));
       await assert.rejects(c.list(), cc.ProtocolError, 'the connection is not used again');
-      await c.close();
     } finally {
+      if (c) await c.close();
       server.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -260,6 +263,27 @@ describe('sessions and execs', () => {
     await assert.rejects((async () => { for await (const ev of it) seen.push(ev.type); })(),
       cc.ExecFailedError);
     assert.equal(seen[seen.length - 1], 'error');
+  });
+
+  it('the landlock backend: cold execs, the same events, errors and refusals', async (t) => {
+    const probe = await c.probe();
+    if (probe.backends.find((b) => b.name === 'landlock').status === 'unusable')
+      return t.skip('landlock is unusable on this host');
+    const h = await c.launch({ workdir: d.ws, backend: 'landlock', policy: { denyCreateNames: ['*.secret'] } });
+    assert.deepEqual([h.state, h.backend], ['warm', 'landlock'], JSON.stringify(h));
+    const r = await c.run(h.sessionId, ['sh', '-c', 'echo hi; echo x > a.secret; echo rc=$?']);
+    assert.equal(r.backend, 'landlock');
+    assert.equal(r.warm, undefined, 'not a warm sandbox: every exec builds its own');
+    assert.ok(r.stdout.startsWith('hi\n') && r.stdout !== 'hi\nrc=0\n', r.stdout);
+    assert.ok(r.events.some((e) => e.type === 'violation' && e.action === 'file-create-name'));
+    assert.ok(!fs.existsSync(path.join(d.ws, 'a.secret')));
+    await assert.rejects(c.run(h.sessionId, ['/nonexistent/cmd']), cc.ExecFailedError);
+    await assert.rejects(c.suspend(h.sessionId), (e) => e instanceof cc.UsageError &&
+      /only a warm session/.test(e.message));
+    await assert.rejects(c.fsWrite(h.sessionId, path.join(d.ws, 'b.secret'), 'x'), (e) =>
+      e instanceof cc.PolicyUnenforceableError && e.violation.action === 'file-create-name');
+    await c.destroy(h.sessionId);
+    return undefined;
   });
 
   it('concurrent execs: answered by completion, matched by id', async () => {

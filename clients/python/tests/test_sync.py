@@ -262,6 +262,30 @@ class SessionTest(DaemonCase):
         with self.assertRaisesRegex(cc.KilledError, "the session was destroyed"):
             victim.wait()
 
+    def test_landlock_backend(self):
+        """Cold execs in a landlock session: the same events, errors and refusals."""
+        probe = self.c.probe()
+        if [b for b in probe["backends"] if b["name"] == "landlock"][0]["status"] == "unusable":
+            self.skipTest("landlock is unusable on this host")
+        h = self.c.launch(workdir=self.d.ws, backend="landlock",
+                          policy={"denyCreateNames": ["*.secret"]})
+        self.assertEqual((h["state"], h["backend"]), ("warm", "landlock"), h)
+        r = self.c.run(h["sessionId"], ["sh", "-c", "echo hi; echo x > a.secret; echo rc=$?"])
+        self.assertEqual((r.backend, r.warm), ("landlock", False))
+        self.assertNotIn("warm", r.result, "not a warm sandbox: every exec builds its own")
+        self.assertTrue(r.stdout.startswith("hi\n") and r.stdout != "hi\nrc=0\n", r.stdout)
+        self.assertTrue(any(e["type"] == "violation" and e["action"] == "file-create-name"
+                            for e in r.events))
+        self.assertFalse(os.path.exists(os.path.join(self.d.ws, "a.secret")))
+        with self.assertRaises(cc.ExecFailedError):
+            self.c.run(h["sessionId"], ["/nonexistent/cmd"])
+        with self.assertRaisesRegex(cc.UsageError, "only a warm session"):
+            self.c.suspend(h["sessionId"])
+        with self.assertRaises(cc.PolicyUnenforceableError) as cm:
+            self.c.fs_write(h["sessionId"], os.path.join(self.d.ws, "b.secret"), "x")
+        self.assertEqual(cm.exception.violation["action"], "file-create-name")
+        self.c.destroy(h["sessionId"])
+
     def test_concurrent_execs(self):
         """Two threads wait on two execs of one connection; A ends only once B's answer is in
         (the order is the test's, not the scheduler's)."""
