@@ -68,11 +68,11 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_PIDS] = { "--pids", VALUE_COUNT, "use a whole number of processes (e.g. 256)" },
         [CLI_FLAG_CPU] = { "--cpu", VALUE_COUNT, "use a whole number of CPU seconds (e.g. 600)" },
         [CLI_FLAG_TMP_SIZE] = { "--tmp-size", VALUE_SIZE,
-                                "use a whole number of bytes with an optional unit K, M or G "
-                                "(e.g. 512M, 4G)" },
+                                "use a whole number of bytes with an optional unit K, M or G, "
+                                "1M to 1T (e.g. 512M, 4G)" },
         [CLI_FLAG_SHM_SIZE] = { "--shm-size", VALUE_SIZE,
-                                "use a whole number of bytes with an optional unit K, M or G "
-                                "(e.g. 64M, 1G)" },
+                                "use a whole number of bytes with an optional unit K, M or G, "
+                                "1M to 1T (e.g. 64M, 1G)" },
         [CLI_FLAG_NO_NETWORK] = { "--no-network", VALUE_NONE, "" },
         [CLI_FLAG_ALLOW_DOMAIN] = { "--allow-domain", VALUE_TEXT,
                                     "give a host pattern such as api.example.com, "

@@ -84,6 +84,8 @@ static const flag_case flag_cases[] = {
         { "--memory", "512M", CLI_FLAG_MEMORY, "512M", NULL, 512ULL << 20, -1 },
         { "--memory", "2G", CLI_FLAG_MEMORY, "2G", NULL, 2ULL << 30, -1 },
         { "--memory", "4096", CLI_FLAG_MEMORY, "4096", NULL, 4096, -1 },
+        { "--tmp-size", "512M", CLI_FLAG_TMP_SIZE, "512M", NULL, 512ULL << 20, -1 },
+        { "--shm-size", "64M", CLI_FLAG_SHM_SIZE, "64M", NULL, 64ULL << 20, -1 },
         { "--pids", "256", CLI_FLAG_PIDS, "256", NULL, 256, -1 },
         { "--cpu", "600", CLI_FLAG_CPU, "600", NULL, 600, -1 },
 };
@@ -481,6 +483,10 @@ static void test_relative_paths(void **state) {
 }
 
 static void test_bad_values(void **state) {
+        EXPECT_ERROR(CORDON_POLICY_INVALID,
+                     "--tmp-size: invalid size 'lots'; use a whole number of bytes with an optional "
+                     "unit K, M or G, 1M to 1T (e.g. 512M, 4G)",
+                     "run", "--tmp-size", "lots", "true");
         EXPECT_ERROR(CORDON_POLICY_INVALID,
                      "--memory: invalid size '12Q'; use a whole number of bytes with an optional "
                      "unit K, M or G (e.g. 512M, 2G)",
