@@ -91,6 +91,8 @@ int read_small_file(const char *path, size_t max, bool follow, char **ret);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);
+/* Points every client at the egress proxies (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, git over ssh). */
+int plan_proxy_env(plan *p);
 
 /* tool-caches-plan.c: points the tools' variables into the cache root, over inherited values
  * but never over env.set (after plan_env()); makes an existing root a writable root (after the
@@ -98,5 +100,3 @@ int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_err
 int plan_tool_caches_env(const cordon_policy *policy, char *const *envp, const char *home,
                          plan *p);
 int plan_tool_caches_root(plan_builder *b);
-/* Points every client at the egress proxies (HTTP(S)_PROXY, ALL_PROXY, NO_PROXY, git over ssh). */
-int plan_proxy_env(plan *p);
