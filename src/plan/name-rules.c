@@ -424,6 +424,9 @@ name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const c
                 rule = cordon_dir_name;
                 goto done;
         }
+        for (size_t i = 0; i < r->names_exempt.n; i++)
+                if (path_startswith(path, r->names_exempt.v[i]))
+                        goto done;
         v = check_deny_names(r, path, name, nlen, fold, &rule);
 done:
         if (ret_rule)

@@ -227,8 +227,13 @@ int plan_name_exemptions(plan_builder *b) {
                 r = strv_push_unique(&n->allow_names, b->policy->allow_create_names.v[i]);
         for (size_t i = 0; r >= 0 && i < b->policy->allow_create_paths.n; i++)
                 r = path_push_forms(&n->allow_paths, b->policy->allow_create_paths.v[i]);
-        for (size_t i = 0; r >= 0 && i < b->n_roots; i++)
+        for (size_t i = 0; r >= 0 && i < b->n_roots; i++) {
                 if ((r = strv_push_unique(&n->persistent, b->roots[i].literal)) >= 0)
                         r = strv_push_unique(&n->persistent, b->roots[i].resolved);
+                /* The tool caches hold unpacked packages, not the user's files (plan.h). */
+                if (r >= 0 && b->roots[i].why == plan_why_tool_cache &&
+                    (r = strv_push_unique(&n->names_exempt, b->roots[i].literal)) >= 0)
+                        r = strv_push_unique(&n->names_exempt, b->roots[i].resolved);
+        }
         return r;
 }

@@ -110,7 +110,8 @@ static json_t *names_json(const plan *p) {
             put(o, "denyNames", strv_json(&p->names.deny_names)) &&
             put(o, "allowNames", strv_json(&p->names.allow_names)) &&
             put(o, "allowPaths", strv_json(&p->names.allow_paths)) &&
-            put(o, "persistentRoots", strv_json(&p->names.persistent)))
+            put(o, "persistentRoots", strv_json(&p->names.persistent)) &&
+            put(o, "denyNamesExempt", strv_json(&p->names.names_exempt)))
                 return o;
         json_decref(o);
         return NULL;

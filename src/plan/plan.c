@@ -417,6 +417,7 @@ void plan_free(plan *p) {
         strv_done(&p->names.allow_names);
         strv_done(&p->names.allow_paths);
         strv_done(&p->names.persistent);
+        strv_done(&p->names.names_exempt);
         strv_done(&p->env);
         strv_done(&p->env_scrubbed);
         free(p->tool_cache_root);

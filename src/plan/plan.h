@@ -55,6 +55,11 @@ typedef struct name_rules {
          * ensurepip writes /tmp/tmpXXXXcacert.pem). Only with `scoped` (plan_build sets it);
          * without it the rules hold everywhere (a rule set built by hand knows no roots). */
         strv persistent;
+        /* Roots beneath which deny_names do not hold (literal and resolved): the sandbox-owned
+         * tool caches (docs/design/tool-caches.md). Package archives unpack test fixtures and CA
+         * bundles there (`testdata/x.pem` files, certifi's `cacert.pem`), and nothing outside a sandbox
+         * reads them; the protected paths and the .cordon rule still hold there. */
+        strv names_exempt;
         bool scoped;
 } name_rules;
 

@@ -183,6 +183,21 @@ t_host_cache() {
         else not_ok "npm config get cache names the sandbox cache" "got $(cat "$LAST_OUT")"; fi
 }
 
+# Packages unpack test fixtures and CA bundles into the caches (uv's certifi/cacert.pem, a
+# crate's tests/key.pem): denyCreateNames do not hold there; .cordon and the workspace's rules do.
+t_cache_names() {
+        works "a *.pem and a .env unpack into the tool cache" sh -c \
+                'mkdir -p "$1/uv/t" && echo x > "$1/uv/t/cacert.pem" && echo x > "$1/uv/t/.env"' \
+                sh "$CACHE"
+        check "the cache's cacert.pem is on the host" test -f "$CACHE/uv/t/cacert.pem"
+        rm -rf "$CACHE/uv/t"
+        sb -- sh -c 'mkdir -p "$1/uv/t/.cordon"' sh "$CACHE"
+        if [ "$LAST_STATUS" -ne 0 ] && [ ! -e "$CACHE/uv/t/.cordon" ]; then
+                ok "no .cordon in the tool cache either"
+        else not_ok "no .cordon in the tool cache either"; fi
+        rm -rf "$CACHE/uv/t"
+}
+
 # Every built-in tool points into the root; env.set and "toolCaches": false win.
 t_tool_env() {
         sb -- sh -c 'for v in npm_config_cache PNPM_HOME YARN_CACHE_FOLDER \
@@ -390,7 +405,7 @@ if ! make_fixture; then
         finish
 fi
 CORDON_IT_ONLY=${CORDON_IT_ONLY:-}
-for group in npm host_cache tool_env cache_config cache_root python git build basics names cache_cmd; do
+for group in npm host_cache tool_env cache_names cache_config cache_root python git build basics names cache_cmd; do
         case " ${CORDON_IT_ONLY:-$group} " in *" $group "*) ;; *) continue ;; esac
         "t_$group"
 done

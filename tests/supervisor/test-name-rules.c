@@ -93,6 +93,7 @@ static int teardown(void **state) {
         strv_done(&f->r.allow_names);
         strv_done(&f->r.allow_paths);
         strv_done(&f->r.persistent);
+        strv_done(&f->r.names_exempt);
         free(f);
         return 0;
 }
@@ -242,6 +243,24 @@ static void scope_and_allow(fixture *f) {
         f->r.scoped = true;
 }
 
+/* The tool-cache root: deny names lifted (unpacked packages), protected paths and .cordon not. */
+static void test_names_exempt(void **state) {
+        fixture *f = *state;
+        scope_and_allow(f);
+        assert_int_equal(strv_push(&f->r.persistent, "/home/u/.cache/cordon/tools"), 0);
+        assert_int_equal(strv_push(&f->r.names_exempt, "/home/u/.cache/cordon/tools"), 0);
+        const char *c = "/home/u/.cache/cordon/tools/uv/archive-v0/x/certifi/cacert.pem";
+        assert_int_equal(name_rules_check_create(&f->r, c, NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/home/u/.cache/cordon/tools/npm/.env",
+                                                 NULL), NAME_ALLOWED);
+        assert_int_equal(name_rules_check_create(&f->r, "/home/u/.cache/cordon/tools/a/.cordon",
+                                                 NULL), NAME_DENIED_PROTECTED);
+        /* A sibling sharing the prefix, and the workspace, keep the deny names. */
+        assert_int_equal(name_rules_check_create(&f->r, "/home/u/.cache/cordon/toolsx/a.pem", NULL),
+                         NAME_ALLOWED); /* not persistent at all: no rule */
+        assert_int_equal(name_rules_check_create(&f->r, "/ws/cacert.pem", NULL), NAME_DENIED_NAME);
+}
+
 static void test_persistent_roots(void **state) {
         fixture *f = *state;
         /* Unscoped (a rule set built by hand): everywhere. */
@@ -340,6 +359,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_non_ascii, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_metadata, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_persistent_roots, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_names_exempt, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_allow, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_cordon_dir, setup, teardown),
         };
