@@ -40,6 +40,22 @@ class TerminalTest(td.DaemonTest):
         self.assertIn(text, out)
         return out, events
 
+    def until_violation(self, rid, seen, suffix, timeout=10):
+        """The violation travels the supervisor's report channel, not the PTY: it may arrive
+        after the output that shows the refusal. Reads this terminal's events until one for a
+        target ending in `suffix` is among `seen` + the new ones, or `timeout` passes."""
+        events = []
+        deadline = time.monotonic() + timeout
+        def found():
+            return any(e["type"] == "violation" and e["target"].endswith(suffix)
+                       for e in seen + events)
+        while not found() and time.monotonic() < deadline:
+            msg = self.c.read()
+            self.assertIsNotNone(msg, "the daemon hung up")
+            if msg.get("id") == rid and "event" in msg:
+                events.append(msg["event"])
+        return events
+
     def finish(self, rid):
         while True:
             msg = self.c.read()
@@ -57,7 +73,7 @@ class TerminalTest(td.DaemonTest):
         self.control("terminal.input", {"terminalId": rid, "data":
                                         "stty size; echo x$((6*7)); touch .env; echo rc=$?\n"})
         out, more = self.read_until(rid, "rc=1")
-        events = []
+        events = self.until_violation(rid, more, "/.env")
         self.assertIn("33 101", out, "the resize reached the PTY")
         self.assertIn("x42", out, "the shell ran the input")
         self.assertTrue(any(e["type"] == "violation" and e["target"].endswith("/.env")
