@@ -95,7 +95,8 @@ class Runner:
         cmd = [self.exe, args[0], via, self.hostport] + [str(a) for a in args[1:]]
         if via == "direct":
             return cmd
-        # The one explicit entry that lets the proxy reach the local server (SPEC.md §6).
+        # The one explicit entry that lets the proxy reach the local server
+        # (docs/design/network.md).
         return [self.cordon, "run", "--allow-domain", self.hostport, "--"] + cmd
 
     def json(self, via, *args):

@@ -27,7 +27,7 @@ extern "C" {
 
 #define CORDON_PUBLIC __attribute__((visibility("default")))
 
-/* The closed, documented set of error codes (SPEC.md §8). Never renumbered. */
+/* The closed, documented set of error codes (docs/design/errors.md). Never renumbered. */
 typedef enum cordon_code {
         CORDON_OK = 0,
         CORDON_SANDBOX_UNAVAILABLE = 1, /* no backend can confine on this host */
@@ -103,8 +103,9 @@ CORDON_PUBLIC int cordon_policy_env_pass(cordon_policy *p, const char *name);
 CORDON_PUBLIC int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value);
 /* A glob over variable names, e.g. "*_TOKEN". */
 CORDON_PUBLIC int cordon_policy_env_scrub(cordon_policy *p, const char *glob);
-/* Egress (SPEC.md §6): host patterns ("api.example.com", "*.example.com", "a.*.example.com",
- * optionally ":port") allowed through, or refused even when allowed (deny beats allow). */
+/* Egress (docs/design/network.md): host patterns ("api.example.com", "*.example.com",
+ * "a.*.example.com", optionally ":port") allowed through, or refused even when allowed (deny beats
+ * allow). */
 CORDON_PUBLIC int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern);
 CORDON_PUBLIC int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern);
 /* The proxy resolves `name` to `address` (an IPv4/IPv6 literal) instead of asking DNS, like
@@ -131,10 +132,10 @@ CORDON_PUBLIC cordon_mode cordon_policy_get_mode(const cordon_policy *p);
 CORDON_PUBLIC int cordon_parse_size(const char *s, uint64_t *ret);
 CORDON_PUBLIC int cordon_parse_duration_ms(const char *s, uint64_t *ret);
 
-/* Per-call resolution (SPEC.md §3.1): approved escalation > session > deployment default. Any layer
- * but `deployment_default` may be NULL. Scalars come from the highest layer that sets them; lists
- * are the union of all layers (a higher layer cannot remove a deny rule). The result is a new,
- * complete policy that shares nothing with its inputs. */
+/* Per-call resolution (docs/policy.md, "Layers and resolution"): approved escalation > session >
+ * deployment default. Any layer but `deployment_default` may be NULL. Scalars come from the highest
+ * layer that sets them; lists are the union of all layers (a higher layer cannot remove a deny
+ * rule). The result is a new, complete policy that shares nothing with its inputs. */
 CORDON_PUBLIC int cordon_policy_resolve(const cordon_policy *deployment_default,
                                         const cordon_policy *session,
                                         const cordon_policy *approved_escalation,
@@ -171,7 +172,7 @@ CORDON_PUBLIC int cordon_policy_to_seatbelt(const cordon_policy *p,
 /* ---- Running a command -------------------------------------------------------------------- */
 
 typedef enum cordon_backend {
-        CORDON_BACKEND_AUTO = 0, /* the best available, stepping down only as SPEC.md §4 allows */
+        CORDON_BACKEND_AUTO = 0, /* the best available, stepping down only as docs/design/backends.md allows */
         CORDON_BACKEND_NATIVE,
         CORDON_BACKEND_LANDLOCK,
         CORDON_BACKEND_MICROVM,
@@ -200,9 +201,9 @@ typedef struct cordon_violation {
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);
 
-/* The events stream (SPEC.md §9; schema: docs/events.schema.json). `line` is one JSON object on
- * one line, ending in '\n' (not NUL-terminated), at most 32 KiB; valid only during the call,
- * which comes from cordon_run's thread. Every object has "type", "sessionId" (the policy's
+/* The events stream (docs/events.schema.json; schema: docs/events.schema.json). `line` is one JSON
+ * object on one line, ending in '\n' (not NUL-terminated), at most 32 KiB; valid only during the
+ * call, which comes from cordon_run's thread. Every object has "type", "sessionId" (the policy's
  * session id, or a random UUID generated per run when it sets none) and "time" (RFC 3339, UTC,
  * milliseconds). Types, in the order a run produces them:
  *   "starting"  {"backend": requested name}                 before anything is checked or built
@@ -220,7 +221,7 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *                                                           OOM kill in the run's cgroup) or
  *                                                           cancel_fd killed the sandbox
  *   "error"     {"code": "LAUNCH_FAILED"..., "message"}     cordon_run failed (an addition to
- *                                                           SPEC.md §9: the same code and
+ *                                                           docs/events.schema.json: the same code and
  *                                                           message as the cordon_error)
  * A callback rather than a descriptor: the library never writes to a file it was not asked to,
  * and a zero-initialized options struct (on_event NULL) means no events. */
@@ -247,9 +248,9 @@ typedef struct cordon_run_options {
          * writes, as a slow reader of its own output would: memory stays bounded. 0: none. */
         unsigned capture;
         /* Called once, from cordon_run's thread, before the command starts, when the unspecified
-         * backend (AUTO) steps down from native to the landlock backend (SPEC.md §4: the step is
-         * said, in one log line): `used` is the backend that runs the command, `why` one line
-         * (valid during the call). Gets `userdata`. May be NULL. */
+         * backend (AUTO) steps down from native to the landlock backend (docs/design/backends.md:
+         * the step is said, in one log line): `used` is the backend that runs the command, `why`
+         * one line (valid during the call). Gets `userdata`. May be NULL. */
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
 } cordon_run_options;
 
@@ -268,7 +269,8 @@ CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
                              const cordon_run_options *opts, cordon_run_result *ret,
                              cordon_error *err);
 
-/* ---- Denial decoder (SPEC.md §8; docs/explain.md) ----------------------------------------- */
+/* ---- Denial decoder (docs/design/errors.md; docs/explain.md)
+ * ----------------------------------------- */
 
 /* How a finished run ended. Exit status 125 alone proves nothing (a command may exit 125 by
  * itself): SANDBOX_BROKEN needs an "error" event or cordon's exact fatal line. */
@@ -361,7 +363,8 @@ CORDON_PUBLIC void cordon_probe_free(cordon_probe *probe);
 CORDON_PUBLIC char *cordon_probe_to_json(const cordon_probe *probe);
 CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
 
-/* ---- Settings files (SPEC.md §12; docs/settings.md) ---------------------------------------- */
+/* ---- Settings files (docs/settings.md; docs/settings.md) ----------------------------------------
+ * */
 
 /* Layered settings, resolved once per call: managed (administrator) > approved escalation >
  * command line (the caller's own layer) > each --settings file (the last first) > user

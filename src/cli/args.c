@@ -360,7 +360,7 @@ static int set_sandbox(parser *p, const char *value) {
 }
 
 static int set_backend(parser *p, const char *value) {
-        /* SPEC.md §4: an unknown backend name on the command line is a usage error. */
+        /* docs/design/backends.md: an unknown backend name on the command line is a usage error. */
         if (cordon_backend_from_string(value, &p->out->backend) < 0)
                 return usage(p, "--backend: unknown backend '%s'; use auto, native, landlock, "
                                 "microvm or none", CLI_QUOTE(value));

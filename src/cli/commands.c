@@ -22,7 +22,7 @@
 #include "cli/help.h"
 #include "cli/render.h"
 
-#define EXIT_FATAL 125 /* SPEC.md §8: cordon itself failed */
+#define EXIT_FATAL 125 /* docs/design/errors.md: cordon itself failed */
 
 /* Exactly one line: a message is one line by contract, but control characters are replaced
  * anyway, because the denial decoder trusts this line to be the only one cordon printed. */
@@ -73,7 +73,8 @@ static int cmd_probe(const cli_args *a) {
 }
 
 /* danger-full-access runs unconfined: an explicit --sandbox on or confining --backend next to it
- * is a contradiction, refused rather than resolved silently in either direction (SPEC.md §4). */
+ * is a contradiction, refused rather than resolved silently in either direction
+ * (docs/design/backends.md). */
 static int check_mode_conflict(const cli_args *a, const cordon_policy *resolved) {
         if (cordon_policy_get_mode(resolved) != CORDON_MODE_DANGER_FULL_ACCESS)
                 return 0;
@@ -266,7 +267,8 @@ static int open_events(const cli_args *a, int *status) {
         return a->events_fd;
 }
 
-/* SPEC.md §4: when the unspecified backend steps down from native, one line says so and why.
+/* docs/design/backends.md: when the unspecified backend steps down from native, one line says so
+ * and why.
  * --quiet does not silence it: it tells how much the command is confined. */
 static void backend_note(void *userdata, cordon_backend used, const char *why) {
         (void) userdata;

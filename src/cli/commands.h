@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The `cordon` commands. Only this layer prints; it prints the fatal line (SPEC.md §8). */
+/* The `cordon` commands. Only this layer prints; it prints the fatal line (docs/design/errors.md).
+ * */
 #pragma once
 
 #include <sys/types.h>

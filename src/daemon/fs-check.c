@@ -83,7 +83,7 @@ static bool is_glob(const char *rule) {
         return strpbrk(rule, "*?") != NULL;
 }
 
-/* `path` is `rule` or beneath it. A glob rule (SPEC.md §5) matches the path or one of its
+/* `path` is `rule` or beneath it. A glob rule (docs/policy.md) matches the path or one of its
  * leading directories, wildcards never crossing '/', as the plan reads it. */
 static bool rule_covers(const char *rule, const char *path) {
         if (!is_glob(rule))

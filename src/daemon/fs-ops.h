@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Policy-checked file operations (SPEC.md §3.2; the fs.* methods of docs/protocol.md).
+/* Policy-checked file operations (docs/design/fs-ops.md; the fs.* methods of docs/protocol.md).
  *
  * A harness's own file tools run outside any sandbox. These operations give it reads and writes
  * that obey the session's policy, decided on the very plan the backend applies: the caller builds
@@ -34,7 +34,7 @@
 #define FS_CONTENT_MAX (8u * 1024 * 1024) /* bytes read, written or edited in one call */
 #define FS_LIST_MAX 10000                  /* entries of one fs.list */
 
-/* What refused an operation: the `violation` event a client gets (SPEC.md §9). */
+/* What refused an operation: the `violation` event a client gets (docs/events.schema.json). */
 typedef struct fs_refusal {
         const char *action;     /* "file-read*", "file-write*", "file-create-name"; NULL: none */
         char target[PATH_MAX];  /* the path the rule met (resolved) */

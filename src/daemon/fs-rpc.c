@@ -2,8 +2,8 @@
 /* cordond's fs.* methods (docs/protocol.md): the session's policy resolved and planned for each
  * call, by the same functions its execs use (session_resolve_policy(), plan_build()), then the
  * operation of fs-ops.c on that plan, and its answer as a protocol line. A policy refusal is
- * answered with a `violation` event (action, target, rule: SPEC.md §9) and then an error
- * response with code POLICY_UNENFORCEABLE; a failed operation with EXEC_FAILED. */
+ * answered with a `violation` event (action, target, rule: docs/events.schema.json) and then an
+ * error response with code POLICY_UNENFORCEABLE; a failed operation with EXEC_FAILED. */
 #include "daemon/daemon.h"
 
 #include <jansson.h>
@@ -218,8 +218,9 @@ static json_t *run_op(fs_ctx *c, proto_method m, const proto_fs *f) {
         }
 }
 
-/* The plan the session's execs get now: its policy resolved per call (SPEC.md §3.1) and planned
- * against the filesystem as it is, so a protected path created since launch counts too. */
+/* The plan the session's execs get now: its policy resolved per call (docs/policy.md, "Layers and
+ * resolution") and planned against the filesystem as it is, so a protected path created since
+ * launch counts too. */
 static int session_plan(daemon_t *d, const session *s, plan **ret, cordon_error *err) {
         cordon_policy *pol = NULL;
         int r = session_resolve_policy(d, s, &pol, err);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cordond: holds sandbox sessions for agent harnesses (SPEC.md §10, docs/protocol.md).
+/* cordond: holds sandbox sessions for agent harnesses (docs/design/daemon.md, docs/protocol.md).
  *
  *   cordond [--socket PATH] [--sandbox off]
  *
  * Listens on $XDG_RUNTIME_DIR/cordon/cordond.sock (a private 0700 directory) unless --socket is
  * given or systemd passed a listening socket (activation.c), and writes exactly one start-up
- * line about the sandbox (SPEC.md §4). */
+ * line about the sandbox (docs/design/backends.md). */
 #include <errno.h>
 #include <jansson.h>
 #include <pwd.h>
@@ -60,7 +60,7 @@ static const char *backend_field(json_t *probe, const char *name, const char *ke
         return NULL;
 }
 
-/* SPEC.md §4: one line saying whether commands will be sandboxed, and by what:
+/* docs/design/backends.md: one line saying whether commands will be sandboxed, and by what:
  * "agent sandbox ON (<backend>: <description>)", or "no OS-native agent sandbox on this host:
  * <hint>" with the native backend's hint (what to enable or install), or the --sandbox off line. */
 static void startup_line(const daemon_t *d) {

@@ -379,7 +379,7 @@ static int parse_terminal_open(const json_t *params, proto_terminal *t, cordon_e
                 r = get_string(params, "backend", false, 16, &backend, err);
         if (r < 0)
                 return r;
-        /* SPEC.md §10: "none" unless the client asks for "native". */
+        /* docs/design/daemon.md: "none" unless the client asks for "native". */
         if (backend && strcmp(backend, "none") != 0 && strcmp(backend, "native") != 0)
                 return bad(err, "params.backend must be \"none\" or \"native\"");
         t->native = backend && strcmp(backend, "native") == 0;

@@ -33,7 +33,7 @@ void host_local_exited(host_exec *x) {
 }
 
 /* Backend none: the daemon user's own shell on the host, in a PTY, unconfined — what an IDE
- * terminal is; the client asked for exactly that (SPEC.md §10), and the events say so. */
+ * terminal is; the client asked for exactly that (docs/design/daemon.md), and the events say so. */
 static pid_t spawn_local(char **argv, int slave, const char *cwd) {
         pid_t pid = fork();
         if (pid != 0)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cordond's sessions and execs.
  *
- * A session holds a policy layer and a backend. Each exec resolves its policy per call (SPEC.md
- * §3.1: approved escalation > session > deployment default) and runs in an exec worker: a process
- * forked from the daemon that calls cordon_run() — the same code path as `cordon run`, so an exec
- * is exactly as confined as a run — and sends the run's events back over a pipe. The daemon never
- * runs a sandbox in its own process: a run that wedges or crashes takes only its worker. */
+ * A session holds a policy layer and a backend. Each exec resolves its policy per call
+ * (docs/policy.md, "Layers and resolution": approved escalation > session > deployment default) and
+ * runs in an exec worker: a process forked from the daemon that calls cordon_run() — the same code
+ * path as `cordon run`, so an exec is exactly as confined as a run — and sends the run's events
+ * back over a pipe. The daemon never runs a sandbox in its own process: a run that wedges or
+ * crashes takes only its worker. */
 #include "daemon/daemon.h"
 
 #include <dirent.h>
@@ -56,7 +57,7 @@ static void reply_error(client *c, uint64_t id, cordon_code code, const char *ms
         (void) client_send(c, proto_error_line(id, code, msg));
 }
 
-/* {"sessionId", "backend", "state", "error", "details"} (SPEC.md §10). */
+/* {"sessionId", "backend", "state", "error", "details"} (docs/design/daemon.md). */
 static char *handle_json(const session *s) {
         json_t *err = s->state == SESSION_ERROR
                               ? json_pack("{s:s,s:s}", "code", cordon_code_name(s->error.code),
@@ -90,8 +91,9 @@ static int random_id(char out[PROTO_ID_MAX + 1]) {
 
 /* The policy an exec runs under: deployment default (workdir, home) < session < escalation. */
 /* The policy an exec runs under, resolved by the same library call as `cordon run`'s
- * (cordon_settings_resolve, SPEC.md §3.1 and §12): managed settings > approved escalation > the
- * session's layer > user > project settings of the session's workspace > deployment default. */
+ * (cordon_settings_resolve, docs/policy.md, "Layers and resolution", and docs/settings.md): managed
+ * settings > approved escalation > the session's layer > user > project settings of the session's
+ * workspace > deployment default. */
 static int resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
                           cordon_policy **ret, cordon_error *err) {
         cordon_policy *esc = NULL;
@@ -225,8 +227,8 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         d->sessions = s;
         d->n_sessions++;
         /* A confined session is warm: its sandbox is built now, once, by its host. */
-        /* SPEC.md §4: an explicitly named backend never steps down. Warm sessions are built
-         * by the native backend; a landlock session runs each exec as a cold run of that
+        /* docs/design/backends.md: an explicitly named backend never steps down. Warm sessions are
+         * built by the native backend; a landlock session runs each exec as a cold run of that
          * backend; microvm does not exist in this build. */
         if (r >= 0 && s->backend == CORDON_BACKEND_MICROVM)
                 r = cordon_set_error(&s->error, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
@@ -616,8 +618,8 @@ void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
                 reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
-        /* SPEC.md §10: a native terminal that cannot be provided fails; it never falls back to
-         * a host shell under a sandbox badge. */
+        /* docs/design/daemon.md: a native terminal that cannot be provided fails; it never falls
+         * back to a host shell under a sandbox badge. */
         if (s->host.fd < 0 || (s->state != SESSION_WARM && s->state != SESSION_ACTIVE)) {
                 reply_error(c, rq->id, t->native ? CORDON_SANDBOX_UNAVAILABLE : CORDON_USAGE,
                             "terminals need a running confined session (session.launch with a "
@@ -702,8 +704,9 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                 exec_warm(d, c, s, rq);
                 return;
         }
-        /* SPEC.md §3.1: an override that widens the session's policy runs only as an approved
-         * escalation, and says so in the exec's events; one that only narrows needs nothing. */
+        /* docs/policy.md, "Layers and resolution": an override that widens the session's policy
+         * runs only as an approved escalation, and says so in the exec's events; one that only
+         * narrows needs nothing. */
         _cleanup_(strv_done) strv widening = { 0 };
         cordon_error werr = { 0 };
         if (rq->exec.policy_override && override_widening(d, s, rq->exec.policy_override,

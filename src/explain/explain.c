@@ -502,8 +502,8 @@ int cordon_explanation_add_events(cordon_explanation *x, const char *data, size_
 /* ---- classification ----------------------------------------------------------------------- */
 
 /* The last line of the given stderr when it is exactly "cordon: fatal: CODE: message" with CODE
- * in the closed set (SPEC.md §8). Only the last line: cordon prints it after everything else,
- * and a command that prints such a line earlier does not end the stream with it. */
+ * in the closed set (docs/design/errors.md). Only the last line: cordon prints it after everything
+ * else, and a command that prints such a line earlier does not end the stream with it. */
 static bool parse_fatal(const explain_scan *s, const char **ret_code, char **ret_message) {
         static const char prefix[] = "cordon: fatal: ";
         size_t n = s->last_len;
@@ -632,7 +632,7 @@ static bool command_not_found(const cordon_explanation *x) {
 }
 
 static int verdict_broken(cordon_explanation *x) {
-        /* `cordon run` exits 125 whenever it failed (SPEC.md §8). */
+        /* `cordon run` exits 125 whenever it failed (docs/design/errors.md). */
         x->result_exit_code = x->has_status ? x->status : 125;
         if (command_not_found(x))
                 return set_verdict(x, CORDON_OUTCOME_COMMAND_FAILED,

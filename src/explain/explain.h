@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The denial decoder (SPEC.md §8; public API: cordon_explanation_* in include/cordon/cordon.h).
+/* The denial decoder (docs/design/errors.md; public API: cordon_explanation_* in
+ * include/cordon/cordon.h).
  *
  * Three files, one mechanism each:
  *   explain.c         ingestion (events lines, stderr text, exit status) and the classification;

@@ -30,7 +30,8 @@ int landlock_backend_available(cordon_error *err) {
                                 LANDLOCK_PLAN_MIN_ABI, abi);
 }
 
-/* What this backend cannot enforce, refused by name (SPEC.md §4: never run weaker in silence). */
+/* What this backend cannot enforce, refused by name (docs/design/backends.md: never run weaker in
+ * silence). */
 static int check_enforceable(const plan *p, cordon_error *err) {
         if (p->pids && !p->cgroup)
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The landlock backend (SPEC.md §4; docs/design/landlock-backend.md): for Linux hosts where user
- * namespaces are not usable (Ubuntu 24.04's AppArmor restriction, unprivileged containers). No
- * namespace at all: Landlock decides what may be read, executed and written and which TCP port
- * may be reached, the seccomp filter and the creation-rule supervisor do the rest.
+/* The landlock backend (docs/design/backends.md; docs/design/landlock-backend.md): for Linux hosts
+ * where user namespaces are not usable (Ubuntu 24.04's AppArmor restriction, unprivileged
+ * containers). No namespace at all: Landlock decides what may be read, executed and written and
+ * which TCP port may be reached, the seccomp filter and the creation-rule supervisor do the rest.
  *
  *   launcher (cordon_run)
  *     ├─ cordon-proxy: the egress proxy on the host's 127.0.0.1 (two ephemeral ports, per-run

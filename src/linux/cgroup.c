@@ -601,7 +601,7 @@ int cgroup_for_limits(uint64_t memory_bytes, uint64_t *pids_io, bool pids_defaul
                                         "%s", strerror(-r));
         /* The rlimit stand-ins: RLIMIT_AS for memory works for everyone; RLIMIT_NPROC is ignored
          * for uid 0 (copy_process() exempts the root user), so a root fork bomb would run free:
-         * fail closed rather than pretend (SPEC.md §4). */
+         * fail closed rather than pretend (docs/design/backends.md). */
         if (pids && geteuid() == 0 && pids_default) {
                 *pids_io = 0; /* the built-in ceiling, not asked for: see above */
                 return 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The events stream of one run (SPEC.md §9, docs/events.schema.json): each event is formatted as
- * one line of compact JSON ending in '\n' and handed to the caller's cordon_event_fn. Formatting
- * only: this module does no I/O, so the library still never writes to a descriptor it was not
- * asked to. Every line is bounded by EVENTS_LINE_MAX bytes. */
+/* The events stream of one run (docs/events.schema.json, docs/events.schema.json): each event is
+ * formatted as one line of compact JSON ending in '\n' and handed to the caller's cordon_event_fn.
+ * Formatting only: this module does no I/O, so the library still never writes to a descriptor it
+ * was not asked to. Every line is bounded by EVENTS_LINE_MAX bytes. */
 #pragma once
 
 #include <stdbool.h>
@@ -29,8 +29,9 @@ void events_init(events *ev, const cordon_run_options *opts, const char *session
 void events_starting(const events *ev, cordon_backend requested);
 void events_ready(const events *ev, cordon_backend used);
 void events_violation(const events *ev, const cordon_violation *v);
-/* An exec whose per-call policy widens its session's (cordond, SPEC.md §3.1): which fields, and
- * that it was approved (an unapproved widening never runs). Before "starting". */
+/* An exec whose per-call policy widens its session's (cordond, docs/policy.md, "Layers and
+ * resolution"): which fields, and that it was approved (an unapproved widening never runs). Before
+ * "starting". */
 void events_escalation(const events *ev, const char *const *fields, size_t n);
 /* A chunk of the command's captured stdout or stderr (linux/capture.h), at most 16 KiB:
  * "data" as text when it is valid UTF-8, else base64 with "encoding": "base64". */

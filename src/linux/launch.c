@@ -477,7 +477,7 @@ static int check_backend(cordon_backend b, cordon_error *err) {
         case CORDON_BACKEND_LANDLOCK:
                 return landlock_backend_available(err);
         case CORDON_BACKEND_MICROVM:
-                /* SPEC.md §4: an explicitly requested backend never steps down. */
+                /* docs/design/backends.md: an explicitly requested backend never steps down. */
                 return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
                                         "refusing to run the command unconfined: the %s backend "
                                         "is not available in this build; hint: use --backend "
@@ -514,10 +514,10 @@ static int run_landlock(plan *p, char *const argv[], const cordon_run_options *o
         return r;
 }
 
-/* The unspecified backend's ladder (SPEC.md §4): native, else landlock, else refuse. Native is
- * tried first and costs nothing extra when it works; only when it failed before the command
- * started does the probe (a few milliseconds) say whether this host lacks user namespaces and
- * can run the landlock backend. Then the step down is said once, through on_backend_note. */
+/* The unspecified backend's ladder (docs/design/backends.md): native, else landlock, else refuse.
+ * Native is tried first and costs nothing extra when it works; only when it failed before the
+ * command started does the probe (a few milliseconds) say whether this host lacks user namespaces
+ * and can run the landlock backend. Then the step down is said once, through on_backend_note. */
 static bool step_down_to_landlock(const cordon_run_options *opts) {
         const probe_facts *f = NULL;
         if (probe_facts_get(&f) < 0)

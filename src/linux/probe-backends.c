@@ -16,7 +16,7 @@ struct cordon_probe {
 };
 
 /* The Landlock ABI that adds abstract-Unix-socket and signal scoping; below it native is partial
- * (SPEC.md §4: "Older Landlock ABIs report partial"). */
+ * (docs/design/backends.md: "Older Landlock ABIs report partial"). */
 #define PROBE_LANDLOCK_SCOPING_ABI 6
 
 const char *probe_status_to_string(probe_status s) {
@@ -216,8 +216,8 @@ void probe_evaluate(const probe_facts *facts, probe_backend ret[PROBE_N_BACKENDS
 }
 
 int probe_default_backend(const probe_backend backends[PROBE_N_BACKENDS]) {
-        /* SPEC.md §4: the unspecified default may step down microvm → native (→ landlock), but
-         * never to "none": an unconfined run must be asked for explicitly. */
+        /* docs/design/backends.md: the unspecified default may step down microvm → native (→
+         * landlock), but never to "none": an unconfined run must be asked for explicitly. */
         static const cordon_backend order[] = {
                 CORDON_BACKEND_MICROVM, CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK,
         };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host probing (SPEC.md §4 "Probe"): which kernel features cordon's backends need are really
- * usable here. Every fact is found by trying the feature (in a throw-away child when trying it
- * changes process state), never by reading the kernel version. The public face is
+/* Host probing (docs/design/backends.md "Probe"): which kernel features cordon's backends need are
+ * really usable here. Every fact is found by trying the feature (in a throw-away child when trying
+ * it changes process state), never by reading the kernel version. The public face is
  * cordon_probe_run()/..._to_json()/..._to_text(); launch code reads the cached facts directly. */
 #pragma once
 
@@ -85,7 +85,7 @@ int probe_facts_get(const probe_facts **ret);
 void probe_evaluate(const probe_facts *facts, probe_backend ret[PROBE_N_BACKENDS]);
 
 /* Pure: the backend CORDON_BACKEND_AUTO resolves to (a cordon_backend value), or -1 when no
- * confining backend is usable: auto never steps down to "none" (SPEC.md §4). */
+ * confining backend is usable: auto never steps down to "none" (docs/design/backends.md). */
 int probe_default_backend(const probe_backend backends[PROBE_N_BACKENDS]);
 
 /* Accessors for a public probe result. probe_get_backend returns NULL for AUTO. */

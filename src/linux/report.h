@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The report channel: how the sandbox's setup processes (monitor, init, command before exec) tell
- * the launching process what happened, so a launch fails synchronously with a real error code
- * (STYLE.md §8). It is a SOCK_SEQPACKET socketpair, so each message is one record that never
- * interleaves with another process's, and it is close-on-exec: a successful exec closes the
- * command's copy. */
+ * the launching process what happened, so a launch fails synchronously with a real error code. It
+ * is a SOCK_SEQPACKET socketpair, so each message is one record that never interleaves with another
+ * process's, and it is close-on-exec: a successful exec closes the command's copy. */
 #pragma once
 
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The processes that make up a native sandbox, each a named stage (STYLE.md §8):
+/* The processes that make up a native sandbox, each a named stage:
  *
  *   launcher (cordon_run, host namespaces)
  *     └─ monitor: new user/mount/net/ipc/uts/cgroup namespaces; builds the root; becomes the

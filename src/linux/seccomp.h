@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The sandbox's seccomp filter: the SPEC.md §7 deny list plus user-notification rules for every
- * name-creating syscall. Built with libseccomp from the rule table in src/plan/seccomp-plan.c,
- * exported as BPF and loaded with seccomp(2) so we can pass flags libseccomp 2.5 lacks
- * (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV). */
+/* The sandbox's seccomp filter: the docs/design/threat-model.md deny list plus user-notification
+ * rules for every name-creating syscall. Built with libseccomp from the rule table in
+ * src/plan/seccomp-plan.c, exported as BPF and loaded with seccomp(2) so we can pass flags
+ * libseccomp 2.5 lacks (SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV). */
 #pragma once
 
 #include <linux/seccomp.h> /* the kernel's UAPI header (src/ is searched for "" includes only) */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Warm sessions (cordond, SPEC.md §10): the sandbox's init stays up and starts each exec's
- * command on request, so an exec pays only for its own fork and exec — the namespaces, mounts,
- * Landlock domain, seccomp filter, creation-rule supervisor and egress proxy are the session's.
+/* Warm sessions (cordond, docs/design/daemon.md): the sandbox's init stays up and starts each
+ * exec's command on request, so an exec pays only for its own fork and exec — the namespaces,
+ * mounts, Landlock domain, seccomp filter, creation-rule supervisor and egress proxy are the
+ * session's.
  *
  * The session host (outside) and init (inside) talk over a SOCK_SEQPACKET pair ("ctl"): one
  * record per message, fds attached with SCM_RIGHTS. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The creation-rule supervisor: serves seccomp user notifications for every syscall that can bring
  * a name into existence, performs the call itself on its own copy of the arguments, and hands the
- * result back (see docs/design/creation-rules.md and ../shared/notes/creation-rules.md). */
+ * result back (see docs/design/creation-rules.md and docs/design/creation-rules-study.md). */
 #pragma once
 
 #include "plan/name-rules.h"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The resolved-address guard (SPEC.md §6, notes/network.md): an allowed *name* is resolved once by
- * the proxy, and each address is judged here before it is dialled. Without it, any allowed
- * wildcard whose DNS an attacker controls (or a hosts entry, or DNS rebinding) would reach the
- * host's loopback services, the cloud metadata endpoint or the machine's own interfaces. The
+/* The resolved-address guard (docs/design/network.md, docs/design/network.md): an allowed *name* is
+ * resolved once by the proxy, and each address is judged here before it is dialled. Without it, any
+ * allowed wildcard whose DNS an attacker controls (or a hosts entry, or DNS rebinding) would reach
+ * the host's loopback services, the cloud metadata endpoint or the machine's own interfaces. The
  * proxy dials the very address it checked: no second lookup.
  *
  * Pure except net_local_addrs_load(), which reads the host's interface addresses once. */

@@ -334,7 +334,7 @@ int egress_rules_new(egress_rules **out, bool network_enabled, const strv *allow
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "egress rules: %s",
                                         strerror(ENOMEM));
         r->network_enabled = network_enabled;
-        /* networkEnabled false: no allow entry at all, not even the baseline (SPEC.md §5); the
+        /* networkEnabled false: no allow entry at all, not even the baseline (docs/policy.md); the
          * user's entries are still validated so a bad one is reported either way. */
         side *allow_side = network_enabled ? &r->allow : NULL;
         if ((ret = add_builtin(allow_side, EGRESS_LIST_BASELINE, err)) < 0 ||

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The egress rule set and the per-connection decision (SPEC.md §6). Pure: the proxy canonicalises
- * the client's host (net/host.h), asks egress_decide(), resolves an allowed name once, and asks
- * egress_check_address() (net/addr-guard.h) about the very address it is going to dial.
+/* The egress rule set and the per-connection decision (docs/design/network.md). Pure: the proxy
+ * canonicalises the client's host (net/host.h), asks egress_decide(), resolves an allowed name
+ * once, and asks egress_check_address() (net/addr-guard.h) about the very address it is going to
+ * dial.
  *
  * Patterns (allow and deny alike), case-insensitive, one trailing dot ignored:
  *   example.com            exactly that name, every port

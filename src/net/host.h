@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Host canonicalisation for the egress proxy (SPEC.md §6): turns the host a client sent (HTTP
- * Host/authority, SOCKS5 domain or address) into exactly one canonical form before any rule sees
- * it, so that no two spellings of one destination can be judged differently. Pure: no sockets, no
- * resolver, no allocation. */
+/* Host canonicalisation for the egress proxy (docs/design/network.md): turns the host a client sent
+ * (HTTP Host/authority, SOCKS5 domain or address) into exactly one canonical form before any rule
+ * sees it, so that no two spellings of one destination can be judged differently. Pure: no sockets,
+ * no resolver, no allocation. */
 #pragma once
 
 #include <netinet/in.h>

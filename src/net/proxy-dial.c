@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* From a requested destination to a connected upstream socket, in the one order that keeps the
- * allowlist exact (SPEC.md §6):
+ * allowlist exact (docs/design/network.md):
  *   1. judge the canonical host and port against the rules (deny beats allow);
  *   2. only then resolve it: the hosts map first, else the system resolver on a worker thread
  *      (a refused name is never looked up, so DNS cannot carry data out for a denied name);

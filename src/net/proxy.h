@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The egress proxy (SPEC.md §6, docs/design/network.md): one HTTP proxy (CONNECT tunnels and
- * absolute-form http:// requests) and one SOCKS5 proxy per run, the only way out of the sandbox's
- * network namespace.
+/* The egress proxy (docs/design/network.md, docs/design/network.md): one HTTP proxy (CONNECT
+ * tunnels and absolute-form http:// requests) and one SOCKS5 proxy per run, the only way out of the
+ * sandbox's network namespace.
  *
  * Native backend: the launcher forks the proxy process before the monitor (proxy_spawn()); the
  * monitor, once inside the new network namespace, creates the listening sockets on 127.0.0.1 and

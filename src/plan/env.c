@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The command's environment: the caller's, minus secret-looking variables (SPEC.md §7), plus
- * env.set. A prompt-injected command's first move is `env`; API keys and agent sockets must not
- * be there. */
+/* The command's environment: the caller's, minus secret-looking variables
+ * (docs/design/threat-model.md), plus env.set. A prompt-injected command's first move is `env`; API
+ * keys and agent sockets must not be there. */
 #include <fnmatch.h>
 #include <stdio.h>
 
@@ -126,9 +126,9 @@ static int apply_set(const cordon_policy *pol, plan *p) {
         return 0;
 }
 
-/* Every client finds the proxies (SPEC.md §6). NO_PROXY is set empty on purpose: the usual
- * "localhost,127.0.0.1,..." would send clients for an allowed local dev server straight into the
- * sandbox's own, empty loopback; through the proxy they reach it when the policy allows it.
+/* Every client finds the proxies (docs/design/network.md). NO_PROXY is set empty on purpose: the
+ * usual "localhost,127.0.0.1,..." would send clients for an allowed local dev server straight into
+ * the sandbox's own, empty loopback; through the proxy they reach it when the policy allows it.
  * Inherited values are dropped: they name proxies the sandbox cannot reach. git over ssh goes
  * through the SOCKS5 proxy with OpenBSD netcat's SOCKS support. */
 static const char *const proxy_env[] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The deny side of the plan: the secret read-deny set (hidden) and the mandatory and configured
  * write-deny set (read-only binds for what exists, creation-time name rules for everything),
- * SPEC.md §5. What git adds to the write-deny set is planned in plan-git.c. */
+ * docs/policy.md. What git adds to the write-deny set is planned in plan-git.c. */
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>

@@ -16,7 +16,7 @@
  * What commits write stays writable: objects, refs, index, logs, HEAD, packed-refs,
  * COMMIT_EDITMSG, the worktree admin dirs' HEAD, index and logs.
  *
- * Linked worktrees (SPEC.md §5): their main repository's shared .git becomes writable so
+ * Linked worktrees (docs/policy.md): their main repository's shared .git becomes writable so
  * commits work, with the same list denied inside it. */
 #include <limits.h>
 #include <stdio.h>
@@ -387,7 +387,7 @@ static int worktree_dirs(const char *root, char **ret_common, char **ret_gitdir)
         return *ret_common && *ret_gitdir ? 1 : -ENOMEM;
 }
 
-/* SPEC.md §5: in a linked worktree the main repository's shared .git stays writable (refs,
+/* docs/policy.md: in a linked worktree the main repository's shared .git stays writable (refs,
  * index, objects) so commits work; what git executes or obeys there stays denied (scan_repo()
  * protects it once the common dir is a root, so the rules are checked against it). */
 static int add_worktree(plan_builder *b, const plan_root *root, const char *common,

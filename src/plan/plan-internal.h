@@ -62,7 +62,7 @@ int plan_name_exemptions(plan_builder *b);
 int plan_home_is_writable(const plan_builder *b, bool *ret);
 
 /* resolve.c: path resolution that tolerates paths which do not exist (yet). */
-bool path_is_glob(const char *path); /* contains '*' or '?' (SPEC.md §5) */
+bool path_is_glob(const char *path); /* contains '*' or '?' (docs/policy.md) */
 /* The name rules (and glob(3) for mounts) read every rule as a glob: a '[' or '\' that is part
  * of a real name would become syntax and the rule would stop matching that very name (a
  * workspace "/src/app[1]" would lose every protected name). Each such byte, and each control

@@ -15,11 +15,11 @@ const char plan_why_secret[] = "secret";
 const char plan_why_protected[] = "protected path";
 const char plan_why_tool_cache[] = "tool caches";
 
-/* SPEC.md §5: the secret read-deny set, relative to $HOME. */
+/* docs/policy.md: the secret read-deny set, relative to $HOME. */
 const char *const plan_secret_home_paths[] = {
         ".ssh", ".aws", ".gnupg", ".config/gh", ".config/gcloud", ".azure", ".kube",
         ".docker/config.json", ".netrc", ".git-credentials", "Library/Keychains",
-        ".config/cordon/secrets", /* cordon's own secret store (SPEC.md §11) */
+        ".config/cordon/secrets", /* cordon's own secret store (docs/design/threat-model.md) */
         NULL,
 };
 
@@ -121,7 +121,8 @@ int plan_add_root(plan_builder *b, const char *literal, const char *resolved, bo
 
 /* ---- the steps ------------------------------------------------------------------------------ */
 
-/* Fails closed on fields this backend cannot enforce yet instead of dropping them (SPEC.md §4). */
+/* Fails closed on fields this backend cannot enforce yet instead of dropping them
+ * (docs/design/backends.md). */
 static int check_enforceable(const plan_builder *b) {
         /* allowUnixSockets: enforced by the supervisor (src/linux/supervisor-unix.c). */
         (void) b;

@@ -71,7 +71,7 @@ typedef struct plan_bind {
         char *resolved;   /* realpath() */
         bool writable;    /* a writable root (rw bind in workspace-write, runnerStateDirs, a linked
                            * worktree's shared .git); false: a read-only bind */
-        bool git_common;  /* the shared .git of a linked worktree (SPEC.md §5) */
+        bool git_common;  /* the shared .git of a linked worktree (docs/policy.md) */
 } plan_bind;
 
 /* The path sets behind the mounts and name rules, kept for string-matching backends. Filled by
@@ -85,8 +85,8 @@ typedef struct plan_paths {
                             * git's paths, including name-rule-only ones (a symlinked ROOT/.git) */
 } plan_paths;
 
-/* Egress (SPEC.md §6): what the proxy enforces. Copies of the policy's fields; the proxy adds the
- * built-in lists (src/net/egress.c). */
+/* Egress (docs/design/network.md): what the proxy enforces. Copies of the policy's fields; the
+ * proxy adds the built-in lists (src/net/egress.c). */
 typedef struct plan_net {
         bool enabled;          /* networkEnabled (false: the allowlist is empty) */
         strv allow;            /* egressAllowlist */
@@ -159,7 +159,7 @@ const char *mount_op_kind_to_string(mount_op_kind kind);
  * json_decref()s. */
 void *plan_to_json(const plan *p);
 
-/* The secret read-deny set (SPEC.md §5) relative to $HOME, and the mandatory write-deny names
+/* The secret read-deny set (docs/policy.md) relative to $HOME, and the mandatory write-deny names
  * relative to each writable root and $HOME. NULL-terminated static arrays. */
 extern const char *const plan_secret_home_paths[];
 extern const char *const plan_mandatory_protected_names[];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Symlink resolution for deny rules. The kernel (and the creation-rule supervisor) match resolved
  * paths, so a rule written against a symlinked path would never fire: every deny path is emitted
- * as written and resolved (SPEC.md §5). Protected paths often do not exist yet (a future
+ * as written and resolved (docs/policy.md). Protected paths often do not exist yet (a future
  * ~/.bashrc), so resolution must not stop at the first missing component the way realpath(3)
  * does. Runs at plan time, in the caller's view of the filesystem; changes nothing. */
 #include <fcntl.h>

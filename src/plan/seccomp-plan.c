@@ -185,8 +185,8 @@ static const seccomp_plan_rule rules[] = {
         NOTIFY("symlinkat", "creates a name"),
         NOTIFY("bind", "AF_UNIX bind creates a name; the address lives in memory"),
         /* Removing an (empty) ancestor of a protected path, such as .claude, is refused too
-         * (SPEC.md §5); existing protected files are read-only mounts already. Directories only,
-         * so the frequent unlink() of files never pays. */
+         * (docs/policy.md); existing protected files are read-only mounts already. Directories
+         * only, so the frequent unlink() of files never pays. */
         NOTIFY("rmdir", "removes an ancestor of a protected path"),
         { "unlinkat", 0, SECCOMP_PLAN_NOTIFY, 0, SECCOMP_PLAN_LANDLOCK_OFF, 1,
           { { 2, AT_REMOVEDIR, AT_REMOVEDIR } }, "removes an ancestor of a protected path" },

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The sandbox's seccomp rule table as plain data (SPEC.md §7 plus the creation-rule notifications),
- * and a small classic-BPF interpreter so the exported program can be tested as data, without a
- * kernel. Nothing here touches kernel state; src/linux/seccomp.c turns the table into BPF with
- * libseccomp. Why each entry exists: docs/design/seccomp.md. */
+/* The sandbox's seccomp rule table as plain data (docs/design/threat-model.md plus the
+ * creation-rule notifications), and a small classic-BPF interpreter so the exported program can be
+ * tested as data, without a kernel. Nothing here touches kernel state; src/linux/seccomp.c turns
+ * the table into BPF with libseccomp. Why each entry exists: docs/design/seccomp.md. */
 #pragma once
 
 #include <linux/filter.h>

@@ -130,8 +130,8 @@ void *policy_to_json(const cordon_policy *p) {
         json_t *o = json_object();
         if (!o)
                 return NULL;
-        /* Unset scalars print their effective defaults (SPEC.md §5): mode chat, network on. Unset
-         * limits print null (settings import writes this document back; the plan's "limits"
+        /* Unset scalars print their effective defaults (docs/policy.md): mode chat, network on.
+         * Unset limits print null (settings import writes this document back; the plan's "limits"
          * show the built-in ceiling and tmpfs sizes in effect). */
         bool ok = put(o, "sessionId", string_or_null(p->session_id)) &&
                   put(o, "workspaceId", string_or_null(p->workspace_id)) &&

@@ -273,8 +273,9 @@ static int parse_one_bind(parse_ctx *c, json_t *v) {
                 return jread_fail(&c->j, false, "add \"hostPath\": \"/absolute/path\"",
                                   "a bind mount needs 'hostPath'");
         if (b.guest && !same_path(b.host, b.guest)) {
-                /* The native backend shares the host's path namespace (SPEC.md §3.3): a path the
-                 * fs seam returns must be the path the command sees. */
+                /* The native backend shares the host's path namespace
+                 * (docs/design/architecture.md): a path the fs seam returns must be the path the
+                 * command sees. */
                 jread_push_key(&c->j, "guestPath");
                 r = jread_fail(&c->j, false, "omit guestPath or set it to hostPath",
                                "must equal hostPath on the native backend");

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Which fields of a policy layer would widen what a sandbox allows when merged over another
- * (SPEC.md §3.1): a per-call override that widens the session's policy must be an approved
- * escalation, and is reported as one. Lists merge as unions and scalars replace, so a field
- * widens when it adds to an allow-type list, turns something on, raises or removes a limit, or
- * moves the mode towards danger-full-access. Deny-type lists (denyRead, denyWrite,
- * denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow; allowCreateNames and
- * allowCreatePaths widen. */
+ * (docs/policy.md, "Layers and resolution"): a per-call override that widens the session's policy
+ * must be an approved escalation, and is reported as one. Lists merge as unions and scalars
+ * replace, so a field widens when it adds to an allow-type list, turns something on, raises or
+ * removes a limit, or moves the mode towards danger-full-access. Deny-type lists (denyRead,
+ * denyWrite, denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow;
+ * allowCreateNames and allowCreatePaths widen. */
 #include "policy/policy.h"
 
 #include "plan/plan.h"

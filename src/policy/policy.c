@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The policy model: lifecycle, validating setters, layer merging and per-call resolution
- * (SPEC.md §3.1, §5). Pure data: nothing here touches the filesystem. */
+ * (docs/policy.md). Pure data: nothing here touches the filesystem. */
 #include "policy/policy.h"
 
 #include <arpa/inet.h>
@@ -359,7 +359,7 @@ static int bind_upsert(cordon_policy *p, const char *host_path, bool read_only) 
         }
         if (p->n_binds >= POLICY_MAX_LIST)
                 return -E2BIG;
-        guest = strdup(host); /* native backends: guestPath = hostPath (SPEC.md §5) */
+        guest = strdup(host); /* native backends: guestPath = hostPath (docs/policy.md) */
         if (!guest)
                 return -ENOMEM;
         policy_bind *nb = realloc(p->binds, (p->n_binds + 1) * sizeof(*nb));
@@ -623,7 +623,8 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
                 r = cordon_policy_add_bind(p, cwd, false);
         for (size_t i = 0; r >= 0 && plan_default_deny_create_names[i]; i++)
                 r = cordon_policy_add_deny_create_name(p, plan_default_deny_create_names[i]);
-        /* Network on, through the egress proxy, with the built-in allowlist (SPEC.md §6). */
+        /* Network on, through the egress proxy, with the built-in allowlist
+         * (docs/design/network.md). */
         if (r >= 0)
                 r = cordon_policy_set_network_enabled(p, true);
         if (r < 0)

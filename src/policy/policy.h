@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The policy model (SPEC.md §5) as plain data. Only src/policy/ builds or parses it; everything
+/* The policy model (docs/policy.md) as plain data. Only src/policy/ builds or parses it; everything
  * else reads it. Raw JSON never leaves src/policy/policy-json.c. */
 #pragma once
 
@@ -72,7 +72,7 @@ struct cordon_policy {
         strv allow_create_names; /* file-name globs exempt from denyCreateNames' wildcard globs */
         strv allow_create_paths; /* paths or path globs exempt from them */
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
-        strv egress_allowlist;  /* host patterns the egress proxy lets through (SPEC.md §6) */
+        strv egress_allowlist;  /* host patterns the egress proxy lets through (docs/design/network.md) */
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
         policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
         size_t n_hosts;
@@ -105,7 +105,8 @@ struct cordon_policy {
 int policy_merge(cordon_policy *dst, const cordon_policy *src);
 /* The names of the fields of `over` that would widen `base` when merged over it ("mode",
  * "bindMounts", "egressAllowlist", "limits.timeout", ...), appended to *out. Returns how many, or
- * -ENOMEM. A per-call override with any is an escalation (SPEC.md §3.1). */
+ * -ENOMEM. A per-call override with any is an escalation (docs/policy.md, "Layers and resolution").
+ * */
 int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out);
 /* A deep copy; NULL on allocation failure. */
 cordon_policy *policy_dup(const cordon_policy *p);
@@ -115,7 +116,7 @@ void policy_swap(cordon_policy *a, cordon_policy *b);
 /* Validators shared by the setters and the JSON loader: NULL when `s` is acceptable, else a static
  * phrase saying what is wrong ("must be an absolute path"), used in error messages. */
 /* An absolute path, normalisable (no ".."), no control characters. In deny lists an entry with '*'
- * or '?' is a glob (SPEC.md §5); elsewhere every character is literal. */
+ * or '?' is a glob (docs/policy.md); elsewhere every character is literal. */
 const char *policy_check_path(const char *s);
 const char *policy_check_id(const char *s);
 const char *policy_check_name_glob(const char *s);

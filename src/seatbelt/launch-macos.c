@@ -14,8 +14,8 @@
 
 extern char **environ;
 
-/* SPEC.md §4: an explicitly requested backend never steps down, and nothing runs unconfined
- * unless that was asked for. */
+/* docs/design/backends.md: an explicitly requested backend never steps down, and nothing runs
+ * unconfined unless that was asked for. */
 static int check_backend(cordon_backend b, cordon_error *err) {
         switch (b) {
         case CORDON_BACKEND_AUTO:
@@ -115,9 +115,9 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                           backend == CORDON_BACKEND_NONE;
         seatbelt_exec_result res = { 0 };
         r = unconfined ? 0 : check_backend(backend, err);
-        /* SPEC.md §4: refuse what cannot be enforced rather than drop it. The egress proxy runs
-         * in the Linux sandbox's network namespace; on macOS there is none yet, so the allowed
-         * destinations could not be reached (the profile allows no TCP without a proxy). */
+        /* docs/design/backends.md: refuse what cannot be enforced rather than drop it. The egress
+         * proxy runs in the Linux sandbox's network namespace; on macOS there is none yet, so the
+         * allowed destinations could not be reached (the profile allows no TCP without a proxy). */
         if (r >= 0 && !unconfined && p->net.enabled)
                 r = cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
                                      "networkEnabled is true, but the egress proxy does not run "

@@ -64,7 +64,7 @@ void portable_probe_evaluate(const portable_facts *f, portable_backend ret[PORTA
 }
 
 int portable_default_backend(const portable_backend b[PORTABLE_N_BACKENDS]) {
-        /* SPEC.md §4: auto may step down between confining backends, never to none. */
+        /* docs/design/backends.md: auto may step down between confining backends, never to none. */
         for (size_t i = 0; i < PORTABLE_N_BACKENDS; i++)
                 if (b[i].backend != CORDON_BACKEND_NONE && strcmp(b[i].status, "unusable") != 0)
                         return (int) b[i].backend;

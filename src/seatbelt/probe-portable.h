@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `cordon probe` on hosts that are not Linux (SPEC.md §4): macOS has Seatbelt (native, partial:
- * no PID isolation, no syscall filter), every other platform has no native sandbox, and the probe
- * says so instead of pretending. The verdicts and their rendering are pure and unit-tested on
- * Linux; probe-host.c (built on those hosts only) gathers the two facts and implements the
- * public cordon_probe_* calls with them. */
+/* `cordon probe` on hosts that are not Linux (docs/design/backends.md): macOS has Seatbelt (native,
+ * partial: no PID isolation, no syscall filter), every other platform has no native sandbox, and
+ * the probe says so instead of pretending. The verdicts and their rendering are pure and
+ * unit-tested on Linux; probe-host.c (built on those hosts only) gathers the two facts and
+ * implements the public cordon_probe_* calls with them. */
 #pragma once
 
 #include "util/util.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The file and exec sections of a Seatbelt profile (SPEC.md §5, §13), from the plan's path sets
- * (plan.h: plan_paths): the same secret set, writable roots, write-deny set and name rules the
+/* The file and exec sections of a Seatbelt profile (docs/design/seatbelt.md), from the plan's path
+ * sets (plan.h: plan_paths): the same secret set, writable roots, write-deny set and name rules the
  * Linux backend enforces, re-derived from nothing. */
 #include "seatbelt/seatbelt-internal.h"
 
@@ -21,7 +21,7 @@ static int section_reads(sb_gen *g) {
         strv forms = { 0 };
         int r = collect_forms(g, &g->p->paths.secrets, true, &forms);
         sb_comment(g, "");
-        sb_comment(g, "reads: everything but the secret set (SPEC.md section 5) and denyRead");
+        sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead");
         if (r >= 0)
                 sb_rule(g, "deny file-read*", SB_DENY_GLOB_SUBPATH, &forms);
         strv_done(&forms);
@@ -205,7 +205,7 @@ static int push_ancestors(const char *path, strv *out) {
 }
 
 /* A rename moves a whole tree: renaming an ancestor of a denied path away and a prepared
- * directory into its place would swap the protected file without ever writing it (SPEC.md §5).
+ * directory into its place would swap the protected file without ever writing it (docs/policy.md).
  * The denied paths themselves are covered: file-write* includes file-write-unlink and
  * file-write-create. For their ancestors both are denied as well; Seatbelt cannot tell a
  * rename's target from a mkdir, so inside a writable root a missing directory that leads to a
@@ -299,8 +299,8 @@ static int program_forms(sb_gen *g, strv *out) {
         return 0;
 }
 
-/* SPEC.md §13: nothing the command wrote can be executed (a dropped Mach-O talks to any Mach
- * service directly), except below execGrantRoots; the denied programs nowhere. Interpreters
+/* docs/design/seatbelt.md: nothing the command wrote can be executed (a dropped Mach-O talks to any
+ * Mach service directly), except below execGrantRoots; the denied programs nowhere. Interpreters
  * reading a script from a writable place still run: they are executed from elsewhere. */
 int sb_section_exec(sb_gen *g) {
         strv places = { 0 }, grants = { 0 }, programs = { 0 };

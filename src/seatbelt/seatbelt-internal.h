@@ -46,7 +46,7 @@ void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items);
 
 /* Pushes `path` and its resolved spelling to `out`, each once; a `glob` keeps its pattern and
  * only its leading directory is resolved. -ENOMEM only: a path without a resolved form is kept
- * as written. The plan's deny sets are globs by the planner's convention (SPEC.md §5: an entry
+ * as written. The plan's deny sets are globs by the planner's convention (docs/policy.md: an entry
  * with '*' or '?'; a '[' or '\' of a real name is defused to '?'); binds and the other paths
  * here are names. */
 int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob);

@@ -129,7 +129,7 @@ void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items) {
 /* ---- spellings of a path -------------------------------------------------------------------- */
 
 bool sb_is_glob(const char *path) {
-        return strpbrk(path, "*?") != NULL; /* the planner's rule (SPEC.md §5) */
+        return strpbrk(path, "*?") != NULL; /* the planner's rule (docs/policy.md) */
 }
 
 static int default_resolve(void *userdata, const char *path, char **ret) {
@@ -171,7 +171,7 @@ int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob) {
 
 static void section_header(sb_gen *g) {
         sb_comment(g, "cordon: macOS Seatbelt profile (SBPL), generated from a resolved policy");
-        sb_comment(g, "(SPEC.md section 13; layout and reasons: docs/design/seatbelt.md).");
+        sb_comment(g, "(docs/design/seatbelt.md; layout and reasons: docs/design/seatbelt.md).");
         sb_comment(g, "Seatbelt applies the LAST rule that matches an operation: each section");
         sb_comment(g, "narrows or reopens what the sections above it decided. Every path appears");
         sb_comment(g, "as written and with symlinks resolved (/tmp is /private/tmp). Allows match");
@@ -179,7 +179,7 @@ static void section_header(sb_gen *g) {
         sb_comment(g, "case, because a case-insensitive volume opens .GIT/HOOKS as .git/hooks.");
         sbuf_addf(&g->out, ";; mode: %s\n", cordon_mode_to_string(g->p->mode));
         sbuf_add(&g->out, "(version 1)\n");
-        /* Allow-default with carve-outs (SPEC.md §13): a deny-default profile breaks
+        /* Allow-default with carve-outs (docs/design/seatbelt.md): a deny-default profile breaks
          * interactive shells, which need more dyld, XPC and Mach services than can be listed. */
         sbuf_add(&g->out, "(allow default)\n");
 }
@@ -213,9 +213,9 @@ static int allow_unix_sockets(sb_gen *g, bool dns) {
         return r;
 }
 
-/* SPEC.md §6, §13: no destination but the session's proxy, which checks every host against the
- * allowlist. No loopback-wide allow (a local database or the agent's own server would be
- * reachable) and no Unix socket beyond the listed ones. */
+/* docs/design/seatbelt.md: no destination but the session's proxy, which checks every host
+ * against the allowlist. No loopback-wide allow (a local database or the agent's own server would
+ * be reachable) and no Unix socket beyond the listed ones. */
 static int section_network(sb_gen *g) {
         bool on = g->p->net.enabled;
         sb_comment(g, "");

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The macOS Seatbelt profile generator (SPEC.md §13, docs/design/seatbelt.md): the same plan the
- * Linux backend applies, written as an SBPL profile for `sandbox-exec -p`. Pure code: it reads
- * the plan and, through the resolver, the filesystem's symlinks, and is built and golden-tested
- * on every platform; only src/seatbelt/launch-macos.c runs it. */
+/* The macOS Seatbelt profile generator (docs/design/seatbelt.md, docs/design/seatbelt.md): the same
+ * plan the Linux backend applies, written as an SBPL profile for `sandbox-exec -p`. Pure code: it
+ * reads the plan and, through the resolver, the filesystem's symlinks, and is built and
+ * golden-tested on every platform; only src/seatbelt/launch-macos.c runs it. */
 #pragma once
 
 #include "plan/plan.h"

@@ -2,7 +2,7 @@
 /* Settings resolution (cordon_settings_resolve): load the files, apply the administrator's
  * mandate to the project file, stack the layers in precedence order and merge them, pick the
  * effective switches, and collect the excluded commands. One function for the CLI and the
- * daemon, so both resolve the same way (SPEC.md §3.1, §12). */
+ * daemon, so both resolve the same way (docs/settings.md). */
 #include <stdio.h>
 
 #include "settings/settings-resolve.h"

@@ -10,7 +10,7 @@
 #include "settings/excluded.h"
 #include "settings/settings-resolve.h"
 
-/* Whether the probe found a backend that confines (the AUTO choice, SPEC.md §4). */
+/* Whether the probe found a backend that confines (the AUTO choice, docs/design/backends.md). */
 static bool confining_backend(const cordon_probe *probe) {
         static const cordon_backend order[PROBE_N_BACKENDS] = {
                 CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK, CORDON_BACKEND_MICROVM,
@@ -30,8 +30,8 @@ cordon_backend cordon_settings_backend(const cordon_settings *s, cordon_backend 
                                        const cordon_probe *probe, const char **ret_why) {
         if (ret_why)
                 *ret_why = NULL;
-        /* Only the unspecified default may step down (SPEC.md §4), only to none, and only when a
-         * layer allowed to loosen said failIfUnavailable: false. */
+        /* Only the unspecified default may step down (docs/design/backends.md), only to none, and
+         * only when a layer allowed to loosen said failIfUnavailable: false. */
         if (!s || !probe || requested != CORDON_BACKEND_AUTO || s->fail_if_unavailable.value ||
             !s->allow_unsandboxed.value || !s->backend_why || confining_backend(probe))
                 return requested;

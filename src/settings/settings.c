@@ -163,7 +163,7 @@ bool settings_file_key_pos(const settings_file *f, const char *key, json_pos *re
 
 /* ---- pre-checks on the sandbox member, with settings-specific hints ----------------------------- */
 
-/* A path in a list whose entries may be globs (SPEC.md §5: '*' or '?' make a glob). The plan
+/* A path in a list whose entries may be globs (docs/policy.md: '*' or '?' make a glob). The plan
  * matches globs with fnmatch(FNM_PATHNAME): '*' stays inside one component. */
 static const char *check_deny_glob(const char *s, const char **hint) {
         *hint = "list each directory, or use denyCreateNames for a file name anywhere";

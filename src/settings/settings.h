@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Settings files (docs/settings.md, SPEC.md §12): layered JSON files that carry a policy layer
+/* Settings files (docs/settings.md, docs/settings.md): layered JSON files that carry a policy layer
  * ("sandbox") plus the switches around it (failIfUnavailable, allowUnsandboxedCommands,
  * excludedCommands, lockDomains), in cordon's format or in the Node sandbox runtime's
  * (~/.srt-settings.json), which is translated. This header is internal to libcordon; the public

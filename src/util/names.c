@@ -15,7 +15,7 @@ static const char *const backend_names[] = {
 };
 
 const char *cordon_backend_to_string(cordon_backend backend) {
-        /* SPEC.md §4: an absent or unknown stored name reads as "none" for display. */
+        /* docs/design/backends.md: an absent or unknown stored name reads as "none" for display. */
         if ((unsigned) backend >= ELEMENTSOF(backend_names))
                 return "none";
         return backend_names[backend];
@@ -29,7 +29,7 @@ int cordon_backend_from_string(const char *name, cordon_backend *ret) {
                         *ret = (cordon_backend) i;
                         return 0;
                 }
-        /* SPEC.md §4: the stored value "docker" maps to native. */
+        /* docs/design/backends.md: the stored value "docker" maps to native. */
         if (strcmp(name, "docker") == 0) {
                 *ret = CORDON_BACKEND_NATIVE;
                 return 0;

@@ -543,7 +543,7 @@ static void test_bad_names(void **state) {
                      "--mode: unknown mode 'Chat'; use workspace-write (alias chat), read-only "
                      "(aliases review, plan, orchestrate) or danger-full-access",
                      "policy", "show", "--mode=Chat");
-        /* SPEC.md §4: an unknown backend on the command line is a usage error. */
+        /* docs/design/backends.md: an unknown backend on the command line is a usage error. */
         EXPECT_ERROR(CORDON_USAGE,
                      "--backend: unknown backend 'vm'; use auto, native, landlock, microvm or "
                      "none (see 'cordon run --help')",

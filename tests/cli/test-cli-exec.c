@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The cordon binary's contract (SPEC.md §8, docs/cli.md): exit statuses, the single fatal line,
- * the single UNPROTECTED warning, nothing on stdout but the command's own output, and the
- * informational commands. argv[1] is the path of the cordon binary (meson passes it). */
+/* The cordon binary's contract (docs/design/errors.md, docs/cli.md): exit statuses, the single
+ * fatal line, the single UNPROTECTED warning, nothing on stdout but the command's own output, and
+ * the informational commands. argv[1] is the path of the cordon binary (meson passes it). */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>

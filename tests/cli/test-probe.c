@@ -427,7 +427,8 @@ static void test_verdict_unusable(void **state) {
         assert_enforces(&b[0], false, true, false, false, true);
         assert_non_null(strstr(b[0].hint, "(uid_map: Operation not permitted)"));
         assert_non_null(strstr(b[0].hint, "sysctl -w kernel.unprivileged_userns_clone=1"));
-        /* The ladder steps down to the landlock backend (SPEC.md §4), never to none. */
+        /* The ladder steps down to the landlock backend (docs/design/backends.md), never to none.
+         * */
         assert_int_equal(probe_default_backend(b), CORDON_BACKEND_LANDLOCK);
 
         f.unprivileged_userns_clone = -1;

@@ -424,7 +424,7 @@ class StatesTest(DaemonTest):
         self.assertEqual(resp["result"]["backend"], "none")
 
     def test_microvm_never_runs_on_the_host(self):
-        """SPEC.md §4: asking for microvm on a host without one fails loudly, at launch or at
+        """docs/design/backends.md: asking for microvm on a host without one fails loudly, at launch or at
         exec; the command never runs on the host kernel under another name."""
         probe = self.c.call("probe")
         if [b for b in probe["backends"] if b["name"] == "microvm"][0]["status"] != "unusable":
@@ -477,7 +477,7 @@ class PolicyPerExecTest(DaemonTest):
         self.assertError(resp, "TIMEOUT")
 
     def test_override_widening_needs_approval(self):
-        """SPEC.md §3.1: an override that widens the session's policy runs only when marked as
+        """docs/policy.md, "Layers and resolution": an override that widens the session's policy runs only when marked as
         an approved escalation, and its events then say so."""
         sid = self.launch_warm()
         target = os.path.join(self.d.dir, "outside-" + self.mark())

@@ -2,8 +2,8 @@
 /*
  * attack: races against the creation-rule supervisor and the semantics it must preserve. A
  * supervisor that checks a path and then lets the kernel re-read it loses these races within a
- * few thousand attempts (docs: creation-rules notes, §2); one that copies once and performs the
- * call itself never does.
+ * few thousand attempts (docs/design/creation-rules-study.md); one that copies once and performs
+ * the call itself never does.
  */
 #include <fcntl.h>
 #include <pthread.h>

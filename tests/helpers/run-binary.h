@@ -21,5 +21,5 @@ typedef int (*run_setup_fn)(void *data);
 void run_binary(run_result *res, const char *path, const char *const *args, run_setup_fn setup,
                 void *data);
 
-/* Exit 125, nothing on stdout, and stderr exactly the one fatal line (SPEC.md §8). */
+/* Exit 125, nothing on stdout, and stderr exactly the one fatal line (docs/design/errors.md). */
 void assert_fatal(const run_result *res, const char *line);

@@ -761,8 +761,8 @@ t_allowed() {
         n=$(git -C "$WS" rev-list --count HEAD 2>/dev/null || echo 0)
         if [ "$n" -eq 2 ]; then ok "allowed: the commit is in the host repository"
         else not_ok "allowed: the commit is in the host repository" "$n commits"; fi
-        # `git init` over the workspace's own repository rewrites .git/config (protected, SPEC.md
-        # §5): refused by design, and the config must stay as it was.
+        # `git init` over the workspace's own repository rewrites .git/config (protected,
+        # docs/policy.md): refused by design, and the config must stay as it was.
         take_snapshot
         sb -- git init -q
         if [ "$LAST_STATUS" -ne 0 ]; then ok "protected: git init over the workspace repo is refused"

@@ -160,7 +160,7 @@ static void test_explicit_backend_never_steps_down(void **state) {
 }
 
 /* Two policies in one process: a read-only session next to a writable one, each resolved per
- * call (SPEC.md §3.1), neither leaking into the other. */
+ * call (docs/policy.md, "Layers and resolution"), neither leaking into the other. */
 static void test_per_call_policies(void **state) {
         (void) state;
         cordon_policy *def = default_policy();

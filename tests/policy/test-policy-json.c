@@ -55,7 +55,7 @@ static void test_unknown_keys(void **state) {
         expect_error("{\"env\": {\"passthrough\": []}}",
                      "t.json:1:10: key 'env.passthrough': unknown key; allowed keys here: pass, "
                      "set, scrub");
-        /* Keys are matched exactly: SPEC.md's camelCase only. */
+        /* Keys are matched exactly: the documented camelCase only. */
         expect_error("{\"session_id\": \"x\"}", "t.json:1:2: key 'session_id': unknown key");
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The policy model: validating setters (each accepted and refused), modes, merging and per-call
- * resolution (SPEC.md §3.1). */
+ * resolution (docs/policy.md, "Layers and resolution"). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,7 +93,7 @@ static void test_path_setters(void **state) {
         check_path_setter(cordon_policy_add_runner_state_dir, runner_of);
         check_path_setter(cordon_policy_add_deny_read, deny_read_of);
         check_path_setter(cordon_policy_add_deny_write, deny_write_of);
-        /* Deny lists take globs (SPEC.md §5). */
+        /* Deny lists take globs (docs/policy.md). */
         _cleanup_policy_ cordon_policy *p = cordon_policy_new();
         assert_int_equal(cordon_policy_add_deny_read(p, "/home/*/secret?.txt"), 0);
         assert_string_equal(p->deny_read.v[0], "/home/*/secret?.txt");
