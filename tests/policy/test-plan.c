@@ -301,6 +301,19 @@ static void test_hard_links(void **state) {
         assert_int_equal(find_path(pl, P("ws/plain2.txt")), -1);
 }
 
+/* A search that cannot finish (here: deeper than it walks) refuses the run, never leaves another
+ * name unprotected; without a file with other names nothing is walked at all. */
+static void test_hard_links_bound(void **state) {
+        char rel[1024] = "ws/deep";
+        for (int i = 0; i < 70; i++)
+                strcat(rel, "/d");
+        tmptree_mkdir(T, rel);
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        { _cleanup_plan_ plan *pl = build_ok(pol, P("ws")); } /* .git/config has one link */
+        assert_int_equal(link(P("ws/.git/config"), P("ws/hl-config")), 0);
+        build_fails(pol, P("ws"), CORDON_POLICY_UNENFORCEABLE, "other hard links");
+}
+
 /* Read-only inside read-only adds nothing; a hide under the fresh /proc still matters. */
 static void test_redundant_and_proc(void **state) {
         _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
@@ -662,7 +675,7 @@ int main(void) {
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),  T_(test_glob_bytes_in_paths),
-                T_(test_symlinked_entries), T_(test_hard_links),
+                T_(test_symlinked_entries), T_(test_hard_links), T_(test_hard_links_bound),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
