@@ -270,6 +270,16 @@ static void test_symlinked_entries(void **state) {
         assert_protected(pl, P("ws/cfg/s.txt"), true);
         assert_true(strv_contains(&pl->paths.secrets, P("ws/cfg/s.txt")));
         assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/cfg/s.txt")) >= 0);
+        /* The links inside the root are bound read-only onto themselves (native: unlink EBUSY). */
+        static const char *const links[] = { "ws/.claude/settings.json", "ws/pp-link",
+                                             "ws/dw-link", "ws/tools/g.lock" };
+        for (size_t i = 0; i < ELEMENTSOF(links); i++) {
+                ssize_t m = find_mount(pl, MOUNT_OP_BIND_RO, P(links[i]));
+                assert_true(m >= 0);
+                assert_true(pl->mounts[m].is_link);
+                assert_false(pl->mounts[m].is_dir);
+        }
+        assert_false(pl->mounts[find_mount(pl, MOUNT_OP_BIND_RO, P("ws/cfg/pp.json"))].is_link);
         /* The links themselves keep their rules; their directory does not become protected. */
         assert_protected(pl, P("ws/.claude/settings*.json"), true);
         assert_protected(pl, P("ws/pp-link"), true);
