@@ -252,6 +252,26 @@ static int advise_write(explain_violation *v) {
                                     "directory writable (protected paths inside stay protected)");
 }
 
+/* The landlock backend's metadata refusals (src/linux/supervisor-meta.c): outside the writable
+ * roots (the rule starts "metadata (") a --writable directory lifts it; a protected path or
+ * secret stays as it is. */
+static int advise_metadata(explain_violation *v) {
+        int r = set(&v->summary, "change the mode, owner, times or attributes of %s",
+                    target_or(v, "?"));
+        if (r < 0)
+                return r;
+        if (strncmp(v->rule, "metadata (", 10) != 0)
+                return set(&v->why, "the file is a protected path or a secret ('%s'): its "
+                                    "metadata stays as it is in every policy", v->rule);
+        _cleanup_free_ char *dir = parent_dir(v->target);
+        if (!dir)
+                return set(&v->why, "the file is outside the writable roots");
+        r = set_change(v, "--writable", dir);
+        return r < 0 ? r
+                     : set(&v->why, "the file is outside the writable roots; this makes its "
+                                    "directory writable (protected paths inside stay protected)");
+}
+
 static int advise_read(explain_violation *v) {
         int r = set(&v->summary, "read %s%s%s%s", target_or(v, "?"), v->rule[0] ? " (" : "",
                     v->rule, v->rule[0] ? ")" : "");
@@ -299,6 +319,7 @@ static const struct {
         { "network-outbound", false, advise_network },
         { "syscall", false, advise_syscall },
         { "resource-limit", false, advise_limit },
+        { "file-metadata", false, advise_metadata },
         { "file-write", true, advise_write },
         { "file-read", true, advise_read },
 };

@@ -35,8 +35,10 @@ static const char *rel(const char *abs_path) {
         return *abs_path ? abs_path : ".";
 }
 
-static int clone_tree(int dirfd, const char *path, bool recursive) {
-        _cleanup_close_ int fd = open_nofollow(dirfd, path, O_PATH, 0);
+/* `link`: the final component is a symlink to bind onto itself (mount_op.is_link): opened with
+ * O_NOFOLLOW, so the link, not what it names, is cloned. */
+static int clone_tree(int dirfd, const char *path, bool recursive, bool link) {
+        _cleanup_close_ int fd = open_nofollow(dirfd, path, O_PATH | (link ? O_NOFOLLOW : 0), 0);
         if (fd < 0)
                 return fd;
         int tree = open_tree(fd, "", AT_EMPTY_PATH | OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
@@ -80,8 +82,12 @@ static int ensure_mountpoint(int rootfd, const char *path, bool is_dir) {
         return open_nofollow(rootfd, copy, O_PATH, RESOLVE_BENEATH);
 }
 
-static int attach(int treefd, int rootfd, const char *path, bool is_dir) {
-        _cleanup_close_ int target = ensure_mountpoint(rootfd, path, is_dir);
+static int attach(int treefd, int rootfd, const char *path, bool is_dir, bool link) {
+        /* A link is bound onto itself: it exists in the new root (the host's tree), and is
+         * opened without being followed (move_mount without MOVE_MOUNT_T_SYMLINKS). */
+        _cleanup_close_ int target = link ? open_nofollow(rootfd, rel(path), O_PATH | O_NOFOLLOW,
+                                                          RESOLVE_BENEATH)
+                                          : ensure_mountpoint(rootfd, path, is_dir);
         if (target < 0)
                 return target;
         if (move_mount(treefd, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) <
@@ -118,7 +124,7 @@ static int preclone_sources(mount_ctx *c, cordon_error *err) {
                 const mount_op *op = &c->p->mounts[i];
                 if (op->kind != MOUNT_OP_BIND_RW && op->kind != MOUNT_OP_BIND_RO)
                         continue;
-                int t = clone_tree(AT_FDCWD, op->path, true);
+                int t = clone_tree(AT_FDCWD, op->path, true, op->is_link);
                 if (t == -ENOENT && op->kind == MOUNT_OP_BIND_RO)
                         continue; /* vanished since planning: the creation rules still cover it */
                 if (t < 0)
@@ -142,7 +148,7 @@ static int preclone_sources(mount_ctx *c, cordon_error *err) {
 /* The host's whole tree, recursively read-only, nosuid and nodev, attached over /tmp of this
  * (private) namespace so it can become the new root. */
 static int attach_root(mount_ctx *c, cordon_error *err) {
-        _cleanup_close_ int tree = clone_tree(AT_FDCWD, "/", true);
+        _cleanup_close_ int tree = clone_tree(AT_FDCWD, "/", true, false);
         if (tree < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, tree,
                                         "cannot clone the root mount tree: %s", strerror(-tree));
@@ -176,7 +182,7 @@ static int populate_dev(int devfd) {
         for (size_t i = 0; i < ELEMENTSOF(dev_nodes); i++) {
                 char host[64];
                 (void) snprintf(host, sizeof(host), "/dev/%s", dev_nodes[i]);
-                _cleanup_close_ int tree = clone_tree(AT_FDCWD, host, false);
+                _cleanup_close_ int tree = clone_tree(AT_FDCWD, host, false, false);
                 if (tree == -ENOENT)
                         continue; /* not on this host (some containers): the command lacks it too */
                 if (tree < 0)
@@ -204,7 +210,7 @@ static int mount_dev(mount_ctx *c, const char *path) {
         _cleanup_close_ int m = new_fs("tmpfs", tmpfs_opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
         if (m < 0)
                 return m;
-        int r = attach(m, c->rootfd, path, true);
+        int r = attach(m, c->rootfd, path, true, false);
         if (r < 0)
                 return r;
         _cleanup_close_ int devfd = open_nofollow(c->rootfd, rel(path), O_PATH | O_DIRECTORY,
@@ -281,11 +287,13 @@ static int apply_op(mount_ctx *c, size_t i) {
                 return mount_dev(c, op->path);
         case MOUNT_OP_TMPFS: {
                 _cleanup_close_ int m = new_private_tmpfs(op);
-                return m < 0 ? m : attach(m, c->rootfd, op->path, true);
+                return m < 0 ? m : attach(m, c->rootfd, op->path, true, false);
         }
         case MOUNT_OP_BIND_RW:
         case MOUNT_OP_BIND_RO:
-                return c->trees[i] < 0 ? 0 : attach(c->trees[i], c->rootfd, op->path, op->is_dir);
+                return c->trees[i] < 0 ? 0
+                                       : attach(c->trees[i], c->rootfd, op->path, op->is_dir,
+                                                op->is_link);
         case MOUNT_OP_HIDE:
                 return hide(c, op);
         case _MOUNT_OP_MAX:

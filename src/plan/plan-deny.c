@@ -3,6 +3,8 @@
  * write-deny set (read-only binds for what exists, creation-time name rules for everything),
  * docs/policy.md. What git adds to the write-deny set is planned in plan-git.c. */
 #include <fnmatch.h>
+#include <glob.h>
+#include <sys/stat.h>
 #include <limits.h>
 #include <stdio.h>
 
@@ -85,6 +87,33 @@ static int push_existing_targets(plan_builder *b, strv *rules) {
         return r;
 }
 
+static int add_link_mount(plan_builder *b, const char *path) {
+        struct stat st;
+        if (lstat(path, &st) < 0 || !S_ISLNK(st.st_mode))
+                return 0;
+        _cleanup_free_ char *dir = strdup(path), *rdir = NULL, *full = NULL;
+        if (!dir)
+                return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir || !slash[1])
+                return 0;
+        *slash = '\0';
+        int r = path_resolve_lenient(dir, &rdir);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || !(full = path_join(rdir, slash + 1)))
+                return r < 0 ? 0 : -ENOMEM;
+        if (!plan_beneath_root(b, full) || lstat(full, &st) < 0 || !S_ISLNK(st.st_mode))
+                return 0; /* outside the roots everything is read-only already */
+        for (size_t i = 0; i < b->p->n_mounts; i++)
+                if (b->p->mounts[i].is_link && strcmp(b->p->mounts[i].path, full) == 0)
+                        return 0;
+        if ((r = plan_add_mount(b->p, MOUNT_OP_BIND_RO, full, false, plan_why_protected)) < 0)
+                return r;
+        b->p->mounts[b->p->n_mounts - 1].is_link = true;
+        return 0;
+}
+
 static int add_existing_mounts(plan_builder *b, const strv *rules, mount_op_kind kind,
                                const char *why, bool only_beneath_roots) {
         strv found = { 0 };
@@ -107,6 +136,26 @@ static int add_existing_mounts(plan_builder *b, const strv *rules, mount_op_kind
                         r = plan_add_mount(b->p, kind, found.v[i], is_dir, why);
         }
         strv_done(&found);
+        return r;
+}
+
+/* Protected entries inside the writable roots that are themselves symlinks, as listed or as a
+ * glob's match (.claude/settings.json -> ../cfg/claude.json): the link gets a read-only bind of
+ * itself (mount_op.is_link). Without it the native backend, which does not notify unlink(2),
+ * would let the command remove the link (the user's settings gone); the target is bound by
+ * add_existing_mounts() like any other protected file. */
+static int add_link_mounts(plan_builder *b, const strv *rules) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < rules->n; i++) {
+                glob_t g = { 0 };
+                if (glob(rules->v[i], GLOB_NOSORT | GLOB_NOCHECK, NULL, &g) == GLOB_NOSPACE) {
+                        globfree(&g);
+                        return -ENOMEM;
+                }
+                for (size_t k = 0; r >= 0 && k < g.gl_pathc && k < POLICY_MAX_LIST; k++)
+                        r = add_link_mount(b, g.gl_pathv[k]);
+                globfree(&g);
+        }
         return r;
 }
 
@@ -181,7 +230,8 @@ int plan_protected(plan_builder *b) {
                                        "another directory writable")) < 0)
                 return r;
         if ((r = push_existing_targets(b, &b->protect)) < 0 ||
-            (r = plan_hard_links(b, &b->protect, "protected file")) < 0)
+            (r = plan_hard_links(b, &b->protect, "protected file")) < 0 ||
+            (r = add_link_mounts(b, &b->protect)) < 0)
                 return r;
         return add_existing_mounts(b, &b->protect, MOUNT_OP_BIND_RO, plan_why_protected, true);
 }

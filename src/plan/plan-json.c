@@ -52,7 +52,8 @@ static json_t *mount_json(const mount_op *m) {
         json_t *o = json_object();
         if (o && put(o, "kind", json_string(mount_op_kind_to_string(m->kind))) &&
             put(o, "path", json_string(m->path)) && put(o, "isDir", json_boolean(m->is_dir)) &&
-            put(o, "why", json_string(m->why ? m->why : "")))
+            put(o, "why", json_string(m->why ? m->why : "")) &&
+            (!m->is_link || put(o, "isLink", json_true()))) /* only when set: older readers */
                 return o;
         json_decref(o);
         return NULL;

@@ -26,6 +26,11 @@ typedef struct mount_op {
         bool is_dir;  /* what exists at `path` on the host (BIND_*, HIDE) */
         const char *why; /* static text: "writable root", "protected path", "secret", ... */
         uint64_t tmpfs_bytes; /* TMPFS: its size (limits.tmpSize, limits.shmSize) */
+        /* BIND_RO only: `path` is a protected entry that is itself a symlink (its parent is
+         * resolved, its final component the link): the link is bound read-only onto itself, so
+         * it cannot be unlinked, replaced or renamed (a mountpoint); its target has a bind of
+         * its own. */
+        bool is_link;
 } mount_op;
 
 /* Landlock, as data. The backend handles only write-type access (reads are governed by the mount

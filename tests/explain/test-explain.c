@@ -272,6 +272,24 @@ static void test_other_actions(void **state) {
         cordon_explanation_free(x);
 }
 
+/* The landlock backend's metadata refusals: outside the roots a --writable directory, a
+ * protected file nothing. */
+static void test_metadata(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY VIOLATION("file-metadata", "/opt/x/y.txt",
+                                         "metadata (mode, owner, times, extended attributes) "
+                                         "changes only beneath the writable roots")
+                        VIOLATION("file-metadata", "/w/.git/hooks/pre-commit", "/w/.git/hooks")
+                                EXIT(1),
+                -1, NULL);
+        assert_outcome(x, "sandbox-denied");
+        assert_string_equal(cordon_explanation_violation(x, 0)->change, "--writable /opt/x");
+        assert_contains(cordon_explanation_violation(x, 0)->summary, "/opt/x/y.txt");
+        assert_null(cordon_explanation_violation(x, 1)->change);
+        assert_contains(cordon_explanation_violation(x, 1)->why, "protected path or a secret");
+        cordon_explanation_free(x);
+}
+
 /* The target is the hostile command's choice; the suggestion must stay one inert shell word. */
 static void test_unix_socket_and_aggregate(void **state) {
         cordon_explanation *x = explain(
@@ -568,6 +586,7 @@ int main(void) {
                 cmocka_unit_test(test_network_advice),
                 cmocka_unit_test(test_landlock_direct_connect),
                 cmocka_unit_test(test_other_actions),
+                cmocka_unit_test(test_metadata),
                 cmocka_unit_test(test_unix_socket_and_aggregate),
                 cmocka_unit_test(test_suggestions_are_shell_quoted),
                 cmocka_unit_test(test_killed),

@@ -291,6 +291,16 @@ static void test_symlinked_entries(void **state) {
         assert_protected(pl, P("ws/cfg/s.txt"), true);
         assert_true(strv_contains(&pl->paths.secrets, P("ws/cfg/s.txt")));
         assert_true(find_mount(pl, MOUNT_OP_HIDE, P("ws/cfg/s.txt")) >= 0);
+        /* The links inside the root are bound read-only onto themselves (native: unlink EBUSY). */
+        static const char *const links[] = { "ws/.claude/settings.json", "ws/pp-link",
+                                             "ws/dw-link", "ws/tools/g.lock" };
+        for (size_t i = 0; i < ELEMENTSOF(links); i++) {
+                ssize_t m = find_mount(pl, MOUNT_OP_BIND_RO, P(links[i]));
+                assert_true(m >= 0);
+                assert_true(pl->mounts[m].is_link);
+                assert_false(pl->mounts[m].is_dir);
+        }
+        assert_false(pl->mounts[find_mount(pl, MOUNT_OP_BIND_RO, P("ws/cfg/pp.json"))].is_link);
         /* The links themselves keep their rules; their directory does not become protected. */
         assert_protected(pl, P("ws/.claude/settings*.json"), true);
         assert_protected(pl, P("ws/pp-link"), true);
@@ -320,6 +330,19 @@ static void test_hard_links(void **state) {
         assert_protected(pl, P("ws/plain.txt"), false);
         assert_protected(pl, P("ws/plain2.txt"), false);
         assert_int_equal(find_path(pl, P("ws/plain2.txt")), -1);
+}
+
+/* A search that cannot finish (here: deeper than it walks) refuses the run, never leaves another
+ * name unprotected; without a file with other names nothing is walked at all. */
+static void test_hard_links_bound(void **state) {
+        char rel[1024] = "ws/deep";
+        for (int i = 0; i < 70; i++)
+                strcat(rel, "/d");
+        tmptree_mkdir(T, rel);
+        _cleanup_policy_ cordon_policy *pol = default_policy(P("ws"));
+        { _cleanup_plan_ plan *pl = build_ok(pol, P("ws")); } /* .git/config has one link */
+        assert_int_equal(link(P("ws/.git/config"), P("ws/hl-config")), 0);
+        build_fails(pol, P("ws"), CORDON_POLICY_UNENFORCEABLE, "other hard links");
 }
 
 /* Read-only inside read-only adds nothing; a hide under the fresh /proc still matters. */
@@ -684,7 +707,7 @@ int main(void) {
                 T_(test_under_tmp),      T_(test_worktree),          T_(test_worktree_forged),
                 T_(test_project_under_home_refs), T_(test_refusals),       T_(test_unenforceable),     T_(test_read_only_mode),
                 T_(test_json_output),    T_(test_mount_kind_names),  T_(test_glob_bytes_in_paths),
-                T_(test_symlinked_entries), T_(test_hard_links),
+                T_(test_symlinked_entries), T_(test_hard_links), T_(test_hard_links_bound),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
