@@ -171,7 +171,7 @@ int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob) {
 
 static void section_header(sb_gen *g) {
         sb_comment(g, "cordon: macOS Seatbelt profile (SBPL), generated from a resolved policy");
-        sb_comment(g, "(docs/design/seatbelt.md; layout and reasons: docs/design/seatbelt.md).");
+        sb_comment(g, "(layout and reasons: docs/design/seatbelt.md).");
         sb_comment(g, "Seatbelt applies the LAST rule that matches an operation: each section");
         sb_comment(g, "narrows or reopens what the sections above it decided. Every path appears");
         sb_comment(g, "as written and with symlinks resolved (/tmp is /private/tmp). Allows match");
