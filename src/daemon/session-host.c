@@ -474,6 +474,12 @@ static bool drain_reports(host *h, int fd) {
 }
 
 static void on_ctl(host *h) {
+        /* serve() calls this for the readiness its poll() saw, and attribute() may have read
+         * that very message since: check again rather than block in recv() until init's next
+         * message (which may never come while the session waits for this one). */
+        struct pollfd pfd = { .fd = h->ctl, .events = POLLIN };
+        if (poll(&pfd, 1, 0) <= 0)
+                return;
         session_msg m;
         int r = session_read_msg(h->ctl, &m);
         if (r == 0 || (r < 0 && r != -EBADMSG))

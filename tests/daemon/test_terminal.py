@@ -17,6 +17,31 @@ import cordond_client as cc  # noqa: E402
 import test_daemon as td  # noqa: E402
 
 
+def stuck_where(pids):
+    """"PID comm state wchan" of each pid and its children, for a test that stalls."""
+    out, seen = [], set()
+    todo = list(pids) if isinstance(pids, (list, set)) else []
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", encoding="utf-8") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{p}/comm", encoding="utf-8") as f:
+                comm = f.read().strip()
+            with open(f"/proc/{p}/wchan", encoding="utf-8") as f:
+                wchan = f.read().strip()
+            for t in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{t}/children", encoding="utf-8") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except OSError:
+            continue
+        out.append(f"{p} {comm} {state} {wchan}")
+    return "; ".join(out)
+
+
 class TerminalTest(td.DaemonTest):
     def open_terminal(self, sid, backend=None, cols=80, rows=24):
         params = {"sessionId": sid, "cols": cols, "rows": rows}
@@ -47,7 +72,12 @@ class TerminalTest(td.DaemonTest):
     def finish(self, rid, events=None):
         """The terminal's final response; the events before it are appended to `events`."""
         while True:
-            msg = self.c.read()
+            try:
+                msg = self.c.read()
+            except TimeoutError:
+                self.fail(f"terminal {rid} never ended; the daemon's processes: "
+                          f"{stuck_where(cc.procs_with(self.d.sock))}; daemon stderr: "
+                          f"{self.d.stderr()[-2000:]}")
             self.assertIsNotNone(msg)
             if msg.get("id") == rid and "event" in msg and events is not None:
                 events.append(msg["event"])
