@@ -974,12 +974,12 @@ static int parse_help(parser *p) {
 }
 
 /* Every command, for "no command given" and "did you mean" (help.c's overview lists the same). */
-static const char *const command_names[] = { "run",   "exec",     "session", "terminal",
-                                             "explain", "policy", "settings", "probe",
-                                             "version", "help" };
+static const char *const command_names[] = { "run",     "exec",   "session",  "terminal",
+                                             "explain", "policy", "settings", "cache",
+                                             "probe",   "completion", "version", "help" };
 #define COMMAND_LIST                                                                              \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import, probe, version and help"
+        "import|trust|untrust|trusted, cache list|clear, probe, completion, version and help"
 
 static int unknown_command(parser *p, const char *cmd) {
         const char *near = text_nearest(cmd, command_names, ELEMENTSOF(command_names));

@@ -20,6 +20,11 @@
 #include "cordon/cordon.h"
 #include "tests/helpers/run-binary.h"
 
+/* Every command, as the "no command given" and "unknown command" errors list them. */
+#define COMMANDS                                                                                  \
+        "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
+        "import|trust|untrust|trusted, cache list|clear, probe, completion, version and help"
+
 static const char *cordon_path;
 
 /* Runs cordon with the arguments, stdin from /dev/null. */
@@ -49,15 +54,13 @@ static void test_usage_errors(void **state) {
                          "VALUE' or '--writable=VALUE' (see 'cordon run --help')\n");
         RUN(&R, "frobnicate");
         assert_fatal(&R, "cordon: fatal: USAGE: unknown command 'frobnicate'; the commands are "
-                         "run, exec, session launch|list|destroy, terminal, explain, policy show, "
-                         "settings import, probe, version and help (see 'cordon help')\n");
+                         COMMANDS " (see 'cordon help')\n");
         RUN(&R, "rnu", "true");
         assert_fatal(&R, "cordon: fatal: USAGE: unknown command 'rnu'; did you mean 'run'? (see "
                          "'cordon help')\n");
         run_binary(&R, cordon_path, (const char *const[]) { NULL }, NULL, NULL); /* no arguments */
-        assert_fatal(&R, "cordon: fatal: USAGE: no command given; the commands are run, exec, "
-                         "session launch|list|destroy, terminal, explain, policy show, settings "
-                         "import, probe, version and help (see 'cordon help')\n");
+        assert_fatal(&R, "cordon: fatal: USAGE: no command given; the commands are " COMMANDS
+                         " (see 'cordon help')\n");
         RUN(&R, "run", "--memory", "12Q", "true");
         assert_fatal(&R, "cordon: fatal: POLICY_INVALID: --memory: invalid size '12Q'; use a "
                          "whole number of bytes with an optional unit K, M or G (e.g. 512M, "
