@@ -1076,7 +1076,7 @@ void cli_args_done(cli_args *a) {
 static unsigned command_allow(cli_command command) {
         switch (command) {
         case CLI_COMMAND_RUN:
-                return ALLOW_POLICY | ALLOW_EVENTS | ALLOW_RUN_REPORT;
+                return ALLOW_POLICY | ALLOW_EVENTS | ALLOW_RUN_REPORT | ALLOW_QUIET;
         case CLI_COMMAND_EXPLAIN:
                 return ALLOW_JSON | ALLOW_EVENTS | ALLOW_EXPLAIN;
         case CLI_COMMAND_PROBE:
@@ -1090,7 +1090,7 @@ static unsigned command_allow(cli_command command) {
         case CLI_COMMAND_SESSION_DESTROY:
                 return ALLOW_SOCKET;
         case CLI_COMMAND_EXEC:
-                return ALLOW_SOCKET | ALLOW_EXEC;
+                return ALLOW_SOCKET | ALLOW_EXEC | ALLOW_QUIET;
         case CLI_COMMAND_TERMINAL:
                 return ALLOW_SOCKET | ALLOW_TERMINAL;
         case CLI_COMMAND_SETTINGS_IMPORT: /* only --help (parse_settings) */
