@@ -235,6 +235,12 @@ static void on_report(void *userdata, const supervisor_report *rep) {
                                 rep->repeats, rep->sid);
 }
 
+/* A warm session's supervisor: who connected from where to the proxy (REPORT_CONNECTION). */
+static void on_connection(void *userdata, pid_t sid, const char *client) {
+        const monitor_ctx *m = userdata;
+        report_connection(m->report_fd, sid, client);
+}
+
 static void wait_for(pid_t pid) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
@@ -294,7 +300,9 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
                                   .rules = &p->names, .on_report = on_report,
                                   .userdata = &m, .unix_allow = unix_allow,
                                   /* a warm session tells its execs' refusals apart */
-                                  .attribute = session_ctl >= 0 };
+                                  .attribute = session_ctl >= 0,
+                                  .record_ports = { PROXY_HTTP_PORT, PROXY_SOCKS_PORT },
+                                  .on_connection = on_connection };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
         if (r < 0) {

@@ -116,7 +116,7 @@ void conn_set_target(conn *c, const net_host *h, uint16_t port) {
 void conn_report(conn *c, const char *proto, const char *rule) {
         int fd = c->px->cfg->report_fd;
         if (fd >= 0)
-                report_net_violation(fd, proto, c->target, rule);
+                report_net_violation(fd, proto, c->target, rule, c->client);
 }
 
 ssize_t conn_read_client(conn *c, size_t cap) {
@@ -205,7 +205,9 @@ static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
 
 static void on_accept(proxy *px, endpoint *l) {
         for (int i = 0; i < 64; i++) {
-                int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                struct sockaddr_storage peer;
+                socklen_t pl = sizeof(peer);
+                int fd = accept4(l->fd, (struct sockaddr *) &peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0)
                         return; /* EAGAIN, or a transient error (EMFILE): try again later */
                 /* A flood of connections from the sandbox must not exhaust the proxy. */
@@ -218,6 +220,7 @@ static void on_accept(proxy *px, endpoint *l) {
                         (void) close(fd);
                         continue;
                 }
+                report_endpoint((const struct sockaddr *) &peer, pl, c->client);
                 if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
                         conn_close(c);
         }

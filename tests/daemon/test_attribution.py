@@ -3,8 +3,9 @@
 """Which exec a refusal reaches, and in which order, over cordond's socket (docs/protocol.md,
 "Order of events" and "Which exec a refusal reaches"): concurrent execs of one warm session each
 get only their own processes' refusals, from the creation rules and from the seccomp table;
-what a command left running after it ended reaches no other exec; a process that left its
-exec's session reaches every running exec (never hidden); a refusal comes before the output the
+what a command left running after it ended reaches no other exec; the egress proxy's refusals
+reach the exec whose process made the connection; a process that left its exec's session
+reaches every running exec (never hidden); a refusal comes before the output the
 command writes after it, and before its exit. Each test fails with the delivery the daemon had
 before attribution by session id (every running exec got every refusal).
 
@@ -84,6 +85,44 @@ class AttributionTest(td.DaemonTest):
         for events in (ea, eb):
             self.assertTrue(any(v["target"].endswith("/esc.secret")
                                 for v in self.violations(events)), events)
+
+    def net_targets(self, events):
+        return sorted(v["target"] for v in self.violations(events)
+                      if v["action"] == "network-outbound")
+
+    def test_proxy_refusals_are_attributed(self):
+        """The proxy's refusals, over HTTP and SOCKS5, reach the exec whose process made the
+        connection (the supervisor's record of the connect joined with the refused request's
+        client address), not every running exec."""
+        sid = self.launch_warm()
+        # HTTP through the proxy's HTTP port, then SOCKS5 (the proxy resolves: socks5h), both
+        # refused (no egressAllowlist); interleaved so that the two execs overlap.
+        def curls(who, delay):
+            return (f"sleep {delay}; "
+                    f"curl -sS -o /dev/null -x \"$HTTP_PROXY\" http://{who}-http.example/; "
+                    f"sleep 0.3; "
+                    f"curl -sS -o /dev/null -x \"$ALL_PROXY\" http://{who}-socks.example/; "
+                    f"sleep 0.6; echo {who}")
+        for _ in range(3):
+            (ea, ra), (eb, rb) = self.run_together(sid, [["sh", "-c", curls("a", 0)],
+                                                          ["sh", "-c", curls("b", 0.15)]])
+            self.assertEqual(self.output(ea), "a\n", ea)
+            self.assertEqual(self.output(eb), "b\n", eb)
+            self.assertEqual(self.net_targets(ea), ["a-http.example:80", "a-socks.example:80"], ea)
+            self.assertEqual(self.net_targets(eb), ["b-http.example:80", "b-socks.example:80"], eb)
+            self.assertEqual(ra["result"]["violations"], 2, ra)
+            self.assertEqual(rb["result"]["violations"], 2, rb)
+
+    def test_proxy_refusal_of_a_process_that_left_its_session_is_not_hidden(self):
+        """A connection made by a process that called setsid() names no exec: its refusal
+        reaches every running exec, as the supervisor's own refusals from such a process do."""
+        sid = self.launch_warm()
+        esc = ("setsid sh -c 'sleep 0.3; curl -sS -o /dev/null -x \"$HTTP_PROXY\" "
+               "http://escaped.example/' & sleep 1.5; echo E")
+        (ea, _), (eb, _) = self.run_together(sid, [["sh", "-c", esc],
+                                                   ["sh", "-c", "sleep 1.5; echo other"]])
+        for events in (ea, eb):
+            self.assertEqual(self.net_targets(events), ["escaped.example:80"], events)
 
     def test_refusal_comes_before_later_output_and_exit(self):
         """The order docs/protocol.md guarantees, checked many times: the refused creation's
