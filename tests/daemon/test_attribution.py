@@ -124,6 +124,25 @@ class AttributionTest(td.DaemonTest):
         for events in (ea, eb):
             self.assertEqual(self.net_targets(events), ["escaped.example:80"], events)
 
+    def test_no_connection_to_the_proxy_bypasses_connect(self):
+        """TCP Fast Open would connect from sendto() without the connect() the supervisor
+        records: from a source port another exec's recorded connection used before, its refusal
+        would reach that exec. The session's network namespace has it off."""
+        sid = self.launch_warm()
+        events, _ = self.exec(sid, ["cat", "/proc/sys/net/ipv4/tcp_fastopen"])
+        self.assertEqual(self.output(events), "0\n", events)
+        tfo = ("import errno, socket\n"
+               "s = socket.socket()\n"
+               "try:\n"
+               "    s.sendto(b'GET http://tfo.example/ HTTP/1.0\\r\\n\\r\\n', "
+               "socket.MSG_FASTOPEN, ('127.0.0.1', 3128))\n"
+               "    print(s.recv(100)[:12])\n"
+               "except OSError as e:\n"
+               "    print('EOPNOTSUPP' if e.errno == errno.EOPNOTSUPP else e)\n")
+        events, resp = self.exec(sid, ["/usr/bin/python3", "-c", tfo])
+        self.assertEqual(self.output(events), "EOPNOTSUPP\n", events)
+        self.assertEqual(self.net_targets(events), [], events)
+
     def test_refusal_comes_before_later_output_and_exit(self):
         """The order docs/protocol.md guarantees, checked many times: the refused creation's
         violation event precedes the output written after the call failed."""
