@@ -22,7 +22,10 @@
  *   - abstract addresses are refused (EPERM, as Landlock's scoping answers), so are all others
  *     (EACCES), each reported as a network-outbound violation with the path as target.
  * Sockets of other families are connected as asked, also on the duplicate: the descriptor
- * number could name an AF_UNIX socket by the time the kernel read it again. A blocking connect
+ * number could name an AF_UNIX socket by the time the kernel read it again. In a warm session a
+ * TCP connect to the proxy's ports on loopback is recorded (caller's session id, local address)
+ * before the call is answered, so the session host can attribute the proxy's refusals
+ * (docs/design/daemon.md). A blocking connect
  * runs on a thread of its own (a full backlog would stall the workers otherwise). */
 #include "linux/supervisor-internal.h"
 
