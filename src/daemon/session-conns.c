@@ -2,11 +2,13 @@
 /* Which exec made a connection to the session's egress proxy (docs/design/daemon.md, "Warm
  * sessions"). A TCP connection names no process, so the proxy alone cannot say whose request it
  * refused. The supervisor performs every connect() of the sandbox and, for one to the proxy's
- * ports, reports the caller's session id with the socket's local address (REPORT_CONNECTION)
- * before the call returns; the proxy names the peer of the connection it refused. The join:
- *   - a ring of the last HOST_CONNS_MAX records, newest first on lookup: a newer record for the
- *     same address (the kernel reused the port) shadows the older one, so a live connection is
- *     always matched with the connect that made it;
+ * ports, reports the caller's session id with the connection's key (REPORT_CONNECTION: the
+ * socket's local address and the proxy port, report_conn_key()) before the call returns; the
+ * proxy names the same key for the connection it refused. The join:
+ *   - a ring of the last HOST_CONNS_MAX records, newest first on lookup: the key is the 4-tuple,
+ *     which the kernel keeps unique among live connections, so a newer record for the same key
+ *     (the port was reused after the old connection ended) shadows the older one and a live
+ *     connection is always matched with the connect that made it;
  *   - what overflows is forgotten, oldest first: a refusal on a connection more than
  *     HOST_CONNS_MAX recorded connects old, or on one with no record (made without connect(),
  *     e.g. sendto(MSG_FASTOPEN)), is unattributable and reaches every running exec, as before —

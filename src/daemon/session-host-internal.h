@@ -21,7 +21,7 @@
 #define HOST_CONNS_MAX 4096
 
 typedef struct host_conn {
-        char client[REPORT_ENDPOINT_MAX]; /* the connection's local address (report_endpoint()) */
+        char client[REPORT_ENDPOINT_MAX]; /* the connection (report_conn_key()) */
         pid_t sid;                        /* the connecting caller's session id, 0: unknown */
 } host_conn;
 

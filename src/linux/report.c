@@ -118,6 +118,16 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         return true;
 }
 
+void report_conn_key(const struct sockaddr *client, socklen_t len, uint16_t server_port,
+                     char buf[static REPORT_ENDPOINT_MAX]) {
+        char ep[REPORT_ENDPOINT_MAX];
+        report_endpoint(client, len, ep);
+        buf[0] = '\0';
+        if (ep[0])
+                (void) snprintf(buf, REPORT_ENDPOINT_MAX, "%.*s>%u", REPORT_ENDPOINT_MAX - 8, ep,
+                                (unsigned) server_port);
+}
+
 const char *report_msg_client(const report_msg *m) {
         size_t skip = m->type == REPORT_NET_VIOLATION ? 3 : m->type == REPORT_CONNECTION ? 0 : SIZE_MAX;
         size_t o = 0;

@@ -20,11 +20,11 @@ typedef enum report_type {
                                * count of an aggregate (0: one refusal) */
         REPORT_READY,         /* the command is about to be executed */
         REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" and
-                               * optionally "client\0": the connection's peer as
-                               * report_endpoint() writes it (a warm session attributes by it) */
+                               * optionally "client\0": the connection as report_conn_key()
+                               * names it (a warm session attributes by it) */
         REPORT_CONNECTION,    /* a warm session's supervisor connected a socket to the proxy:
                                * `sid` = the caller's session id, text = "client\0" (the
-                               * socket's local address, report_endpoint()) */
+                               * connection, report_conn_key()) */
 } report_type;
 
 typedef struct report_msg {
@@ -55,7 +55,7 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
  * count of an aggregate (0 or 1: one refusal) and the caller's session id (0: unknown). */
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
                              const char *rule, uint64_t count, pid_t sid);
-/* `client`: the connection's peer (report_endpoint()), NULL or "" when unknown. */
+/* `client`: the connection (report_conn_key()), NULL or "" when unknown. */
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
                           const char *client);
 void report_connection(int fd, pid_t sid, const char *client);
@@ -65,11 +65,17 @@ void report_connection(int fd, pid_t sid, const char *client);
  * ::ffff:127.0.0.1 is an IPv4 peer to the proxy). "" for another family. */
 #define REPORT_ENDPOINT_MAX 64
 void report_endpoint(const struct sockaddr *sa, socklen_t len, char buf[static REPORT_ENDPOINT_MAX]);
+/* A connection to the proxy as both ends name it: the client's endpoint and the proxy's port,
+ * "127.0.0.1:41234>3128" — the 4-tuple (the proxy listens on loopback only), which the kernel
+ * keeps unique among live connections; a client endpoint alone is not (one bound with
+ * SO_REUSEADDR may reach both proxy ports). "" when the address has no spelling. */
+void report_conn_key(const struct sockaddr *client, socklen_t len, uint16_t server_port,
+                     char buf[static REPORT_ENDPOINT_MAX]);
 
 /* The violation a REPORT_VIOLATION or REPORT_NET_VIOLATION message carries (strings point into
  * m->text). False for other messages. */
 bool report_msg_violation(const report_msg *m, cordon_violation *v);
-/* The client endpoint a REPORT_NET_VIOLATION or REPORT_CONNECTION message names, "" if none. */
+/* The connection a REPORT_NET_VIOLATION or REPORT_CONNECTION message names, "" if none. */
 const char *report_msg_client(const report_msg *m);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */

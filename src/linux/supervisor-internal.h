@@ -146,7 +146,8 @@ typedef struct request {
         char path[2][PATH_MAX];
         unsigned char addr[sizeof(struct sockaddr_storage)];
         int sock_fd;    /* bind: the caller's socket, via pidfd_getfd before ID_VALID */
-        bool record;    /* connect: tell on_connection once connected (supervisor_connection_fn) */
+        uint16_t record_port; /* connect: the proxy port it goes to, told to on_connection once
+                               * connected (supervisor_connection_fn); 0: not recorded */
 
         /* Outcome. */
         bool returns_fd;    /* the op's result is an fd to install in the caller */
@@ -289,8 +290,9 @@ int supervisor_hand_off_open(request *r, int pin, int flags);
  * connect is done. Returns the result, or 0 with r->handed_off set. */
 int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, bool via_proc,
                        int own_pin);
-/* Tells on_connection that `sock` (connected or in progress) belongs to session `sid`. */
-void supervisor_record_connection(const supervisor *s, int sock, pid_t sid);
+/* Tells on_connection that `sock` (connected or in progress, to loopback `port`) belongs to
+ * session `sid`. */
+void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid);
 /* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
 int supervisor_reopen(const supervisor *s, int pin, int flags);
 

@@ -352,12 +352,12 @@ static int connect_unix(request *r, size_t len) {
 /* A TCP connect to the sandbox's own loopback on a recorded port (a warm session's proxy).
  * Judged on the copied address: the caller rewriting it afterwards changes nothing. Only these
  * are recorded, so the session host's table holds proxy clients and nothing else. */
-static bool to_recorded_port(const supervisor *s, const void *addr, size_t len) {
+static uint16_t recorded_port(const supervisor *s, const void *addr, size_t len) {
         uint16_t port = 0;
         const struct sockaddr_in *in = addr;
         const struct sockaddr_in6 *in6 = addr;
         if (!s->on_connection)
-                return false;
+                return 0;
         if (len >= sizeof(*in) && in->sin_family == AF_INET &&
             in->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
                 port = ntohs(in->sin_port);
@@ -366,7 +366,7 @@ static bool to_recorded_port(const supervisor *s, const void *addr, size_t len) 
                   (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
                    memcmp(&in6->sin6_addr.s6_addr[12], "\x7f\0\0\x01", 4) == 0)))
                 port = ntohs(in6->sin6_port);
-        return port && (port == s->record_ports[0] || port == s->record_ports[1]);
+        return port && (port == s->record_ports[0] || port == s->record_ports[1]) ? port : 0;
 }
 
 int op_connect(request *r) {
@@ -391,6 +391,6 @@ int op_connect(request *r) {
         e = supervisor_landlock_check_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len);
         if (e < 0)
                 return e;
-        r->record = to_recorded_port(r->s, r->addr, (size_t) len);
+        r->record_port = recorded_port(r->s, r->addr, (size_t) len);
         return supervisor_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len, false, -1);
 }

@@ -52,7 +52,7 @@ struct blocked_open {
          * path relative to our procfs. */
         bool connect;
         bool via_proc;
-        bool record;  /* ... and told to on_connection, with `sid`, once connected */
+        uint16_t record_port; /* ... and told to on_connection, with `sid`, once connected */
         pid_t sid;
         int sock;
         socklen_t addr_len;
@@ -136,8 +136,8 @@ static void *blocked_main(void *arg) {
         if (b->connect) {
                 int e = do_connect(s, b->sock, (const struct sockaddr *) &b->addr, b->addr_len,
                                    b->via_proc, false);
-                if (e == 0 && b->record)
-                        supervisor_record_connection(s, b->sock, b->sid); /* before the answer */
+                if (e == 0 && b->record_port) /* before the answer */
+                        supervisor_record_connection(s, b->sock, b->record_port, b->sid);
                 send_resp(s, b->id, 0, e);
         } else {
                 int fd = supervisor_reopen(s, b->pin, b->flags); /* may wait for the FIFO's peer */
@@ -216,8 +216,9 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
         if (fl < 0 || (fl & O_NONBLOCK) || len > sizeof(struct sockaddr_storage)) {
                 /* Returns at once (EINPROGRESS for a TCP socket), as for the caller. */
                 int e = fl < 0 ? -errno : do_connect(r->s, r->sock_fd, addr, len, via_proc, true);
-                if (r->record && (e == 0 || e == -EINPROGRESS))
-                        supervisor_record_connection(r->s, r->sock_fd, request_sid(r));
+                if (r->record_port && (e == 0 || e == -EINPROGRESS))
+                        supervisor_record_connection(r->s, r->sock_fd, r->record_port,
+                                                     request_sid(r));
                 safe_close(own_pin);
                 return e;
         }
@@ -227,21 +228,21 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
                 return -ENOMEM;
         }
         *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = own_pin, .connect = true,
-                              .via_proc = via_proc, .record = r->record,
-                              .sid = r->record ? request_sid(r) : 0,
+                              .via_proc = via_proc, .record_port = r->record_port,
+                              .sid = r->record_port ? request_sid(r) : 0,
                               .sock = TAKE_FD(r->sock_fd), .addr_len = len };
         memcpy(&b->addr, addr, len);
         return hand_off(r, b);
 }
 
-void supervisor_record_connection(const supervisor *s, int sock, pid_t sid) {
+void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid) {
         struct sockaddr_storage local;
         socklen_t len = sizeof(local);
         char client[REPORT_ENDPOINT_MAX] = "";
         /* No address (getsockname failed): nothing is recorded, and the proxy's refusals on this
          * connection reach every running exec, as unattributable ones do. */
         if (getsockname(sock, (struct sockaddr *) &local, &len) == 0)
-                report_endpoint((const struct sockaddr *) &local, len, client);
+                report_conn_key((const struct sockaddr *) &local, len, port, client);
         if (client[0] && s->on_connection)
                 s->on_connection(s->userdata, sid, client);
 }
@@ -284,7 +285,8 @@ static void handle(worker *w) {
         r->syscall_name = "?";
         r->tid_fd = r->sock_fd = -1;
         r->sid = 0;
-        r->validated = r->returns_fd = r->cloexec = r->handed_off = r->record = false;
+        r->validated = r->returns_fd = r->cloexec = r->handed_off = false;
+        r->record_port = 0;
         r->refusal = NULL;
 
         supervisor_op_fn fn = NULL;

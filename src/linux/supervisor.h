@@ -33,8 +33,9 @@ typedef struct supervisor_report {
 /* Called like supervisor_violation_fn, for every report (rate-limited: supervisor-report.c). */
 typedef void (*supervisor_report_fn)(void *userdata, const supervisor_report *report);
 /* A connect() to one of supervisor_config.record_ports succeeded (or is in progress): the
- * caller's session id and the socket's local address (report_endpoint()), called before the
- * call returns to the caller, so before it can send a byte on the connection. */
+ * caller's session id and the connection's key (report_conn_key(): the socket's local address
+ * and the port it went to), called before the call returns to the caller, so before it can
+ * send a byte on the connection. */
 typedef void (*supervisor_connection_fn)(void *userdata, pid_t sid, const char *client);
 
 typedef struct supervisor_config {

@@ -92,8 +92,8 @@ struct conn {
         net_host host;
         uint16_t port;
         char target[300];      /* "host:port" / "[v6]:port" for reports */
-        /* The client's address as accept() gave it (report_endpoint()): a warm session matches
-         * it with the supervisor's record of who connected from there (docs/design/daemon.md). */
+        /* The connection's client address and our port (report_conn_key()): a warm session
+         * matches it with the supervisor's record of who connected (docs/design/daemon.md). */
         char client[REPORT_ENDPOINT_MAX];
         struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
         size_t n_addrs, next_addr;

@@ -203,6 +203,20 @@ static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
         return c;
 }
 
+/* The connection as the supervisor recorded it (report_conn_key()): the peer and the port it
+ * reached here. Nothing when either is unknown (the refusal then reaches every running exec). */
+static void conn_name_client(conn *c, const struct sockaddr *peer, socklen_t len) {
+        struct sockaddr_storage here;
+        socklen_t hl = sizeof(here);
+        if (getsockname(c->cl.fd, (struct sockaddr *) &here, &hl) < 0)
+                return;
+        uint16_t port = here.ss_family == AF_INET    ? ntohs(((struct sockaddr_in *) &here)->sin_port)
+                        : here.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *) &here)->sin6_port)
+                                                     : 0;
+        if (port)
+                report_conn_key(peer, len, port, c->client);
+}
+
 static void on_accept(proxy *px, endpoint *l) {
         for (int i = 0; i < 64; i++) {
                 struct sockaddr_storage peer;
@@ -220,7 +234,7 @@ static void on_accept(proxy *px, endpoint *l) {
                         (void) close(fd);
                         continue;
                 }
-                report_endpoint((const struct sockaddr *) &peer, pl, c->client);
+                conn_name_client(c, (const struct sockaddr *) &peer, pl);
                 if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
                         conn_close(c);
         }

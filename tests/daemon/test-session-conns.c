@@ -43,14 +43,22 @@ static void test_endpoint_spelling(void **state) {
         struct sockaddr sa = { .sa_family = AF_UNIX };
         report_endpoint(&sa, sizeof(sa), buf);
         assert_string_equal(buf, "");
+        /* The key: the client and the proxy port, so one client address bound with SO_REUSEADDR
+         * to both proxy ports names two connections, not one. */
+        report_conn_key((struct sockaddr *) &in, sizeof(in), 3128, buf);
+        assert_string_equal(buf, "127.0.0.1:41234>3128");
+        report_conn_key((struct sockaddr *) &in, sizeof(in), 1080, buf);
+        assert_string_equal(buf, "127.0.0.1:41234>1080");
+        report_conn_key(&sa, sizeof(sa), 1080, buf);
+        assert_string_equal(buf, "");
 }
 
 static void test_messages_carry_the_client(void **state) {
         (void) state;
         int fds[2];
         assert_int_equal(report_channel(fds), 0);
-        report_connection(fds[1], 42, "127.0.0.1:41234");
-        report_net_violation(fds[1], "http", "a.example:80", "not allowed", "127.0.0.1:41234");
+        report_connection(fds[1], 42, "127.0.0.1:41234>3128");
+        report_net_violation(fds[1], "http", "a.example:80", "not allowed", "127.0.0.1:41234>3128");
         report_net_violation(fds[1], "socks5", "b.example:80", "not allowed", NULL);
         report_violation_action(fds[1], "network-outbound", "connect", "/x", "r", 0, 7);
         report_msg m;
@@ -59,13 +67,13 @@ static void test_messages_carry_the_client(void **state) {
         assert_int_equal(m.type, REPORT_CONNECTION);
         assert_int_equal(m.sid, 42);
         assert_false(report_msg_violation(&m, &v)); /* never counted as a refusal */
-        assert_string_equal(report_msg_client(&m), "127.0.0.1:41234");
+        assert_string_equal(report_msg_client(&m), "127.0.0.1:41234>3128");
         assert_int_equal(report_read(fds[0], &m), 1);
         assert_true(report_msg_violation(&m, &v));
         assert_string_equal(v.action, "network-outbound");
         assert_string_equal(v.target, "a.example:80");
         assert_string_equal(v.rule, "not allowed");
-        assert_string_equal(report_msg_client(&m), "127.0.0.1:41234");
+        assert_string_equal(report_msg_client(&m), "127.0.0.1:41234>3128");
         assert_int_equal(report_read(fds[0], &m), 1);
         assert_true(report_msg_violation(&m, &v));
         assert_string_equal(report_msg_client(&m), "");
@@ -81,19 +89,24 @@ static void test_newest_record_wins(void **state) {
         memset(&H, 0, sizeof(H));
         pid_t sid = -1;
         assert_false(host_conn_sid(&H, "127.0.0.1:1000", &sid));
-        host_conn_record(&H, 10, "127.0.0.1:1000");
-        host_conn_record(&H, 20, "127.0.0.1:2000");
-        host_conn_record(&H, 30, "[::1]:1000");
-        assert_true(host_conn_sid(&H, "127.0.0.1:1000", &sid));
+        host_conn_record(&H, 10, "127.0.0.1:1000>3128");
+        host_conn_record(&H, 20, "127.0.0.1:2000>3128");
+        host_conn_record(&H, 30, "[::1]:1000>3128");
+        host_conn_record(&H, 35, "127.0.0.1:1000>1080");
+        assert_true(host_conn_sid(&H, "127.0.0.1:1000>3128", &sid));
         assert_int_equal(sid, 10);
-        assert_true(host_conn_sid(&H, "[::1]:1000", &sid));
+        assert_true(host_conn_sid(&H, "[::1]:1000>3128", &sid));
         assert_int_equal(sid, 30);
+        assert_true(host_conn_sid(&H, "127.0.0.1:1000>1080", &sid));
+        assert_int_equal(sid, 35);
         /* The kernel reused the port for another exec's connection: that one counts now. */
-        host_conn_record(&H, 40, "127.0.0.1:1000");
-        assert_true(host_conn_sid(&H, "127.0.0.1:1000", &sid));
+        host_conn_record(&H, 40, "127.0.0.1:1000>3128");
+        assert_true(host_conn_sid(&H, "127.0.0.1:1000>3128", &sid));
         assert_int_equal(sid, 40);
+        assert_true(host_conn_sid(&H, "127.0.0.1:1000>1080", &sid));
+        assert_int_equal(sid, 35);
         /* A prefix is not a match; an empty client is never recorded nor found. */
-        assert_false(host_conn_sid(&H, "127.0.0.1:100", &sid));
+        assert_false(host_conn_sid(&H, "127.0.0.1:1000", &sid));
         host_conn_record(&H, 50, "");
         assert_false(host_conn_sid(&H, "", &sid));
 }

@@ -124,6 +124,30 @@ class AttributionTest(td.DaemonTest):
         for events in (ea, eb):
             self.assertEqual(self.net_targets(events), ["escaped.example:80"], events)
 
+    def test_one_source_address_on_both_proxy_ports(self):
+        """Two live connections may share a source address (SO_REUSEADDR on both) when they go
+        to the two proxy ports: the join is by the 4-tuple, so the other exec's connection
+        from the same address does not take this exec's refusal."""
+        sid = self.launch_warm()
+        py = ("import socket, sys, time\n"
+              "s = socket.socket()\n"
+              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+              "s.bind(('127.0.0.1', 45678))\n"
+              "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
+              "time.sleep(float(sys.argv[2]))\n"
+              "if sys.argv[1] == '3128':\n"
+              "    s.sendall(b'GET http://reuse.example/ HTTP/1.0\\r\\n\\r\\n')\n"
+              "    print(s.recv(12).decode())\n"
+              "else:\n"
+              "    print('held')\n")
+        (ea, ra), (eb, rb) = self.run_together(sid, [
+            ["/usr/bin/python3", "-c", py, "3128", "1.0"],
+            ["sh", "-c", f"sleep 0.3; exec /usr/bin/python3 -c \"$0\" 1080 1.5", py]])
+        self.assertEqual(self.output(ea), "HTTP/1.1 403\n", ea)
+        self.assertEqual(self.output(eb), "held\n", eb)
+        self.assertEqual(self.net_targets(ea), ["reuse.example:80"], ea)
+        self.assertEqual(self.net_targets(eb), [], eb)
+
     def test_no_connection_to_the_proxy_bypasses_connect(self):
         """TCP Fast Open would connect from sendto() without the connect() the supervisor
         records: from a source port another exec's recorded connection used before, its refusal
