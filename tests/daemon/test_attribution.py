@@ -155,6 +155,10 @@ class AttributionTest(td.DaemonTest):
         sid = self.launch_warm()
         events, _ = self.exec(sid, ["cat", "/proc/sys/net/ipv4/tcp_fastopen"])
         self.assertEqual(self.output(events), "0\n", events)
+        # The command cannot turn it back on (no capability; Landlock: /proc is not writable).
+        events, _ = self.exec(sid, ["sh", "-c", "echo 1 > /proc/sys/net/ipv4/tcp_fastopen; "
+                                    "cat /proc/sys/net/ipv4/tcp_fastopen"])
+        self.assertEqual(self.output(events), "0\n", events)
         tfo = ("import errno, socket\n"
                "s = socket.socket()\n"
                "try:\n"
