@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "linux/events.h"
+#include "linux/report.h"
 #include "linux/session-init.h"
 #include "net/proxy.h"
 #include "plan/plan.h"
@@ -15,6 +16,14 @@
 #define HOST_EXECS_MAX SESSION_EXECS_MAX
 #define HOST_LINE_MAX (4 * 1024 * 1024)
 #define HOST_ENDED_MAX 1024
+/* Connections to the proxy remembered for attribution (session-conns.c): one per connection
+ * the proxy can hold at once (PROXY_MAX_CONNS). */
+#define HOST_CONNS_MAX 4096
+
+typedef struct host_conn {
+        char client[REPORT_ENDPOINT_MAX]; /* the connection (report_conn_key()) */
+        pid_t sid;                        /* the connecting caller's session id, 0: unknown */
+} host_conn;
 
 typedef struct host host;
 
@@ -54,6 +63,8 @@ struct host {
         size_t n_ended;
         char *in;
         size_t in_len, in_cap;
+        host_conn conns[HOST_CONNS_MAX]; /* a ring: conns_next is the oldest when full */
+        size_t n_conns, conns_next;
 };
 
 /* Every event of an exec goes to the daemon tagged with the exec's id (an events sink). */
@@ -61,6 +72,11 @@ void host_on_event(void *userdata, const char *line, size_t len);
 /* Ends an exec that could not start: its error event and result; frees it. */
 void host_fail_exec(host *h, host_exec *x, int e, const char *what);
 host_exec *host_find_exec(host *h, uint64_t id);
+
+/* session-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */
+void host_conn_record(host *h, pid_t sid, const char *client);
+/* The session id of the newest record for `client`; false when none is remembered. */
+bool host_conn_sid(const host *h, const char *client, pid_t *ret);
 
 /* session-terminal.c */
 void host_start_terminal(host *h, uint64_t id, const char *json);

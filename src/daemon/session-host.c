@@ -9,8 +9,9 @@
  * Violations: the supervisor serves the whole session and names each refusal's caller by its
  * session id in the sandbox's PID namespace; init starts every exec as a session leader, so the
  * id is the pid of the exec's command and the refusal goes to that exec alone — also when it
- * comes from a process the command left running after it ended (then to no exec). What cannot
- * be attributed goes to every running exec (see attribute()).
+ * comes from a process the command left running after it ended (then to no exec). The proxy's
+ * refusals go by who connected from the refused connection's address (session-conns.c). What
+ * cannot be attributed goes to every running exec (see attribute()).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
 #include "daemon/session-host.h"
@@ -425,9 +426,10 @@ static bool all_started(const host *h) {
 static void on_ctl(host *h);
 
 /* Who gets a refusal. By session id: its exec, or nobody when that exec already ended (a
- * process it left behind; no stream is open for it). Not attributable — the proxy's refusals
- * (a TCP connection from the sandbox's loopback names no process), an aggregate, a process
- * that left its exec's session with setsid() — every running exec gets it, so a refusal is
+ * process it left behind; no stream is open for it); a proxy refusal by the session id of the
+ * connection's maker (proxy_sid()). Not attributable — a proxy refusal on a connection with no
+ * record, an aggregate, a process that left its exec's session with setsid() — every running
+ * exec gets it, so a refusal is
  * never hidden from the exec that may have caused it. A command's refusal can arrive before
  * init's STARTED names its pid: then init's pending messages are read first (init answers
  * every exec request at once, so this waits at most a moment). */
@@ -447,6 +449,19 @@ static void attribute(host *h, int32_t sid, const cordon_violation *v) {
                         deliver(h->execs[i], v);
 }
 
+/* The session id of the caller that connected to the proxy from where the refused request came
+ * (session-conns.c); 0 (every running exec) when unknown. The supervisor wrote its record before
+ * that connect() returned, so before the client could send the request the proxy refused: what
+ * the supervisor's channel holds now is read first and the record is there. */
+static pid_t proxy_sid(host *h, const report_msg *m) {
+        const char *client = report_msg_client(m);
+        pid_t sid = 0;
+        if (!client[0] || h->rep < 0)
+                return 0;
+        (void) drain_reports(h, h->rep); /* at EOF serve() ends the session next */
+        return host_conn_sid(h, client, &sid) ? sid : 0;
+}
+
 /* A refusal from the session's supervisor or proxy; false at EOF (or a broken channel). */
 static bool session_report(host *h, int fd) {
         report_msg m;
@@ -454,8 +469,10 @@ static bool session_report(host *h, int fd) {
         if (r == 0 || (r < 0 && r != -EBADMSG))
                 return false;
         cordon_violation v;
-        if (r > 0 && report_msg_violation(&m, &v))
-                attribute(h, m.type == REPORT_VIOLATION ? m.sid : 0, &v);
+        if (r > 0 && m.type == REPORT_CONNECTION)
+                host_conn_record(h, m.sid, report_msg_client(&m));
+        else if (r > 0 && report_msg_violation(&m, &v))
+                attribute(h, m.type == REPORT_VIOLATION ? m.sid : proxy_sid(h, &m), &v);
         return true;
 }
 

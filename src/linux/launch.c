@@ -88,6 +88,10 @@ static void handle_msg(run_state *st, const report_msg *m) {
         case REPORT_NET_VIOLATION:
                 violation_delivered(st, m);
                 break;
+        case REPORT_CONNECTION:
+                /* Only a warm session's supervisor records connections (supervisor_config
+                 * .attribute); one command has nothing to attribute. Ignored. */
+                break;
         default:
                 break;
         }

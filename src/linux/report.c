@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "linux/report.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
@@ -63,8 +65,33 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
         report_strings(fd, REPORT_VIOLATION, 0, 0, (const char *[]){ syscall, path, rule }, 3);
 }
 
-void report_net_violation(int fd, const char *proto, const char *target, const char *rule) {
-        report_strings(fd, REPORT_NET_VIOLATION, 0, 0, (const char *[]){ proto, target, rule }, 3);
+void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
+                          const char *client) {
+        report_strings(fd, REPORT_NET_VIOLATION, 0, 0,
+                       (const char *[]){ proto, target, rule, client }, client && *client ? 4 : 3);
+}
+
+void report_connection(int fd, pid_t sid, const char *client) {
+        report_strings(fd, REPORT_CONNECTION, 0, sid, (const char *[]){ client }, 1);
+}
+
+void report_endpoint(const struct sockaddr *sa, socklen_t len, char buf[static REPORT_ENDPOINT_MAX]) {
+        char a[INET6_ADDRSTRLEN] = "";
+        buf[0] = '\0';
+        if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+                const struct sockaddr_in *in = (const struct sockaddr_in *) sa;
+                if (inet_ntop(AF_INET, &in->sin_addr, a, sizeof(a)))
+                        (void) snprintf(buf, REPORT_ENDPOINT_MAX, "%s:%u", a, ntohs(in->sin_port));
+        } else if (sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+                const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) sa;
+                bool mapped = IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr);
+                if (inet_ntop(mapped ? AF_INET : AF_INET6,
+                              mapped ? (const void *) &in6->sin6_addr.s6_addr[12]
+                                     : (const void *) &in6->sin6_addr,
+                              a, sizeof(a)))
+                        (void) snprintf(buf, REPORT_ENDPOINT_MAX, mapped ? "%s:%u" : "[%s]:%u", a,
+                                        ntohs(in6->sin6_port));
+        }
 }
 
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
@@ -89,6 +116,24 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
                     : parts[3][0]                   ? parts[3]
                                                     : "file-create-name";
         return true;
+}
+
+void report_conn_key(const struct sockaddr *client, socklen_t len, uint16_t server_port,
+                     char buf[static REPORT_ENDPOINT_MAX]) {
+        char ep[REPORT_ENDPOINT_MAX];
+        report_endpoint(client, len, ep);
+        buf[0] = '\0';
+        if (ep[0])
+                (void) snprintf(buf, REPORT_ENDPOINT_MAX, "%.*s>%u", REPORT_ENDPOINT_MAX - 8, ep,
+                                (unsigned) server_port);
+}
+
+const char *report_msg_client(const report_msg *m) {
+        size_t skip = m->type == REPORT_NET_VIOLATION ? 3 : m->type == REPORT_CONNECTION ? 0 : SIZE_MAX;
+        size_t o = 0;
+        for (size_t i = 0; i < skip && o < m->text_len; i++)
+                o += strnlen(m->text + o, m->text_len - o) + 1;
+        return skip != SIZE_MAX && o < m->text_len ? m->text + o : "";
 }
 
 int report_read(int fd, report_msg *msg) {

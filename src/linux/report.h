@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "util/util.h"
@@ -18,7 +19,12 @@ typedef enum report_type {
                                * optionally "action\0" (default file-create-name); `status`: the
                                * count of an aggregate (0: one refusal) */
         REPORT_READY,         /* the command is about to be executed */
-        REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" */
+        REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" and
+                               * optionally "client\0": the connection as report_conn_key()
+                               * names it (a warm session attributes by it) */
+        REPORT_CONNECTION,    /* a warm session's supervisor connected a socket to the proxy:
+                               * `sid` = the caller's session id, text = "client\0" (the
+                               * connection, report_conn_key()) */
 } report_type;
 
 typedef struct report_msg {
@@ -26,8 +32,9 @@ typedef struct report_msg {
         int32_t code;
         int32_t sys_errno;
         int32_t status;
-        int32_t sid;          /* REPORT_VIOLATION: the caller's session id in the sandbox's PID
-                               * namespace, 0 when unknown (supervisor_report.sid) */
+        int32_t sid;          /* REPORT_VIOLATION, REPORT_CONNECTION: the caller's session id in
+                               * the sandbox's PID namespace, 0 when unknown
+                               * (supervisor_report.sid) */
         uint32_t text_len;
         char text[3072];
 } report_msg;
@@ -48,11 +55,28 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
  * count of an aggregate (0 or 1: one refusal) and the caller's session id (0: unknown). */
 void report_violation_action(int fd, const char *action, const char *syscall, const char *target,
                              const char *rule, uint64_t count, pid_t sid);
-void report_net_violation(int fd, const char *proto, const char *target, const char *rule);
+/* `client`: the connection (report_conn_key()), NULL or "" when unknown. */
+void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
+                          const char *client);
+void report_connection(int fd, pid_t sid, const char *client);
+
+/* "127.0.0.1:41234" or "[::1]:41234", the one spelling both ends of a connection use for it:
+ * an IPv4-mapped IPv6 address is written as IPv4 (an AF_INET6 client connecting to
+ * ::ffff:127.0.0.1 is an IPv4 peer to the proxy). "" for another family. */
+#define REPORT_ENDPOINT_MAX 64
+void report_endpoint(const struct sockaddr *sa, socklen_t len, char buf[static REPORT_ENDPOINT_MAX]);
+/* A connection to the proxy as both ends name it: the client's endpoint and the proxy's port,
+ * "127.0.0.1:41234>3128" — the 4-tuple (the proxy listens on loopback only), which the kernel
+ * keeps unique among live connections; a client endpoint alone is not (one bound with
+ * SO_REUSEADDR may reach both proxy ports). "" when the address has no spelling. */
+void report_conn_key(const struct sockaddr *client, socklen_t len, uint16_t server_port,
+                     char buf[static REPORT_ENDPOINT_MAX]);
 
 /* The violation a REPORT_VIOLATION or REPORT_NET_VIOLATION message carries (strings point into
  * m->text). False for other messages. */
 bool report_msg_violation(const report_msg *m, cordon_violation *v);
+/* The connection a REPORT_NET_VIOLATION or REPORT_CONNECTION message names, "" if none. */
+const char *report_msg_client(const report_msg *m);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */
 int report_read(int fd, report_msg *msg);

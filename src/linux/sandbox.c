@@ -235,6 +235,12 @@ static void on_report(void *userdata, const supervisor_report *rep) {
                                 rep->repeats, rep->sid);
 }
 
+/* A warm session's supervisor: who connected from where to the proxy (REPORT_CONNECTION). */
+static void on_connection(void *userdata, pid_t sid, const char *client) {
+        const monitor_ctx *m = userdata;
+        report_connection(m->report_fd, sid, client);
+}
+
 static void wait_for(pid_t pid) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
@@ -267,8 +273,21 @@ static void report_full_tmpfs(const plan *p, int report_fd) {
         }
 }
 
+/* A warm session attributes the proxy's refusals by the connect() the supervisor performed
+ * (docs/design/daemon.md). TCP Fast Open (sendto/sendmsg with MSG_FASTOPEN) connects without
+ * connect(): from a source port an earlier, recorded connection of another exec used, it would
+ * have its refusals attributed to that exec. The sandbox's network namespace turns the client
+ * side off (per namespace; its owner, the monitor, may write it), so every connection to the
+ * proxy is a connect() the supervisor sees. False when it cannot: then nothing is recorded and
+ * the proxy's refusals reach every running exec (never hidden). `proc_fd`: /proc/sys/net shows
+ * the opener's network namespace, whichever procfs it is. */
+static bool fastopen_off(int proc_fd) {
+        _cleanup_close_ int fd = openat(proc_fd, "sys/net/ipv4/tcp_fastopen", O_WRONLY | O_CLOEXEC);
+        return fd >= 0 && write(fd, "0\n", 2) == 2;
+}
+
 static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int sock, pid_t init,
-                                 const supervisor_unix_allow *unix_allow) {
+                                 const supervisor_unix_allow *unix_allow, bool record) {
         /* The supervisor performs creations for the command: it keeps no capability the command
          * does not have, and nothing may attach to it. */
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 || process_drop_capabilities() < 0 ||
@@ -294,7 +313,9 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
                                   .rules = &p->names, .on_report = on_report,
                                   .userdata = &m, .unix_allow = unix_allow,
                                   /* a warm session tells its execs' refusals apart */
-                                  .attribute = session_ctl >= 0 };
+                                  .attribute = session_ctl >= 0,
+                                  .record_ports = { PROXY_HTTP_PORT, PROXY_SOCKS_PORT },
+                                  .on_connection = record ? on_connection : NULL };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);
         if (r < 0) {
@@ -384,6 +405,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         host_grip grip;
         grip_host(p, report_fd, &grip);
         enter_namespaces(p, report_fd);
+        bool record = session_ctl >= 0 && fastopen_off(proc_fd);
         grip_private_mounts(p, report_fd, &grip);
         send_proxy_listeners(report_fd, proxy_ch);
         int sp[2];
@@ -404,5 +426,5 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         }
         (void) close(sp[1]);
         attach_init(&grip, report_fd, init);
-        supervise(p, report_fd, proc_fd, sp[0], init, grip.unix_allow);
+        supervise(p, report_fd, proc_fd, sp[0], init, grip.unix_allow, record);
 }

@@ -88,6 +88,8 @@ struct supervisor {
         const supervisor_unix_allow *unix_allow;
         const supervisor_landlock *landlock; /* the landlock backend, or NULL */
         bool attribute;            /* reports name the caller's session id (supervisor_config) */
+        uint16_t record_ports[2];  /* connects told to on_connection (supervisor_config) */
+        supervisor_connection_fn on_connection;
         unsigned sid_index;        /* ... the NSsid field to read (supervisor_sid_index), 0: none */
         report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
@@ -144,6 +146,8 @@ typedef struct request {
         char path[2][PATH_MAX];
         unsigned char addr[sizeof(struct sockaddr_storage)];
         int sock_fd;    /* bind: the caller's socket, via pidfd_getfd before ID_VALID */
+        uint16_t record_port; /* connect: the proxy port it goes to, told to on_connection once
+                               * connected (supervisor_connection_fn); 0: not recorded */
 
         /* Outcome. */
         bool returns_fd;    /* the op's result is an fd to install in the caller */
@@ -286,6 +290,9 @@ int supervisor_hand_off_open(request *r, int pin, int flags);
  * connect is done. Returns the result, or 0 with r->handed_off set. */
 int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, bool via_proc,
                        int own_pin);
+/* Tells on_connection that `sock` (connected or in progress, to loopback `port`) belongs to
+ * session `sid`. */
+void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid);
 /* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
 int supervisor_reopen(const supervisor *s, int pin, int flags);
 

@@ -22,11 +22,15 @@
  *   - abstract addresses are refused (EPERM, as Landlock's scoping answers), so are all others
  *     (EACCES), each reported as a network-outbound violation with the path as target.
  * Sockets of other families are connected as asked, also on the duplicate: the descriptor
- * number could name an AF_UNIX socket by the time the kernel read it again. A blocking connect
+ * number could name an AF_UNIX socket by the time the kernel read it again. In a warm session a
+ * TCP connect to the proxy's ports on loopback is recorded (caller's session id, local address)
+ * before the call is answered, so the session host can attribute the proxy's refusals
+ * (docs/design/daemon.md). A blocking connect
  * runs on a thread of its own (a full backlog would stall the workers otherwise). */
 #include "linux/supervisor-internal.h"
 
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -345,6 +349,26 @@ static int connect_unix(request *r, size_t len) {
         return connect_pinned(r, via, own);
 }
 
+/* A TCP connect to the sandbox's own loopback on a recorded port (a warm session's proxy).
+ * Judged on the copied address: the caller rewriting it afterwards changes nothing. Only these
+ * are recorded, so the session host's table holds proxy clients and nothing else. */
+static uint16_t recorded_port(const supervisor *s, const void *addr, size_t len) {
+        uint16_t port = 0;
+        const struct sockaddr_in *in = addr;
+        const struct sockaddr_in6 *in6 = addr;
+        if (!s->on_connection)
+                return 0;
+        if (len >= sizeof(*in) && in->sin_family == AF_INET &&
+            in->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
+                port = ntohs(in->sin_port);
+        else if (len >= sizeof(*in6) && in6->sin6_family == AF_INET6 &&
+                 (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+                  (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
+                   memcmp(&in6->sin6_addr.s6_addr[12], "\x7f\0\0\x01", 4) == 0)))
+                port = ntohs(in6->sin6_port);
+        return port && (port == s->record_ports[0] || port == s->record_ports[1]) ? port : 0;
+}
+
 int op_connect(request *r) {
         int len = (int) r->n->data.args[2];
         if (len < 0 || (size_t) len > sizeof(r->addr))
@@ -367,5 +391,6 @@ int op_connect(request *r) {
         e = supervisor_landlock_check_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len);
         if (e < 0)
                 return e;
+        r->record_port = recorded_port(r->s, r->addr, (size_t) len);
         return supervisor_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len, false, -1);
 }

@@ -8,6 +8,7 @@
  * take the caller's umask (and, for bind, cwd) privately, and adjusts its own capabilities per
  * request (credentials are per thread). */
 #include "linux/supervisor-internal.h"
+#include "linux/report.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -51,6 +52,8 @@ struct blocked_open {
          * path relative to our procfs. */
         bool connect;
         bool via_proc;
+        uint16_t record_port; /* ... and told to on_connection, with `sid`, once connected */
+        pid_t sid;
         int sock;
         socklen_t addr_len;
         struct sockaddr_storage addr;
@@ -130,10 +133,13 @@ static int do_connect(const supervisor *s, int sock, const struct sockaddr *addr
 static void *blocked_main(void *arg) {
         blocked_open *b = arg;
         supervisor *s = b->s;
-        if (b->connect)
-                send_resp(s, b->id, 0, do_connect(s, b->sock, (const struct sockaddr *) &b->addr,
-                                                  b->addr_len, b->via_proc, false));
-        else {
+        if (b->connect) {
+                int e = do_connect(s, b->sock, (const struct sockaddr *) &b->addr, b->addr_len,
+                                   b->via_proc, false);
+                if (e == 0 && b->record_port) /* before the answer */
+                        supervisor_record_connection(s, b->sock, b->record_port, b->sid);
+                send_resp(s, b->id, 0, e);
+        } else {
                 int fd = supervisor_reopen(s, b->pin, b->flags); /* may wait for the FIFO's peer */
                 if (fd < 0)
                         send_resp(s, b->id, 0, fd);
@@ -210,6 +216,9 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
         if (fl < 0 || (fl & O_NONBLOCK) || len > sizeof(struct sockaddr_storage)) {
                 /* Returns at once (EINPROGRESS for a TCP socket), as for the caller. */
                 int e = fl < 0 ? -errno : do_connect(r->s, r->sock_fd, addr, len, via_proc, true);
+                if (r->record_port && (e == 0 || e == -EINPROGRESS))
+                        supervisor_record_connection(r->s, r->sock_fd, r->record_port,
+                                                     request_sid(r));
                 safe_close(own_pin);
                 return e;
         }
@@ -219,10 +228,23 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
                 return -ENOMEM;
         }
         *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = own_pin, .connect = true,
-                              .via_proc = via_proc, .sock = TAKE_FD(r->sock_fd),
-                              .addr_len = len };
+                              .via_proc = via_proc, .record_port = r->record_port,
+                              .sid = r->record_port ? request_sid(r) : 0,
+                              .sock = TAKE_FD(r->sock_fd), .addr_len = len };
         memcpy(&b->addr, addr, len);
         return hand_off(r, b);
+}
+
+void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid) {
+        struct sockaddr_storage local;
+        socklen_t len = sizeof(local);
+        char client[REPORT_ENDPOINT_MAX] = "";
+        /* No address (getsockname failed): nothing is recorded, and the proxy's refusals on this
+         * connection reach every running exec, as unattributable ones do. */
+        if (getsockname(sock, (struct sockaddr *) &local, &len) == 0)
+                report_conn_key((const struct sockaddr *) &local, len, port, client);
+        if (client[0] && s->on_connection)
+                s->on_connection(s->userdata, sid, client);
 }
 
 /* A thread blocked in open() of a FIFO whose caller died would wait forever. Opening the other
@@ -264,6 +286,7 @@ static void handle(worker *w) {
         r->tid_fd = r->sock_fd = -1;
         r->sid = 0;
         r->validated = r->returns_fd = r->cloexec = r->handed_off = false;
+        r->record_port = 0;
         r->refusal = NULL;
 
         supervisor_op_fn fn = NULL;
@@ -429,7 +452,9 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                                         .unix_connect = cfg->unix_allow != NULL,
                                         .landlock_backend = cfg->landlock != NULL },
                             .unix_allow = cfg->unix_allow, .landlock = cfg->landlock,
-                            .attribute = cfg->attribute };
+                            .attribute = cfg->attribute,
+                            .record_ports = { cfg->record_ports[0], cfg->record_ports[1] },
+                            .on_connection = cfg->attribute ? cfg->on_connection : NULL };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
         pthread_mutex_init(&s->recv_lock, NULL);

@@ -32,6 +32,11 @@ typedef struct supervisor_report {
 
 /* Called like supervisor_violation_fn, for every report (rate-limited: supervisor-report.c). */
 typedef void (*supervisor_report_fn)(void *userdata, const supervisor_report *report);
+/* A connect() to one of supervisor_config.record_ports succeeded (or is in progress): the
+ * caller's session id and the connection's key (report_conn_key(): the socket's local address
+ * and the port it went to), called before the call returns to the caller, so before it can
+ * send a byte on the connection. */
+typedef void (*supervisor_connection_fn)(void *userdata, pid_t sid, const char *client);
 
 typedef struct supervisor_config {
         int listener_fd;   /* seccomp listener; taken (closed by supervisor_stop) */
@@ -53,6 +58,11 @@ typedef struct supervisor_config {
          * leader, so the id names the exec; docs/design/daemon.md). Costs one read of
          * /proc/<tid>/status per refusal the seccomp table answers. */
         bool attribute;
+        /* With `attribute`: the TCP ports on 127.0.0.1 and ::1 (the sandbox's own loopback: the
+         * session's egress proxy) whose connects are told to on_connection, so the proxy's
+         * refusals can be attributed too (docs/design/daemon.md). 0: unused. */
+        uint16_t record_ports[2];
+        supervisor_connection_fn on_connection;
 } supervisor_config;
 
 /* What the supervisor enforces in the landlock backend, where no namespace and no read-only

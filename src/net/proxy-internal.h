@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
 #include "net/host.h"
@@ -91,6 +92,9 @@ struct conn {
         net_host host;
         uint16_t port;
         char target[300];      /* "host:port" / "[v6]:port" for reports */
+        /* The connection's client address and our port (report_conn_key()): a warm session
+         * matches it with the supervisor's record of who connected (docs/design/daemon.md). */
+        char client[REPORT_ENDPOINT_MAX];
         struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */

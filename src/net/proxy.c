@@ -116,7 +116,7 @@ void conn_set_target(conn *c, const net_host *h, uint16_t port) {
 void conn_report(conn *c, const char *proto, const char *rule) {
         int fd = c->px->cfg->report_fd;
         if (fd >= 0)
-                report_net_violation(fd, proto, c->target, rule);
+                report_net_violation(fd, proto, c->target, rule, c->client);
 }
 
 ssize_t conn_read_client(conn *c, size_t cap) {
@@ -203,9 +203,25 @@ static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
         return c;
 }
 
+/* The connection as the supervisor recorded it (report_conn_key()): the peer and the port it
+ * reached here. Nothing when either is unknown (the refusal then reaches every running exec). */
+static void conn_name_client(conn *c, const struct sockaddr *peer, socklen_t len) {
+        struct sockaddr_storage here;
+        socklen_t hl = sizeof(here);
+        if (getsockname(c->cl.fd, (struct sockaddr *) &here, &hl) < 0)
+                return;
+        uint16_t port = here.ss_family == AF_INET    ? ntohs(((struct sockaddr_in *) &here)->sin_port)
+                        : here.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *) &here)->sin6_port)
+                                                     : 0;
+        if (port)
+                report_conn_key(peer, len, port, c->client);
+}
+
 static void on_accept(proxy *px, endpoint *l) {
         for (int i = 0; i < 64; i++) {
-                int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                struct sockaddr_storage peer;
+                socklen_t pl = sizeof(peer);
+                int fd = accept4(l->fd, (struct sockaddr *) &peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0)
                         return; /* EAGAIN, or a transient error (EMFILE): try again later */
                 /* A flood of connections from the sandbox must not exhaust the proxy. */
@@ -218,6 +234,7 @@ static void on_accept(proxy *px, endpoint *l) {
                         (void) close(fd);
                         continue;
                 }
+                conn_name_client(c, (const struct sockaddr *) &peer, pl);
                 if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
                         conn_close(c);
         }

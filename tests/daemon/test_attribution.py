@@ -3,8 +3,9 @@
 """Which exec a refusal reaches, and in which order, over cordond's socket (docs/protocol.md,
 "Order of events" and "Which exec a refusal reaches"): concurrent execs of one warm session each
 get only their own processes' refusals, from the creation rules and from the seccomp table;
-what a command left running after it ended reaches no other exec; a process that left its
-exec's session reaches every running exec (never hidden); a refusal comes before the output the
+what a command left running after it ended reaches no other exec; the egress proxy's refusals
+reach the exec whose process made the connection; a process that left its exec's session
+reaches every running exec (never hidden); a refusal comes before the output the
 command writes after it, and before its exit. Each test fails with the delivery the daemon had
 before attribution by session id (every running exec got every refusal).
 
@@ -84,6 +85,91 @@ class AttributionTest(td.DaemonTest):
         for events in (ea, eb):
             self.assertTrue(any(v["target"].endswith("/esc.secret")
                                 for v in self.violations(events)), events)
+
+    def net_targets(self, events):
+        return sorted(v["target"] for v in self.violations(events)
+                      if v["action"] == "network-outbound")
+
+    def test_proxy_refusals_are_attributed(self):
+        """The proxy's refusals, over HTTP and SOCKS5, reach the exec whose process made the
+        connection (the supervisor's record of the connect joined with the refused request's
+        client address), not every running exec."""
+        sid = self.launch_warm()
+        # HTTP through the proxy's HTTP port, then SOCKS5 (the proxy resolves: socks5h), both
+        # refused (no egressAllowlist); interleaved so that the two execs overlap.
+        def curls(who, delay):
+            return (f"sleep {delay}; "
+                    f"curl -sS -o /dev/null -x \"$HTTP_PROXY\" http://{who}-http.example/; "
+                    f"sleep 0.3; "
+                    f"curl -sS -o /dev/null -x \"$ALL_PROXY\" http://{who}-socks.example/; "
+                    f"sleep 0.6; echo {who}")
+        for _ in range(3):
+            (ea, ra), (eb, rb) = self.run_together(sid, [["sh", "-c", curls("a", 0)],
+                                                          ["sh", "-c", curls("b", 0.15)]])
+            self.assertEqual(self.output(ea), "a\n", ea)
+            self.assertEqual(self.output(eb), "b\n", eb)
+            self.assertEqual(self.net_targets(ea), ["a-http.example:80", "a-socks.example:80"], ea)
+            self.assertEqual(self.net_targets(eb), ["b-http.example:80", "b-socks.example:80"], eb)
+            self.assertEqual(ra["result"]["violations"], 2, ra)
+            self.assertEqual(rb["result"]["violations"], 2, rb)
+
+    def test_proxy_refusal_of_a_process_that_left_its_session_is_not_hidden(self):
+        """A connection made by a process that called setsid() names no exec: its refusal
+        reaches every running exec, as the supervisor's own refusals from such a process do."""
+        sid = self.launch_warm()
+        esc = ("setsid sh -c 'sleep 0.3; curl -sS -o /dev/null -x \"$HTTP_PROXY\" "
+               "http://escaped.example/' & sleep 1.5; echo E")
+        (ea, _), (eb, _) = self.run_together(sid, [["sh", "-c", esc],
+                                                   ["sh", "-c", "sleep 1.5; echo other"]])
+        for events in (ea, eb):
+            self.assertEqual(self.net_targets(events), ["escaped.example:80"], events)
+
+    def test_one_source_address_on_both_proxy_ports(self):
+        """Two live connections may share a source address (SO_REUSEADDR on both) when they go
+        to the two proxy ports: the join is by the 4-tuple, so the other exec's connection
+        from the same address does not take this exec's refusal."""
+        sid = self.launch_warm()
+        py = ("import socket, sys, time\n"
+              "s = socket.socket()\n"
+              "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+              "s.bind(('127.0.0.1', 45678))\n"
+              "s.connect(('127.0.0.1', int(sys.argv[1])))\n"
+              "time.sleep(float(sys.argv[2]))\n"
+              "if sys.argv[1] == '3128':\n"
+              "    s.sendall(b'GET http://reuse.example/ HTTP/1.0\\r\\n\\r\\n')\n"
+              "    print(s.recv(12).decode())\n"
+              "else:\n"
+              "    print('held')\n")
+        (ea, ra), (eb, rb) = self.run_together(sid, [
+            ["/usr/bin/python3", "-c", py, "3128", "1.0"],
+            ["sh", "-c", f"sleep 0.3; exec /usr/bin/python3 -c \"$0\" 1080 1.5", py]])
+        self.assertEqual(self.output(ea), "HTTP/1.1 403\n", ea)
+        self.assertEqual(self.output(eb), "held\n", eb)
+        self.assertEqual(self.net_targets(ea), ["reuse.example:80"], ea)
+        self.assertEqual(self.net_targets(eb), [], eb)
+
+    def test_no_connection_to_the_proxy_bypasses_connect(self):
+        """TCP Fast Open would connect from sendto() without the connect() the supervisor
+        records: from a source port another exec's recorded connection used before, its refusal
+        would reach that exec. The session's network namespace has it off."""
+        sid = self.launch_warm()
+        events, _ = self.exec(sid, ["cat", "/proc/sys/net/ipv4/tcp_fastopen"])
+        self.assertEqual(self.output(events), "0\n", events)
+        # The command cannot turn it back on (no capability; Landlock: /proc is not writable).
+        events, _ = self.exec(sid, ["sh", "-c", "echo 1 > /proc/sys/net/ipv4/tcp_fastopen; "
+                                    "cat /proc/sys/net/ipv4/tcp_fastopen"])
+        self.assertEqual(self.output(events), "0\n", events)
+        tfo = ("import errno, socket\n"
+               "s = socket.socket()\n"
+               "try:\n"
+               "    s.sendto(b'GET http://tfo.example/ HTTP/1.0\\r\\n\\r\\n', "
+               "socket.MSG_FASTOPEN, ('127.0.0.1', 3128))\n"
+               "    print(s.recv(100)[:12])\n"
+               "except OSError as e:\n"
+               "    print('EOPNOTSUPP' if e.errno == errno.EOPNOTSUPP else e)\n")
+        events, resp = self.exec(sid, ["/usr/bin/python3", "-c", tfo])
+        self.assertEqual(self.output(events), "EOPNOTSUPP\n", events)
+        self.assertEqual(self.net_targets(events), [], events)
 
     def test_refusal_comes_before_later_output_and_exit(self):
         """The order docs/protocol.md guarantees, checked many times: the refused creation's
