@@ -239,6 +239,14 @@ unsigned resolved_check_flags(const resolved *res);
 typedef int (*supervisor_op_fn)(request *r);
 /* The handler for a syscall number, or NULL. */
 supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name);
+/* A dispatch table row, and the search both tables (supervisor-ops.c, supervisor-meta.c) use. */
+typedef struct supervisor_op_entry {
+        long nr;
+        const char *name;
+        supervisor_op_fn fn;
+} supervisor_op_entry;
+supervisor_op_fn supervisor_op_find(const supervisor_op_entry *t, size_t n, int nr,
+                                    const char **ret_name);
 
 /* ---- supervisor-meta.c -------------------------------------------------------------------------- */
 /* The landlock backend's chmod, chown, utimes and xattr calls, or NULL. */

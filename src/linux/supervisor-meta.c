@@ -458,11 +458,7 @@ static int op_removexattrat(request *r) {
                                      .xname = arg(r, 3)), arg_int(r, 2));
 }
 
-static const struct {
-        long nr;
-        const char *name;
-        supervisor_op_fn fn;
-} meta_ops[] = {
+static const supervisor_op_entry meta_ops[] = {
 #ifdef SYS_chmod
         { SYS_chmod, "chmod", op_chmod },
         { SYS_chown, "chown", op_chown },
@@ -488,10 +484,5 @@ static const struct {
 };
 
 supervisor_op_fn supervisor_meta_op_lookup(int nr, const char **ret_name) {
-        for (size_t i = 0; i < ELEMENTSOF(meta_ops); i++)
-                if (meta_ops[i].nr == nr) {
-                        *ret_name = meta_ops[i].name;
-                        return meta_ops[i].fn;
-                }
-        return NULL;
+        return supervisor_op_find(meta_ops, ELEMENTSOF(meta_ops), nr, ret_name);
 }

@@ -757,11 +757,7 @@ static int op_unlinkat(request *r) {
 
 /* ---- Dispatch ------------------------------------------------------------------------------------ */
 
-static const struct {
-        long nr;
-        const char *name;
-        supervisor_op_fn fn;
-} ops[] = {
+static const supervisor_op_entry ops[] = {
 #ifdef SYS_open
         { SYS_open, "open", op_open },
         { SYS_creat, "creat", op_creat },
@@ -785,11 +781,17 @@ static const struct {
         { SYS_unlinkat, "unlinkat", op_unlinkat },
 };
 
-supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name) {
-        for (size_t i = 0; i < ELEMENTSOF(ops); i++)
-                if (ops[i].nr == nr) {
-                        *ret_name = ops[i].name;
-                        return ops[i].fn;
+supervisor_op_fn supervisor_op_find(const supervisor_op_entry *t, size_t n, int nr,
+                                    const char **ret_name) {
+        for (size_t i = 0; i < n; i++)
+                if (t[i].nr == nr) {
+                        *ret_name = t[i].name;
+                        return t[i].fn;
                 }
-        return supervisor_meta_op_lookup(nr, ret_name);
+        return NULL;
+}
+
+supervisor_op_fn supervisor_op_lookup(int nr, const char **ret_name) {
+        supervisor_op_fn fn = supervisor_op_find(ops, ELEMENTSOF(ops), nr, ret_name);
+        return fn ? fn : supervisor_meta_op_lookup(nr, ret_name);
 }
