@@ -62,6 +62,21 @@ static int refuse_binds_inside(plan_builder *b, const strv *rules, const char *w
         return 0;
 }
 
+/* What the first `n` entries of `rules` name on disk now (globs expanded), appended to `found`;
+ * a pattern matching more than POLICY_MAX_LIST paths is refused with its name. */
+static int expand_existing(plan_builder *b, const strv *rules, size_t n, strv *found) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                r = path_expand_existing(rules->v[i], found);
+                if (r == -E2BIG)
+                        r = cordon_set_error(b->err, CORDON_POLICY_INVALID, E2BIG,
+                                             "the deny pattern '%s' matches more than %u paths; "
+                                             "narrow it",
+                                             rules->v[i], POLICY_MAX_LIST);
+        }
+        return r;
+}
+
 /* Adds what each entry of `rules` is on disk now, resolved (a glob's matches, a symlink's target)
  * to `rules` itself. A protected or secret name that is a symlink (.claude/settings.json ->
  * ../cfg/claude.json) would otherwise guard the link only: the creation rules match names, so an
@@ -70,15 +85,7 @@ static int refuse_binds_inside(plan_builder *b, const strv *rules, const char *w
 static int push_existing_targets(plan_builder *b, strv *rules) {
         strv found = { 0 };
         size_t n = rules->n; /* the entries as listed; what is added is resolved already */
-        int r = 0;
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                r = path_expand_existing(rules->v[i], &found);
-                if (r == -E2BIG)
-                        r = cordon_set_error(b->err, CORDON_POLICY_INVALID, E2BIG,
-                                             "the deny pattern '%s' matches more than %u paths; "
-                                             "narrow it",
-                                             rules->v[i], POLICY_MAX_LIST);
-        }
+        int r = expand_existing(b, rules, n, &found);
         for (size_t i = 0; r >= 0 && i < found.n; i++) {
                 path_defuse_glob(found.v[i]);
                 r = strv_push_unique(rules, found.v[i]);
@@ -117,15 +124,7 @@ static int add_link_mount(plan_builder *b, const char *path) {
 static int add_existing_mounts(plan_builder *b, const strv *rules, mount_op_kind kind,
                                const char *why, bool only_beneath_roots) {
         strv found = { 0 };
-        int r = 0;
-        for (size_t i = 0; r >= 0 && i < rules->n; i++) {
-                r = path_expand_existing(rules->v[i], &found);
-                if (r == -E2BIG)
-                        r = cordon_set_error(b->err, CORDON_POLICY_INVALID, E2BIG,
-                                             "the deny pattern '%s' matches more than %u paths; "
-                                             "narrow it",
-                                             rules->v[i], POLICY_MAX_LIST);
-        }
+        int r = expand_existing(b, rules, rules->n, &found);
         for (size_t i = 0; r >= 0 && i < found.n; i++) {
                 bool is_dir = false;
                 /* Outside the writable roots everything is read-only already (the root bind):
