@@ -19,49 +19,20 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "util"))
+from sourced_list import ListError, read_sourced_list, write_atomically  # noqa: E402
+
 PATTERN_CHARS = re.compile(r"^[A-Za-z0-9._*:\[\]-]+$")
-SOURCE = re.compile(r"^#\s*source:\s*\S")
 
 
-class ListError(Exception):
-    pass
+def check_pattern(path, number, pattern):
+    if not PATTERN_CHARS.match(pattern):
+        raise ListError(f"{path}:{number}: '{pattern}' is not one pattern "
+                        "(letters, digits and . - _ * : [ ] only)")
 
 
-def parse_list(path):
-    entries = []
-    seen = {}
-    sourced = False  # the comment block directly above names a source
-    with open(path, "rb") as f:
-        raw_lines = f.read().split(b"\n")
-    for number, raw in enumerate(raw_lines, 1):
-        try:
-            line = raw.decode("utf-8").rstrip("\r").strip()
-        except UnicodeDecodeError:
-            raise ListError(f"{path}:{number}: not UTF-8")
-        if not line:
-            sourced = False
-            continue
-        if line.startswith("#"):
-            sourced = sourced or bool(SOURCE.match(line))
-            continue
-        pattern, hash_sign, comment = line.partition("#")
-        pattern = pattern.strip()
-        has_source = sourced or bool(hash_sign and SOURCE.match("#" + comment.strip()))
-        sourced = False
-        if not PATTERN_CHARS.match(pattern):
-            raise ListError(f"{path}:{number}: '{pattern}' is not one pattern "
-                            "(letters, digits and . - _ * : [ ] only)")
-        if not has_source:
-            raise ListError(f"{path}:{number}: '{pattern}' has no '# source:' comment "
-                            "(on the lines above it or at the end of its line)")
-        key = pattern.lower().rstrip(".")
-        if key in seen:
-            raise ListError(f"{path}:{number}: '{pattern}' repeats line {seen[key]}")
-        seen[key] = number
-        entries.append((pattern, number))
-    if not entries:
-        raise ListError(f"{path}: no entries")
-    return entries
+def pattern_key(pattern):
+    return pattern.lower().rstrip(".")  # names compare case-insensitively, a trailing dot aside
 
 
 def c_name(path):
@@ -81,17 +52,14 @@ def main(argv):
         for path in argv[2:]:
             out.append(f"/* {os.path.basename(path)} */")
             out.append(f"static const egress_list_entry {c_name(path)}[] = {{")
-            for pattern, number in parse_list(path):
+            for pattern, number in read_sourced_list(path, check_pattern, pattern_key):
                 out.append(f'        {{ "{pattern}", {number} }},')
             out.append("};")
             out.append("")
     except (ListError, OSError) as e:
         print(f"egress-lists-gen: {e}", file=sys.stderr)
         return 1
-    tmp = argv[1] + ".tmp"
-    with open(tmp, "w", encoding="ascii") as f:
-        f.write("\n".join(out))
-    os.replace(tmp, argv[1])
+    write_atomically(argv[1], "\n".join(out))
     return 0
 
 

@@ -20,12 +20,10 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "util"))
+from sourced_list import ListError, read_sourced_list, write_atomically  # noqa: E402
+
 ENTRY_CHARS = re.compile(r"^[A-Za-z0-9._*/-]+$")
-SOURCE = re.compile(r"^#\s*source:\s*\S")
-
-
-class ListError(Exception):
-    pass
 
 
 def check_entry(path, number, entry):
@@ -42,40 +40,6 @@ def check_entry(path, number, entry):
             raise ListError(f"{path}:{number}: '{entry}' has an empty, '.' or '..' component")
 
 
-def parse_list(path):
-    entries = []
-    seen = {}
-    sourced = False  # the comment block directly above names a source
-    with open(path, "rb") as f:
-        raw_lines = f.read().split(b"\n")
-    for number, raw in enumerate(raw_lines, 1):
-        try:
-            line = raw.decode("utf-8").rstrip("\r").strip()
-        except UnicodeDecodeError:
-            raise ListError(f"{path}:{number}: not UTF-8")
-        if not line:
-            sourced = False
-            continue
-        if line.startswith("#"):
-            sourced = sourced or bool(SOURCE.match(line))
-            continue
-        entry, hash_sign, comment = line.partition("#")
-        entry = entry.strip()
-        has_source = sourced or bool(hash_sign and SOURCE.match("#" + comment.strip()))
-        sourced = False
-        check_entry(path, number, entry)
-        if not has_source:
-            raise ListError(f"{path}:{number}: '{entry}' has no '# source:' comment "
-                            "(on the lines above it or at the end of its line)")
-        if entry in seen:
-            raise ListError(f"{path}:{number}: '{entry}' repeats line {seen[entry]}")
-        seen[entry] = number
-        entries.append((entry, number))
-    if not entries:
-        raise ListError(f"{path}: no entries")
-    return entries
-
-
 def main(argv):
     if len(argv) != 3:
         print("usage: protected-names-gen.py OUTPUT.h LIST", file=sys.stderr)
@@ -84,16 +48,13 @@ def main(argv):
            "do not edit. */",
            "#pragma once", "", "#define PLAN_PROTECTED_NAMES \\"]
     try:
-        for entry, number in parse_list(argv[2]):
+        for entry, number in read_sourced_list(argv[2], check_entry):
             out.append(f'        "{entry}", /* names.list:{number} */ \\')
     except (ListError, OSError) as e:
         print(f"protected-names-gen: {e}", file=sys.stderr)
         return 1
     out.append("")
-    tmp = argv[1] + ".tmp"
-    with open(tmp, "w", encoding="ascii") as f:
-        f.write("\n".join(out) + "\n")
-    os.replace(tmp, argv[1])
+    write_atomically(argv[1], "\n".join(out) + "\n")
     return 0
 
 
