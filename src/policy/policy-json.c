@@ -293,25 +293,32 @@ static int parse_one_bind(parse_ctx *c, json_t *v) {
         return r < 0 ? fail_errno(c, r) : 0;
 }
 
-static int parse_binds(parse_ctx *c, json_t *v, void *target) {
-        int r = jread_expect(&c->j, v, json_is_array(v), "an array of objects",
-                             "\"bindMounts\": [{\"hostPath\": \"/home/me/project\"}]");
+/* An array of at most POLICY_MAX_LIST objects, each handed to `each` with its index on the key
+ * path (bindMounts, toolCaches.extra). `too_many` is the hint when the array is longer. */
+static int parse_object_array(parse_ctx *c, json_t *v, const char *example, const char *too_many,
+                              int (*each)(parse_ctx *c, json_t *e)) {
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array of objects", example);
         if (r < 0)
                 return r;
         if (json_array_size(v) > POLICY_MAX_LIST)
-                return jread_fail(&c->j, false, "bind a common parent instead",
-                                  "has %zu entries; at most %u are allowed", json_array_size(v),
-                                  POLICY_MAX_LIST);
+                return jread_fail(&c->j, false, too_many, "has %zu entries; at most %u are allowed",
+                                  json_array_size(v), POLICY_MAX_LIST);
         size_t i;
         json_t *e;
         json_array_foreach(v, i, e) {
                 jread_push_index(&c->j, i);
-                r = parse_one_bind(c, e);
+                r = each(c, e);
                 jread_pop(&c->j);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+static int parse_binds(parse_ctx *c, json_t *v, void *target) {
+        return parse_object_array(c, v,
+                                  "\"bindMounts\": [{\"hostPath\": \"/home/me/project\"}]",
+                                  "bind a common parent instead", parse_one_bind);
 }
 
 /* ---- env -------------------------------------------------------------------------------------- */
@@ -466,24 +473,9 @@ static int parse_one_tool_cache(parse_ctx *c, json_t *v) {
 }
 
 static int parse_cache_extra(parse_ctx *c, json_t *v, void *target) {
-        int r = jread_expect(&c->j, v, json_is_array(v), "an array of objects",
-                             "\"extra\": [{\"name\": \"sbt\", \"env\": \"COURSIER_CACHE\"}]");
-        if (r < 0)
-                return r;
-        if (json_array_size(v) > POLICY_MAX_LIST)
-                return jread_fail(&c->j, false, "list fewer tools",
-                                  "has %zu entries; at most %u are allowed", json_array_size(v),
-                                  POLICY_MAX_LIST);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                jread_push_index(&c->j, i);
-                r = parse_one_tool_cache(c, e);
-                jread_pop(&c->j);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return parse_object_array(c, v,
+                                  "\"extra\": [{\"name\": \"sbt\", \"env\": \"COURSIER_CACHE\"}]",
+                                  "list fewer tools", parse_one_tool_cache);
 }
 
 static int parse_cache_enabled(parse_ctx *c, json_t *v, void *target) {
