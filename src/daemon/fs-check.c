@@ -188,22 +188,6 @@ static bool ascii_name(const char *path) {
         return true;
 }
 
-/* A `.cordon` component anywhere in the path. cordon's project settings live in
- * <root>/.cordon/settings.json, the root being the nearest ancestor of a run's directory holding
- * one (docs/settings.md): a file written there through the daemon would choose a later run's or
- * session's sandbox, so no fs.* operation writes into any .cordon, at any depth, whatever the
- * plan's name rules hold. ASCII case-insensitive for casefolding directories (no non-ASCII
- * character folds to one of the letters of "cordon"). */
-static bool in_settings_dir(const char *path) {
-        for (const char *p = path; (p = strchr(p, '/'));) {
-                p++;
-                size_t n = strcspn(p, "/");
-                if (n == 7 && strncasecmp(p, ".cordon", 7) == 0)
-                        return true;
-        }
-        return false;
-}
-
 /* A directory holding HEAD, objects, refs or commondir is one git may read config from
  * (docs/design/git-repos.md). */
 static bool git_shaped(const char *dir) {
@@ -249,15 +233,12 @@ int fs_check_write(fs_ctx *c, const char *path, bool resolved, const char **ret_
                 return fs_refuse(c, "file-write*", path, k,
                                  "'%s' is under %s: file operations do not write kernel "
                                  "interfaces", path, k);
-        if (in_settings_dir(path))
-                return fs_refuse(c, "file-write*", path, ".cordon",
-                                 "'%s' is in a .cordon directory: cordon's settings are written "
-                                 "outside the sandbox only", path);
         const mount_op *m = resolved ? covering_mount(c->plan, path) : NULL;
         if (m && m->kind != MOUNT_OP_BIND_RW)
                 return refuse_mount(c, m, path, "file-write*");
         /* The file replaces (is renamed onto) the name: the rename rules apply, which also refuse
-         * an ancestor of a protected path (a file named .git would point git elsewhere). A
+         * an ancestor of a protected path (a file named .git would point git elsewhere) and any
+         * path through a .cordon directory (project settings a later run would read). A
          * non-ASCII name may fold to a denied one on a casefolding directory: matched widely. */
         const char *rule = NULL;
         name_verdict v = name_rules_check(&c->plan->names, NAME_CHECK_RENAME_TARGET, path,
