@@ -2,7 +2,7 @@
 /* Argument parsing for `cordon` (see args.h). Table-driven: one row per option says what value it
  * takes; one function per value kind checks it. Every message that quotes user input goes
  * through quote() so a fatal line stays one printable line. */
-#include "cli/args.h"
+#include "cli/args-internal.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -12,7 +12,6 @@
 
 #include "util/util.h" /* text_nearest(): the "did you mean" of policy files, reused */
 
-#define CLI_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 typedef enum value_kind {
         VALUE_NONE = 0,
@@ -91,16 +90,6 @@ const char *cli_flag_hint(cli_flag flag) {
         return (unsigned) flag < _CLI_FLAG_MAX ? flag_defs[flag].hint : "";
 }
 
-typedef struct parser {
-        int argc;
-        char *const *argv;
-        int i;           /* next argv index */
-        const char *cwd;
-        const char *see; /* the help to point at in usage errors */
-        bool dashdash;   /* parse_options consumed a "--" */
-        cli_args *out;
-        cordon_error *err;
-} parser;
 
 /* ---- Messages ----------------------------------------------------------------------------- */
 
@@ -118,7 +107,7 @@ const char *cli_quote(const char *s, char *buf, size_t size) {
 }
 
 CLI_PRINTF(3, 4)
-static int set_error(cordon_error *err, cordon_code code, const char *fmt, ...) {
+int cli_set_error(cordon_error *err, cordon_code code, const char *fmt, ...) {
         if (err) {
                 va_list ap;
                 va_start(ap, fmt);
@@ -132,13 +121,13 @@ static int set_error(cordon_error *err, cordon_code code, const char *fmt, ...) 
 
 /* "<what> (see '<help>')", code USAGE. */
 CLI_PRINTF(2, 3)
-static int usage(parser *p, const char *fmt, ...) {
+int cli_usage(parser *p, const char *fmt, ...) {
         char what[768];
         va_list ap;
         va_start(ap, fmt);
         (void) vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
-        return set_error(p->err, CORDON_USAGE, "%s (see '%s')", what, p->see);
+        return cli_set_error(p->err, CORDON_USAGE, "%s (see '%s')", what, p->see);
 }
 
 /* "--flag: <what>; <hint>", code POLICY_INVALID. */
@@ -149,8 +138,8 @@ static int bad_value(parser *p, cli_flag flag, const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
-        return set_error(p->err, CORDON_POLICY_INVALID, "%s: %s; %s", flag_defs[flag].name, what,
-                         flag_defs[flag].hint);
+        return cli_set_error(p->err, CORDON_POLICY_INVALID, "%s: %s; %s", flag_defs[flag].name,
+                             what, flag_defs[flag].hint);
 }
 
 /* ---- Values ------------------------------------------------------------------------------- */
@@ -159,7 +148,7 @@ static int bad_value(parser *p, cli_flag flag, const char *fmt, ...) {
  * ".." components are resolved here, which is exact because cwd contains no symlinks; a ".."
  * anywhere else is kept, and the policy setter refuses it rather than guess what a symlink before
  * it points to. */
-static int make_absolute(const char *cwd, const char *in, char **ret) {
+int cli_make_absolute(const char *cwd, const char *in, char **ret) {
         if (in[0] == '/') {
                 *ret = strdup(in);
                 return *ret ? 0 : -ENOMEM;
@@ -246,7 +235,7 @@ static int parse_value(parser *p, cli_flag flag, const char *value, cli_setting 
         case VALUE_PATH:
                 if (!value[0])
                         return bad_value(p, flag, "empty path");
-                return make_absolute(p->cwd, value, &s->text);
+                return cli_make_absolute(p->cwd, value, &s->text);
         case VALUE_TEXT:
                 if (!value[0])
                         return bad_value(p, flag, "empty value");
@@ -293,37 +282,7 @@ static int add_setting(parser *p, cli_flag flag, const char *value) {
 
 /* ---- Options ------------------------------------------------------------------------------ */
 
-typedef enum extra_opt {
-        EXTRA_HELP,
-        EXTRA_SETTINGS,
-        EXTRA_SHOW_EXPLAIN,
-        EXTRA_JSON,
-        EXTRA_SANDBOX,
-        EXTRA_BACKEND,
-        EXTRA_EVENTS,
-        EXTRA_SEATBELT,
-        EXTRA_QUIET,
-        EXTRA_CAPTURE,
-        EXTRA_STATUS,
-        EXTRA_STDERR,
-        EXTRA_SOCKET,
-        EXTRA_CWD,
-        EXTRA_ENV,
-        EXTRA_NATIVE,
-} extra_opt;
 
-#define ALLOW_POLICY (1u << 0)  /* the policy flags, --sandbox, --backend */
-#define ALLOW_JSON (1u << 1)
-#define ALLOW_POSITIONAL (1u << 2) /* stop at the first non-option (run's command) */
-#define ALLOW_EVENTS (1u << 3)     /* run's --events */
-#define ALLOW_RUN_REPORT (1u << 5) /* run's --json=DEST, --capture */
-#define ALLOW_QUIET (1u << 14)     /* run, exec: --quiet */
-#define ALLOW_EXPLAIN (1u << 6)    /* explain's --status, --stderr */
-#define ALLOW_SEATBELT (1u << 4)   /* policy show --seatbelt */
-#define ALLOW_SHOW_EXPLAIN (1u << 12) /* policy show --explain */
-#define ALLOW_SOCKET (1u << 7)     /* session, exec: --socket */
-#define ALLOW_EXEC (1u << 8)       /* exec's --cwd, --env */
-#define ALLOW_TERMINAL (1u << 13)  /* terminal's --native */
 
 static const struct {
         const char *name;
@@ -351,7 +310,7 @@ static const struct {
 
 static int set_sandbox(parser *p, const char *value) {
         if (strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
-                return set_error(p->err, CORDON_POLICY_INVALID,
+                return cli_set_error(p->err, CORDON_POLICY_INVALID,
                                  "--sandbox: expected 'on' or 'off', got '%s'; 'off' runs the "
                                  "command unprotected", CLI_QUOTE(value));
         p->out->sandbox_set = true;
@@ -362,7 +321,7 @@ static int set_sandbox(parser *p, const char *value) {
 static int set_backend(parser *p, const char *value) {
         /* docs/design/backends.md: an unknown backend name on the command line is a usage error. */
         if (cordon_backend_from_string(value, &p->out->backend) < 0)
-                return usage(p, "--backend: unknown backend '%s'; use auto, native, landlock, "
+                return cli_usage(p, "--backend: unknown backend '%s'; use auto, native, landlock, "
                                 "microvm or none", CLI_QUOTE(value));
         p->out->backend_set = true;
         return 0;
@@ -377,16 +336,16 @@ static int set_backend(parser *p, const char *value) {
 static int set_events(parser *p, const char *value) {
         cli_args *a = p->out;
         if (a->events_path || a->events_fd >= 0)
-                return usage(p, "--events given twice; give it once");
+                return cli_usage(p, "--events given twice; give it once");
         if (!value[0])
-                return set_error(p->err, CORDON_POLICY_INVALID, "--events: empty value; %s",
+                return cli_set_error(p->err, CORDON_POLICY_INVALID, "--events: empty value; %s",
                                  EVENTS_HINT);
         if (strncmp(value, "fd:", 3) != 0)
-                return make_absolute(p->cwd, value, &a->events_path);
+                return cli_make_absolute(p->cwd, value, &a->events_path);
         uint64_t n = 0;
         int r = parse_count(value + 3, &n);
         if (r < 0 || n > INT32_MAX || n < 3)
-                return set_error(p->err, CORDON_POLICY_INVALID,
+                return cli_set_error(p->err, CORDON_POLICY_INVALID,
                                  "--events: '%s' is not a usable descriptor; %s",
                                  CLI_QUOTE(value), EVENTS_HINT);
         a->events_fd = (int) n;
@@ -399,19 +358,20 @@ static int set_events(parser *p, const char *value) {
 static int set_json_dest(parser *p, const char *value) {
         cli_args *a = p->out;
         if (!value)
-                return usage(p, "--json needs a destination for run: --json=FILE or --json=fd:N "
-                                "(N >= 3; fds 1 and 2 carry the command's own output)");
+                return cli_usage(p, "--json needs a destination for run: --json=FILE or "
+                                    "--json=fd:N (N >= 3; fds 1 and 2 carry the command's own "
+                                    "output)");
         if (a->json_path || a->json_fd >= 0)
-                return usage(p, "--json given twice; give it once");
+                return cli_usage(p, "--json given twice; give it once");
         if (!value[0])
-                return set_error(p->err, CORDON_POLICY_INVALID, "--json: empty value; %s",
+                return cli_set_error(p->err, CORDON_POLICY_INVALID, "--json: empty value; %s",
                                  EVENTS_HINT);
         if (strncmp(value, "fd:", 3) != 0)
-                return make_absolute(p->cwd, value, &a->json_path);
+                return cli_make_absolute(p->cwd, value, &a->json_path);
         uint64_t n = 0;
         int r = parse_count(value + 3, &n);
         if (r < 0 || n > INT32_MAX || n < 3)
-                return set_error(p->err, CORDON_POLICY_INVALID,
+                return cli_set_error(p->err, CORDON_POLICY_INVALID,
                                  "--json: '%s' is not a usable descriptor; %s", CLI_QUOTE(value),
                                  EVENTS_HINT);
         a->json_fd = (int) n;
@@ -422,7 +382,7 @@ static int set_json_dest(parser *p, const char *value) {
 static int set_status(parser *p, const char *value) {
         uint64_t n = 0;
         if (parse_count(value, &n) < 0 || n > 255)
-                return usage(p, "--status: '%s' is not an exit status 0-255", CLI_QUOTE(value));
+                return cli_usage(p, "--status: '%s' is not an exit status 0-255", CLI_QUOTE(value));
         p->out->status_set = true;
         p->out->status = (int) n;
         return 0;
@@ -430,28 +390,28 @@ static int set_status(parser *p, const char *value) {
 
 static int set_stderr_path(parser *p, const char *value) {
         if (p->out->stderr_path)
-                return usage(p, "--stderr given twice; give it once");
+                return cli_usage(p, "--stderr given twice; give it once");
         if (!value[0])
-                return usage(p, "--stderr: empty path");
-        return make_absolute(p->cwd, value, &p->out->stderr_path);
+                return cli_usage(p, "--stderr: empty path");
+        return cli_make_absolute(p->cwd, value, &p->out->stderr_path);
 }
 
 /* session, exec --socket PATH: cordond's socket (cmd-session.c connects and checks it). */
 static int set_socket(parser *p, const char *value) {
         if (p->out->socket_path)
-                return usage(p, "--socket given twice; give it once");
+                return cli_usage(p, "--socket given twice; give it once");
         if (!value[0])
-                return usage(p, "--socket: empty path; give the path of cordond's socket");
-        return make_absolute(p->cwd, value, &p->out->socket_path);
+                return cli_usage(p, "--socket: empty path; give the path of cordond's socket");
+        return cli_make_absolute(p->cwd, value, &p->out->socket_path);
 }
 
 /* exec --cwd DIR: relative to the caller's directory, like every path on this command line. */
 static int set_exec_cwd(parser *p, const char *value) {
         if (p->out->exec_cwd)
-                return usage(p, "--cwd given twice; give it once");
+                return cli_usage(p, "--cwd given twice; give it once");
         if (!value[0])
-                return usage(p, "--cwd: empty path; give the directory the command starts in");
-        return make_absolute(p->cwd, value, &p->out->exec_cwd);
+                return cli_usage(p, "--cwd: empty path; give the directory the command starts in");
+        return cli_make_absolute(p->cwd, value, &p->out->exec_cwd);
 }
 
 #define EXEC_ENV_MAX 4096 /* PROTO_ENV_MAX: what one exec request may carry */
@@ -472,11 +432,11 @@ static int add_exec_env(parser *p, const char *value) {
         cli_args *a = p->out;
         const char *eq = strchr(value, '=');
         if (!eq || !env_name_ok(value, (size_t) (eq - value)))
-                return usage(p, "--env: expected NAME=VALUE with NAME matching "
+                return cli_usage(p, "--env: expected NAME=VALUE with NAME matching "
                                 "[A-Za-z_][A-Za-z0-9_]*, got '%s'",
                              eq ? "<invalid name>=..." : CLI_QUOTE(value));
         if (a->n_exec_env >= EXEC_ENV_MAX)
-                return usage(p, "--env given more than %d times", EXEC_ENV_MAX);
+                return cli_usage(p, "--env given more than %d times", EXEC_ENV_MAX);
         char **n = reallocarray(a->exec_env, a->n_exec_env + 1, sizeof(char *));
         if (!n)
                 return -ENOMEM;
@@ -494,8 +454,8 @@ static int take_value(parser *p, const char *name, const char *inline_value, con
                 return 0;
         }
         if (p->i >= p->argc)
-                return usage(p, "option '%s' needs a value: '%s VALUE' or '%s=VALUE'", name, name,
-                             name);
+                return cli_usage(p, "option '%s' needs a value: '%s VALUE' or '%s=VALUE'", name,
+                                 name, name);
         *ret = p->argv[p->i++];
         return 0;
 }
@@ -507,21 +467,21 @@ static int take_value(parser *p, const char *name, const char *inline_value, con
 static int add_settings_file(parser *p, const char *value) {
         cli_args *a = p->out;
         if (!value[0])
-                return set_error(p->err, CORDON_POLICY_INVALID,
+                return cli_set_error(p->err, CORDON_POLICY_INVALID,
                                  "--settings: empty path; give a settings file (JSON)");
         if (a->n_settings_files >= MAX_SETTINGS_FILES)
-                return usage(p, "--settings given more than %d times", MAX_SETTINGS_FILES);
+                return cli_usage(p, "--settings given more than %d times", MAX_SETTINGS_FILES);
         char **n = reallocarray(a->settings_files, a->n_settings_files + 1, sizeof(char *));
         if (!n)
                 return -ENOMEM;
         a->settings_files = n;
-        int r = make_absolute(p->cwd, value, &a->settings_files[a->n_settings_files]);
+        int r = cli_make_absolute(p->cwd, value, &a->settings_files[a->n_settings_files]);
         if (r >= 0)
                 a->n_settings_files++;
         return r;
 }
 
-static int apply_extra(parser *p, extra_opt opt, const char *value) {
+int cli_apply_extra(parser *p, extra_opt opt, const char *value) {
         switch (opt) {
         case EXTRA_SETTINGS:
                 return add_settings_file(p, value);
@@ -590,10 +550,11 @@ static int unknown_option(parser *p, const char *name, unsigned allow) {
                 known[n++] = "--json";
         const char *near = text_nearest(name, known, n);
         if (near)
-                return usage(p, "unknown option '%s'; did you mean '%s'?", CLI_QUOTE(name), near);
+                return cli_usage(p, "unknown option '%s'; did you mean '%s'?", CLI_QUOTE(name),
+                                 near);
         if (elsewhere)
-                return usage(p, "option '%s' does not apply to this command", CLI_QUOTE(name));
-        return usage(p, "unknown option '%s'", CLI_QUOTE(name));
+                return cli_usage(p, "option '%s' does not apply to this command", CLI_QUOTE(name));
+        return cli_usage(p, "unknown option '%s'", CLI_QUOTE(name));
 }
 
 /* One "--name[=value]" argument (already consumed). Returns 1 when parsing should stop (--help). */
@@ -602,7 +563,7 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
         const char *eq = strchr(arg, '=');
         size_t len = eq ? (size_t) (eq - arg) : strlen(arg);
         if (len >= sizeof(name))
-                return usage(p, "unknown option '%s'", CLI_QUOTE(arg));
+                return cli_usage(p, "unknown option '%s'", CLI_QUOTE(arg));
         memcpy(name, arg, len);
         name[len] = '\0';
         const char *inline_value = eq ? eq + 1 : NULL;
@@ -616,17 +577,19 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
                 if (strcmp(name, extra_defs[i].name) != 0 || (extra_defs[i].needs & ~allow))
                         continue;
                 if (!extra_defs[i].takes_value && inline_value)
-                        return usage(p, "option '%s' takes no value: write '%s' alone", name, name);
+                        return cli_usage(p, "option '%s' takes no value: write '%s' alone", name,
+                                         name);
                 if (extra_defs[i].takes_value && take_value(p, name, inline_value, &value) < 0)
                         return -EINVAL;
-                return apply_extra(p, extra_defs[i].opt, value);
+                return cli_apply_extra(p, extra_defs[i].opt, value);
         }
         for (int f = 0; (allow & ALLOW_POLICY) && f < _CLI_FLAG_MAX; f++) {
                 if (strcmp(name, flag_defs[f].name) != 0)
                         continue;
                 bool takes_value = flag_defs[f].kind != VALUE_NONE;
                 if (!takes_value && inline_value)
-                        return usage(p, "option '%s' takes no value: write '%s' alone", name, name);
+                        return cli_usage(p, "option '%s' takes no value: write '%s' alone", name,
+                                         name);
                 if (takes_value && take_value(p, name, inline_value, &value) < 0)
                         return -EINVAL;
                 return add_setting(p, (cli_flag) f, value);
@@ -636,7 +599,7 @@ static int parse_option(parser *p, const char *arg, unsigned allow) {
 
 /* Options up to "--", the first non-option (with ALLOW_POSITIONAL) or the end. Returns 1 when
  * --help ended parsing, 0 otherwise, or -errno. */
-static int parse_options(parser *p, unsigned allow) {
+int cli_parse_options(parser *p, unsigned allow) {
         while (p->i < p->argc) {
                 const char *arg = p->argv[p->i];
                 if (strcmp(arg, "--") == 0 && (allow & ALLOW_POSITIONAL)) {
@@ -647,7 +610,7 @@ static int parse_options(parser *p, unsigned allow) {
                 if (arg[0] != '-' || arg[1] == '\0') {
                         if (allow & ALLOW_POSITIONAL)
                                 return 0;
-                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(arg));
+                        return cli_usage(p, "unexpected argument '%s'", CLI_QUOTE(arg));
                 }
                 p->i++;
                 int r = parse_option(p, arg, allow);
@@ -659,387 +622,16 @@ static int parse_options(parser *p, unsigned allow) {
 
 /* --sandbox off means backend "none"; a contradicting --backend is refused rather than one of
  * them silently winning. */
-static int check_conflicts(parser *p) {
+int cli_check_conflicts(parser *p) {
         const cli_args *a = p->out;
         if (!a->sandbox_set || !a->backend_set || a->backend == CORDON_BACKEND_AUTO)
                 return 0;
         if (a->sandbox && a->backend == CORDON_BACKEND_NONE)
-                return usage(p, "--sandbox on conflicts with --backend none");
+                return cli_usage(p, "--sandbox on conflicts with --backend none");
         if (!a->sandbox && a->backend != CORDON_BACKEND_NONE)
-                return usage(p, "--sandbox off conflicts with --backend %s",
+                return cli_usage(p, "--sandbox off conflicts with --backend %s",
                              cordon_backend_to_string(a->backend));
         return 0;
-}
-
-/* ---- Commands ----------------------------------------------------------------------------- */
-
-/* The rest of the command line is the command; `synopsis` says where it goes. */
-static int copy_command(parser *p, const char *synopsis) {
-        size_t n = (size_t) (p->argc - p->i);
-        if (n == 0)
-                return usage(p, "no command given: %s", synopsis);
-        if (p->argv[p->i][0] == '\0')
-                return usage(p, "empty command name");
-        char **v = calloc(n + 1, sizeof(char *));
-        if (!v)
-                return -ENOMEM;
-        p->out->argv = v;
-        for (size_t k = 0; k < n; k++)
-                if (!(v[k] = strdup(p->argv[p->i + (int) k])))
-                        return -ENOMEM;
-        p->i = p->argc;
-        return 0;
-}
-
-/* --capture puts the output into the events; one destination cannot take both streams. */
-static int check_run_report(parser *p) {
-        const cli_args *a = p->out;
-        if (a->capture && !a->events_path && a->events_fd < 0)
-                return usage(p, "--capture needs --events FILE|fd:N: the captured output goes "
-                                "into the events");
-        if ((a->json_fd >= 0 && a->json_fd == a->events_fd) ||
-            (a->json_path && a->events_path && strcmp(a->json_path, a->events_path) == 0))
-                return usage(p, "--json and --events need different destinations");
-        return 0;
-}
-
-static int parse_run(parser *p) {
-        p->out->command = CLI_COMMAND_RUN;
-        p->see = "cordon run --help";
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS |
-                                         ALLOW_RUN_REPORT | ALLOW_QUIET);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        r = check_conflicts(p);
-        if (r >= 0)
-                r = check_run_report(p);
-        return r < 0 ? r : copy_command(p, "cordon run [OPTIONS] [--] CMD [ARG...]");
-}
-
-static int parse_explain(parser *p) {
-        p->out->command = CLI_COMMAND_EXPLAIN;
-        p->see = "cordon explain --help";
-        int r = parse_options(p, ALLOW_JSON | ALLOW_EVENTS | ALLOW_EXPLAIN);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        const cli_args *a = p->out;
-        if (!a->events_path && a->events_fd < 0 && !a->status_set && !a->stderr_path)
-                return usage(p, "nothing to explain: give --events FILE, --status N or --stderr "
-                                "FILE");
-        return 0;
-}
-
-static int parse_probe(parser *p) {
-        p->out->command = CLI_COMMAND_PROBE;
-        p->see = "cordon probe --help";
-        int r = parse_options(p, ALLOW_JSON);
-        return r < 0 ? r : 0;
-}
-
-static int parse_policy(parser *p) {
-        p->see = "cordon policy show --help";
-        if (p->i >= p->argc)
-                return usage(p, "'cordon policy' needs a subcommand: show");
-        const char *sub = p->argv[p->i++];
-        p->out->command = CLI_COMMAND_POLICY_SHOW;
-        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        if (strcmp(sub, "show") != 0)
-                return usage(p, "unknown policy subcommand '%s'; the only one is 'show'",
-                             CLI_QUOTE(sub));
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT | ALLOW_SHOW_EXPLAIN);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        if (p->out->json && p->out->seatbelt)
-                return usage(p, "--json and --seatbelt print different things; choose one");
-        if (p->out->explain && p->out->seatbelt)
-                return usage(p, "--explain and --seatbelt print different things; choose one");
-        return check_conflicts(p);
-}
-
-/* cordon settings trust|untrust [PATH], cordon settings trusted [--json] */
-static int parse_trust(parser *p, const char *sub) {
-        const char *arg = p->i < p->argc ? p->argv[p->i++] : NULL;
-        if (arg && (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0))
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        if (strcmp(sub, "trusted") == 0) {
-                p->out->command = CLI_COMMAND_SETTINGS_TRUSTED;
-                if (arg && strcmp(arg, "--json") != 0)
-                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(arg));
-                p->out->json = arg != NULL;
-                return p->i < p->argc ? usage(p, "unexpected argument '%s'",
-                                              CLI_QUOTE(p->argv[p->i]))
-                                      : 0;
-        }
-        p->out->command = strcmp(sub, "trust") == 0 ? CLI_COMMAND_SETTINGS_TRUST
-                                                    : CLI_COMMAND_SETTINGS_UNTRUST;
-        if (p->i < p->argc)
-                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
-        if (!arg)
-                return 0;
-        if (!arg[0])
-                return usage(p, "'cordon settings %s' needs a PATH, not an empty name", sub);
-        return make_absolute(p->cwd, arg, &p->out->trust_target);
-}
-
-/* cordon settings import FILE | trust [PATH] | untrust [PATH] | trusted [--json] */
-static int parse_settings(parser *p) {
-        p->see = "cordon help settings";
-        p->out->command = CLI_COMMAND_SETTINGS_IMPORT;
-        if (p->i >= p->argc)
-                return usage(p, "'cordon settings' needs a subcommand: import FILE, trust "
-                                "[PATH], untrust [PATH] or trusted");
-        const char *sub = p->argv[p->i++];
-        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        if (strcmp(sub, "trust") == 0 || strcmp(sub, "untrust") == 0 ||
-            strcmp(sub, "trusted") == 0)
-                return parse_trust(p, sub);
-        if (strcmp(sub, "import") != 0)
-                return usage(p, "unknown settings subcommand '%s'; the subcommands are import, "
-                                "trust, untrust and trusted",
-                             CLI_QUOTE(sub));
-        if (p->i >= p->argc)
-                return usage(p, "'cordon settings import' needs a FILE");
-        const char *file = p->argv[p->i++];
-        if (strcmp(file, "--help") == 0 || strcmp(file, "-h") == 0)
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        if (p->i < p->argc)
-                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
-        if (!file[0])
-                return usage(p, "'cordon settings import' needs a FILE, not an empty name");
-        return make_absolute(p->cwd, file, &p->out->import_path);
-}
-
-/* cordon cache list | cordon cache clear [TOOL] (docs/design/tool-caches.md) */
-static int parse_cache(parser *p) {
-        p->see = "cordon help cache";
-        p->out->command = CLI_COMMAND_CACHE;
-        if (p->i >= p->argc)
-                return usage(p, "'cordon cache' needs a subcommand: list or clear [TOOL]");
-        const char *sub = p->argv[p->i++];
-        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        if (strcmp(sub, "list") != 0 && strcmp(sub, "clear") != 0)
-                return usage(p, "unknown cache subcommand '%s'; use list or clear [TOOL]",
-                             CLI_QUOTE(sub));
-        p->out->cache_clear = strcmp(sub, "clear") == 0;
-        if (p->out->cache_clear && p->i < p->argc) {
-                const char *tool = p->argv[p->i++];
-                if (strcmp(tool, "--help") == 0 || strcmp(tool, "-h") == 0)
-                        return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-                if (!tool[0])
-                        return usage(p, "'cordon cache clear' needs a TOOL name, not an empty one");
-                if (!(p->out->cache_tool = strdup(tool)))
-                        return -ENOMEM;
-        }
-        if (p->i < p->argc)
-                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
-        return 0;
-}
-
-/* ---- cordond's clients: session launch|list|destroy, exec -------------------------------- */
-
-/* One positional SESSION (a non-empty argument; the daemon checks the rest). */
-static int take_session(parser *p, const char *synopsis) {
-        if (p->i >= p->argc)
-                return usage(p, "no SESSION given: %s", synopsis);
-        const char *id = p->argv[p->i++];
-        if (!id[0])
-                return usage(p, "empty SESSION: %s", synopsis);
-        p->out->session_id = strdup(id);
-        return p->out->session_id ? 0 : -ENOMEM;
-}
-
-/* cordon session launch: the policy flags build the session's layer (cmd-session.c), as they
- * build the session layer of `cordon run`. Settings files are not read: the daemon's sessions
- * take one policy document, and reading some layers but not others would be a silent gap. */
-static int parse_session_launch(parser *p) {
-        int r = parse_options(p, ALLOW_POLICY | ALLOW_SOCKET);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        if (p->out->n_settings_files > 0)
-                return usage(p, "--settings is not read by 'cordon session launch'; give the "
-                                "session's policy as flags or --policy FILE");
-        return check_conflicts(p);
-}
-
-static int parse_session_destroy(parser *p) {
-        static const char synopsis[] = "cordon session destroy [--socket PATH] SESSION";
-        int r = parse_options(p, ALLOW_SOCKET | ALLOW_POSITIONAL);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        if ((r = take_session(p, synopsis)) < 0)
-                return r;
-        r = parse_options(p, ALLOW_SOCKET);
-        return r < 0 ? r : 0;
-}
-
-/* cordon session launch|list|destroy */
-static int parse_session(parser *p) {
-        static const struct {
-                const char *name;
-                cli_command command;
-        } subs[] = {
-                { "launch", CLI_COMMAND_SESSION_LAUNCH },
-                { "list", CLI_COMMAND_SESSION_LIST },
-                { "destroy", CLI_COMMAND_SESSION_DESTROY },
-        };
-        p->see = "cordon session --help";
-        p->out->command = CLI_COMMAND_SESSION_LAUNCH; /* the topic of `cordon session --help` */
-        if (p->i >= p->argc)
-                return usage(p, "'cordon session' needs a subcommand: launch, list or destroy");
-        const char *sub = p->argv[p->i++];
-        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
-                return apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
-        for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
-                if (strcmp(sub, subs[i].name) != 0)
-                        continue;
-                p->out->command = subs[i].command;
-                if (subs[i].command == CLI_COMMAND_SESSION_LAUNCH)
-                        return parse_session_launch(p);
-                if (subs[i].command == CLI_COMMAND_SESSION_DESTROY)
-                        return parse_session_destroy(p);
-                int r = parse_options(p, ALLOW_JSON | ALLOW_SOCKET);
-                return r < 0 ? r : 0;
-        }
-        const char *names[] = { "launch", "list", "destroy" };
-        const char *near = text_nearest(sub, names, ELEMENTSOF(names));
-        if (near)
-                return usage(p, "unknown session subcommand '%s'; did you mean '%s'?",
-                             CLI_QUOTE(sub), near);
-        return usage(p, "unknown session subcommand '%s'; use launch, list or destroy",
-                     CLI_QUOTE(sub));
-}
-
-/* cordon exec SESSION [OPTIONS] [--] CMD [ARG...]: options may come before and after SESSION. */
-static int parse_exec(parser *p) {
-        static const char synopsis[] = "cordon exec SESSION [OPTIONS] [--] CMD [ARG...]";
-        p->out->command = CLI_COMMAND_EXEC;
-        p->see = "cordon exec --help";
-        unsigned allow = ALLOW_SOCKET | ALLOW_EXEC | ALLOW_POSITIONAL | ALLOW_QUIET;
-        int r = parse_options(p, allow);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        if (p->dashdash)
-                return usage(p, "no SESSION before '--': %s", synopsis);
-        if ((r = take_session(p, synopsis)) < 0)
-                return r;
-        r = parse_options(p, allow);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        return copy_command(p, synopsis);
-}
-
-/* cordon terminal [--native] [--socket PATH] SESSION */
-static int parse_terminal(parser *p) {
-        static const char synopsis[] = "cordon terminal [--native] [--socket PATH] SESSION";
-        p->out->command = CLI_COMMAND_TERMINAL;
-        p->see = "cordon terminal --help";
-        unsigned allow = ALLOW_SOCKET | ALLOW_TERMINAL | ALLOW_POSITIONAL;
-        int r = parse_options(p, allow);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        if ((r = take_session(p, synopsis)) < 0)
-                return r;
-        r = parse_options(p, ALLOW_SOCKET | ALLOW_TERMINAL);
-        return r < 0 ? r : 0;
-}
-
-static int parse_help(parser *p) {
-        static const struct {
-                const char *name;
-                cli_command topic;
-        } topics[] = {
-                { "run", CLI_COMMAND_RUN },         { "probe", CLI_COMMAND_PROBE },
-                { "policy", CLI_COMMAND_POLICY_SHOW }, { "version", CLI_COMMAND_VERSION },
-                { "explain", CLI_COMMAND_EXPLAIN }, { "help", CLI_COMMAND_HELP },
-                { "settings", CLI_COMMAND_SETTINGS_IMPORT },
-                { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
-                { "terminal", CLI_COMMAND_TERMINAL }, { "cache", CLI_COMMAND_CACHE },
-        };
-        p->out->command = CLI_COMMAND_HELP;
-        p->out->help_topic = CLI_COMMAND_HELP;
-        if (p->i >= p->argc)
-                return 0;
-        const char *t = p->argv[p->i++];
-        if (p->i < p->argc)
-                return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
-        for (size_t i = 0; i < sizeof(topics) / sizeof(topics[0]); i++)
-                if (strcmp(t, topics[i].name) == 0) {
-                        p->out->help_topic = topics[i].topic;
-                        return 0;
-                }
-        return usage(p, "unknown help topic '%s'", CLI_QUOTE(t));
-}
-
-/* Every command, for "no command given" and "did you mean" (help.c's overview lists the same). */
-static const char *const command_names[] = { "run",     "exec",   "session",  "terminal",
-                                             "explain", "policy", "settings", "cache",
-                                             "probe",   "completion", "version", "help" };
-#define COMMAND_LIST                                                                              \
-        "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, completion, version and help"
-
-static int unknown_command(parser *p, const char *cmd) {
-        const char *near = text_nearest(cmd, command_names, ELEMENTSOF(command_names));
-        if (near)
-                return usage(p, "unknown command '%s'; did you mean '%s'?", CLI_QUOTE(cmd), near);
-        return usage(p, "unknown command '%s'; the commands are " COMMAND_LIST, CLI_QUOTE(cmd));
-}
-
-static int parse_command(parser *p) {
-        if (p->argc < 2)
-                return usage(p, "no command given; the commands are " COMMAND_LIST);
-        const char *cmd = p->argv[p->i++];
-        if (strcmp(cmd, "run") == 0)
-                return parse_run(p);
-        if (strcmp(cmd, "probe") == 0)
-                return parse_probe(p);
-        if (strcmp(cmd, "explain") == 0)
-                return parse_explain(p);
-        if (strcmp(cmd, "policy") == 0)
-                return parse_policy(p);
-        if (strcmp(cmd, "settings") == 0)
-                return parse_settings(p);
-        if (strcmp(cmd, "session") == 0)
-                return parse_session(p);
-        if (strcmp(cmd, "exec") == 0)
-                return parse_exec(p);
-        if (strcmp(cmd, "terminal") == 0)
-                return parse_terminal(p);
-        if (strcmp(cmd, "cache") == 0)
-                return parse_cache(p);
-        if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
-                return parse_help(p);
-        if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-                p->out->command = CLI_COMMAND_VERSION;
-                if (p->i < p->argc)
-                        return usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
-                return 0;
-        }
-        if (cmd[0] == '-')
-                return usage(p, "unknown option '%s'; options come after the command: 'cordon "
-                                "COMMAND %s ...'", CLI_QUOTE(cmd), CLI_QUOTE(cmd));
-        return unknown_command(p, cmd);
-}
-
-int cli_args_parse(int argc, char *const argv[], const char *cwd, cli_args *ret,
-                   cordon_error *err) {
-        *ret = (cli_args) { .events_fd = -1, .json_fd = -1 };
-        parser p = { .argc = argc, .argv = argv, .i = 1, .cwd = cwd, .see = "cordon help",
-                     .out = ret, .err = err };
-        if (!cwd || cwd[0] != '/')
-                return set_error(err, CORDON_USAGE, "the current directory is not known");
-        int r = parse_command(&p);
-        if (r == -ENOMEM) {
-                (void) set_error(err, CORDON_LAUNCH_FAILED, "out of memory parsing arguments");
-                if (err)
-                        err->sys_errno = ENOMEM;
-        }
-        if (r < 0)
-                cli_args_done(ret);
-        return r < 0 ? r : 0;
 }
 
 void cli_args_done(cli_args *a) {
@@ -1070,7 +662,7 @@ void cli_args_done(cli_args *a) {
 
 /* ---- The option table, for `cordon completion` ------------------------------------------- */
 
-/* What each parse_*() above passes to parse_options() (ALLOW_POSITIONAL aside). A completion
+/* What each parse_*() above passes to cli_parse_options() (ALLOW_POSITIONAL aside). A completion
  * that offered an option the parser refuses, or missed one it takes, would teach the wrong
  * command line: tests/cli/test-completion.c parses every option listed here for its command. */
 static unsigned command_allow(cli_command command) {
