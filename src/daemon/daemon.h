@@ -10,6 +10,7 @@
 
 #include "cordon/cordon.h"
 #include "daemon/protocol.h"
+#include "util/util.h" /* strv, _noreturn_ */
 
 #define DAEMON_MAX_CLIENTS 256
 #define DAEMON_MAX_SESSIONS 1024
@@ -142,6 +143,19 @@ void exec_reap(daemon_t *d);
 void exec_collect(daemon_t *d);
 void sessions_destroy_all(daemon_t *d);
 int exec_watch(daemon_t *d, exec_run *x, bool on);
+/* Shared by session.c, session-worker.c (the cold exec worker) and session-link.c (the warm
+ * host link): an exec's policy (override and cwd may be NULL), the worker's main, the host
+ * link's epoll watch and close, and a session handle as a reply. */
+int exec_resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
+                        cordon_policy **ret, cordon_error *err);
+_noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, int fd,
+                                 const strv *widening);
+int host_watch(daemon_t *d, host_link *l, bool on);
+void host_close(daemon_t *d, session *s);
+void reply_handle(client *c, uint64_t id, const session *s);
+void session_reply_error(client *c, uint64_t id, cordon_code code, const char *msg);
+/* A warm exec of `s`: its request to the host, and the exec_run its lines will find. */
+void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq);
 /* The session `id` unless destroyed, else NULL. */
 session *session_find(daemon_t *d, const char *id);
 /* The policy an exec without override runs under (deployment default < session layer): what the

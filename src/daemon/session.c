@@ -2,11 +2,9 @@
 /* cordond's sessions and execs.
  *
  * A session holds a policy layer and a backend. Each exec resolves its policy per call
- * (docs/policy.md, "Layers and resolution": approved escalation > session > deployment default) and
- * runs in an exec worker: a process forked from the daemon that calls cordon_run() — the same code
- * path as `cordon run`, so an exec is exactly as confined as a run — and sends the run's events
- * back over a pipe. The daemon never runs a sandbox in its own process: a run that wedges or
- * crashes takes only its worker. */
+ * (docs/policy.md, "Layers and resolution": approved escalation > session > deployment
+ * default). A cold exec runs in an exec worker (session-worker.c), a warm one in the session's
+ * host, spoken to over the host link (session-link.c). */
 #include "daemon/daemon.h"
 
 #include <dirent.h>
@@ -53,7 +51,7 @@ static session *find_session(daemon_t *d, const char *id) {
         return NULL;
 }
 
-static void reply_error(client *c, uint64_t id, cordon_code code, const char *msg) {
+void session_reply_error(client *c, uint64_t id, cordon_code code, const char *msg) {
         (void) client_send(c, proto_error_line(id, code, msg));
 }
 
@@ -74,7 +72,7 @@ static char *handle_json(const session *s) {
         return txt;
 }
 
-static void reply_handle(client *c, uint64_t id, const session *s) {
+void reply_handle(client *c, uint64_t id, const session *s) {
         _cleanup_free_ char *h = handle_json(s);
         (void) client_send(c, h ? proto_result_line(id, h) : NULL);
 }
@@ -89,13 +87,12 @@ static int random_id(char out[PROTO_ID_MAX + 1]) {
         return 0;
 }
 
-/* The policy an exec runs under: deployment default (workdir, home) < session < escalation. */
 /* The policy an exec runs under, resolved by the same library call as `cordon run`'s
  * (cordon_settings_resolve, docs/policy.md, "Layers and resolution", and docs/settings.md): managed
  * settings > approved escalation > the session's layer > user > project settings of the session's
  * workspace > deployment default. */
-static int resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
-                          cordon_policy **ret, cordon_error *err) {
+int exec_resolve_policy(daemon_t *d, const session *s, const char *override,
+                        const char *cwd, cordon_policy **ret, cordon_error *err) {
         cordon_policy *esc = NULL;
         int r = 0;
         if (override) {
@@ -128,14 +125,14 @@ session *session_find(daemon_t *d, const char *id) {
 }
 
 int session_resolve_policy(daemon_t *d, const session *s, cordon_policy **ret, cordon_error *err) {
-        return resolve_policy(d, s, NULL, NULL, ret, err);
+        return exec_resolve_policy(d, s, NULL, NULL, ret, err);
 }
 
 /* Validates the session by planning it once: a policy the backend cannot enforce fails here, at
  * launch, rather than at its first exec. */
 static int check_session(daemon_t *d, session *s, cordon_error *err) {
         cordon_policy *res = NULL;
-        int r = resolve_policy(d, s, NULL, NULL, &res, err);
+        int r = exec_resolve_policy(d, s, NULL, NULL, &res, err);
         if (r < 0)
                 return r;
         plan *p = NULL;
@@ -145,7 +142,7 @@ static int check_session(daemon_t *d, session *s, cordon_error *err) {
         return r;
 }
 
-static int host_watch(daemon_t *d, host_link *l, bool on) {
+int host_watch(daemon_t *d, host_link *l, bool on) {
         if (l->fd < 0 || l->watched == on)
                 return 0;
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
@@ -158,7 +155,7 @@ static int host_watch(daemon_t *d, host_link *l, bool on) {
 /* Forks the session host with the session's resolved policy. */
 static int start_host(daemon_t *d, session *s, cordon_error *err) {
         cordon_policy *pol = NULL;
-        int r = resolve_policy(d, s, NULL, NULL, &pol, err);
+        int r = exec_resolve_policy(d, s, NULL, NULL, &pol, err);
         if (r < 0)
                 return r;
         int sp[2];
@@ -192,13 +189,13 @@ static int start_host(daemon_t *d, session *s, cordon_error *err) {
 
 void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         if (d->n_sessions >= DAEMON_MAX_SESSIONS) {
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "too many sessions (1024)");
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "too many sessions (1024)");
                 return;
         }
         session *s = calloc(1, sizeof(*s));
         if (!s || random_id(s->id) < 0 || !(s->layer = cordon_policy_new())) {
                 free(s);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
                 return;
         }
         s->state = SESSION_CREATED;
@@ -316,7 +313,7 @@ static void kill_exec(exec_run *x) {
 
 /* Ends a warm session: its host's death takes the monitor, init (the whole PID namespace) and
  * the proxy with it. Warm execs still in flight get an error response. */
-static void host_close(daemon_t *d, session *s) {
+void host_close(daemon_t *d, session *s) {
         host_link *l = &s->host;
         /* "Q" (or just the closed socket) makes the host end the session in order and remove
          * its cgroup; sessions_destroy_all() kills a host that does not end in time. */
@@ -341,7 +338,7 @@ static void session_free(session *s) {
 void session_destroy(daemon_t *d, client *c, const proto_request *rq) {
         session *s = find_session(d, rq->session_id);
         if (!s) {
-                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                session_reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
         for (exec_run *x = d->execs; x; x = x->next)
@@ -356,12 +353,13 @@ void session_destroy(daemon_t *d, client *c, const proto_request *rq) {
 void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend) {
         session *s = find_session(d, rq->session_id);
         if (!s) {
-                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                session_reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
         if (s->host.fd < 0 || s->state == SESSION_ERROR || s->state == SESSION_CREATED) {
-                reply_error(c, rq->id, CORDON_USAGE,
-                            "only a warm session (a confined one that started) can be suspended");
+                session_reply_error(c, rq->id, CORDON_USAGE,
+                                    "only a warm session (a confined one that started) can be "
+                                    "suspended");
                 return;
         }
         if (suspend == (s->state == SESSION_SUSPENDED)) {
@@ -372,7 +370,8 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
          * namespace; its execs' clients simply see no output meanwhile. */
         const char *line = suspend ? "P\n" : "C\n";
         if (write(s->host.fd, line, 2) != 2) {
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "the session's sandbox is gone");
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED,
+                                    "the session's sandbox is gone");
                 return;
         }
         s->state = suspend ? SESSION_SUSPENDED : s->running ? SESSION_ACTIVE : SESSION_WARM;
@@ -430,113 +429,6 @@ void sessions_destroy_all(daemon_t *d) {
         }
 }
 
-/* ---- the exec worker (a child of the daemon) ------------------------------------------------ */
-
-typedef struct worker_ctx {
-        int fd;
-} worker_ctx;
-
-static void worker_write(int fd, const char *p, size_t n) {
-        while (n > 0) {
-                ssize_t w = write(fd, p, n);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w <= 0)
-                        _exit(1);
-                p += w;
-                n -= (size_t) w;
-        }
-}
-
-static void worker_event(void *userdata, const char *line, size_t len) {
-        const worker_ctx *w = userdata;
-        worker_write(w->fd, "E", 1);
-        worker_write(w->fd, line, len); /* ends in '\n' */
-}
-
-/* stdin given inline: a sealed memfd, so the command reads it at its own pace and the daemon
- * never blocks writing into a pipe nobody reads. */
-static int stdin_fd(const proto_exec *e) {
-        if (!e->stdin_data)
-                return open("/dev/null", O_RDONLY | O_CLOEXEC);
-        int fd = (int) syscall(SYS_memfd_create, "cordon-stdin", MFD_CLOEXEC);
-        if (fd < 0)
-                return -1;
-        size_t off = 0;
-        while (off < e->stdin_len) {
-                ssize_t w = write(fd, e->stdin_data + off, e->stdin_len - off);
-                if (w <= 0)
-                        return -1;
-                off += (size_t) w;
-        }
-        return lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
-}
-
-
-static void write_result(int fd, int r, const cordon_run_result *res, const cordon_error *err) {
-        json_t *o = r < 0 ? json_pack("{s:{s:s,s:s}}", "error", "code", cordon_code_name(err->code),
-                                      "message", err->message)
-                          : json_pack("{s:i,s:s,s:i}", "exitCode", res->exit_code, "backend",
-                                      cordon_backend_to_string(res->backend), "violations",
-                                      (int) res->violations);
-        char *txt = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-        if (txt) {
-                worker_write(fd, "R", 1);
-                worker_write(fd, txt, strlen(txt));
-                worker_write(fd, "\n", 1);
-        }
-}
-
-static _noreturn_ void worker_main(daemon_t *d, session *s, const proto_exec *e, int fd,
-                                   const strv *widening) {
-        (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-        (void) prctl(PR_SET_NAME, "cordond-exec", 0, 0, 0);
-        sigset_t all;
-        sigemptyset(&all);
-        (void) sigprocmask(SIG_SETMASK, &all, NULL);
-        (void) signal(SIGPIPE, SIG_DFL);
-        int in = stdin_fd(e), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-        if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
-                _exit(1);
-        cordon_error err = { 0 };
-        cordon_run_result res = { 0 };
-        cordon_policy *pol = NULL;
-        int r = resolve_policy(d, s, e->policy_override, e->cwd, &pol, &err);
-        /* cordon_run() takes the workspace from the working directory, as `cordon run` does:
-         * the session's, never the daemon's (a cold exec would otherwise run in, and may write
-         * to, whatever directory cordond was started from). */
-        if (r >= 0 && chdir(s->workdir) < 0)
-                r = cordon_set_error(&err, CORDON_LAUNCH_FAILED, errno,
-                                     "cannot enter the session's workdir '%s': %s", s->workdir,
-                                     strerror(errno));
-        /* The exec's variables are set as given, as in a warm exec (session-host.c): on purpose,
-         * like env.set; the daemon's own environment is filtered by the plan as for any run. */
-        for (size_t i = 0; r >= 0 && i < e->n_env; i++) {
-                char *eq = strchr(e->env[i], '=');
-                *eq = '\0';
-                r = cordon_policy_env_set(pol, e->env[i], eq + 1);
-                *eq = '=';
-                if (r < 0)
-                        r = cordon_set_error(&err, CORDON_POLICY_INVALID, -r,
-                                             "params.env: %s cannot be set", e->env[i]);
-        }
-        worker_ctx w = { .fd = fd };
-        /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
-        cordon_run_options opts = { .backend = s->backend, .environ = environ,
-                                    .on_event = worker_event, .event_userdata = &w,
-                                    .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
-        if (r >= 0 && widening->n > 0) {
-                /* The approved escalation is part of this exec's record, before it starts. */
-                events ev;
-                events_init(&ev, &opts, s->id);
-                events_escalation(&ev, (const char *const *) widening->v, widening->n);
-        }
-        if (r >= 0)
-                r = cordon_run(pol, e->argv, &opts, &res, &err);
-        write_result(fd, r, &res, &err);
-        _exit(0);
-}
-
 /* ---- the daemon's side of an exec ------------------------------------------------------------ */
 
 int exec_watch(daemon_t *d, exec_run *x, bool on) {
@@ -549,125 +441,6 @@ int exec_watch(daemon_t *d, exec_run *x, bool on) {
         return 0;
 }
 
-/* Writes one line to the session's host (blocking briefly: lines are small and the host reads
- * them as they come). Returns false when the host is gone. */
-static bool host_write(session *s, const char *line) {
-        if (s->host.fd < 0)
-                return false;
-        (void) fcntl(s->host.fd, F_SETFL, 0);
-        size_t len = strlen(line), off = 0;
-        while (off < len) {
-                ssize_t w = write(s->host.fd, line + off, len - off);
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w <= 0)
-                        break;
-                off += (size_t) w;
-        }
-        (void) fcntl(s->host.fd, F_SETFL, O_NONBLOCK);
-        return off == len;
-}
-
-/* Starts a warm exec or terminal: "<tag><id> <request json>\n" to the host ('X' an exec, 'T' a
- * terminal), and the exec_run its "E"/"R" lines will find. Takes `o`. */
-static void start_warm(daemon_t *d, client *c, session *s, const proto_request *rq, char tag,
-                       json_t *o) {
-        char *txt = o ? json_dumps(o, JSON_COMPACT) : NULL;
-        json_decref(o);
-        exec_run *x = txt ? calloc(1, sizeof(*x)) : NULL;
-        char *line = NULL;
-        uint64_t id = ++d->next_exec_id;
-        if (!x || asprintf(&line, "%c%llu %s\n", tag, (unsigned long long) id, txt) < 0) {
-                free(x);
-                free(txt);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
-                return;
-        }
-        free(txt);
-        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
-                         .pid = -1, .events_fd = -1, .warm = true, .terminal = tag == 'T',
-                         .host_exec_id = id, .next = d->execs };
-        d->execs = x;
-        s->running++;
-        s->state = SESSION_ACTIVE;
-        if (!host_write(s, line))
-                x->done = true; /* the host is gone: answered as failed */
-        free(line);
-}
-
-/* A warm exec: {argv, env, cwd, stdin} to the host. */
-static void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
-        const proto_exec *e = &rq->exec;
-        json_t *argv = json_array(), *env = json_array();
-        for (size_t i = 0; argv && i < e->n_argv; i++)
-                (void) json_array_append_new(argv, json_string(e->argv[i]));
-        for (size_t i = 0; env && i < e->n_env; i++)
-                (void) json_array_append_new(env, json_string(e->env[i]));
-        json_t *o = json_pack("{s:o,s:o}", "argv", argv, "env", env);
-        if (o && e->cwd)
-                (void) json_object_set_new(o, "cwd", json_string(e->cwd));
-        if (o && e->stdin_data)
-                (void) json_object_set_new(o, "stdin", json_string(e->stdin_data));
-        start_warm(d, c, s, rq, 'X', o);
-}
-
-void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
-        const proto_terminal *t = &rq->term;
-        session *s = find_session(d, t->session_id);
-        if (!s) {
-                reply_error(c, rq->id, CORDON_USAGE, "no such session");
-                return;
-        }
-        /* docs/design/daemon.md: a native terminal that cannot be provided fails; it never falls
-         * back to a host shell under a sandbox badge. */
-        if (s->host.fd < 0 || (s->state != SESSION_WARM && s->state != SESSION_ACTIVE)) {
-                reply_error(c, rq->id, t->native ? CORDON_SANDBOX_UNAVAILABLE : CORDON_USAGE,
-                            "terminals need a running confined session (session.launch with a "
-                            "confining backend)");
-                return;
-        }
-        json_t *argv = json_array();
-        for (size_t i = 0; argv && i < t->n_argv; i++)
-                (void) json_array_append_new(argv, json_string(t->argv[i]));
-        json_t *o = json_pack("{s:o,s:i,s:i,s:b}", "argv", argv, "cols", t->cols, "rows", t->rows,
-                              "native", t->native);
-        start_warm(d, c, s, rq, 'T', o);
-        daemon_log("session %s: terminal %llu (%s)", s->id, (unsigned long long) rq->id,
-                   t->native ? "native: inside the sandbox" : "none: an unconfined host shell");
-}
-
-void terminal_control(daemon_t *d, client *c, const proto_request *rq) {
-        const proto_terminal *t = &rq->term;
-        exec_run *x = NULL;
-        for (exec_run *e = d->execs; e && !x; e = e->next)
-                if (e->terminal && e->owner == c && e->request_id == t->terminal_id && !e->done)
-                        x = e;
-        if (!x) {
-                reply_error(c, rq->id, CORDON_USAGE, "no such terminal on this connection");
-                return;
-        }
-        char *line = NULL;
-        unsigned long long hid = (unsigned long long) x->host_exec_id;
-        int n = -1;
-        if (rq->method == PROTO_TERMINAL_INPUT) {
-                json_t *js = json_stringn(t->data, t->data_len);
-                char *enc = js ? json_dumps(js, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-                json_decref(js);
-                n = enc ? asprintf(&line, "I%llu %s\n", hid, enc) : -1;
-                free(enc);
-        } else if (rq->method == PROTO_TERMINAL_RESIZE) {
-                n = asprintf(&line, "Z%llu %u %u\n", hid, t->cols, t->rows);
-        } else {
-                n = asprintf(&line, "K%llu \n", hid);
-        }
-        bool ok = n >= 0 && host_write(x->s, line);
-        free(line);
-        if (!ok)
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "the session's sandbox is gone");
-        else
-                (void) client_send(c, proto_result_line(rq->id, "{}"));
-}
-
 /* The fields of an exec's override that widen the session's resolved policy. */
 static int override_widening(daemon_t *d, const session *s, const char *override, strv *out,
                              cordon_error *err) {
@@ -676,7 +449,7 @@ static int override_widening(daemon_t *d, const session *s, const char *override
                                                  "params.policyOverride", err)
                      : -ENOMEM;
         if (r >= 0)
-                r = resolve_policy(d, s, NULL, NULL, &base, err);
+                r = exec_resolve_policy(d, s, NULL, NULL, &base, err);
         if (r >= 0)
                 r = policy_widening_fields(base, over, out);
         if (r == -ENOMEM)
@@ -689,12 +462,12 @@ static int override_widening(daemon_t *d, const session *s, const char *override
 void session_exec(daemon_t *d, client *c, proto_request *rq) {
         session *s = find_session(d, rq->exec.session_id);
         if (!s) {
-                reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                session_reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
         if (s->state == SESSION_ERROR || s->state == SESSION_SUSPENDED) {
-                reply_error(c, rq->id, CORDON_USAGE,
-                            s->state == SESSION_ERROR ? "the session failed to start"
+                session_reply_error(c, rq->id, CORDON_USAGE,
+                                    s->state == SESSION_ERROR ? "the session failed to start"
                                                       : "the session is suspended");
                 return;
         }
@@ -711,7 +484,7 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
         cordon_error werr = { 0 };
         if (rq->exec.policy_override && override_widening(d, s, rq->exec.policy_override,
                                                           &widening, &werr) < 0) {
-                reply_error(c, rq->id, werr.code, werr.message);
+                session_reply_error(c, rq->id, werr.code, werr.message);
                 return;
         }
         if (widening.n > 0 && !rq->exec.escalation_approved) {
@@ -724,14 +497,14 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                                 "params.policyOverride widens the session's policy (%s); run it "
                                 "only as an approved escalation: set \"escalationApproved\": true",
                                 list);
-                reply_error(c, rq->id, CORDON_POLICY_INVALID, msg);
+                session_reply_error(c, rq->id, CORDON_POLICY_INVALID, msg);
                 return;
         }
         int p[2];
         exec_run *x = calloc(1, sizeof(*x));
         if (!x || pipe2(p, O_CLOEXEC) < 0) {
                 free(x);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "cannot create the exec pipe");
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "cannot create the exec pipe");
                 return;
         }
         pid_t pid = fork();
@@ -740,13 +513,13 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                  * clients' connections, not other sessions' hosts. */
                 if (process_close_fds_keep(&p[1], 1) < 0)
                         _exit(1);
-                worker_main(d, s, &rq->exec, p[1], &widening);
+                exec_worker_main(d, s, &rq->exec, p[1], &widening);
         }
         (void) close(p[1]);
         if (pid < 0) {
                 (void) close(p[0]);
                 free(x);
-                reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "fork failed");
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "fork failed");
                 return;
         }
         *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
@@ -821,116 +594,7 @@ void exec_on_readable(daemon_t *d, exec_run *x) {
         }
 }
 
-/* ---- the warm session host's lines ----------------------------------------------------------- */
-
-static exec_run *find_warm(daemon_t *d, const session *s, uint64_t id) {
-        for (exec_run *x = d->execs; x; x = x->next)
-                if (x->warm && x->s == s && x->host_exec_id == id)
-                        return x;
-        return NULL;
-}
-
-static void host_error_from_json(session *s, const char *json) {
-        json_t *o = json_loads(json, 0, NULL);
-        const char *code = json_string_value(json_object_get(o, "code"));
-        const char *msg = json_string_value(json_object_get(o, "message"));
-        cordon_code cc = CORDON_LAUNCH_FAILED;
-        for (int k = CORDON_OK + 1; code && k <= CORDON_USAGE + 4; k++)
-                if (strcmp(cordon_code_name((cordon_code) k), code) == 0)
-                        cc = (cordon_code) k;
-        (void) cordon_set_error(&s->error, cc, EIO, "%s", msg ? msg : "the session failed");
-        json_decref(o);
-}
-
-static void launch_answered(session *s) {
-        host_link *l = &s->host;
-        daemon_log("session %s: %s (%s)", s->id, session_state_name(s->state),
-                   cordon_backend_to_string(s->backend));
-        if (l->launch_client)
-                reply_handle(l->launch_client, l->launch_id, s);
-        l->launch_client = NULL;
-}
-
-static void host_line(daemon_t *d, session *s, char *line, size_t len) {
-        line[len] = '\0';
-        if (line[0] == 'S' && s->state == SESSION_CREATED) {
-                s->state = SESSION_WARM;
-                launch_answered(s);
-                return;
-        }
-        if (line[0] == 'F' && s->state == SESSION_CREATED) {
-                host_error_from_json(s, line + 1);
-                s->state = SESSION_ERROR;
-                launch_answered(s);
-                return;
-        }
-        char *sp = strchr(line, ' ');
-        if (!sp || (line[0] != 'E' && line[0] != 'R'))
-                return;
-        exec_run *x = find_warm(d, s, strtoull(line + 1, NULL, 10));
-        if (!x || x->done)
-                return;
-        if (line[0] == 'E' && x->owner)
-                (void) client_send(x->owner, proto_event_line(x->request_id, sp + 1,
-                                                              strlen(sp + 1)));
-        if (line[0] == 'R') {
-                free(x->result);
-                x->result = strdup(sp + 1);
-                x->done = true;
-        }
-}
-
-/* The host died (or was killed): the session is over. */
-static void host_gone(daemon_t *d, session *s) {
-        host_close(d, s);
-        if (s->state == SESSION_CREATED) {
-                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
-                                        "the session's sandbox host ended while starting");
-                s->state = SESSION_ERROR;
-                launch_answered(s);
-        } else if (s->state != SESSION_DESTROYED) {
-                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
-                                        "the session's sandbox ended");
-                s->state = SESSION_ERROR;
-        }
-}
-
-void host_on_readable(daemon_t *d, host_link *l) {
-        session *s = l->s;
-        /* Backpressure: a client that does not read its events pauses the session's output. */
-        for (exec_run *x = d->execs; x; x = x->next)
-                if (x->s == s && x->owner && client_queued(x->owner) > DAEMON_OUT_MAX) {
-                        x->paused = true;
-                        (void) host_watch(d, l, false);
-                        return;
-                }
-        if (l->cap - l->len < 65536) {
-                size_t cap = l->cap ? l->cap * 2 : 65536;
-                char *nb = cap <= 4 * 1024 * 1024 ? realloc(l->buf, cap) : NULL;
-                if (!nb) {
-                        host_gone(d, s);
-                        return;
-                }
-                l->buf = nb;
-                l->cap = cap;
-        }
-        ssize_t n = read(l->fd, l->buf + l->len, l->cap - l->len - 1);
-        if (n < 0 && (errno == EAGAIN || errno == EINTR))
-                return;
-        if (n <= 0) {
-                host_gone(d, s);
-                return;
-        }
-        l->len += (size_t) n;
-        size_t start = 0;
-        for (size_t i = 0; i < l->len; i++)
-                if (l->buf[i] == '\n') {
-                        host_line(d, s, l->buf + start, i - start);
-                        start = i + 1;
-                }
-        memmove(l->buf, l->buf + start, l->len - start);
-        l->len -= start;
-}
+/* ---- the ends of execs --------------------------------------------------------------------- */
 
 void exec_resume_paused(daemon_t *d, client *c) {
         for (exec_run *x = d->execs; x; x = x->next)
