@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "daemon/base64.h"
+#include "util/base64.h"
 #include "daemon/protocol.h"
 #include "policy/policy.h"
 #include "util/utf8.h"

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "daemon/base64.h"
+#include "util/base64.h"
 #include "daemon/fs-ops.h"
 #include "linux/events.h"
 #include "plan/plan.h"

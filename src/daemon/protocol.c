@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/base64.h"
+#include "util/base64.h"
 #include "policy/json-pos.h"
 #include "policy/policy.h"
 #include "util/utf8.h"

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "util/base64.h"
 #include "util/util.h"
 
 /* A string as a JSON value. JSON text must be UTF-8, but paths and messages are bytes: a string
@@ -137,25 +138,6 @@ void events_violation(const events *ev, const cordon_violation *v) {
         emit(ev, "violation", f);
 }
 
-/* Standard base64 with padding. `out` holds 4 * ceil(len / 3) + 1 bytes. */
-static void base64(const unsigned char *in, size_t len, char *out) {
-        static const char alphabet[] =
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        size_t o = 0;
-        for (size_t i = 0; i < len; i += 3) {
-                uint32_t v = (uint32_t) in[i] << 16;
-                if (i + 1 < len)
-                        v |= (uint32_t) in[i + 1] << 8;
-                if (i + 2 < len)
-                        v |= in[i + 2];
-                out[o++] = alphabet[v >> 18 & 63];
-                out[o++] = alphabet[v >> 12 & 63];
-                out[o++] = i + 1 < len ? alphabet[v >> 6 & 63] : '=';
-                out[o++] = i + 2 < len ? alphabet[v & 63] : '=';
-        }
-        out[o] = '\0';
-}
-
 /* How long `data` is once escaped in a JSON string: "\n" and friends take 2 bytes, other
  * control characters 6 ("\u001b"). */
 static size_t escaped_len(const char *data, size_t len) {
@@ -183,7 +165,7 @@ void events_output(const events *ev, bool is_stderr, const char *data, size_t le
         }
         char *b64 = malloc(len / 3 * 4 + 5);
         if (b64) {
-                base64((const unsigned char *) data, len, b64);
+                base64_encode_into((const unsigned char *) data, len, b64);
                 emit(ev, is_stderr ? "stderr" : "stdout",
                      json_pack("{s:s, s:s}", "data", b64, "encoding", "base64"));
         }

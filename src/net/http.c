@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "net/socks5.h"
+#include "util/base64.h" /* strict: one spelling per credential */
 
 typedef struct verdict {
         int status;
@@ -388,48 +389,6 @@ static int parse_request_line(const char *buf, http_span line, http_req *out, ve
 
 /* ---- Proxy-Authorization: Basic ---------------------------------------------------------- */
 
-static int b64_value(unsigned char c) {
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (is_digit(c))
-                return c - '0' + 52;
-        if (c == '+')
-                return 62;
-        if (c == '/')
-                return 63;
-        return -1;
-}
-
-/* Canonical RFC 4648 base64 only (padding required, no whitespace, unused bits zero): two
- * spellings of one credential would be two credentials to whoever compares encoded forms. */
-static int b64_decode(const char *s, size_t n, uint8_t *out, size_t cap, size_t *ret_len) {
-        if (n == 0 || n % 4 != 0)
-                return -EINVAL;
-        size_t pad = s[n - 1] == '=' ? (s[n - 2] == '=' ? 2 : 1) : 0;
-        size_t o = 0;
-        for (size_t i = 0; i < n; i += 4) {
-                uint32_t acc = 0;
-                bool last = i + 4 == n;
-                for (size_t j = 0; j < 4; j++) {
-                        int d = (last && j >= 4 - pad) ? 0 : b64_value((unsigned char) s[i + j]);
-                        if (d < 0)
-                                return -EINVAL;
-                        acc = acc << 6 | (uint32_t) d;
-                }
-                size_t take = last ? 3 - pad : 3;
-                if ((last && pad == 1 && (acc & 0xff)) || (last && pad == 2 && (acc & 0xffff)))
-                        return -EINVAL;
-                if (o + take > cap)
-                        return -ENOSPC;
-                for (size_t j = 0; j < take; j++)
-                        out[o++] = (uint8_t) (acc >> (16 - 8 * j));
-        }
-        *ret_len = o;
-        return 0;
-}
-
 static int parse_basic(const char *p, size_t n, http_req *out, verdict *v) {
         size_t sp = 0;
         while (sp < n && p[sp] != ' ')
@@ -439,7 +398,8 @@ static int parse_basic(const char *p, size_t n, http_req *out, verdict *v) {
                 return 0;
         uint8_t dec[2 * HTTP_CRED_MAX + 1];
         size_t dn;
-        if (sp + 1 >= n || b64_decode(p + sp + 1, n - sp - 1, dec, sizeof(dec), &dn) < 0)
+        if (sp + 1 >= n ||
+            base64_decode_into(p + sp + 1, n - sp - 1, dec, sizeof(dec), &dn) < 0)
                 return refuse(v, 400, "malformed Basic credentials");
         uint8_t *colon = memchr(dec, ':', dn);
         if (!colon)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Strict base64 (base64.h). */
-#include "daemon/base64.h"
+#include "util/base64.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -13,13 +13,8 @@ size_t base64_encoded_len(size_t len) {
         return (len / 3 + (len % 3 != 0)) * 4;
 }
 
-char *base64_encode(const void *in, size_t len) {
+void base64_encode_into(const void *in, size_t len, char *out) {
         const unsigned char *s = in;
-        if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
-                return NULL;
-        char *out = malloc(base64_encoded_len(len) + 1);
-        if (!out)
-                return NULL;
         size_t o = 0;
         for (size_t i = 0; i < len; i += 3) {
                 uint32_t v = (uint32_t) s[i] << 16;
@@ -33,6 +28,14 @@ char *base64_encode(const void *in, size_t len) {
                 out[o++] = i + 2 < len ? alphabet[v & 63] : '=';
         }
         out[o] = '\0';
+}
+
+char *base64_encode(const void *in, size_t len) {
+        if (len > (SIZE_MAX - 1) / 4 * 3 - 3)
+                return NULL;
+        char *out = malloc(base64_encoded_len(len) + 1);
+        if (out)
+                base64_encode_into(in, len, out);
         return out;
 }
 
@@ -74,25 +77,42 @@ static int decode_group(const char *g, bool last, unsigned char out[3]) {
         return 3 - pad;
 }
 
+int base64_decode_into(const char *in, size_t len, void *out, size_t cap, size_t *ret_len) {
+        unsigned char *o = out;
+        size_t n_out = 0;
+        if (len % 4 != 0)
+                return -EINVAL;
+        for (size_t i = 0; i < len; i += 4) {
+                unsigned char group[3];
+                int n = decode_group(in + i, i + 4 == len, group);
+                if (n < 0)
+                        return n;
+                if ((size_t) n > cap - n_out)
+                        return -ENOSPC;
+                for (int k = 0; k < n; k++)
+                        o[n_out++] = group[k];
+        }
+        *ret_len = n_out;
+        return 0;
+}
+
 int base64_decode(const char *in, size_t len, char **ret, size_t *ret_len) {
         *ret = NULL;
         *ret_len = 0;
         if (len % 4 != 0)
                 return -EINVAL;
-        unsigned char *out = malloc(len / 4 * 3 + 1);
+        size_t cap = len / 4 * 3;
+        char *out = malloc(cap + 1);
         if (!out)
                 return -ENOMEM;
-        size_t o = 0;
-        for (size_t i = 0; i < len; i += 4) {
-                int n = decode_group(in + i, i + 4 == len, out + o);
-                if (n < 0) {
-                        free(out);
-                        return n;
-                }
-                o += (size_t) n;
+        size_t n = 0;
+        int r = base64_decode_into(in, len, out, cap, &n);
+        if (r < 0) {
+                free(out);
+                return r;
         }
-        out[o] = '\0';
-        *ret = (char *) out;
-        *ret_len = o;
+        out[n] = '\0';
+        *ret = out;
+        *ret_len = n;
         return 0;
 }
