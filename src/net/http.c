@@ -3,7 +3,7 @@
  * recipient be lenient: every leniency is a place where the proxy and the upstream may frame or
  * route a message differently (request smuggling, allowlist bypass). Character classes are ASCII
  * tables written out here, never the process locale. */
-#include "net/http.h"
+#include "net/http-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,12 +13,8 @@
 #include "net/socks5.h"
 #include "util/base64.h" /* strict: one spelling per credential */
 
-typedef struct verdict {
-        int status;
-        const char *why;
-} verdict;
 
-static int refuse(verdict *v, int status, const char *why) {
+int http_refuse(verdict *v, int status, const char *why) {
         v->status = status;
         v->why = why;
         return -HTTP_EREFUSED;
@@ -26,7 +22,7 @@ static int refuse(verdict *v, int status, const char *why) {
 
 /* ---- Character classes ------------------------------------------------------------------- */
 
-static bool is_digit(unsigned char c) {
+bool http_is_digit(unsigned char c) {
         return c >= '0' && c <= '9';
 }
 
@@ -35,12 +31,12 @@ static bool is_alpha(unsigned char c) {
 }
 
 static bool is_hex(unsigned char c) {
-        return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+        return http_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 /* tchar (RFC 9110 §5.6.2). */
 bool http_is_tchar(unsigned char c) {
-        return is_alpha(c) || is_digit(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
+        return is_alpha(c) || http_is_digit(c) || (c && strchr("!#$%&'*+-.^_`|~", c));
 }
 
 /* field-vchar, SP and HTAB: no control character (NUL, CR, LF, VT, DEL, ...) in a value. Bytes
@@ -52,13 +48,13 @@ bool http_is_field_char(unsigned char c) {
 /* What RFC 3986 allows in a path and query: unreserved, sub-delims, ':', '@', '/', '?'. '%' is
  * checked separately (it must start a pct-encoded triplet). */
 static bool is_path_char(unsigned char c) {
-        return is_alpha(c) || is_digit(c) || (c && strchr("-._~!$&'()*+,;=:@/?", c));
+        return is_alpha(c) || http_is_digit(c) || (c && strchr("-._~!$&'()*+,;=:@/?", c));
 }
 
 /* Host names as the canonicaliser accepts them; anything else (%, \, @, spaces) is refused
  * here already so no other parser can read the authority differently. */
 static bool is_host_char(unsigned char c) {
-        return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_';
+        return is_alpha(c) || http_is_digit(c) || c == '-' || c == '.' || c == '_';
 }
 
 static char lower(char c) {
@@ -75,16 +71,16 @@ static bool mem_ieq_n(const char *a, size_t an, const char *b, size_t bn) {
         return true;
 }
 
-static bool mem_ieq(const char *a, size_t n, const char *lit) {
+bool http_mem_ieq(const char *a, size_t n, const char *lit) {
         return mem_ieq_n(a, n, lit, strlen(lit));
 }
 
-static const char *span_ptr(const char *buf, http_span s) {
+const char *http_span_ptr(const char *buf, http_span s) {
         return buf + s.off;
 }
 
-static bool span_ieq(const char *buf, http_span s, const char *lit) {
-        return mem_ieq(span_ptr(buf, s), s.len, lit);
+bool http_span_ieq(const char *buf, http_span s, const char *lit) {
+        return http_mem_ieq(http_span_ptr(buf, s), s.len, lit);
 }
 
 static http_span span_of(const char *buf, const char *p, size_t n) {
@@ -93,38 +89,31 @@ static http_span span_of(const char *buf, const char *p, size_t n) {
 
 /* ---- Lines ------------------------------------------------------------------------------- */
 
-typedef struct head_scan {
-        const char *buf;
-        size_t len, pos;    /* pos: where the next line starts */
-        size_t head_max;
-        int bad_status;     /* malformed head: 400 (request) or 502 (response) */
-        int big_status;     /* over a bound: 431 (request) or 502 (response) */
-} head_scan;
 
 /* The next CRLF-terminated line. Returns 1 (*ret set, CRLF excluded), 0 (need more) or a
  * refusal. Each check depends only on the byte position q, never on len, except "need more";
  * so a split input reaches the same verdict at the same byte. A lone LF or CR is refused: a
  * server that ends lines at LF would see different headers than we do (smuggling). */
-static int scan_line(head_scan *s, int too_long_status, http_span *ret, verdict *v) {
+int http_scan_line(head_scan *s, int too_long_status, http_span *ret, verdict *v) {
         size_t start = s->pos;
         for (size_t q = start;; q++) {
                 if (q >= s->head_max)
-                        return refuse(v, s->big_status, "head too large");
+                        return http_refuse(v, s->big_status, "head too large");
                 if (q - start > HTTP_LINE_MAX)
-                        return refuse(v, too_long_status, "line too long");
+                        return http_refuse(v, too_long_status, "line too long");
                 if (q >= s->len)
                         return 0;
                 char c = s->buf[q];
                 if (c == '\n')
-                        return refuse(v, s->bad_status, "bare LF in head");
+                        return http_refuse(v, s->bad_status, "bare LF in head");
                 if (c != '\r')
                         continue;
                 if (q + 1 >= s->head_max)
-                        return refuse(v, s->big_status, "head too large");
+                        return http_refuse(v, s->big_status, "head too large");
                 if (q + 1 >= s->len)
                         return 0;
                 if (s->buf[q + 1] != '\n')
-                        return refuse(v, s->bad_status, "bare CR in head");
+                        return http_refuse(v, s->bad_status, "bare CR in head");
                 *ret = span_of(s->buf, s->buf + start, q - start);
                 s->pos = q + 2;
                 return 1;
@@ -132,27 +121,27 @@ static int scan_line(head_scan *s, int too_long_status, http_span *ret, verdict 
 }
 
 /* "name: value" → name and value (optional whitespace around the value removed). */
-static int parse_field(const char *buf, http_span line, int bad, http_header *ret, verdict *v) {
-        const char *p = span_ptr(buf, line), *end = p + line.len, *name = p;
+int http_parse_field(const char *buf, http_span line, int bad, http_header *ret, verdict *v) {
+        const char *p = http_span_ptr(buf, line), *end = p + line.len, *name = p;
         /* obs-fold: a continuation line some servers join to the previous header. */
         if (*p == ' ' || *p == '\t')
-                return refuse(v, bad, "obs-fold (header line starts with whitespace)");
+                return http_refuse(v, bad, "obs-fold (header line starts with whitespace)");
         while (p < end && *p != ':') {
                 /* "Name :" is read as "Name" by some servers and as another header by others. */
                 if (*p == ' ' || *p == '\t')
-                        return refuse(v, bad, "whitespace before ':' in header");
+                        return http_refuse(v, bad, "whitespace before ':' in header");
                 if (!http_is_tchar((unsigned char) *p))
-                        return refuse(v, bad, "invalid character in header name");
+                        return http_refuse(v, bad, "invalid character in header name");
                 p++;
         }
         if (p == end)
-                return refuse(v, bad, "header line without ':'");
+                return http_refuse(v, bad, "header line without ':'");
         if (p == name)
-                return refuse(v, bad, "empty header name");
+                return http_refuse(v, bad, "empty header name");
         ret->name = span_of(buf, name, (size_t) (p - name));
         for (const char *q = p + 1; q < end; q++)
                 if (!http_is_field_char((unsigned char) *q))
-                        return refuse(v, bad, "control character in header value");
+                        return http_refuse(v, bad, "control character in header value");
         const char *val = p + 1;
         while (val < end && (*val == ' ' || *val == '\t'))
                 val++;
@@ -165,12 +154,12 @@ static int parse_field(const char *buf, http_span line, int bad, http_header *re
 /* ---- Values ------------------------------------------------------------------------------ */
 
 /* 1*DIGIT, at most INT64_MAX (a value no reader can overflow or read as negative). */
-static int parse_content_length(const char *p, size_t n, uint64_t *ret) {
+int http_parse_content_length(const char *p, size_t n, uint64_t *ret) {
         if (n == 0 || n > 19)
                 return -EINVAL;
         uint64_t x = 0;
         for (size_t i = 0; i < n; i++) {
-                if (!is_digit((unsigned char) p[i]))
+                if (!http_is_digit((unsigned char) p[i]))
                         return -EINVAL;
                 x = x * 10 + (uint64_t) (p[i] - '0');
         }
@@ -186,7 +175,7 @@ static int parse_port(const char *p, size_t n, uint16_t *ret) {
                 return -EINVAL;
         uint32_t x = 0;
         for (size_t i = 0; i < n; i++) {
-                if (!is_digit((unsigned char) p[i]))
+                if (!http_is_digit((unsigned char) p[i]))
                         return -EINVAL;
                 x = x * 10 + (uint32_t) (p[i] - '0');
         }
@@ -221,22 +210,20 @@ static int list_next(const char *s, size_t n, size_t *pos, const char **tok, siz
         return 1;
 }
 
-typedef struct conn_tokens {
-        bool close, keep_alive, upgrade, names_framing;
-} conn_tokens;
 
-static int parse_connection(const char *p, size_t n, conn_tokens *c) {
+int http_parse_connection(const char *p, size_t n, conn_tokens *c) {
         size_t pos = 0, tl;
         const char *t;
         int r;
         while ((r = list_next(p, n, &pos, &t, &tl)) > 0) {
-                c->close |= mem_ieq(t, tl, "close");
-                c->keep_alive |= mem_ieq(t, tl, "keep-alive");
-                c->upgrade |= mem_ieq(t, tl, "upgrade");
+                c->close |= http_mem_ieq(t, tl, "close");
+                c->keep_alive |= http_mem_ieq(t, tl, "keep-alive");
+                c->upgrade |= http_mem_ieq(t, tl, "upgrade");
                 /* "Connection: Content-Length" would make a hop-by-hop stripping proxy drop the
                  * framing header before the upstream sees it. */
-                c->names_framing |= mem_ieq(t, tl, "content-length") ||
-                                    mem_ieq(t, tl, "transfer-encoding") || mem_ieq(t, tl, "host");
+                c->names_framing |= http_mem_ieq(t, tl, "content-length") ||
+                                    http_mem_ieq(t, tl, "transfer-encoding") ||
+                                    http_mem_ieq(t, tl, "host");
         }
         return r;
 }
@@ -254,29 +241,29 @@ static int parse_authority(const char *s, size_t n, bool port_required, uint16_t
         /* "http://allowed.com@evil.com/" names evil.com; readers that disagree on '@' connect
          * to the wrong host. No proxy client needs userinfo in a URL. */
         if (memchr(s, '@', n))
-                return refuse(v, 400, "userinfo in the request-target");
+                return http_refuse(v, 400, "userinfo in the request-target");
         size_t i = 0;
         if (n > 0 && s[0] == '[') {
                 for (i = 1; i < n && (is_hex((unsigned char) s[i]) || s[i] == ':' || s[i] == '.');)
                         i++;
                 if (i == 1 || i >= n || s[i] != ']')
-                        return refuse(v, 400, "invalid IPv6 literal in the request-target");
+                        return http_refuse(v, 400, "invalid IPv6 literal in the request-target");
                 i++;
         } else
                 while (i < n && is_host_char((unsigned char) s[i]))
                         i++;
         if (i == 0)
-                return refuse(v, 400, "empty host in the request-target");
+                return http_refuse(v, 400, "empty host in the request-target");
         if (i > HTTP_HOST_MAX)
-                return refuse(v, 400, "host too long");
+                return http_refuse(v, 400, "host too long");
         if (i == n) {
                 if (port_required)
-                        return refuse(v, 400, "CONNECT target is not host:port");
+                        return http_refuse(v, 400, "CONNECT target is not host:port");
                 a->port = default_port;
         } else if (s[i] != ':')
-                return refuse(v, 400, "invalid character in the host");
+                return http_refuse(v, 400, "invalid character in the host");
         else if (parse_port(s + i + 1, n - i - 1, &a->port) < 0)
-                return refuse(v, 400, "invalid port");
+                return http_refuse(v, 400, "invalid port");
         memcpy(a->host, s, i);
         a->host[i] = '\0';
         return 0;
@@ -288,10 +275,10 @@ static int parse_path(const char *p, size_t n, verdict *v) {
                 if (c == '%') {
                         if (i + 2 >= n || !is_hex((unsigned char) p[i + 1]) ||
                             !is_hex((unsigned char) p[i + 2]))
-                                return refuse(v, 400, "invalid percent-encoding in the path");
+                                return http_refuse(v, 400, "invalid percent-encoding in the path");
                         i += 2;
                 } else if (!is_path_char(c))
-                        return refuse(v, 400, "invalid character in the request-target");
+                        return http_refuse(v, 400, "invalid character in the request-target");
         }
         return 0;
 }
@@ -303,17 +290,17 @@ static void take_authority(http_req *out, const authority *a) {
 
 /* absolute-form: "http://" authority [path-abempty] ["?" query]. */
 static int parse_absolute(const char *buf, http_span t, http_req *out, verdict *v) {
-        const char *p = span_ptr(buf, t);
+        const char *p = http_span_ptr(buf, t);
         size_t n = t.len;
-        if (n >= 8 && mem_ieq(p, 8, "https://"))
-                return refuse(v, 400, "https:// URL to a proxy: use CONNECT");
+        if (n >= 8 && http_mem_ieq(p, 8, "https://"))
+                return http_refuse(v, 400, "https:// URL to a proxy: use CONNECT");
         if (n > 0 && p[0] == '/')
-                return refuse(v, 400, "origin-form request to a proxy: send an absolute URL");
-        if (n < 7 || !mem_ieq(p, 7, "http://"))
-                return refuse(v, 400, "request-target is not an absolute http:// URL");
+                return http_refuse(v, 400, "origin-form request to a proxy: send an absolute URL");
+        if (n < 7 || !http_mem_ieq(p, 7, "http://"))
+                return http_refuse(v, 400, "request-target is not an absolute http:// URL");
         /* A fragment never belongs in a request; some readers end the URL there. */
         if (memchr(p, '#', n))
-                return refuse(v, 400, "fragment in the request-target");
+                return http_refuse(v, 400, "fragment in the request-target");
         size_t a = 7, e = a;
         while (e < n && p[e] != '/' && p[e] != '?')
                 e++;
@@ -332,7 +319,7 @@ static int parse_absolute(const char *buf, http_span t, http_req *out, verdict *
 
 static int parse_connect_target(const char *buf, http_span t, http_req *out, verdict *v) {
         authority au;
-        int r = parse_authority(span_ptr(buf, t), t.len, true, 0, &au, v);
+        int r = parse_authority(http_span_ptr(buf, t), t.len, true, 0, &au, v);
         if (r < 0)
                 return r;
         take_authority(out, &au);
@@ -341,44 +328,44 @@ static int parse_connect_target(const char *buf, http_span t, http_req *out, ver
 }
 
 /* "HTTP/" DIGIT "." DIGIT; only 1.0 and 1.1. Returns the minor version, or a refusal. */
-static int parse_version(const char *p, size_t n, int unsupported, int bad, verdict *v) {
-        if (n != 8 || memcmp(p, "HTTP/", 5) != 0 || !is_digit((unsigned char) p[5]) ||
-            p[6] != '.' || !is_digit((unsigned char) p[7]))
-                return refuse(v, bad, "malformed HTTP version");
+int http_parse_version(const char *p, size_t n, int unsupported, int bad, verdict *v) {
+        if (n != 8 || memcmp(p, "HTTP/", 5) != 0 || !http_is_digit((unsigned char) p[5]) ||
+            p[6] != '.' || !http_is_digit((unsigned char) p[7]))
+                return http_refuse(v, bad, "malformed HTTP version");
         if (p[5] != '1' || (p[7] != '0' && p[7] != '1'))
-                return refuse(v, unsupported, "HTTP version not supported");
+                return http_refuse(v, unsupported, "HTTP version not supported");
         return p[7] - '0';
 }
 
 /* method SP request-target SP HTTP-version, single spaces. */
 static int parse_request_line(const char *buf, http_span line, http_req *out, verdict *v) {
-        const char *p = span_ptr(buf, line), *end = p + line.len, *m = p;
+        const char *p = http_span_ptr(buf, line), *end = p + line.len, *m = p;
         while (p < end && *p != ' ') {
                 if (!http_is_tchar((unsigned char) *p))
-                        return refuse(v, 400, "invalid method");
+                        return http_refuse(v, 400, "invalid method");
                 if (p - m >= HTTP_METHOD_MAX)
-                        return refuse(v, 501, "method not implemented (too long)");
+                        return http_refuse(v, 501, "method not implemented (too long)");
                 p++;
         }
         size_t mlen = (size_t) (p - m);
         if (mlen == 0 || p == end)
-                return refuse(v, 400, "malformed request line");
+                return http_refuse(v, 400, "malformed request line");
         memcpy(out->method, m, mlen);
         out->method[mlen] = '\0';
         const char *t = ++p;
         while (p < end && *p != ' ')
                 p++;
         if (p == t || p == end)
-                return refuse(v, 400, "malformed request line");
+                return http_refuse(v, 400, "malformed request line");
         http_span target = span_of(buf, t, (size_t) (p - t));
-        int r = parse_version(p + 1, (size_t) (end - p - 1), 505, 400, v);
+        int r = http_parse_version(p + 1, (size_t) (end - p - 1), 505, 400, v);
         if (r < 0)
                 return r;
         out->version_minor = r;
         /* TRACE through a proxy reflects the request (and what upstream adds) back to a page's
          * script; nothing a build needs. */
         if (strcmp(out->method, "TRACE") == 0)
-                return refuse(v, 405, "TRACE is not allowed");
+                return http_refuse(v, 405, "TRACE is not allowed");
         if (strcmp(out->method, "CONNECT") == 0) {
                 out->kind = HTTP_KIND_CONNECT;
                 return parse_connect_target(buf, target, out, v);
@@ -394,22 +381,22 @@ static int parse_basic(const char *p, size_t n, http_req *out, verdict *v) {
         while (sp < n && p[sp] != ' ')
                 sp++;
         /* Another scheme is not ours: no credentials, so the proxy answers 407. */
-        if (!mem_ieq(p, sp, "basic"))
+        if (!http_mem_ieq(p, sp, "basic"))
                 return 0;
         uint8_t dec[2 * HTTP_CRED_MAX + 1];
         size_t dn;
         if (sp + 1 >= n ||
             base64_decode_into(p + sp + 1, n - sp - 1, dec, sizeof(dec), &dn) < 0)
-                return refuse(v, 400, "malformed Basic credentials");
+                return http_refuse(v, 400, "malformed Basic credentials");
         uint8_t *colon = memchr(dec, ':', dn);
         if (!colon)
-                return refuse(v, 400, "Basic credentials without ':'");
+                return http_refuse(v, 400, "Basic credentials without ':'");
         size_t ulen = (size_t) (colon - dec), plen = dn - ulen - 1;
         if (ulen > HTTP_CRED_MAX || plen > HTTP_CRED_MAX)
-                return refuse(v, 400, "Basic credentials too long");
+                return http_refuse(v, 400, "Basic credentials too long");
         for (size_t i = 0; i < dn; i++)
                 if (dec[i] < 0x20 || dec[i] == 0x7f) /* RFC 7617 §2: no control characters */
-                        return refuse(v, 400, "control character in Basic credentials");
+                        return http_refuse(v, 400, "control character in Basic credentials");
         memcpy(out->user, dec, ulen);
         out->user[ulen] = '\0';
         memcpy(out->pass, colon + 1, plen);
@@ -453,59 +440,60 @@ static bool name_confusable(const char *p, size_t n) {
 
 static int req_framing_header(const char *buf, const http_header *h, http_req *out,
                               req_state *st, verdict *v) {
-        const char *val = span_ptr(buf, h->value);
-        if (span_ieq(buf, h->name, "content-length")) {
+        const char *val = http_span_ptr(buf, h->value);
+        if (http_span_ieq(buf, h->name, "content-length")) {
                 /* Two lengths, even equal ones: some reader takes the other one. */
                 if (st->seen_cl)
-                        return refuse(v, 400, "repeated Content-Length");
+                        return http_refuse(v, 400, "repeated Content-Length");
                 st->seen_cl = true;
-                if (parse_content_length(val, h->value.len, &out->content_length) < 0)
-                        return refuse(v, 400, "invalid Content-Length");
+                if (http_parse_content_length(val, h->value.len, &out->content_length) < 0)
+                        return http_refuse(v, 400, "invalid Content-Length");
                 return 0;
         }
         if (st->seen_te)
-                return refuse(v, 400, "repeated Transfer-Encoding");
+                return http_refuse(v, 400, "repeated Transfer-Encoding");
         st->seen_te = true;
         /* "chunked, identity", "gzip, chunked", "xchunked": each reader decides differently
          * which coding ends the body. Only a lone "chunked" has one reading. */
-        if (!mem_ieq(val, h->value.len, "chunked"))
-                return refuse(v, 501, "transfer coding other than chunked");
+        if (!http_mem_ieq(val, h->value.len, "chunked"))
+                return http_refuse(v, 501, "transfer coding other than chunked");
         return 0;
 }
 
 static int req_header(const char *buf, const http_header *h, http_req *out, req_state *st,
                       verdict *v) {
-        const char *val = span_ptr(buf, h->value);
+        const char *val = http_span_ptr(buf, h->value);
         size_t vn = h->value.len;
-        if (span_ieq(buf, h->name, "content-length") || span_ieq(buf, h->name, "transfer-encoding"))
+        if (http_span_ieq(buf, h->name, "content-length") ||
+            http_span_ieq(buf, h->name, "transfer-encoding"))
                 return req_framing_header(buf, h, out, st, v);
-        if (span_ieq(buf, h->name, "host")) {
+        if (http_span_ieq(buf, h->name, "host")) {
                 if (st->seen_host)
-                        return refuse(v, 400, "repeated Host");
+                        return http_refuse(v, 400, "repeated Host");
                 st->seen_host = true;
                 st->host = h->value;
-        } else if (span_ieq(buf, h->name, "connection")) {
-                if (parse_connection(val, vn, &st->conn) < 0)
-                        return refuse(v, 400, "invalid Connection header");
+        } else if (http_span_ieq(buf, h->name, "connection")) {
+                if (http_parse_connection(val, vn, &st->conn) < 0)
+                        return http_refuse(v, 400, "invalid Connection header");
                 if (st->conn.names_framing)
-                        return refuse(v, 400, "Connection lists a framing header");
+                        return http_refuse(v, 400, "Connection lists a framing header");
                 if (st->conn.upgrade)
-                        return refuse(v, 501, "protocol upgrade not supported");
-        } else if (span_ieq(buf, h->name, "upgrade")) {
+                        return http_refuse(v, 501, "protocol upgrade not supported");
+        } else if (http_span_ieq(buf, h->name, "upgrade")) {
                 /* Half-supporting a switch to another protocol would leave us framing bytes we
                  * no longer understand. */
-                return refuse(v, 501, "protocol upgrade not supported");
-        } else if (span_ieq(buf, h->name, "proxy-authorization")) {
+                return http_refuse(v, 501, "protocol upgrade not supported");
+        } else if (http_span_ieq(buf, h->name, "proxy-authorization")) {
                 if (st->seen_auth)
-                        return refuse(v, 400, "repeated Proxy-Authorization");
+                        return http_refuse(v, 400, "repeated Proxy-Authorization");
                 st->seen_auth = true;
                 return parse_basic(val, vn, out, v);
-        } else if (span_ieq(buf, h->name, "expect")) {
-                if (!mem_ieq(val, vn, "100-continue"))
-                        return refuse(v, 417, "unsupported expectation");
+        } else if (http_span_ieq(buf, h->name, "expect")) {
+                if (!http_mem_ieq(val, vn, "100-continue"))
+                        return http_refuse(v, 417, "unsupported expectation");
                 out->expect_continue = true;
-        } else if (name_confusable(span_ptr(buf, h->name), h->name.len))
-                return refuse(v, 400, "header name resembles a framing header");
+        } else if (name_confusable(http_span_ptr(buf, h->name), h->name.len))
+                return http_refuse(v, 400, "header name resembles a framing header");
         return 0;
 }
 
@@ -514,28 +502,28 @@ static int req_header(const char *buf, const http_header *h, http_req *out, req_
 static bool host_agrees(const char *buf, http_span host, const http_req *r) {
         authority a;
         verdict ignored = { 0 };
-        if (parse_authority(span_ptr(buf, host), host.len, false, 80, &a, &ignored) < 0)
+        if (parse_authority(http_span_ptr(buf, host), host.len, false, 80, &a, &ignored) < 0)
                 return false;
-        return mem_ieq(a.host, strlen(a.host), r->host) && a.port == r->port;
+        return http_mem_ieq(a.host, strlen(a.host), r->host) && a.port == r->port;
 }
 
 static int req_finish(const char *buf, http_req *out, const req_state *st, verdict *v) {
         /* RFC 9112 §6.1: an HTTP/1.0 reader ignores Transfer-Encoding and takes the chunks for
          * the next request. */
         if (st->seen_te && out->version_minor == 0)
-                return refuse(v, 400, "Transfer-Encoding in an HTTP/1.0 request");
+                return http_refuse(v, 400, "Transfer-Encoding in an HTTP/1.0 request");
         /* The classic smuggling pair: one reader frames by length, the other by chunks. */
         if (st->seen_te && st->seen_cl)
-                return refuse(v, 400, "both Content-Length and Transfer-Encoding");
+                return http_refuse(v, 400, "both Content-Length and Transfer-Encoding");
         if (out->kind == HTTP_KIND_CONNECT) {
                 /* Bytes after a CONNECT head are tunnel data; a body would be read as both. */
                 if (st->seen_te || out->content_length != 0)
-                        return refuse(v, 400, "CONNECT request with a body");
+                        return http_refuse(v, 400, "CONNECT request with a body");
         } else {
                 if (!st->seen_host && out->version_minor == 1)
-                        return refuse(v, 400, "missing Host header");
+                        return http_refuse(v, 400, "missing Host header");
                 if (st->seen_host && !host_agrees(buf, st->host, out))
-                        return refuse(v, 400, "Host header disagrees with the URL");
+                        return http_refuse(v, 400, "Host header disagrees with the URL");
         }
         out->framing = out->kind == HTTP_KIND_CONNECT ? HTTP_FRAMING_NONE
                        : st->seen_te                  ? HTTP_FRAMING_CHUNKED
@@ -548,22 +536,22 @@ static int req_finish(const char *buf, http_req *out, const req_state *st, verdi
 static int req_head(head_scan *s, http_req *out, verdict *v) {
         req_state st = { 0 };
         http_span line;
-        int r = scan_line(s, 414, &line, v);
+        int r = http_scan_line(s, 414, &line, v);
         if (r <= 0)
                 return r;
         r = parse_request_line(s->buf, line, out, v);
         if (r < 0)
                 return r;
         for (;;) {
-                r = scan_line(s, 431, &line, v);
+                r = http_scan_line(s, 431, &line, v);
                 if (r <= 0)
                         return r;
                 if (line.len == 0)
                         break;
                 if (out->n_headers == HTTP_HEADERS_MAX)
-                        return refuse(v, 431, "too many header fields");
+                        return http_refuse(v, 431, "too many header fields");
                 http_header *h = &out->headers[out->n_headers++];
-                r = parse_field(s->buf, line, 400, h, v);
+                r = http_parse_field(s->buf, line, 400, h, v);
                 if (r < 0)
                         return r;
                 r = req_header(s->buf, h, out, &st, v);
@@ -614,7 +602,7 @@ static void put_str(out_buf *o, const char *s) {
 }
 
 static void put_span(out_buf *o, const char *buf, http_span s) {
-        put(o, span_ptr(buf, s), s.len);
+        put(o, http_span_ptr(buf, s), s.len);
 }
 
 static bool is_hop_by_hop(const char *buf, http_span name) {
@@ -623,7 +611,7 @@ static bool is_hop_by_hop(const char *buf, http_span name) {
                 "proxy-authenticate",  "te",                 "trailer",          "upgrade",
         };
         for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-                if (span_ieq(buf, name, names[i]))
+                if (http_span_ieq(buf, name, names[i]))
                         return true;
         return false;
 }
@@ -633,12 +621,12 @@ static bool is_hop_by_hop(const char *buf, http_span name) {
 static bool connection_lists(const http_req *r, const char *buf, http_span name) {
         for (size_t i = 0; i < r->n_headers; i++) {
                 const http_header *h = &r->headers[i];
-                if (!span_ieq(buf, h->name, "connection"))
+                if (!http_span_ieq(buf, h->name, "connection"))
                         continue;
                 size_t pos = 0, tl;
                 const char *t;
-                while (list_next(span_ptr(buf, h->value), h->value.len, &pos, &t, &tl) > 0)
-                        if (mem_ieq_n(t, tl, span_ptr(buf, name), name.len))
+                while (list_next(http_span_ptr(buf, h->value), h->value.len, &pos, &t, &tl) > 0)
+                        if (mem_ieq_n(t, tl, http_span_ptr(buf, name), name.len))
                                 return true;
         }
         return false;
@@ -653,14 +641,14 @@ static void rewrite_host(out_buf *o, const http_req *r, const char *buf) {
 /* One client header, as the upstream gets it. The framing headers and Host are written from
  * what we parsed, never copied: the upstream frames the body exactly as we do. */
 static void rewrite_header(out_buf *o, const http_req *r, const char *buf, const http_header *h) {
-        if (span_ieq(buf, h->name, "host"))
+        if (http_span_ieq(buf, h->name, "host"))
                 rewrite_host(o, r, buf);
-        else if (span_ieq(buf, h->name, "content-length")) {
+        else if (http_span_ieq(buf, h->name, "content-length")) {
                 char n[32];
                 int k = snprintf(n, sizeof(n), "Content-Length: %" PRIu64 "\r\n",
                                  r->content_length);
                 put(o, n, (size_t) k);
-        } else if (span_ieq(buf, h->name, "transfer-encoding"))
+        } else if (http_span_ieq(buf, h->name, "transfer-encoding"))
                 put_str(o, "Transfer-Encoding: chunked\r\n");
         else if (!is_hop_by_hop(buf, h->name) && !connection_lists(r, buf, h->name)) {
                 put_span(o, buf, h->name);
@@ -682,7 +670,7 @@ ssize_t http_req_rewrite(const http_req *r, const char *buf, char *out, size_t c
         put_str(&o, r->version_minor == 1 ? " HTTP/1.1\r\n" : " HTTP/1.0\r\n");
         bool has_host = false;
         for (size_t i = 0; i < r->n_headers; i++)
-                has_host |= span_ieq(buf, r->headers[i].name, "host");
+                has_host |= http_span_ieq(buf, r->headers[i].name, "host");
         if (!has_host)
                 rewrite_host(&o, r, buf);
         for (size_t i = 0; i < r->n_headers; i++)
@@ -691,137 +679,4 @@ ssize_t http_req_rewrite(const http_req *r, const char *buf, char *out, size_t c
         if (o.full)
                 return -ENOSPC;
         return (ssize_t) o.n;
-}
-
-/* ---- Response head ----------------------------------------------------------------------- */
-
-typedef struct resp_state {
-        bool seen_cl, seen_te;
-        conn_tokens conn;
-} resp_state;
-
-/* HTTP-version SP 3DIGIT [SP reason-phrase]. */
-static int parse_status_line(const char *buf, http_span line, http_resp *out, verdict *v) {
-        const char *p = span_ptr(buf, line);
-        size_t n = line.len;
-        if (n < 12 || p[8] != ' ')
-                return refuse(v, 502, "malformed status line");
-        int r = parse_version(p, 8, 502, 502, v);
-        if (r < 0)
-                return r;
-        out->version_minor = r;
-        if (!is_digit((unsigned char) p[9]) || !is_digit((unsigned char) p[10]) ||
-            !is_digit((unsigned char) p[11]))
-                return refuse(v, 502, "malformed status code");
-        out->code = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-        if (out->code < 100 || out->code > 599)
-                return refuse(v, 502, "status code out of range");
-        if (n > 12 && p[12] != ' ')
-                return refuse(v, 502, "malformed status line");
-        for (size_t i = 13; i < n; i++)
-                if (!http_is_field_char((unsigned char) p[i]))
-                        return refuse(v, 502, "control character in reason phrase");
-        return 0;
-}
-
-static int resp_header(const char *buf, const http_header *h, http_resp *out, resp_state *st,
-                       verdict *v) {
-        const char *val = span_ptr(buf, h->value);
-        size_t vn = h->value.len;
-        if (span_ieq(buf, h->name, "content-length")) {
-                if (st->seen_cl)
-                        return refuse(v, 502, "repeated Content-Length from upstream");
-                st->seen_cl = true;
-                if (parse_content_length(val, vn, &out->content_length) < 0)
-                        return refuse(v, 502, "invalid Content-Length from upstream");
-        } else if (span_ieq(buf, h->name, "transfer-encoding")) {
-                if (st->seen_te)
-                        return refuse(v, 502, "repeated Transfer-Encoding from upstream");
-                st->seen_te = true;
-                if (!mem_ieq(val, vn, "chunked"))
-                        return refuse(v, 502, "transfer coding other than chunked from upstream");
-        } else if (span_ieq(buf, h->name, "connection")) {
-                if (parse_connection(val, vn, &st->conn) < 0)
-                        return refuse(v, 502, "invalid Connection header from upstream");
-        }
-        return 0;
-}
-
-/* RFC 9112 §6.3, in its order. A response we would frame differently from the client would let
- * an upstream desynchronise a reused connection: ambiguous framing is refused. */
-static int resp_finish(const char *req_method, http_resp *out, const resp_state *st,
-                       verdict *v) {
-        bool head = req_method && strcmp(req_method, "HEAD") == 0;
-        bool connect = req_method && strcmp(req_method, "CONNECT") == 0;
-        int c = out->code;
-        if (c == 101)
-                return refuse(v, 502, "101 Switching Protocols (upgrades are not forwarded)");
-        if (connect && c / 100 == 2)
-                return refuse(v, 502, "2xx response to a forwarded CONNECT");
-        if (st->seen_te && out->version_minor == 0)
-                return refuse(v, 502, "Transfer-Encoding in an HTTP/1.0 response");
-        if (st->seen_te && st->seen_cl)
-                return refuse(v, 502, "both Content-Length and Transfer-Encoding from upstream");
-        /* RFC 9110 §8.6, RFC 9112 §6.1: never on 1xx or 204; a client would read a body here. */
-        if ((c < 200 || c == 204) && (st->seen_te || st->seen_cl))
-                return refuse(v, 502, "framing header on a response without a body");
-        out->interim = c < 200;
-        if (head || out->interim || c == 204 || c == 304)
-                out->framing = HTTP_FRAMING_NONE;
-        else if (st->seen_te)
-                out->framing = HTTP_FRAMING_CHUNKED;
-        else if (st->seen_cl)
-                out->framing = HTTP_FRAMING_LENGTH;
-        else
-                out->framing = HTTP_FRAMING_CLOSE;
-        if (out->framing != HTTP_FRAMING_LENGTH)
-                out->content_length = 0;
-        out->reusable = !out->interim && out->framing != HTTP_FRAMING_CLOSE && !st->conn.close &&
-                        (out->version_minor == 1 || st->conn.keep_alive);
-        return 0;
-}
-
-static int resp_head(head_scan *s, const char *req_method, http_resp *out, verdict *v) {
-        resp_state st = { 0 };
-        http_span line;
-        size_t n_headers = 0;
-        int r = scan_line(s, 502, &line, v);
-        if (r <= 0)
-                return r;
-        r = parse_status_line(s->buf, line, out, v);
-        if (r < 0)
-                return r;
-        for (;;) {
-                r = scan_line(s, 502, &line, v);
-                if (r <= 0)
-                        return r;
-                if (line.len == 0)
-                        break;
-                if (n_headers++ == HTTP_HEADERS_MAX)
-                        return refuse(v, 502, "too many header fields from upstream");
-                http_header h;
-                r = parse_field(s->buf, line, 502, &h, v);
-                if (r < 0)
-                        return r;
-                r = resp_header(s->buf, &h, out, &st, v);
-                if (r < 0)
-                        return r;
-        }
-        r = resp_finish(req_method, out, &st, v);
-        if (r < 0)
-                return r;
-        out->head_len = s->pos;
-        return (int) s->pos;
-}
-
-int http_resp_parse(const char *buf, size_t len, const char *req_method, http_resp *out) {
-        *out = (http_resp){ 0 };
-        head_scan s = { .buf = buf, .len = len, .head_max = HTTP_RESP_HEAD_MAX, .bad_status = 502,
-                        .big_status = 502 };
-        verdict v = { 0 };
-        int r = resp_head(&s, req_method, out, &v);
-        if (r <= 0) {
-                *out = (http_resp){ .status = v.status, .why = v.why };
-        }
-        return r;
 }
