@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -268,6 +269,109 @@ typedef struct cordon_run_result {
 CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
                              const cordon_run_options *opts, cordon_run_result *ret,
                              cordon_error *err);
+
+/* ---- Processes (docs/design/library.md) ----------------------------------------------------
+ * cordon_spawn() starts a command under a policy and returns at once with a handle: the caller
+ * chooses its stdio and any further descriptors, waits (blocking, with a timeout, or by polling
+ * a descriptor), signals it, kills it. cordon_run() is cordon_spawn() + cordon_process_wait().
+ *
+ * Lifecycle: cordon_spawn_options_init() → set fields → cordon_spawn() → any of the
+ * cordon_process_*() calls → cordon_process_wait() → cordon_process_free(). Freeing a handle
+ * whose command still runs kills the sandbox with everything in it and waits for it.
+ *
+ * Threads: cordon_spawn() may be called from several threads at once, each with its own
+ * descriptors. One handle may be used from several threads: signal and kill are safe at any
+ * time; only one thread may wait on a handle at a time, and free must be the last call. A
+ * handle's callbacks (on_event, on_violation, on_backend_note) come from the thread calling
+ * cordon_spawn() while it runs ("starting", "ready"), then from a thread of the run's own, never
+ * two at a time; they must not call cordon_process_wait/free on their own handle. */
+
+typedef struct cordon_process cordon_process;
+
+/* A descriptor handed to the command: the caller's `fd` becomes the command's `child_fd` (>= 3;
+ * stdio has fields of its own). Every other descriptor of the caller stays out of the sandbox. */
+typedef struct cordon_fd_map {
+        int fd;
+        int child_fd;
+} cordon_fd_map;
+
+#define CORDON_SPAWN_FDS_MAX 16   /* at most this many cordon_fd_map entries */
+#define CORDON_FD_NULL (-1)       /* a stdio field: the command gets /dev/null there */
+
+/* Options of cordon_spawn(). Initialize with cordon_spawn_options_init(), which sets `size`
+ * (the struct may grow in later releases; the library reads only the fields `size` covers). */
+typedef struct cordon_spawn_options {
+        size_t size;
+        cordon_backend backend;
+        char *const *environ;  /* the environment to filter for the command; NULL = environ */
+        /* The caller's descriptors that become the command's 0, 1 and 2 (default: 0, 1, 2, i.e.
+         * the caller's own; CORDON_FD_NULL: /dev/null). They are checked as cordon_run checks
+         * fds 0-2: a directory, a protected file open read-only, an unconnected or datagram
+         * socket is refused (CORDON_POLICY_UNENFORCEABLE), since the command could reach past
+         * the policy through it. The same holds for every entry of `fds`. */
+        int stdin_fd, stdout_fd, stderr_fd;
+        const cordon_fd_map *fds; /* copied; at most CORDON_SPAWN_FDS_MAX */
+        size_t n_fds;
+        /* The directory the policy's relative paths and the command's working directory
+         * resolve against; NULL: the caller's current directory (a process-wide value: threads
+         * that spawn in different directories set this). */
+        const char *cwd;
+        cordon_violation_fn on_violation; /* may be NULL; gets `userdata` */
+        void *userdata;
+        cordon_event_fn on_event;         /* may be NULL: no events; gets `event_userdata` */
+        void *event_userdata;
+        int cancel_fd;    /* as cordon_run_options.cancel_fd; -1 or 0: none */
+        /* CORDON_CAPTURE_* bits: as cordon_run_options.capture, except that each chunk is
+         * written on to stdout_fd / stderr_fd (where the command would have written). */
+        unsigned capture;
+        void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
+} cordon_spawn_options;
+
+/* Sets every field to its default and `size` to sizeof(cordon_spawn_options). */
+CORDON_PUBLIC void cordon_spawn_options_init(cordon_spawn_options *opts);
+
+/* Builds the sandbox and starts argv[0] (searched in the sandbox's PATH) in it. Returns 0 once
+ * the command's process is about to execute it, with *ret a new handle (caller frees with
+ * cordon_process_free); or a negative errno with `err` set when the sandbox could not be built
+ * (then nothing of the command ran, nothing is left to wait for). A command that cannot be
+ * executed (not found, not executable) is reported by cordon_process_wait (CORDON_EXEC_FAILED).
+ * The timeout of limits.timeout starts here. */
+CORDON_PUBLIC int cordon_spawn(const cordon_policy *policy, char *const argv[],
+                               const cordon_spawn_options *opts, cordon_process **ret,
+                               cordon_error *err);
+
+/* The process cordon_spawn() forked, in the caller's PID namespace: the sandbox's outermost
+ * process (the command itself for the none backend). Its end is the sandbox's end. */
+CORDON_PUBLIC pid_t cordon_process_pid(const cordon_process *p);
+/* A pidfd for that process (owned by the handle; valid until cordon_process_free): poll() reports
+ * it readable once the sandbox has ended. cordon_process_wait() may then still take a moment to
+ * collect the last reports and output; cordon_process_fd() is readable exactly when it will not
+ * block. */
+CORDON_PUBLIC int cordon_process_pidfd(const cordon_process *p);
+/* Readable (POLLIN) once the run's result is ready: cordon_process_wait() then returns at once.
+ * Owned by the handle. */
+CORDON_PUBLIC int cordon_process_fd(const cordon_process *p);
+/* The backend running the command (after an AUTO step-down: the one stepped down to). */
+CORDON_PUBLIC cordon_backend cordon_process_backend(const cordon_process *p);
+
+/* Delivers `sig` (1..64) to the command's process group (the command leads it, as a shell's
+ * job does: a ^C reaches a whole pipeline). 0, or -ESRCH once the command has ended, -EINVAL
+ * for a bad signal number. Only the command's own processes can be reached: never the sandbox's
+ * monitor, never a process outside. */
+CORDON_PUBLIC int cordon_process_signal(cordon_process *p, int sig, cordon_error *err);
+/* Kills the sandbox with everything in it; the run ends with "killed" {"reason": "manual"} and
+ * cordon_process_wait() fails with CORDON_KILLED. 0, or -ESRCH when the run was already over. */
+CORDON_PUBLIC int cordon_process_kill(cordon_process *p, cordon_error *err);
+
+/* Waits up to `timeout_ms` (-1: until the end; 0: not at all) for the run to end. Returns 1 while
+ * it still runs; 0 when the command ran (whatever its status), with *ret filled; or a negative
+ * errno with `err` set when the run failed (exec failure, limits.timeout, a kill, a lost
+ * channel), exactly as cordon_run() would have. Once ended, every later call returns the same. */
+CORDON_PUBLIC int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *ret,
+                                      cordon_error *err);
+
+/* Kills the sandbox if it still runs, waits for it, and frees the handle. NULL: no-op. */
+CORDON_PUBLIC void cordon_process_free(cordon_process *p);
 
 /* ---- Denial decoder (docs/design/errors.md; docs/explain.md)
  * ----------------------------------------- */

@@ -162,7 +162,7 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
                                         strerror(errno));
         pid_t me = getpid();
-        sandbox_set_session_ctl(ctl[1]);
+        h->p->session_ctl = ctl[1]; /* init serves execs on it (session-init.h) */
         pid_t m = fork();
         if (m == 0) {
                 (void) close(ctl[0]);
@@ -173,6 +173,7 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
                 sandbox_monitor_main(h->p, none, rep[1], me, h->px.listen_ch);
         }
         (void) close(ctl[1]);
+        h->p->session_ctl = -1;
         (void) close(rep[1]);
         (void) close(h->px.listen_ch);
         h->px.listen_ch = -1;

@@ -58,14 +58,14 @@ static int stream_open(capture_stream *s) {
         return 0;
 }
 
-int capture_open(capture *c, unsigned what, const events *ev) {
+int capture_open(capture *c, unsigned what, const events *ev, const int forward_fd[2]) {
         *c = (capture) { .ev = ev };
         for (int i = 0; i < 2; i++)
                 c->s[i] = (capture_stream) { .read_fd = -1, .write_fd = -1, .dest_fd = i + 1,
-                                             .is_stderr = i == 1 };
+                                             .forward_fd = forward_fd[i], .is_stderr = i == 1 };
         for (int i = 0; i < 2; i++) {
                 unsigned bit = i == 0 ? CORDON_CAPTURE_STDOUT : CORDON_CAPTURE_STDERR;
-                if (!(what & bit) || fcntl(i + 1, F_GETFD) < 0)
+                if (!(what & bit) || (forward_fd[i] >= 0 && fcntl(forward_fd[i], F_GETFD) < 0))
                         continue;
                 int r = stream_open(&c->s[i]);
                 if (r < 0) {
@@ -125,7 +125,7 @@ static ssize_t write_nosigpipe(int fd, const void *buf, size_t len) {
  * and writes at most PIPE_BUF, which a pipe then takes without blocking; without one, plain
  * blocking writes. Returns 0, -ETIME when `until_ms` passed, or the write's -errno. */
 static int forward(int fd, const char *p, size_t n, int64_t until_ms) {
-        while (n > 0) {
+        while (fd >= 0 && n > 0) {
                 if (until_ms >= 0) {
                         struct pollfd pfd = { .fd = fd, .events = POLLOUT };
                         int r = poll(&pfd, 1, left_ms(until_ms));
@@ -173,7 +173,7 @@ static size_t pump_one(capture *c, capture_stream *s, int64_t until_ms) {
         }
         if (c->before_output)
                 c->before_output(c->before_output_userdata);
-        int r = forward(s->dest_fd, s->buf + s->held, (size_t) n, until_ms);
+        int r = forward(s->forward_fd, s->buf + s->held, (size_t) n, until_ms);
         /* The command wrote these bytes whether or not they could be passed on. */
         emit(c, s, s->held + (size_t) n, r < 0);
         if (r < 0) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Capture of the command's stdout and stderr (cordon_run_options.capture): the command writes
- * into pipes the launcher reads; every chunk goes on, unchanged, to the launcher's own fd 1 or 2
- * (where the command would have written) and becomes a "stdout" or "stderr" event.
+ * into pipes the launcher reads; every chunk goes on, unchanged, to the launcher's fd 1 or 2 or
+ * the descriptors cordon_spawn_options names (where the command would have written) and becomes
+ * a "stdout" or "stderr" event.
  *
  * Bounded: one CAPTURE_CHUNK buffer per stream, nothing queued. When the reader of fd 1 or 2 is
  * slow the launcher waits for it, the pipe fills and the command blocks in write(2), exactly as
@@ -24,7 +25,8 @@
 typedef struct capture_stream {
         int read_fd;   /* the launcher's end; -1 when not captured or closed */
         int write_fd;  /* the command's end, until capture_parent() */
-        int dest_fd;   /* 1 or 2 */
+        int dest_fd;   /* the command's: 1 or 2 */
+        int forward_fd; /* the caller's, where each chunk goes on; -1: nowhere (/dev/null) */
         bool is_stderr;
         size_t held;   /* bytes of an unfinished UTF-8 character kept for the next event */
         char *buf;     /* CAPTURE_CHUNK bytes */
@@ -41,9 +43,11 @@ typedef struct capture {
 } capture;
 
 /* Creates the pipes for the streams in `what` (CORDON_CAPTURE_* bits; 0: nothing, every other
- * call is then a no-op). A stream whose fd (1 or 2) is not open in the caller is not captured:
- * the command inherits the closed fd as it would have. Returns 0 or -errno. */
-int capture_open(capture *c, unsigned what, const events *ev);
+ * call is then a no-op). `forward_fd`: the caller's descriptors for the command's stdout and
+ * stderr, where the chunks go on (-1: nowhere). A stream whose descriptor is not open in the
+ * caller is not captured: the command inherits the closed fd as it would have. Returns 0 or
+ * -errno. */
+int capture_open(capture *c, unsigned what, const events *ev, const int forward_fd[2]);
 
 /* In the forked child, first thing: the pipes become fds 1 and 2. On failure the child reports
  * LAUNCH_FAILED on `report_fd` and exits 125: nothing runs with the wrong stdout. */

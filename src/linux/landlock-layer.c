@@ -78,7 +78,7 @@ static int add_path_rules(int ruleset, const ll_layer *l, uint64_t handled, cord
 /* `cmd > out.log` then `echo x > /dev/stdout` inside: the file on fd 1 needs a rule, with the
  * access it was opened with only (a read-only stdin must not become writable by a reopen). Pipes
  * and sockets live on internal filesystems Landlock does not restrict; a directory on fds 0-2 is
- * refused before launch (launch.c: check_stdio). */
+ * refused before launch (launch-fds.c). */
 static int add_stdio_rules(int ruleset, uint64_t allowed) {
         for (int fd = 0; fd <= 2; fd++) {
                 int fl = fcntl(fd, F_GETFL);

@@ -99,9 +99,11 @@ int process_close_fds_except2(int keep1, int keep2) {
 }
 
 int process_close_fds_keep(const int *keep, size_t n) {
-        int sorted[8];
+        int sorted[PROCESS_KEEP_FDS_MAX];
         size_t k = 0;
-        for (size_t i = 0; i < n && k < ELEMENTSOF(sorted); i++)
+        if (n > ELEMENTSOF(sorted))
+                return -E2BIG;
+        for (size_t i = 0; i < n; i++)
                 if (keep[i] >= 3)
                         sorted[k++] = keep[i];
         for (size_t i = 1; i < k; i++) /* insertion sort: a handful of fds */

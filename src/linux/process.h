@@ -2,7 +2,10 @@
 /* Credentials and process attributes of the sandbox's setup processes. Each returns 0 or -errno. */
 #pragma once
 
+#include <stddef.h>
 #include <sys/types.h>
+
+#include "cordon/cordon.h"
 
 /* Maps exactly one uid and gid (the caller's own) into the user namespace the caller just
  * unshared: the command keeps its identity, and no other id exists inside, so set*id() can change
@@ -23,7 +26,9 @@ int process_die_with_parent(pid_t expected_parent);
 int process_close_fds_except(int keep);
 /* The same, keeping two fds (either may be -1). */
 int process_close_fds_except2(int keep1, int keep2);
-/* The same, keeping the n fds of keep[] (entries < 3 are ignored). */
+/* The same, keeping the n fds of keep[] (entries < 3 are ignored); -E2BIG for more than
+ * PROCESS_KEEP_FDS_MAX: the sandbox's own channels and the caller's cordon_spawn_options.fds. */
+#define PROCESS_KEEP_FDS_MAX (CORDON_SPAWN_FDS_MAX + 8)
 int process_close_fds_keep(const int *keep, size_t n);
 
 /* Hard RLIMIT_CORE 0: with a core_pattern such as "core.%e" and a comm set by PR_SET_NAME to

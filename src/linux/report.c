@@ -5,6 +5,9 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include "linux/uapi.h"
 
 int report_channel(int fds[2]) {
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
@@ -40,6 +43,11 @@ void report_child_status(int fd, int wait_status) {
 
 void report_ready(int fd) {
         report_msg m = { .type = REPORT_READY };
+        report_send(fd, &m);
+}
+
+void report_command_started(int fd) {
+        report_msg m = { .type = REPORT_STARTED };
         report_send(fd, &m);
 }
 
@@ -136,6 +144,17 @@ const char *report_msg_client(const report_msg *m) {
         return skip != SIZE_MAX && o < m->text_len ? m->text + o : "";
 }
 
+/* A message's length as read: 1 when it is well-formed (and NUL-terminates its text), else
+ * -EBADMSG. */
+static int report_check(report_msg *msg, ssize_t n) {
+        if ((size_t) n < offsetof(report_msg, text) ||
+            msg->text_len != (size_t) n - offsetof(report_msg, text) ||
+            msg->text_len >= sizeof(msg->text))
+                return -EBADMSG;
+        msg->text[msg->text_len] = '\0';
+        return 1;
+}
+
 int report_read(int fd, report_msg *msg) {
         memset(msg, 0, sizeof(*msg));
         /* SOCK_SEQPACKET: one read returns exactly one record. */
@@ -147,10 +166,70 @@ int report_read(int fd, report_msg *msg) {
                 return -errno;
         if (n == 0)
                 return 0;
-        if ((size_t) n < offsetof(report_msg, text) ||
-            msg->text_len != (size_t) n - offsetof(report_msg, text) ||
-            msg->text_len >= sizeof(msg->text))
-                return -EBADMSG;
-        msg->text[msg->text_len] = '\0';
-        return 1;
+        return report_check(msg, n);
+}
+
+int report_sender_on(int fd) {
+        int one = 1;
+        if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0)
+                return -errno;
+        /* A pidfd names the process itself: a pid could be reused once the command has exited
+         * and been reaped, and a signal meant for it would reach a stranger. Older kernels
+         * (ENOPROTOOPT) name the pid alone. */
+        (void) setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &one, sizeof(one));
+        return 0;
+}
+
+void report_sender_off(int fd) {
+        int zero = 0;
+        (void) setsockopt(fd, SOL_SOCKET, SO_PASSPIDFD, &zero, sizeof(zero));
+        (void) setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &zero, sizeof(zero));
+}
+
+/* The sender's pidfd and pid from the ancillary data; every passed fd is taken (none leaks). */
+static void sender_from_cmsgs(struct msghdr *mh, int *ret_pidfd, pid_t *ret_pid) {
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+                if (c->cmsg_level != SOL_SOCKET)
+                        continue;
+                if (c->cmsg_type == SCM_CREDENTIALS &&
+                    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+                        struct ucred uc;
+                        memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+                        *ret_pid = uc.pid;
+                } else if ((c->cmsg_type == SCM_PIDFD || c->cmsg_type == SCM_RIGHTS) &&
+                           c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+                        size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                        for (size_t i = 0; i < n; i++) {
+                                int fd;
+                                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+                                if (c->cmsg_type == SCM_PIDFD && *ret_pidfd < 0)
+                                        *ret_pidfd = fd;
+                                else
+                                        (void) close(fd);
+                        }
+                }
+        }
+}
+
+int report_read_sender(int fd, report_msg *msg, int *ret_pidfd, pid_t *ret_pid) {
+        memset(msg, 0, sizeof(*msg));
+        *ret_pidfd = -1;
+        *ret_pid = 0;
+        union {
+                char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * 4)];
+                struct cmsghdr align;
+        } ctl;
+        struct iovec iov = { .iov_base = msg, .iov_len = sizeof(*msg) };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                             .msg_controllen = sizeof(ctl.buf) };
+        ssize_t n;
+        do
+                n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        sender_from_cmsgs(&mh, ret_pidfd, ret_pid);
+        if (n == 0)
+                return 0;
+        return report_check(msg, n);
 }

@@ -25,6 +25,10 @@ typedef enum report_type {
         REPORT_CONNECTION,    /* a warm session's supervisor connected a socket to the proxy:
                                * `sid` = the caller's session id, text = "client\0" (the
                                * connection, report_conn_key()) */
+        REPORT_STARTED,       /* sent by the command's own process just before exec: the kernel
+                               * names the sender to the launcher (report_read_sender()), which
+                               * learns the command's pid and a pidfd for it in its own PID
+                               * namespace (cordon_process_signal) */
 } report_type;
 
 typedef struct report_msg {
@@ -50,6 +54,7 @@ void report_fatal(int fd, cordon_code code, int sys_errno, const char *fmt, ...)
 void report_error(int fd, const cordon_error *err);
 void report_child_status(int fd, int wait_status);
 void report_ready(int fd);
+void report_command_started(int fd);
 void report_violation(int fd, const char *syscall, const char *path, const char *rule);
 /* Any action the supervisor reports ("file-create-name", "syscall", "network-outbound"), with the
  * count of an aggregate (0 or 1: one refusal) and the caller's session id (0: unknown). */
@@ -80,3 +85,15 @@ const char *report_msg_client(const report_msg *m);
 
 /* Reads one message; returns 1 on a message, 0 on EOF, -errno on error. */
 int report_read(int fd, report_msg *msg);
+
+/* The launcher's end asks the kernel to name each message's sending process: its pid
+ * (SO_PASSCRED) and, where the kernel has it (SO_PASSPIDFD, Linux 6.5+), a pidfd. Turned on only
+ * until the command's REPORT_STARTED has been read (report_sender_off()): the messages after it
+ * need no sender. Returns 0 or -errno. */
+int report_sender_on(int fd);
+void report_sender_off(int fd);
+
+/* report_read() that also returns the sender report_sender_on() asked for: *ret_pidfd (the
+ * caller's to close; -1 without SO_PASSPIDFD) and *ret_pid (the pid in the reader's PID
+ * namespace; 0 when the kernel named no sender). */
+int report_read_sender(int fd, report_msg *msg, int *ret_pidfd, pid_t *ret_pid);

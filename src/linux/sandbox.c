@@ -87,14 +87,30 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
                 report_fatal(report_fd, CORDON_LAUNCH_FAILED, errno,
                              "cannot enter the working directory %s: %s", p->workdir,
                              strerror(errno)), _exit(125);
-        /* Only 0-2 survive the exec; the report channel closes on success. */
+        /* Only 0-2 and the descriptors the caller handed over survive the exec; the report
+         * channel closes on success. */
         if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "close_range");
+        for (size_t i = 0; i < p->n_keep_fds; i++)
+                if (fcntl(p->keep_fds[i], F_SETFD, 0) < 0)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, errno, "handed-over descriptor");
         environ = p->env.v ? p->env.v : (char *[]) { NULL };
+        /* The launcher learns this process from the message itself (report_read_sender()): the
+         * pidfd cordon_process_signal() uses. */
+        report_command_started(report_fd);
         execvp(argv[0], argv);
         report_fatal(report_fd, CORDON_EXEC_FAILED, errno, "cannot execute '%s': %s", argv[0],
                      strerror(errno));
         _exit(127);
+}
+
+int sandbox_close_fds(const plan *p, const int *own, size_t n_own) {
+        int keep[PROCESS_KEEP_FDS_MAX];
+        if (n_own + p->n_keep_fds > ELEMENTSOF(keep))
+                return -E2BIG;
+        memcpy(keep, own, n_own * sizeof(int));
+        memcpy(keep + n_own, p->keep_fds, p->n_keep_fds * sizeof(int));
+        return process_close_fds_keep(keep, n_own + p->n_keep_fds);
 }
 
 _noreturn_ void sandbox_unconfined_main(const plan *p, char *const argv[], int report_fd) {
@@ -155,14 +171,6 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         (void) close(listener); /* a listener kept here could answer CONTINUE to itself */
 }
 
-/* A warm session's ctl socket (session-init.h), or -1 for a run. Set by the session host before
- * sandbox_monitor_main(); inherited across the forks that follow. */
-static int session_ctl = -1;
-
-void sandbox_set_session_ctl(int ctl) {
-        session_ctl = ctl;
-}
-
 static _noreturn_ void init_main(const plan *p, char *const argv[], int report_fd, int sock) {
         /* The parent is outside this PID namespace (getppid() reads 0), so liveness is checked by
          * the handshake below instead. */
@@ -175,8 +183,8 @@ static _noreturn_ void init_main(const plan *p, char *const argv[], int report_f
                 _exit(125); /* the monitor died: there is no supervisor, run nothing */
         (void) close(sock);
         report_ready(report_fd);
-        if (session_ctl >= 0)
-                session_init_loop(p, session_ctl); /* a warm session: commands on request */
+        if (p->session_ctl >= 0)
+                session_init_loop(p, p->session_ctl); /* a warm session: commands on request */
         pid_t c = fork();
         if (c < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: fork");
@@ -313,7 +321,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
                                   .rules = &p->names, .on_report = on_report,
                                   .userdata = &m, .unix_allow = unix_allow,
                                   /* a warm session tells its execs' refusals apart */
-                                  .attribute = session_ctl >= 0,
+                                  .attribute = p->session_ctl >= 0,
                                   .record_ports = { PROXY_HTTP_PORT, PROXY_SOCKS_PORT },
                                   .on_connection = record ? on_connection : NULL };
         supervisor *s = NULL;
@@ -395,7 +403,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
          * not reach the user's terminal. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: setsid");
-        int r = process_close_fds_keep((int[]){ report_fd, proxy_ch, session_ctl }, 3);
+        int r = sandbox_close_fds(p, (int[]){ report_fd, proxy_ch, p->session_ctl }, 3);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: close_range");
         /* The host's procfs, where notification pids (from this PID namespace) are valid. */
@@ -405,7 +413,7 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
         host_grip grip;
         grip_host(p, report_fd, &grip);
         enter_namespaces(p, report_fd);
-        bool record = session_ctl >= 0 && fastopen_off(proc_fd);
+        bool record = p->session_ctl >= 0 && fastopen_off(proc_fd);
         grip_private_mounts(p, report_fd, &grip);
         send_proxy_listeners(report_fd, proxy_ch);
         int sp[2];

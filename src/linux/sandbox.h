@@ -18,7 +18,7 @@
 
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
                                      pid_t launcher, int proxy_ch);
-/* Makes the next sandbox_monitor_main() build a warm session: its init serves exec requests on
- * `ctl` (session-init.h) instead of running argv. */
-void sandbox_set_session_ctl(int ctl);
+/* Closes every descriptor above 2 but the n_own of `own` (entries < 3 ignored) and those the
+ * caller hands to the command (p->keep_fds). 0 or -errno. */
+int sandbox_close_fds(const plan *p, const int *own, size_t n_own);
 _noreturn_ void sandbox_unconfined_main(const plan *p, char *const argv[], int report_fd);

@@ -119,3 +119,14 @@ struct cordon_landlock_net_port_attr {
 #ifndef SECCOMP_ADDFD_FLAG_SEND
 #define SECCOMP_ADDFD_FLAG_SEND (1UL << 1) /* 5.14 */
 #endif
+
+/* ---- Sockets and pidfds --------------------------------------------------------------------- */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76 /* 6.5: SCM_PIDFD with each message */
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
+#ifndef PIDFD_SIGNAL_PROCESS_GROUP
+#define PIDFD_SIGNAL_PROCESS_GROUP (1UL << 2) /* 6.9: pidfd_send_signal() to the process group */
+#endif

@@ -496,6 +496,7 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         if (!b.p)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         plan *p = b.p;
+        p->session_ctl = -1;
         p->mode = policy->mode_set ? policy->mode : CORDON_MODE_WORKSPACE_WRITE;
         p->timeout_ms = policy->timeout_ms;
         p->memory_bytes = policy->memory_bytes;

@@ -137,6 +137,15 @@ typedef struct plan {
         /* Set by the launcher, never by plan_build(): the run's cgroup (linux/cgroup.h) when one
          * enforces limits.memory and limits.pids; the command then gets no rlimit for them. */
         struct run_cgroup *cgroup;
+        /* Set by the launcher, never by plan_build(): the numbers of the descriptors the caller
+         * hands to the command above stdio (cordon_spawn_options.fds). Every stage of the
+         * sandbox keeps them open and the command inherits them; every other descriptor is
+         * closed on the way. */
+        int keep_fds[CORDON_SPAWN_FDS_MAX];
+        size_t n_keep_fds;
+        /* Set by a warm session's host, never by plan_build(): init serves exec requests on this
+         * socket (linux/session-init.h) instead of running one command. -1 for a run. */
+        int session_ctl;
 
         plan_paths paths;      /* addition for string-matching backends (issue 7) */
 

@@ -46,7 +46,7 @@ if [ "$who" = root ]; then
                 "$sysconfdir/apparmor.d/cordon"; do
                 check "$f is installed" test -f "$d$f"
         done
-        # The soname: libcordon.so.0 -> libcordon.so.0.1.0, and the .so for the linker.
+        # The soname: libcordon.so.0 -> libcordon.so.0.N.M, and the .so for the linker.
         check "libcordon.so.0 is the library's soname" sh -c \
                 'objdump -p "$1" | grep -qx "  SONAME *libcordon.so.0"' sh "$d$libdir/libcordon.so.0"
         check "libcordon.so points at libcordon.so.0 (the development symlink)" sh -c \

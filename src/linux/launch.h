@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One sandboxed command, as the launcher holds it from cordon_spawn() to its result. Shared by
+ * the files of the launch sequence (docs/design/library.md):
+ *   launch.c          the front (plan, checks, cgroup), the backend ladder, fork, start, finish
+ *   launch-fds.c      the descriptors the caller hands to the command: checked, then mapped
+ *   run-collect.c     reading what the sandbox reports until it ends, into the run's result
+ *   process-handle.c  the public handle (cordon_spawn, cordon_process_*) and cordon_run */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cordon/cordon.h"
+#include "linux/backend-landlock.h"
+#include "linux/capture.h"
+#include "linux/cgroup.h"
+#include "linux/events.h"
+#include "linux/report.h"
+#include "net/proxy.h"
+#include "plan/plan.h"
+
+/* What the run has seen so far (run-collect.c fills it from the report channels). */
+typedef struct run_state {
+        const cordon_run_options *opts;
+        events *ev;
+        cordon_backend backend; /* the one running, named by "ready" */
+        bool ready;             /* the command was about to be executed */
+        bool started;           /* its process said so (REPORT_STARTED) */
+        bool want_sender;       /* REPORT_STARTED names the command's process (report_sender_on) */
+        int command_pidfd;      /* ... a pidfd for it (-1: none; SO_PASSPIDFD missing) */
+        pid_t command_pid;      /* ... and its pid in the launcher's PID namespace (0: unknown) */
+        int proxy_fd;           /* the proxy's reports; -1 when there is none or it died (the
+                                 * launch still owns and closes px.report_fd) */
+        unsigned violations;
+        bool have_status;
+        int status;             /* the command's wait status */
+        bool have_fatal;
+        cordon_error fatal;     /* the first failure reported */
+        int64_t deadline;       /* limits.timeout, CLOCK_MONOTONIC ms; -1: none */
+        bool timed_out;
+        const run_cgroup *cg;   /* enforces limits.memory/pids, or NULL */
+        uint64_t pids;          /* the ceiling it enforces (for the report) */
+        int cancel_fd;          /* opts->cancel_fd, or -1 */
+        int kill_fd;            /* readable: cordon_process_kill() asked; -1 for cordon_run */
+        const char *killed;     /* "oom" or "manual" once one of those ended the run */
+} run_state;
+
+/* The caller's descriptors for the command (cordon_spawn_options). */
+typedef struct launch_fds {
+        int stdio[3];           /* the caller's fd for the command's 0, 1, 2; -1: /dev/null */
+        cordon_fd_map map[CORDON_SPAWN_FDS_MAX];
+        size_t n_map;
+} launch_fds;
+
+typedef struct launch {
+        cordon_run_options opts; /* the callbacks and knobs, copied from the caller's */
+        launch_fds fds;
+        const char *cwd;         /* NULL: getcwd() */
+        bool want_command_pidfd; /* the command's pidfd is wanted (cordon_process_signal) */
+        int kill_fd;             /* readable: kill the sandbox (cordon_process_kill); -1 */
+        cordon_backend backend;  /* the backend running the command */
+        events ev;
+        plan *p;
+        bool have_landlock;
+        landlock_run lr;         /* the landlock backend's run (have_landlock) */
+        /* The running attempt at a backend. */
+        bool confined;           /* false: the none backend (danger-full-access) */
+        int report_fd;           /* the sandbox's report channel, the launcher's end */
+        bool at_eof;             /* ... read to its end already */
+        proxy_proc px;
+        capture cap;
+        pid_t child;             /* the process the launcher forked (cordon_process_pid) */
+        int child_pidfd;
+        run_state st;
+} launch;
+
+/* launch.c */
+void launch_init(launch *l);
+/* The front of the run and its start: plans `policy`, checks what it can enforce, creates the
+ * cgroup, forks the sandbox (stepping down from native to the landlock backend as
+ * docs/design/backends.md allows) and reads its reports until the command's process has started.
+ * 0, or -errno with `err` set (then everything the attempt built is gone again). */
+int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cordon_error *err);
+/* Reads the rest of the run, reaps the sandbox and fills `ret`; 0 or -errno with `err` set. */
+int launch_finish(launch *l, cordon_run_result *ret, cordon_error *err);
+/* Frees what launch_start() built and launch_finish() did not (after a finish: nothing). */
+void launch_done(launch *l);
+
+/* launch-fds.c */
+/* Refuses a descriptor the command could reach past the policy through (a directory, a
+ * protected file open read-only, an unconnected or datagram socket). */
+int launch_fds_check(const launch_fds *f, const plan *p, cordon_error *err);
+/* In the forked child, first thing: the caller's descriptors onto the command's numbers. The
+ * launch's own descriptors that stay open (`own`, updated; own[0] is the report channel) are
+ * moved above every number the mapping uses first, so no dup2() lands on one. On failure
+ * reports LAUNCH_FAILED on the report channel and exits 125. */
+void launch_fds_child(const launch_fds *f, int *const own[], size_t n_own);
+/* Whether the mapping is the identity (stdio 0, 1, 2 and nothing more): nothing to do. */
+bool launch_fds_identity(const launch_fds *f);
+
+/* run-collect.c */
+/* Reads reports, output and the watched descriptors until every sandbox process has closed the
+ * report channel (0), or with `until_started` until the command's process has started (1);
+ * enforces limits.timeout and the kills. -errno when the channel is lost. */
+int run_collect(launch *l, bool until_started);
+/* The result of a run whose sandbox has been reaped with wait status `cst` (the command's own
+ * for the none backend). */
+int run_result(launch *l, int cst, cordon_run_result *ret, cordon_error *err);

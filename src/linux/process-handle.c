@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The public process handle (cordon_spawn, cordon_process_*) and cordon_run() over the launch
+ * sequence (launch.h). A spawned run is read to its end by a thread of its own: the report
+ * channel must be drained while the command runs (a supervisor blocked on a full channel would
+ * stall the command), whatever the caller does meanwhile. cordon_run() reads it on the caller's
+ * thread instead: one command, no thread to start. */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/launch.h"
+#include "linux/uapi.h"
+#include "policy/policy.h"
+
+struct cordon_process {
+        launch l;
+        int pidfd;           /* the forked process's (cordon_process_pidfd) */
+        int command_pidfd;   /* the command's, -1 when the kernel named only its pid */
+        pid_t command_pid;   /* in this PID namespace */
+        int kill_fd;         /* an eventfd: cordon_process_kill() asks the run's thread */
+        int done_fd;         /* an eventfd, readable once the result is in */
+        pthread_t thread;
+        pthread_mutex_t lock; /* guards the fields below */
+        bool joined;
+        int result;
+        cordon_run_result ret;
+        cordon_error err;
+};
+
+void cordon_spawn_options_init(cordon_spawn_options *opts) {
+        if (!opts)
+                return;
+        *opts = (cordon_spawn_options) { .size = sizeof(*opts), .stdin_fd = 0, .stdout_fd = 1,
+                                         .stderr_fd = 2, .cancel_fd = -1 };
+}
+
+/* The caller's options as this library knows them: a smaller struct (an older caller) leaves the
+ * rest at its defaults; a larger one (a newer caller) may only carry zeros beyond what is known
+ * here — a field this library cannot honour is refused, never ignored. */
+static int options_read(const cordon_spawn_options *in, cordon_spawn_options *out,
+                        cordon_error *err) {
+        cordon_spawn_options_init(out);
+        if (!in)
+                return 0;
+        if (in->size < sizeof(size_t))
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_spawn_options.size is not set; hint: call "
+                                        "cordon_spawn_options_init() first");
+        size_t n = in->size < sizeof(*out) ? in->size : sizeof(*out);
+        memcpy(out, in, n);
+        for (size_t i = sizeof(*out); i < in->size; i++)
+                if (((const unsigned char *) in)[i] != 0)
+                        return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                                "cordon_spawn_options has fields this libcordon "
+                                                "(%s) does not know; hint: link the libcordon "
+                                                "the program was built against",
+                                                cordon_version());
+        return 0;
+}
+
+static int check_fd_map(const cordon_spawn_options *o, cordon_error *err) {
+        if (o->n_fds > CORDON_SPAWN_FDS_MAX || (o->n_fds && !o->fds))
+                return cordon_set_error(err, CORDON_USAGE, E2BIG,
+                                        "cordon_spawn_options.fds: %zu entries (at most %d)",
+                                        o->n_fds, CORDON_SPAWN_FDS_MAX);
+        long max = sysconf(_SC_OPEN_MAX);
+        for (size_t i = 0; i < o->n_fds; i++) {
+                const cordon_fd_map *m = &o->fds[i];
+                if (m->fd < 0 || m->child_fd < 3 || (max > 0 && m->child_fd >= max))
+                        return cordon_set_error(err, CORDON_USAGE, EBADF,
+                                                "cordon_spawn_options.fds[%zu]: fd %d as the "
+                                                "command's fd %d; hint: child_fd is 3 or more "
+                                                "(stdio has fields of its own)",
+                                                i, m->fd, m->child_fd);
+                for (size_t k = 0; k < i; k++)
+                        if (o->fds[k].child_fd == m->child_fd)
+                                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                                        "cordon_spawn_options.fds: the "
+                                                        "command's fd %d is given twice",
+                                                        m->child_fd);
+        }
+        int std[3] = { o->stdin_fd, o->stdout_fd, o->stderr_fd };
+        for (int i = 0; i < 3; i++)
+                if (std[i] < CORDON_FD_NULL)
+                        return cordon_set_error(err, CORDON_USAGE, EBADF,
+                                                "cordon_spawn_options: fd %d for the command's "
+                                                "fd %d", std[i], i);
+        return 0;
+}
+
+/* The launch's part of the options. */
+static void options_apply(const cordon_spawn_options *o, launch *l) {
+        l->opts = (cordon_run_options) { .backend = o->backend, .environ = o->environ,
+                                         .on_violation = o->on_violation,
+                                         .userdata = o->userdata, .on_event = o->on_event,
+                                         .event_userdata = o->event_userdata,
+                                         .cancel_fd = o->cancel_fd, .capture = o->capture,
+                                         .on_backend_note = o->on_backend_note };
+        l->fds.stdio[0] = o->stdin_fd;
+        l->fds.stdio[1] = o->stdout_fd;
+        l->fds.stdio[2] = o->stderr_fd;
+        memcpy(l->fds.map, o->fds, o->n_fds * sizeof(cordon_fd_map));
+        l->fds.n_map = o->n_fds;
+        l->cwd = o->cwd;
+}
+
+static void *run_thread(void *arg) {
+        cordon_process *p = arg;
+        cordon_run_result ret = { 0 };
+        cordon_error err = { 0 };
+        int r = launch_finish(&p->l, &ret, &err);
+        /* After a timeout the stream already ended with "killed": this emits nothing then. */
+        if (r < 0)
+                events_error(&p->l.ev, &err);
+        pthread_mutex_lock(&p->lock);
+        p->result = r;
+        p->ret = ret;
+        p->err = err;
+        pthread_mutex_unlock(&p->lock);
+        (void) eventfd_write(p->done_fd, 1);
+        return NULL;
+}
+
+/* The run's thread takes no signal: the caller's handlers run on the caller's threads. */
+static int start_thread(cordon_process *p) {
+        sigset_t all, old;
+        sigfillset(&all);
+        (void) pthread_sigmask(SIG_SETMASK, &all, &old);
+        int e = pthread_create(&p->thread, NULL, run_thread, p);
+        (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return -e;
+}
+
+static void process_release(cordon_process *p) {
+        launch_done(&p->l);
+        safe_close(p->pidfd);
+        safe_close(p->command_pidfd);
+        safe_close(p->kill_fd);
+        safe_close(p->done_fd);
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+}
+
+static int process_new(const cordon_spawn_options *o, cordon_process **ret, cordon_error *err) {
+        cordon_process *p = calloc(1, sizeof(*p));
+        if (!p)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        launch_init(&p->l);
+        options_apply(o, &p->l);
+        p->pidfd = p->command_pidfd = -1;
+        pthread_mutex_init(&p->lock, NULL);
+        p->kill_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        p->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (p->kill_fd < 0 || p->done_fd < 0) {
+                int e = errno;
+                process_release(p);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "eventfd: %s",
+                                        strerror(e));
+        }
+        p->l.kill_fd = p->kill_fd;
+        p->l.want_command_pidfd = true;
+        *ret = p;
+        return 0;
+}
+
+int cordon_spawn(const cordon_policy *policy, char *const argv[],
+                 const cordon_spawn_options *opts, cordon_process **ret, cordon_error *err) {
+        cordon_spawn_options o;
+        cordon_process *p = NULL;
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_spawn: ret is NULL");
+        *ret = NULL;
+        int r = options_read(opts, &o, err);
+        if (r >= 0)
+                r = check_fd_map(&o, err);
+        if (r >= 0)
+                r = process_new(&o, &p, err);
+        if (r < 0)
+                return r;
+        events_init(&p->l.ev, &p->l.opts, policy ? policy->session_id : NULL);
+        events_starting(&p->l.ev, o.backend);
+        cordon_error local = { 0 };
+        cordon_error *e = err ? err : &local;
+        r = launch_start(&p->l, policy, argv, e);
+        if (r < 0) {
+                events_error(&p->l.ev, e);
+                process_release(p);
+                return r;
+        }
+        p->pidfd = TAKE_FD(p->l.child_pidfd);
+        p->command_pidfd = TAKE_FD(p->l.st.command_pidfd);
+        p->command_pid = p->l.st.command_pid;
+        if ((r = start_thread(p)) < 0) {
+                /* Nothing may run unattended: the run is read to its end here instead. */
+                (void) eventfd_write(p->kill_fd, 1);
+                run_thread(p);
+                process_release(p);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "cannot start the run's thread: %s", strerror(-r));
+        }
+        *ret = p;
+        return 0;
+}
+
+pid_t cordon_process_pid(const cordon_process *p) {
+        return p ? p->l.child : -1;
+}
+
+int cordon_process_pidfd(const cordon_process *p) {
+        return p ? p->pidfd : -1;
+}
+
+int cordon_process_fd(const cordon_process *p) {
+        return p ? p->done_fd : -1;
+}
+
+cordon_backend cordon_process_backend(const cordon_process *p) {
+        return p ? p->l.backend : CORDON_BACKEND_AUTO;
+}
+
+static bool process_done(const cordon_process *p) {
+        struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
+        return poll(&pfd, 1, 0) > 0;
+}
+
+/* To the command's process group through its pidfd (race-free: the pidfd names that process,
+ * never one that reused its pid). Kernels before 6.9 cannot signal a group by pidfd: there the
+ * pidfd proves the leader alive (a live leader's pid names its group and no other), then
+ * kill(-pid) reaches the group. Without a pidfd at all (before 6.5) the pid alone is used while
+ * the run is not over. */
+static int signal_command(const cordon_process *p, int sig) {
+        if (p->command_pidfd >= 0) {
+                if (syscall(SYS_pidfd_send_signal, p->command_pidfd, sig, NULL,
+                            PIDFD_SIGNAL_PROCESS_GROUP) == 0)
+                        return 0;
+                if (errno != EINVAL)
+                        return -errno;
+                if (syscall(SYS_pidfd_send_signal, p->command_pidfd, 0, NULL, 0) < 0)
+                        return -errno;
+        } else if (p->command_pid <= 0 || process_done(p)) {
+                return -ESRCH;
+        }
+        return kill(-p->command_pid, sig) < 0 ? -errno : 0;
+}
+
+int cordon_process_signal(cordon_process *p, int sig, cordon_error *err) {
+        if (!p || sig <= 0 || sig >= _NSIG)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_process_signal: signal %d is not one (1-%d)", sig,
+                                        _NSIG - 1);
+        int r = signal_command(p, sig);
+        if (r < 0)
+                return cordon_set_error(err, CORDON_USAGE, -r,
+                                        r == -ESRCH ? "the command has ended: no process to "
+                                                      "signal"
+                                                    : "cannot signal the command: %s",
+                                        strerror(-r));
+        return 0;
+}
+
+int cordon_process_kill(cordon_process *p, cordon_error *err) {
+        if (!p)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_process_kill: NULL");
+        if (process_done(p))
+                return cordon_set_error(err, CORDON_USAGE, ESRCH,
+                                        "the run is over: nothing to kill");
+        (void) eventfd_write(p->kill_fd, 1);
+        return 0;
+}
+
+int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *ret,
+                        cordon_error *err) {
+        if (!p)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_process_wait: NULL");
+        struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
+        int n;
+        while ((n = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms)) < 0 && errno == EINTR)
+                ;
+        if (n == 0)
+                return 1;
+        pthread_mutex_lock(&p->lock);
+        if (!p->joined) {
+                (void) pthread_join(p->thread, NULL);
+                p->joined = true;
+        }
+        int r = p->result;
+        if (ret)
+                *ret = p->ret;
+        if (r < 0 && err)
+                *err = p->err;
+        pthread_mutex_unlock(&p->lock);
+        return r;
+}
+
+void cordon_process_free(cordon_process *p) {
+        if (!p)
+                return;
+        if (!process_done(p))
+                (void) eventfd_write(p->kill_fd, 1);
+        (void) cordon_process_wait(p, -1, NULL, NULL);
+        process_release(p);
+}
+
+int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
+               cordon_run_result *ret, cordon_error *err) {
+        launch l;
+        launch_init(&l);
+        if (opts)
+                l.opts = *opts;
+        events_init(&l.ev, opts, policy ? policy->session_id : NULL);
+        events_starting(&l.ev, l.opts.backend);
+        cordon_error local = { 0 };
+        cordon_error *e = err ? err : &local;
+        int r = ret ? launch_start(&l, policy, argv, e)
+                    : cordon_set_error(e, CORDON_USAGE, EINVAL, "no command to run");
+        if (r >= 0)
+                r = launch_finish(&l, ret, e);
+        else if (ret)
+                *ret = (cordon_run_result) { .backend = l.backend };
+        safe_close(l.child_pidfd);
+        /* After a timeout the stream already ended with "killed": this emits nothing then. */
+        if (r < 0)
+                events_error(&l.ev, e);
+        return r;
+}

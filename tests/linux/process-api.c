@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* libcordon as a harness uses it: built against the public header alone and linked through
+ * `pkg-config --cflags --libs cordon` (tests/linux/process-api.sh), run as root and as an
+ * unprivileged user. Two threads spawn sandboxed commands at once, each with its own pipes, and
+ * read their output; the main thread waits for both on their pidfds with poll(); one command is
+ * signalled, one killed; descriptors are handed over and refused; events arrive in order.
+ *
+ *   process-api WORKDIR
+ *
+ * Prints one "ok"/"not ok" line per check and exits 1 on any failure. */
+#define _GNU_SOURCE
+#include <cordon/cordon.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int failures;
+static const char *workdir;
+
+static void check(int ok, const char *what, const char *detail) {
+        printf("%s - %s%s%s\n", ok ? "ok" : "not ok", what, detail && !ok ? ": " : "",
+               detail && !ok ? detail : "");
+        if (!ok)
+                failures++;
+}
+
+static cordon_policy *policy(void) {
+        cordon_policy *p = NULL;
+        cordon_error err = { 0 };
+        const char *home = getenv("HOME");
+        if (cordon_policy_new_default(workdir, home && home[0] == '/' ? home : "/", &p, &err) < 0) {
+                fprintf(stderr, "cordon_policy_new_default: %s\n", err.message);
+                exit(2);
+        }
+        return p;
+}
+
+/* Everything a descriptor yields until end of file, NUL-terminated (at most size - 1 bytes). */
+static void read_all(int fd, char *buf, size_t size) {
+        size_t n = 0;
+        for (;;) {
+                ssize_t r = read(fd, buf + n, size - 1 - n);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r <= 0 || (n += (size_t) r) == size - 1)
+                        break;
+        }
+        buf[n] = '\0';
+}
+
+/* Spawns `script` under sh with its stdout on a new pipe; returns the handle, *out_fd the read
+ * end. */
+static cordon_process *spawn_sh(cordon_policy *pol, const char *script, cordon_spawn_options *o,
+                                int *out_fd, cordon_error *err) {
+        int pp[2];
+        if (pipe2(pp, O_CLOEXEC) < 0)
+                return NULL;
+        char *argv[] = { "sh", "-c", (char *) script, NULL };
+        o->stdout_fd = pp[1];
+        o->cwd = workdir;
+        cordon_process *p = NULL;
+        int r = cordon_spawn(pol, argv, o, &p, err);
+        (void) close(pp[1]); /* the sandbox holds its own copy */
+        if (r < 0) {
+                (void) close(pp[0]);
+                return NULL;
+        }
+        *out_fd = pp[0];
+        return p;
+}
+
+/* ---- two threads, two commands at once ---------------------------------------------------- */
+
+typedef struct worker {
+        int id;
+        cordon_policy *pol;
+        pthread_barrier_t *barrier;
+        cordon_process *proc;
+        char out[256];
+        char events[4096];
+        size_t n_events;
+        pthread_t self;          /* the worker's own thread */
+        bool spawn_side;         /* "starting" came from it, inside cordon_spawn() */
+        bool library_side;       /* "exit" came from another: the run's own thread */
+        cordon_error err;
+} worker;
+
+static void on_event(void *userdata, const char *line, size_t len) {
+        worker *w = userdata;
+        /* The event's type, in order: "starting,ready,exit,". */
+        const char *t = memmem(line, len, "\"type\":\"", 8);
+        if (!t)
+                return;
+        t += 8;
+        size_t tl = strcspn(t, "\"");
+        if (tl == 8 && memcmp(t, "starting", 8) == 0)
+                w->spawn_side = pthread_equal(w->self, pthread_self());
+        if (tl == 4 && memcmp(t, "exit", 4) == 0)
+                w->library_side = !pthread_equal(w->self, pthread_self());
+        if (w->n_events + tl + 2 < sizeof(w->events)) {
+                memcpy(w->events + w->n_events, t, tl);
+                w->n_events += tl;
+                w->events[w->n_events++] = ',';
+                w->events[w->n_events] = '\0';
+        }
+}
+
+static void *worker_main(void *arg) {
+        worker *w = arg;
+        char script[128];
+        /* Both commands overlap in time: each sleeps between its two lines. */
+        (void) snprintf(script, sizeof(script), "echo start-%d; sleep 0.3; echo end-%d", w->id,
+                        w->id);
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.on_event = on_event;
+        o.event_userdata = w;
+        int fd = -1;
+        w->self = pthread_self();
+        pthread_barrier_wait(w->barrier);
+        w->proc = spawn_sh(w->pol, script, &o, &fd, &w->err);
+        if (w->proc) {
+                read_all(fd, w->out, sizeof(w->out));
+                (void) close(fd);
+        }
+        return NULL;
+}
+
+static void test_two_threads(cordon_policy *pol) {
+        pthread_barrier_t barrier;
+        pthread_barrier_init(&barrier, NULL, 2);
+        worker w[2] = { { .id = 1, .pol = pol, .barrier = &barrier },
+                        { .id = 2, .pol = pol, .barrier = &barrier } };
+        pthread_t t[2];
+        for (int i = 0; i < 2; i++)
+                pthread_create(&t[i], NULL, worker_main, &w[i]);
+        for (int i = 0; i < 2; i++)
+                pthread_join(t[i], NULL);
+        pthread_barrier_destroy(&barrier);
+        for (int i = 0; i < 2; i++) {
+                char want[64], what[96];
+                (void) snprintf(what, sizeof(what), "thread %d spawned its command", w[i].id);
+                check(w[i].proc != NULL, what, w[i].err.message);
+                (void) snprintf(want, sizeof(want), "start-%d\nend-%d\n", w[i].id, w[i].id);
+                (void) snprintf(what, sizeof(what), "thread %d read its own command's output",
+                                w[i].id);
+                check(strcmp(w[i].out, want) == 0, what, w[i].out);
+        }
+        if (!w[0].proc || !w[1].proc)
+                return;
+        check(cordon_process_pid(w[0].proc) != cordon_process_pid(w[1].proc) &&
+                      cordon_process_pidfd(w[0].proc) >= 0 && cordon_process_pidfd(w[1].proc) >= 0,
+              "each handle has its own pid and pidfd", NULL);
+        /* Both ends through their pidfds. */
+        struct pollfd pfd[2] = { { .fd = cordon_process_pidfd(w[0].proc), .events = POLLIN },
+                                 { .fd = cordon_process_pidfd(w[1].proc), .events = POLLIN } };
+        int ended = 0;
+        for (int rounds = 0; ended < 2 && rounds < 200; rounds++) {
+                if (poll(pfd, 2, 100) < 0)
+                        break;
+                for (int i = 0; i < 2; i++)
+                        if (pfd[i].fd >= 0 && (pfd[i].revents & POLLIN)) {
+                                pfd[i].fd = -1;
+                                ended++;
+                        }
+        }
+        check(ended == 2, "poll() on both pidfds saw both sandboxes end", NULL);
+        for (int i = 0; i < 2; i++) {
+                cordon_run_result res = { 0 };
+                cordon_error err = { 0 };
+                int r = cordon_process_wait(w[i].proc, -1, &res, &err);
+                check(r == 0 && res.exit_code == 0, "cordon_process_wait: exit 0", err.message);
+                check(strcmp(w[i].events, "starting,ready,exit,") == 0,
+                      "events: starting, ready, exit", w[i].events);
+                check(w[i].spawn_side && w[i].library_side,
+                      "events: the start from the spawning thread, the end from the run's", NULL);
+                cordon_process_free(w[i].proc);
+        }
+}
+
+/* ---- signal, kill ------------------------------------------------------------------------- */
+
+static void test_signal(cordon_policy *pol) {
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        cordon_error err = { 0 };
+        int fd = -1;
+        /* The shell's job: a TERM reaches its whole process group (sleep too), the trap exits 7. */
+        cordon_process *p = spawn_sh(pol, "trap 'echo got-term; exit 7' TERM; echo ready; "
+                                          "while :; do sleep 0.05; done", &o, &fd, &err);
+        check(p != NULL, "spawned the command to signal", err.message);
+        if (!p)
+                return;
+        char line[16] = { 0 };
+        ssize_t n = read(fd, line, 6);
+        check(n == 6 && memcmp(line, "ready\n", 6) == 0, "it is running", line);
+        check(cordon_process_wait(p, 0, NULL, NULL) == 1, "wait(0) while it runs says 1", NULL);
+        check(cordon_process_signal(p, SIGTERM, &err) == 0, "cordon_process_signal(SIGTERM)",
+              err.message);
+        char rest[64];
+        read_all(fd, rest, sizeof(rest));
+        (void) close(fd);
+        check(strcmp(rest, "got-term\n") == 0, "the command's trap ran", rest);
+        cordon_run_result res = { 0 };
+        int r = cordon_process_wait(p, 10000, &res, &err);
+        check(r == 0 && res.exit_code == 7, "it exited 7 from its trap", err.message);
+        check(cordon_process_signal(p, SIGTERM, &err) == -ESRCH, "no signal after the end", NULL);
+        check(cordon_process_signal(p, 0, &err) == -EINVAL && err.code == CORDON_USAGE,
+              "signal 0 is refused", NULL);
+        cordon_process_free(p);
+}
+
+static void test_kill(cordon_policy *pol) {
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        cordon_error err = { 0 };
+        int fd = -1;
+        cordon_process *p = spawn_sh(pol, "echo up; exec sleep 60", &o, &fd, &err);
+        check(p != NULL, "spawned the command to kill", err.message);
+        if (!p)
+                return;
+        char line[8] = { 0 };
+        (void) read(fd, line, 3);
+        check(cordon_process_kill(p, &err) == 0, "cordon_process_kill", err.message);
+        struct pollfd pfd = { .fd = cordon_process_fd(p), .events = POLLIN };
+        check(poll(&pfd, 1, 10000) == 1, "cordon_process_fd became readable", NULL);
+        int r = cordon_process_wait(p, 0, NULL, &err);
+        check(r < 0 && err.code == CORDON_KILLED, "wait says KILLED", err.message);
+        check(cordon_process_kill(p, &err) == -ESRCH, "no kill after the end", NULL);
+        (void) close(fd);
+        cordon_process_free(p);
+        /* Freeing a running handle kills and reaps it. */
+        p = spawn_sh(pol, "exec sleep 60", &o, &fd, &err);
+        check(p != NULL, "spawned a command to free while it runs", err.message);
+        if (p) {
+                cordon_process_free(p);
+                char buf[8];
+                check(read(fd, buf, sizeof(buf)) == 0, "freeing it ended the sandbox", NULL);
+                (void) close(fd);
+        }
+}
+
+/* ---- descriptors -------------------------------------------------------------------------- */
+
+static void test_fds(cordon_policy *pol) {
+        cordon_error err = { 0 };
+        int side[2], in[2];
+        if (pipe2(side, O_CLOEXEC) < 0 || pipe2(in, O_CLOEXEC) < 0)
+                exit(2);
+        cordon_fd_map map[] = { { .fd = side[1], .child_fd = 5 } };
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.stdin_fd = in[0];
+        o.fds = map;
+        o.n_fds = 1;
+        int fd = -1;
+        cordon_process *p = spawn_sh(pol, "read line; echo \"$line\" >&5; ls /proc/self/fd | "
+                                          "tr '\\n' ' '", &o, &fd, &err);
+        (void) close(side[1]);
+        (void) close(in[0]);
+        check(p != NULL, "spawned with stdin and fd 5 handed over", err.message);
+        if (!p)
+                return;
+        (void) write(in[1], "via-stdin\n", 10);
+        (void) close(in[1]);
+        char got[64], fds[256];
+        read_all(side[0], got, sizeof(got));
+        read_all(fd, fds, sizeof(fds));
+        check(strcmp(got, "via-stdin\n") == 0, "stdin in, fd 5 out", got);
+        /* ls sees 0, 1, 2, 5 and its own directory fd: nothing else of the caller's. */
+        check(strcmp(fds, "0 1 2 3 5 ") == 0, "only the handed-over descriptors are open", fds);
+        cordon_process_free(p);
+        (void) close(side[0]);
+        (void) close(fd);
+
+        /* A directory reaches past the policy: refused before anything runs. */
+        int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cordon_fd_map dmap[] = { { .fd = dir, .child_fd = 4 } };
+        o.stdin_fd = 0;
+        o.fds = dmap;
+        p = spawn_sh(pol, "true", &o, &fd, &err);
+        check(p == NULL && err.code == CORDON_POLICY_UNENFORCEABLE, "a directory fd is refused",
+              err.message);
+        cordon_process_free(p);
+        (void) close(dir);
+        /* An unconnected socket could be connected anywhere from the host's network. */
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        cordon_fd_map smap[] = { { .fd = s, .child_fd = 4 } };
+        o.fds = smap;
+        p = spawn_sh(pol, "true", &o, &fd, &err);
+        check(p == NULL && err.code == CORDON_POLICY_UNENFORCEABLE,
+              "an unconnected socket is refused", err.message);
+        cordon_process_free(p);
+        (void) close(s);
+        /* Bad maps are usage errors. */
+        cordon_fd_map bad[] = { { .fd = 0, .child_fd = 1 } };
+        o.fds = bad;
+        p = spawn_sh(pol, "true", &o, &fd, &err);
+        check(p == NULL && err.code == CORDON_USAGE, "child_fd below 3 is refused", err.message);
+}
+
+int main(int argc, char **argv) {
+        if (argc != 2) {
+                fprintf(stderr, "usage: process-api WORKDIR\n");
+                return 2;
+        }
+        workdir = argv[1];
+        cordon_policy *pol = policy();
+        test_two_threads(pol);
+        test_signal(pol);
+        test_kill(pol);
+        test_fds(pol);
+        cordon_policy_free(pol);
+        printf("%d failed\n", failures);
+        return failures ? 1 : 0;
+}
