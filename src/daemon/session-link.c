@@ -2,7 +2,7 @@
 /* The daemon's end of a warm session's host link: the lines it writes to the host (a warm exec, a
  * terminal and its input, resizes and close), the lines the host writes back (the launch
  * answered, warm execs' events and results, errors), and what the daemon does when the host goes
- * away. The host itself is src/daemon/session-host.c. */
+ * away. The host itself is src/linux/session-host.c. */
 #include "daemon/daemon.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "daemon/session-host.h"
+#include "linux/session-host.h"
 #include "linux/events.h"
 #include "util/util.h"
 

@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "daemon/session-host.h"
+#include "linux/session-host.h"
 #include "linux/events.h"
 #include "util/util.h"
 

@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/session-host.h"
+#include "linux/session-host.h"
 #include "linux/events.h"
 #include "linux/process.h"
 #include "plan/plan.h"

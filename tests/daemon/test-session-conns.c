@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The join behind the attribution of the proxy's refusals (src/daemon/session-conns.c,
+/* The join behind the attribution of the proxy's refusals (src/linux/session-host-conns.c,
  * docs/design/daemon.md "Warm sessions"): the endpoint spelling both ends use, the report
  * messages that carry it through a real report channel, and the session host's bounded ring —
  * a newer record for a reused address shadows the old one, an overflow forgets the oldest
@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/session-host-internal.h"
+#include "linux/session-host-internal.h"
 #include "linux/report.h"
 
 static host H;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* session.terminal in the session host (session-host.c): a PTY with a shell, inside the
  * session's sandbox through init (backend native) or the user's own shell on the host (none). */
-#include "daemon/session-host-internal.h"
+#include "linux/session-host-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

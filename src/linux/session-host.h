@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The warm session host (session-host.c): one process per session, forked by the daemon. */
+/* The warm session host (session-host.c): one process per warm session, forked by its launcher.
+ * Part of the library, so that every launcher of a session shares one implementation. */
 #pragma once
 
 #include "cordon/cordon.h"

@@ -13,7 +13,7 @@
  *     HOST_CONNS_MAX recorded connects old, or on one with no record (made without connect(),
  *     e.g. sendto(MSG_FASTOPEN)), is unattributable and reaches every running exec, as before —
  *     never hidden from the exec that may have caused it. */
-#include "daemon/session-host-internal.h"
+#include "linux/session-host-internal.h"
 
 #include <stdio.h>
 #include <string.h>

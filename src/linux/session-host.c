@@ -10,12 +10,12 @@
  * session id in the sandbox's PID namespace; init starts every exec as a session leader, so the
  * id is the pid of the exec's command and the refusal goes to that exec alone — also when it
  * comes from a process the command left running after it ended (then to no exec). The proxy's
- * refusals go by who connected from the refused connection's address (session-conns.c). What
+ * refusals go by who connected from the refused connection's address (session-host-conns.c). What
  * cannot be attributed goes to every running exec (see attribute()).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
-#include "daemon/session-host.h"
-#include "daemon/session-host-internal.h"
+#include "linux/session-host.h"
+#include "linux/session-host-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -451,7 +451,7 @@ static void attribute(host *h, int32_t sid, const cordon_violation *v) {
 }
 
 /* The session id of the caller that connected to the proxy from where the refused request came
- * (session-conns.c); 0 (every running exec) when unknown. The supervisor wrote its record before
+ * (session-host-conns.c); 0 (every running exec) when unknown. The supervisor wrote its record before
  * that connect() returned, so before the client could send the request the proxy refused: what
  * the supervisor's channel holds now is read first and the record is there. */
 static pid_t proxy_sid(host *h, const report_msg *m) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the session host's files: session-host.c (the sandbox, execs, refusals) and
- * session-terminal.c (session.terminal). */
+ * session-host-terminal.c (session.terminal). */
 #pragma once
 
 #include <stdbool.h>
@@ -16,7 +16,7 @@
 #define HOST_EXECS_MAX SESSION_EXECS_MAX
 #define HOST_LINE_MAX (4 * 1024 * 1024)
 #define HOST_ENDED_MAX 1024
-/* Connections to the proxy remembered for attribution (session-conns.c): one per connection
+/* Connections to the proxy remembered for attribution (session-host-conns.c): one per connection
  * the proxy can hold at once (PROXY_MAX_CONNS). */
 #define HOST_CONNS_MAX 4096
 
@@ -73,12 +73,12 @@ void host_on_event(void *userdata, const char *line, size_t len);
 void host_fail_exec(host *h, host_exec *x, int e, const char *what);
 host_exec *host_find_exec(host *h, uint64_t id);
 
-/* session-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */
+/* session-host-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */
 void host_conn_record(host *h, pid_t sid, const char *client);
 /* The session id of the newest record for `client`; false when none is remembered. */
 bool host_conn_sid(const host *h, const char *client, pid_t *ret);
 
-/* session-terminal.c */
+/* session-host-terminal.c */
 void host_start_terminal(host *h, uint64_t id, const char *json);
 /* "I<id> <json string>": keyboard input; "Z<id> <cols> <rows>": a resize. */
 void host_terminal_io(host *h, char kind, uint64_t id, const char *arg);
