@@ -31,21 +31,24 @@ static const proxy_proc no_proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1
 void launch_init(launch *l) {
         *l = (launch) { .fds = { .stdio = { 0, 1, 2 } }, .lr = LANDLOCK_RUN_INIT,
                         .report_fd = -1, .px = no_proxy, .child = -1, .child_pidfd = -1,
-                        .kill_fd = -1 };
+                        .kill_fd = -1, .session_ctl = -1 };
         for (int i = 0; i < 2; i++)
                 l->cap.s[i] = (capture_stream) { .read_fd = -1, .write_fd = -1 };
 }
 
-/* A fresh run_state for an attempt at a backend. */
+/* A fresh run_state for an attempt at a backend. A session's limits.timeout is each exec's
+ * (session-host.c), not the sandbox's. */
 static void attempt_state(launch *l) {
         const plan *p = l->p;
+        bool session = l->session_ctl >= 0;
         l->st = (run_state) {
                 .opts = &l->opts, .ev = &l->ev, .cg = p->cgroup, .pids = p->pids,
                 .backend = l->have_landlock ? CORDON_BACKEND_LANDLOCK : CORDON_BACKEND_NATIVE,
                 .want_sender = l->want_command_pidfd, .command_pidfd = -1,
                 .proxy_fd = l->px.report_fd, .kill_fd = l->kill_fd,
                 .cancel_fd = l->opts.cancel_fd > 2 ? l->opts.cancel_fd : -1,
-                .deadline = p->timeout_ms ? now_ms() + (int64_t) p->timeout_ms : -1 };
+                .until_ready = session,
+                .deadline = p->timeout_ms && !session ? now_ms() + (int64_t) p->timeout_ms : -1 };
 }
 
 /* In the forked child: the caller's descriptors, the capture pipes, then the sandbox's first
@@ -191,7 +194,7 @@ static int attempt(launch *l, char *const argv[], bool *ret_ready, cordon_error 
         *ret_ready = !l->confined || l->st.ready;
         /* Started, and maybe over already (the channel's end came with the start). */
         l->at_eof = r == 0;
-        if (r >= 0 && l->st.started && !l->st.timed_out && !l->st.killed)
+        if (r >= 0 && run_started(&l->st) && !l->st.timed_out && !l->st.killed)
                 return 0;
         /* Ended before its command started: a set-up failure, a kill, a lost channel. */
         cordon_run_result scratch = { 0 };
@@ -284,6 +287,23 @@ static int attempt_native(launch *l, char *const argv[], cordon_backend requeste
         return attempt_landlock(l, argv, err);
 }
 
+/* What a warm session needs: a confining mode and the native backend (its init serves the
+ * execs; the landlock backend has none), so it never steps down. */
+static int session_checks(launch *l, cordon_backend backend, cordon_error *err) {
+        if (l->p->mode == CORDON_MODE_DANGER_FULL_ACCESS || backend == CORDON_BACKEND_NONE)
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "a warm session cannot be unconfined "
+                                        "(danger-full-access): launch it with a confining mode");
+        if (backend != CORDON_BACKEND_AUTO && backend != CORDON_BACKEND_NATIVE)
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "a warm session runs on the native backend only, not %s; "
+                                        "hint: run each command with cordon_spawn() instead",
+                                        cordon_backend_to_string(backend));
+        l->p->session_ctl = l->session_ctl;
+        l->opts.backend = CORDON_BACKEND_NATIVE; /* never steps down: there is nothing below */
+        return 0;
+}
+
 /* The descriptors the caller hands over above stdio stay open through every stage. */
 static void keep_handed_fds(launch *l) {
         for (size_t i = 0; i < l->fds.n_map; i++)
@@ -294,7 +314,7 @@ static void keep_handed_fds(launch *l) {
 /* The plan, from the policy and the caller's environment and directory. */
 static int launch_plan(launch *l, const cordon_policy *policy, cordon_error *err) {
         char *const *env = l->opts.environ ? l->opts.environ : environ;
-        _cleanup_free_ char *home = home_dir_of(env);
+        _cleanup_free_ char *home = l->home ? strdup(l->home) : home_dir_of(env);
         _cleanup_free_ char *cwd = l->cwd ? strdup(l->cwd) : getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
@@ -322,17 +342,23 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         if (unconfined)
                 backend = CORDON_BACKEND_NONE;
         keep_handed_fds(l);
-        r = unconfined ? 0 : check_backend(backend, err);
+        r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
+        if (r >= 0)
+                r = unconfined ? 0 : check_backend(backend, err);
         if (r >= 0 && !unconfined)
                 r = launch_fds_check(&l->fds, p, err);
         /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
         if (r >= 0 && !unconfined)
                 r = cgroup_for_limits(p->memory_bytes, &p->pids, p->pids_default, &p->cgroup,
                                       err);
+        /* Without limits, a cgroup of the session's own still serves suspend (the v2 freezer)
+         * where one can be created; else suspend stops the processes with signals. */
+        if (r >= 0 && l->session_ctl >= 0 && !p->cgroup)
+                (void) cgroup_create(NULL, &(cgroup_limits) { 0 }, &p->cgroup);
         if (r >= 0 && backend == CORDON_BACKEND_LANDLOCK)
                 r = attempt_landlock(l, argv, err);
         else if (r >= 0)
-                r = attempt_native(l, argv, backend, err);
+                r = attempt_native(l, argv, l->opts.backend, err);
         if (r < 0)
                 launch_done(l);
         return r;

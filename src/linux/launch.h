@@ -27,6 +27,7 @@ typedef struct run_state {
         cordon_backend backend; /* the one running, named by "ready" */
         bool ready;             /* the command was about to be executed */
         bool started;           /* its process said so (REPORT_STARTED) */
+        bool until_ready;       /* a warm session: the start is the sandbox's readiness */
         bool want_sender;       /* REPORT_STARTED names the command's process (report_sender_on) */
         int command_pidfd;      /* ... a pidfd for it (-1: none; SO_PASSPIDFD missing) */
         pid_t command_pid;      /* ... and its pid in the launcher's PID namespace (0: unknown) */
@@ -57,8 +58,12 @@ typedef struct launch {
         cordon_run_options opts; /* the callbacks and knobs, copied from the caller's */
         launch_fds fds;
         const char *cwd;         /* NULL: getcwd() */
+        const char *home;        /* NULL: from the environment (home_dir_of) */
         bool want_command_pidfd; /* the command's pidfd is wanted (cordon_process_signal) */
         int kill_fd;             /* readable: kill the sandbox (cordon_process_kill); -1 */
+        /* >= 0: a warm session (session-host.c): its init serves exec requests on this socket
+         * (session-init.h) and the launch is complete once the sandbox is ready. */
+        int session_ctl;
         cordon_backend backend;  /* the backend running the command */
         events ev;
         plan *p;
@@ -100,6 +105,11 @@ void launch_fds_child(const launch_fds *f, int *const own[], size_t n_own);
 bool launch_fds_identity(const launch_fds *f);
 
 /* run-collect.c */
+/* Whether the start launch_start() waits for has come: the command's (a run), the sandbox's
+ * readiness (a warm session). */
+static inline bool run_started(const run_state *st) {
+        return st->until_ready ? st->ready : st->started;
+}
 /* Reads reports, output and the watched descriptors until every sandbox process has closed the
  * report channel (0), or with `until_started` until the command's process has started (1);
  * enforces limits.timeout and the kills. -errno when the channel is lost. */

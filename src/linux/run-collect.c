@@ -258,8 +258,8 @@ int run_collect(launch *l, bool until_started) {
         l->cap.before_output_userdata = l;
         int r;
         while ((r = collect_round(l)) > 0)
-                if (until_started && (l->st.started || l->st.have_fatal || l->st.timed_out ||
-                                      l->st.killed))
+                if (until_started && (run_started(&l->st) || l->st.have_fatal ||
+                                      l->st.timed_out || l->st.killed))
                         break;
         /* capture_end() pumps the rest: every report is in by then. */
         l->cap.before_output = NULL;

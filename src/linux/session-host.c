@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The warm session host: one process per session, forked by the daemon. It builds the session's
- * sandbox once — egress proxy, monitor (namespaces, mounts, creation-rule supervisor) and an init
- * that stays up (src/linux/session-init.c) — and then, per exec, only asks init to fork the
- * command. Each exec gets its own event stream (src/linux/events.c), framed for the daemon as
+/* The warm session host: one process per session, forked by its launcher (cordond). It builds
+ * the session's sandbox once, through the launch sequence every run uses (launch.c) — egress
+ * proxy, monitor (namespaces, mounts, creation-rule supervisor) and an init that stays up
+ * (src/linux/session-init.c) — and then, per exec, only asks init to fork the command. Each exec gets its own event stream (src/linux/events.c), framed for the daemon as
  *   "E<exec id> <event json>\n"  and finally  "R<exec id> <result json>\n";
  * the host announces the sandbox with "S\n" (ready) or "F<error json>\n" (it could not be built).
  *
@@ -37,12 +37,11 @@
 
 #include "linux/cgroup.h"
 #include "linux/events.h"
+#include "linux/launch.h"
 #include "linux/report.h"
-#include "linux/sandbox.h"
 #include "linux/session-init.h"
 #include "net/proxy.h"
 #include "plan/plan.h"
-#include "plan/tool-caches.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -110,80 +109,36 @@ static void send_result(host *h, host_exec *x) {
 
 /* ---- building the sandbox ------------------------------------------------------------------- */
 
-static int wait_ready(host *h, cordon_error *err) {
-        for (;;) {
-                struct pollfd pfd = { .fd = h->rep, .events = POLLIN };
-                int n = poll(&pfd, 1, 30000);
-                if (n == 0)
-                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, ETIMEDOUT,
-                                                "the session's sandbox did not start in 30 s");
-                if (n < 0 && errno == EINTR)
-                        continue;
-                report_msg m;
-                int r = n < 0 ? -errno : report_read(h->rep, &m);
-                if (r == 0 || (r < 0 && r != -EBADMSG))
-                        return cordon_set_error(err, CORDON_LAUNCH_FAILED, r ? -r : EPIPE,
-                                                "the session's sandbox ended while starting");
-                if (r > 0 && m.type == REPORT_READY)
-                        return 0;
-                if (r > 0 && m.type == REPORT_FATAL)
-                        return cordon_set_error(err, (cordon_code) m.code, m.sys_errno, "%s",
-                                                m.text);
-        }
-}
-
+/* The session's sandbox, built by the launch sequence every run uses (launch.c) in its session
+ * mode: plan, checks, cgroup, egress proxy, monitor; complete once init is ready to serve. The
+ * host then holds what the launch made: the report channel, the proxy, the monitor, the plan. */
 static int build(host *h, const cordon_policy *pol, const char *home, const char *workdir,
                  cordon_error *err) {
-        int r = tool_caches_prepare(pol, environ, home, err);
-        if (r >= 0)
-                r = plan_build(pol, home, workdir, environ, &h->p, err);
-        if (r < 0)
-                return r;
-        if (h->p->mode == CORDON_MODE_DANGER_FULL_ACCESS)
-                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "a warm session cannot be unconfined "
-                                        "(danger-full-access): launch it with a confining mode");
-        /* limits.memory / limits.pids hold for the whole session (every exec together), in a
-         * cgroup of its own or as rlimits per command (linux/cgroup.h); limits.timeout holds
-         * per exec (serve()). */
-        if ((h->p->memory_bytes || h->p->pids) &&
-            (r = cgroup_for_limits(h->p->memory_bytes, &h->p->pids, h->p->pids_default,
-                                   &h->p->cgroup, err)) < 0)
-                return r;
-        /* Without limits, a cgroup of the session's own still serves session.suspend (the v2
-         * freezer) where one can be created; else suspend stops the processes with signals. */
-        if (!h->p->cgroup)
-                (void) cgroup_create(NULL, &(cgroup_limits){ 0 }, &h->p->cgroup);
-        if ((r = proxy_spawn(h->p, &h->px, err)) < 0)
-                return r;
-        int ctl[2], rep[2];
-        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0 ||
-            report_channel(rep) < 0)
+        int ctl[2];
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
                                         strerror(errno));
-        pid_t me = getpid();
-        h->p->session_ctl = ctl[1]; /* init serves execs on it (session-init.h) */
-        pid_t m = fork();
-        if (m == 0) {
-                (void) close(ctl[0]);
-                (void) close(rep[0]);
-                (void) close(h->px.report_fd);
-                static char arg0[] = "true"; /* unused: init serves execs instead */
-                char *const none[] = { arg0, NULL };
-                sandbox_monitor_main(h->p, none, rep[1], me, h->px.listen_ch);
-        }
+        launch l;
+        launch_init(&l);
+        l.cwd = workdir;
+        l.home = home;
+        l.session_ctl = ctl[1];
+        static char arg0[] = "true"; /* unused: init serves execs instead */
+        char *const none[] = { arg0, NULL };
+        int r = launch_start(&l, pol, none, err);
         (void) close(ctl[1]);
-        h->p->session_ctl = -1;
-        (void) close(rep[1]);
-        (void) close(h->px.listen_ch);
-        h->px.listen_ch = -1;
-        h->monitor = m;
-        if (m < 0)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "fork: %s",
-                                        strerror(errno));
+        if (r < 0) {
+                (void) close(ctl[0]);
+                return r;
+        }
+        l.p->session_ctl = -1; /* closed here: only init holds its end */
         h->ctl = ctl[0];
-        h->rep = rep[0];
-        return wait_ready(h, err);
+        h->rep = TAKE_FD(l.report_fd);
+        h->px = l.px;
+        h->monitor = l.child;
+        h->p = TAKE_PTR(l.p);
+        safe_close(l.child_pidfd);
+        return 0;
 }
 
 /* ---- execs ---------------------------------------------------------------------------------- */

@@ -240,12 +240,6 @@ int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error
         return 0;
 }
 
-int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err) {
-        proxy_channels ch;
-        int r = proxy_prepare(&ch, err);
-        return r < 0 ? r : proxy_start(p, &ch, out, err);
-}
-
 void proxy_proc_stop(proxy_proc *pp) {
         if (pp->pid > 0) {
                 (void) kill(pp->pid, SIGKILL);

@@ -3,8 +3,8 @@
  * tunnels and absolute-form http:// requests) and one SOCKS5 proxy per run, the only way out of the
  * sandbox's network namespace.
  *
- * Native backend: the launcher forks the proxy process before the monitor (proxy_spawn()); the
- * monitor, once inside the new network namespace, creates the listening sockets on 127.0.0.1 and
+ * Native backend: the launcher forks the proxy process right after the monitor (proxy_start(),
+ * src/linux/launch.c); the monitor, once inside the new network namespace, creates the listening sockets on 127.0.0.1 and
  * ::1 there and hands them to the proxy over a Unix socket (proxy_listeners_send()). The proxy,
  * still in the host's network namespace, accepts on them directly: a connection from the command
  * crosses no relay process and no extra hop, and nothing outside the sandbox can reach the
@@ -55,12 +55,10 @@ typedef struct proxy_proc {
         int report_fd;    /* for the launcher: the proxy's reports (report_read()) */
 } proxy_proc;
 
-/* Validates the plan's egress rules (CORDON_POLICY_INVALID on a bad pattern) and forks the proxy
- * process, which waits for its listeners. */
-int proxy_spawn(const plan *p, proxy_proc *out, cordon_error *err);
-/* The same in two steps, so the proxy's fork can come after the monitor's and overlap with its
- * namespace set-up: proxy_prepare() makes the channels (the monitor takes ch.lch[1]), then
- * proxy_start() forks the proxy and moves the launcher's ends into *out. */
+/* Two steps, so the proxy's fork can come after the monitor's and overlap with its namespace
+ * set-up: proxy_prepare() makes the channels (the monitor takes ch.lch[1]), then proxy_start()
+ * forks the proxy process (it builds its rules from the plan, validated when the policy was
+ * parsed, and waits for its listeners) and moves the launcher's ends into *out. */
 typedef struct proxy_channels {
         int lch[2];   /* [0] the proxy's, [1] the monitor's */
         int rep[2];   /* [0] the launcher's, [1] the proxy's */
