@@ -281,10 +281,11 @@ CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
  *
  * Threads: cordon_spawn() may be called from several threads at once, each with its own
  * descriptors. One handle may be used from several threads: signal and kill are safe at any
- * time; only one thread may wait on a handle at a time, and free must be the last call. A
- * handle's callbacks (on_event, on_violation, on_backend_note) come from the thread calling
- * cordon_spawn() while it runs ("starting", "ready"), then from a thread of the run's own, never
- * two at a time; they must not call cordon_process_wait/free on their own handle. */
+ * time; only one thread may wait on a handle at a time, and free must be the last call. Each run
+ * has a thread of the library's own that forks the sandbox and reads it to its end, so the
+ * thread that called cordon_spawn() may exit while the command runs. A handle's callbacks
+ * (on_event, on_violation, on_backend_note) all come from that thread, one at a time; they must
+ * not call cordon_process_wait/free on their own handle. */
 
 typedef struct cordon_process cordon_process;
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The public process handle (cordon_spawn, cordon_process_*) and cordon_run() over the launch
- * sequence (launch.h). A spawned run is read to its end by a thread of its own: the report
- * channel must be drained while the command runs (a supervisor blocked on a full channel would
- * stall the command), whatever the caller does meanwhile. cordon_run() reads it on the caller's
- * thread instead: one command, no thread to start. */
+ * sequence (launch.h). A spawned run has a thread of its own that launches it and reads it to
+ * its end: the report channel must be drained while the command runs (a supervisor blocked on a
+ * full channel would stall the command), whatever the caller does meanwhile; and the sandbox's
+ * first process dies with the thread that forked it (PR_SET_PDEATHSIG is per thread), so that
+ * thread must live as long as the run, not as long as the caller's. cordon_run() does both on
+ * the caller's thread: one command, no thread to start. */
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +27,12 @@ struct cordon_process {
         int kill_fd;         /* an eventfd: cordon_process_kill() asks the run's thread */
         int done_fd;         /* an eventfd, readable once the result is in */
         pthread_t thread;
+        /* The launch, handed to the run's thread and answered by it. */
+        const cordon_policy *policy;
+        char *const *argv;
+        int start_fd;        /* an eventfd: the run's thread has launched (or failed to) */
+        int start_result;
+        cordon_error *start_err;
         pthread_mutex_t lock; /* guards the fields below */
         bool joined;
         int result;
@@ -109,8 +117,8 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
         l->cwd = o->cwd;
 }
 
-static void *run_thread(void *arg) {
-        cordon_process *p = arg;
+/* The run's end: the result, then done_fd. */
+static void run_finish(cordon_process *p) {
         cordon_run_result ret = { 0 };
         cordon_error err = { 0 };
         int r = launch_finish(&p->l, &ret, &err);
@@ -123,6 +131,25 @@ static void *run_thread(void *arg) {
         p->err = err;
         pthread_mutex_unlock(&p->lock);
         (void) eventfd_write(p->done_fd, 1);
+}
+
+/* Launches, tells cordon_spawn() how it went (after which it may no longer touch the caller's
+ * argv, policy or error), then reads the run to its end. */
+static void *run_thread(void *arg) {
+        cordon_process *p = arg;
+        events_starting(&p->l.ev, p->l.opts.backend);
+        int r = launch_start(&p->l, p->policy, p->argv, p->start_err);
+        if (r >= 0) {
+                p->pidfd = TAKE_FD(p->l.child_pidfd);
+                p->command_pidfd = TAKE_FD(p->l.st.command_pidfd);
+                p->command_pid = p->l.st.command_pid;
+        } else {
+                events_error(&p->l.ev, p->start_err);
+        }
+        p->start_result = r;
+        (void) eventfd_write(p->start_fd, 1);
+        if (r >= 0)
+                run_finish(p);
         return NULL;
 }
 
@@ -142,6 +169,7 @@ static void process_release(cordon_process *p) {
         safe_close(p->command_pidfd);
         safe_close(p->kill_fd);
         safe_close(p->done_fd);
+        safe_close(p->start_fd);
         pthread_mutex_destroy(&p->lock);
         free(p);
 }
@@ -156,7 +184,8 @@ static int process_new(const cordon_spawn_options *o, cordon_process **ret, cord
         pthread_mutex_init(&p->lock, NULL);
         p->kill_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         p->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (p->kill_fd < 0 || p->done_fd < 0) {
+        p->start_fd = eventfd(0, EFD_CLOEXEC);
+        if (p->kill_fd < 0 || p->done_fd < 0 || p->start_fd < 0) {
                 int e = errno;
                 process_release(p);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "eventfd: %s",
@@ -183,25 +212,25 @@ int cordon_spawn(const cordon_policy *policy, char *const argv[],
         if (r < 0)
                 return r;
         events_init(&p->l.ev, &p->l.opts, policy ? policy->session_id : NULL);
-        events_starting(&p->l.ev, o.backend);
         cordon_error local = { 0 };
-        cordon_error *e = err ? err : &local;
-        r = launch_start(&p->l, policy, argv, e);
-        if (r < 0) {
-                events_error(&p->l.ev, e);
-                process_release(p);
-                return r;
-        }
-        p->pidfd = TAKE_FD(p->l.child_pidfd);
-        p->command_pidfd = TAKE_FD(p->l.st.command_pidfd);
-        p->command_pid = p->l.st.command_pid;
+        p->policy = policy;
+        p->argv = argv;
+        p->start_err = err ? err : &local;
         if ((r = start_thread(p)) < 0) {
-                /* Nothing may run unattended: the run is read to its end here instead. */
-                (void) eventfd_write(p->kill_fd, 1);
-                run_thread(p);
                 process_release(p);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
                                         "cannot start the run's thread: %s", strerror(-r));
+        }
+        eventfd_t one;
+        while (eventfd_read(p->start_fd, &one) < 0 && errno == EINTR)
+                ;
+        p->policy = NULL;
+        p->argv = NULL;
+        p->start_err = NULL;
+        if ((r = p->start_result) < 0) {
+                (void) pthread_join(p->thread, NULL);
+                process_release(p);
+                return r;
         }
         *ret = p;
         return 0;

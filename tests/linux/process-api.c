@@ -89,8 +89,9 @@ typedef struct worker {
         char events[4096];
         size_t n_events;
         pthread_t self;          /* the worker's own thread */
-        bool spawn_side;         /* "starting" came from it, inside cordon_spawn() */
-        bool library_side;       /* "exit" came from another: the run's own thread */
+        pthread_t starting;      /* the thread "starting" came from */
+        bool library_side;       /* not the worker's: the run's own */
+        bool one_thread;         /* "exit" came from the same one */
         cordon_error err;
 } worker;
 
@@ -102,10 +103,12 @@ static void on_event(void *userdata, const char *line, size_t len) {
                 return;
         t += 8;
         size_t tl = strcspn(t, "\"");
-        if (tl == 8 && memcmp(t, "starting", 8) == 0)
-                w->spawn_side = pthread_equal(w->self, pthread_self());
-        if (tl == 4 && memcmp(t, "exit", 4) == 0)
+        if (tl == 8 && memcmp(t, "starting", 8) == 0) {
+                w->starting = pthread_self();
                 w->library_side = !pthread_equal(w->self, pthread_self());
+        }
+        if (tl == 4 && memcmp(t, "exit", 4) == 0)
+                w->one_thread = pthread_equal(w->starting, pthread_self());
         if (w->n_events + tl + 2 < sizeof(w->events)) {
                 memcpy(w->events + w->n_events, t, tl);
                 w->n_events += tl;
@@ -181,10 +184,45 @@ static void test_two_threads(cordon_policy *pol) {
                 check(r == 0 && res.exit_code == 0, "cordon_process_wait: exit 0", err.message);
                 check(strcmp(w[i].events, "starting,ready,exit,") == 0,
                       "events: starting, ready, exit", w[i].events);
-                check(w[i].spawn_side && w[i].library_side,
-                      "events: the start from the spawning thread, the end from the run's", NULL);
+                check(w[i].library_side && w[i].one_thread,
+                      "events: all from the run's own thread", NULL);
                 cordon_process_free(w[i].proc);
         }
+}
+
+/* A worker thread spawns and exits at once: the sandbox must outlive it (it dies with the thread
+ * that forked it, which is the run's own). */
+typedef struct short_lived {
+        cordon_policy *pol;
+        cordon_process *proc;
+        int fd;
+        cordon_error err;
+} short_lived;
+
+static void *short_lived_main(void *arg) {
+        short_lived *s = arg;
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        s->proc = spawn_sh(s->pol, "sleep 0.3; echo still-here", &o, &s->fd, &s->err);
+        return NULL;
+}
+
+static void test_spawner_exits(cordon_policy *pol) {
+        short_lived s = { .pol = pol, .fd = -1 };
+        pthread_t t;
+        pthread_create(&t, NULL, short_lived_main, &s);
+        pthread_join(t, NULL);
+        check(s.proc != NULL, "a thread spawned and exited", s.err.message);
+        if (!s.proc)
+                return;
+        char out[64];
+        read_all(s.fd, out, sizeof(out));
+        (void) close(s.fd);
+        cordon_run_result res = { 0 };
+        int r = cordon_process_wait(s.proc, -1, &res, &s.err);
+        check(r == 0 && res.exit_code == 0 && strcmp(out, "still-here\n") == 0,
+              "the command outlived the thread that spawned it", out);
+        cordon_process_free(s.proc);
 }
 
 /* ---- signal, kill ------------------------------------------------------------------------- */
@@ -316,6 +354,7 @@ int main(int argc, char **argv) {
         workdir = argv[1];
         cordon_policy *pol = policy();
         test_two_threads(pol);
+        test_spawner_exits(pol);
         test_signal(pol);
         test_kill(pol);
         test_fds(pol);
