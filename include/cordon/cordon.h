@@ -374,6 +374,69 @@ CORDON_PUBLIC int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_
 /* Kills the sandbox if it still runs, waits for it, and frees the handle. NULL: no-op. */
 CORDON_PUBLIC void cordon_process_free(cordon_process *p);
 
+/* ---- Sessions (docs/design/library.md) -----------------------------------------------------
+ * A warm session builds its sandbox once (namespaces, mounts, Landlock, seccomp, the creation-rule
+ * supervisor, the egress proxy) and then runs each command in it for the price of a fork and an
+ * exec. Lifecycle: cordon_session_options_init() → cordon_session_launch() → any number of
+ * cordon_session_exec() (each a cordon_process handle, also at once) and suspend/resume →
+ * cordon_session_destroy(). A session runs on the native backend only.
+ *
+ * Threads: every call may come from any thread. Each session has a thread of the library's own
+ * that owns its sandbox (it forked it) and delivers its execs' callbacks, one at a time; a
+ * callback must not call into the session or free its own handle. */
+
+typedef struct cordon_session cordon_session;
+
+typedef enum cordon_session_state {
+        CORDON_SESSION_CREATED = 0, /* launching */
+        CORDON_SESSION_WARM,        /* ready, nothing running */
+        CORDON_SESSION_ACTIVE,      /* at least one exec running */
+        CORDON_SESSION_SUSPENDED,   /* every process of the session stopped */
+        CORDON_SESSION_DESTROYED,
+        CORDON_SESSION_ERROR,       /* the sandbox could not be built, or ended */
+} cordon_session_state;
+
+/* "created", "warm", "active", "suspended", "destroyed", "error"; "unknown" outside the set. */
+CORDON_PUBLIC const char *cordon_session_state_to_string(cordon_session_state state);
+
+typedef struct cordon_session_options {
+        size_t size;              /* set by cordon_session_options_init() */
+        cordon_backend backend;   /* AUTO or NATIVE; anything else is refused */
+        char *const *environ;     /* the environment the policy filters for the session */
+        const char *cwd;          /* the session's directory; NULL: the caller's */
+} cordon_session_options;
+
+CORDON_PUBLIC void cordon_session_options_init(cordon_session_options *opts);
+
+/* Builds the session's sandbox and returns once it is ready (state WARM), or a negative errno
+ * with `err` set when it could not be built (nothing is left running). Caller frees with
+ * cordon_session_destroy(). */
+CORDON_PUBLIC int cordon_session_launch(const cordon_policy *policy,
+                                        const cordon_session_options *opts,
+                                        cordon_session **ret, cordon_error *err);
+CORDON_PUBLIC cordon_session_state cordon_session_get_state(const cordon_session *s);
+/* The session's id: the policy's sessionId, else a random UUID. Every event carries it. */
+CORDON_PUBLIC const char *cordon_session_id(const cordon_session *s);
+
+/* Runs argv[0] in the session. `opts` as for cordon_spawn(), with these differences: stdio fields
+ * only (n_fds must be 0) and no capture; `environ` entries are set over the session's environment
+ * (the proxy variables stay the session's); `cwd` defaults to the session's directory; `backend`
+ * is ignored. The descriptors are checked as cordon_spawn() checks them. Returns 0 with *ret a
+ * handle (cordon_process_pid/_pidfd: -1, the command lives in the session's PID namespace), or a
+ * negative errno with `err` set. The command's own failures (not found, refused descriptors,
+ * limits.timeout, which holds per exec) come from cordon_process_wait(). */
+CORDON_PUBLIC int cordon_session_exec(cordon_session *s, char *const argv[],
+                                      const cordon_spawn_options *opts, cordon_process **ret,
+                                      cordon_error *err);
+/* Stops every process of the session (the cgroup v2 freezer where the session has one, else
+ * SIGSTOP from the session's init) / lets them run again. Idempotent. */
+CORDON_PUBLIC int cordon_session_suspend(cordon_session *s, cordon_error *err);
+CORDON_PUBLIC int cordon_session_resume(cordon_session *s, cordon_error *err);
+/* Ends the session: every process in it is killed, its cgroup removed, the handle freed. Exec
+ * handles still held end with CORDON_LAUNCH_FAILED ("the session was destroyed") and must still
+ * be freed. NULL: no-op. */
+CORDON_PUBLIC void cordon_session_destroy(cordon_session *s);
+
 /* ---- Denial decoder (docs/design/errors.md; docs/explain.md)
  * ----------------------------------------- */
 

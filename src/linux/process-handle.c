@@ -16,29 +16,10 @@
 #include <unistd.h>
 
 #include "linux/launch.h"
+#include "linux/process-handle.h"
 #include "linux/uapi.h"
 #include "policy/policy.h"
 
-struct cordon_process {
-        launch l;
-        int pidfd;           /* the forked process's (cordon_process_pidfd) */
-        int command_pidfd;   /* the command's, -1 when the kernel named only its pid */
-        pid_t command_pid;   /* in this PID namespace */
-        int kill_fd;         /* an eventfd: cordon_process_kill() asks the run's thread */
-        int done_fd;         /* an eventfd, readable once the result is in */
-        pthread_t thread;
-        /* The launch, handed to the run's thread and answered by it. */
-        const cordon_policy *policy;
-        char *const *argv;
-        int start_fd;        /* an eventfd: the run's thread has launched (or failed to) */
-        int start_result;
-        cordon_error *start_err;
-        pthread_mutex_t lock; /* guards the fields below */
-        bool joined;
-        int result;
-        cordon_run_result ret;
-        cordon_error err;
-};
 
 void cordon_spawn_options_init(cordon_spawn_options *opts) {
         if (!opts)
@@ -50,8 +31,8 @@ void cordon_spawn_options_init(cordon_spawn_options *opts) {
 /* The caller's options as this library knows them: a smaller struct (an older caller) leaves the
  * rest at its defaults; a larger one (a newer caller) may only carry zeros beyond what is known
  * here — a field this library cannot honour is refused, never ignored. */
-static int options_read(const cordon_spawn_options *in, cordon_spawn_options *out,
-                        cordon_error *err) {
+int process_options_read(const cordon_spawn_options *in, cordon_spawn_options *out,
+                         cordon_error *err) {
         cordon_spawn_options_init(out);
         if (!in)
                 return 0;
@@ -125,10 +106,18 @@ static void run_finish(cordon_process *p) {
         /* After a timeout the stream already ended with "killed": this emits nothing then. */
         if (r < 0)
                 events_error(&p->l.ev, &err);
+        process_set_result(p, r, &ret, &err);
+}
+
+void process_set_result(cordon_process *p, int r, const cordon_run_result *ret,
+                        const cordon_error *err) {
         pthread_mutex_lock(&p->lock);
         p->result = r;
-        p->ret = ret;
-        p->err = err;
+        if (ret)
+                p->ret = *ret;
+        if (err)
+                p->err = *err;
+        p->session = NULL;
         pthread_mutex_unlock(&p->lock);
         (void) eventfd_write(p->done_fd, 1);
 }
@@ -163,7 +152,7 @@ static int start_thread(cordon_process *p) {
         return -e;
 }
 
-static void process_release(cordon_process *p) {
+void process_release(cordon_process *p) {
         launch_done(&p->l);
         safe_close(p->pidfd);
         safe_close(p->command_pidfd);
@@ -174,7 +163,7 @@ static void process_release(cordon_process *p) {
         free(p);
 }
 
-static int process_new(const cordon_spawn_options *o, cordon_process **ret, cordon_error *err) {
+int process_new(const cordon_spawn_options *o, cordon_process **ret, cordon_error *err) {
         cordon_process *p = calloc(1, sizeof(*p));
         if (!p)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
@@ -204,7 +193,7 @@ int cordon_spawn(const cordon_policy *policy, char *const argv[],
         if (!ret)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_spawn: ret is NULL");
         *ret = NULL;
-        int r = options_read(opts, &o, err);
+        int r = process_options_read(opts, &o, err);
         if (r >= 0)
                 r = check_fd_map(&o, err);
         if (r >= 0)
@@ -252,7 +241,7 @@ cordon_backend cordon_process_backend(const cordon_process *p) {
         return p ? p->l.backend : CORDON_BACKEND_AUTO;
 }
 
-static bool process_done(const cordon_process *p) {
+bool process_done(const cordon_process *p) {
         struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
         return poll(&pfd, 1, 0) > 0;
 }
@@ -282,7 +271,15 @@ int cordon_process_signal(cordon_process *p, int sig, cordon_error *err) {
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "cordon_process_signal: signal %d is not one (1-%d)", sig,
                                         _NSIG - 1);
-        int r = signal_command(p, sig);
+        int r;
+        if (p->in_session) {
+                /* Under the handle's lock: the session stays until this exec's result is in. */
+                pthread_mutex_lock(&p->lock);
+                r = p->session ? session_exec_signal(p->session, p->exec_id, sig) : -ESRCH;
+                pthread_mutex_unlock(&p->lock);
+        } else {
+                r = signal_command(p, sig);
+        }
         if (r < 0)
                 return cordon_set_error(err, CORDON_USAGE, -r,
                                         r == -ESRCH ? "the command has ended: no process to "
@@ -295,10 +292,20 @@ int cordon_process_signal(cordon_process *p, int sig, cordon_error *err) {
 int cordon_process_kill(cordon_process *p, cordon_error *err) {
         if (!p)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_process_kill: NULL");
-        if (process_done(p))
-                return cordon_set_error(err, CORDON_USAGE, ESRCH,
-                                        "the run is over: nothing to kill");
-        (void) eventfd_write(p->kill_fd, 1);
+        int r = 0;
+        if (p->in_session) {
+                pthread_mutex_lock(&p->lock);
+                r = p->session ? session_exec_kill(p->session, p->exec_id) : -ESRCH;
+                pthread_mutex_unlock(&p->lock);
+        } else if (!process_done(p)) {
+                (void) eventfd_write(p->kill_fd, 1);
+        } else {
+                r = -ESRCH;
+        }
+        if (r < 0)
+                return cordon_set_error(err, CORDON_USAGE, -r,
+                                        r == -ESRCH ? "the run is over: nothing to kill"
+                                                    : "the session is gone");
         return 0;
 }
 
@@ -313,7 +320,7 @@ int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *re
         if (n == 0)
                 return 1;
         pthread_mutex_lock(&p->lock);
-        if (!p->joined) {
+        if (!p->joined && !p->in_session) {
                 (void) pthread_join(p->thread, NULL);
                 p->joined = true;
         }
@@ -330,7 +337,7 @@ void cordon_process_free(cordon_process *p) {
         if (!p)
                 return;
         if (!process_done(p))
-                (void) eventfd_write(p->kill_fd, 1);
+                (void) cordon_process_kill(p, NULL);
         (void) cordon_process_wait(p, -1, NULL, NULL);
         process_release(p);
 }

@@ -16,6 +16,7 @@
 #define HOST_EXECS_MAX SESSION_EXECS_MAX
 #define HOST_LINE_MAX (4 * 1024 * 1024)
 #define HOST_ENDED_MAX 1024
+#define HOST_FDQ_MAX 48
 /* Connections to the proxy remembered for attribution (session-host-conns.c): one per connection
  * the proxy can hold at once (PROXY_MAX_CONNS). */
 #define HOST_CONNS_MAX 4096
@@ -34,6 +35,7 @@ typedef struct host_exec {
         int out, err;         /* the command's stdout/stderr pipes (read ends) */
         int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
         bool terminal;        /* a session.terminal: `out` is the PTY master (input goes there) */
+        bool library;         /* a cordon_session_exec(): the caller's stdio, no output events */
         pid_t local_pid;      /* a backend-none terminal: the host's own child */
         int pidfd;            /* ... and its pidfd (readable when it exits) */
         bool started, exited;
@@ -63,6 +65,10 @@ struct host {
         size_t n_ended;
         char *in;
         size_t in_len, in_cap;
+        /* Descriptors that came with the launcher's lines (SCM_RIGHTS), oldest first: each "Y"
+         * line takes the next three, its command's stdio. */
+        int fdq[HOST_FDQ_MAX];
+        size_t n_fdq;
         host_conn conns[HOST_CONNS_MAX]; /* a ring: conns_next is the oldest when full */
         size_t n_conns, conns_next;
 };
@@ -71,6 +77,7 @@ struct host {
 void host_on_event(void *userdata, const char *line, size_t len);
 /* Ends an exec that could not start: its error event and result; frees it. */
 void host_fail_exec(host *h, host_exec *x, int e, const char *what);
+void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err);
 host_exec *host_find_exec(host *h, uint64_t id);
 
 /* session-host-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */

@@ -96,6 +96,9 @@ static void send_result(host *h, host_exec *x) {
                                                                              : 125;
                 o = json_pack("{s:i,s:s,s:i,s:b}", "exitCode", code, "backend", x->local_pid > 0 ? "none" : "native",
                               "violations", (int) x->violations, "warm", 1);
+                /* cordon_session_exec() fills cordon_run_result.wait_status from it. */
+                if (o && x->library)
+                        (void) json_object_set_new(o, "waitStatus", json_integer(st));
         }
         char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
         json_decref(o);
@@ -202,54 +205,88 @@ static void exec_free(host_exec *x) {
 }
 
 void host_fail_exec(host *h, host_exec *x, int e, const char *what) {
+        cordon_error err = { 0 };
+        (void) cordon_set_error(&err, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
+        host_fail_exec_error(h, x, &err);
+}
+
+void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err) {
         x->have_fatal = true;
-        (void) cordon_set_error(&x->fatal, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
+        x->fatal = *err;
         events_error(&x->ev, &x->fatal);
         send_result(h, x);
         exec_free(x);
 }
 
-static void start_exec(host *h, uint64_t id, const char *json) {
-        host_exec *x = calloc(1, sizeof(*x));
-        if (!x)
-                return;
-        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1 };
-        cordon_run_options opts = { .on_event = host_on_event, .event_userdata = x };
-        events_init(&x->ev, &opts, h->session_id);
-        events_starting(&x->ev, CORDON_BACKEND_NATIVE);
-        json_t *o = json_loads(json, 0, NULL);
+/* The exec's command to init: argv, the session's environment with the exec's variables over
+ * it, its directory, its stdio, and a report channel of its own (EXEC_FAILED before exec). */
+static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3]) {
         json_t *argv_j = json_object_get(o, "argv");
         size_t argc = json_array_size(argv_j);
-        if (!o || argc == 0 || h->n_execs >= HOST_EXECS_MAX) {
-                json_decref(o);
-                host_fail_exec(h, x, h->n_execs >= HOST_EXECS_MAX ? EBUSY : EINVAL, "exec request");
-                return;
-        }
+        if (argc == 0)
+                return -EINVAL;
         char **argv = calloc(argc + 1, sizeof(char *));
         strv env = { 0 };
         for (size_t i = 0; argv && i < argc; i++)
-                argv[i] = (char *) json_string_value(json_array_get(argv_j, i));
+                if (!(argv[i] = (char *) json_string_value(json_array_get(argv_j, i)))) {
+                        free(argv);
+                        return -EINVAL;
+                }
         const char *cwd = json_string_value(json_object_get(o, "cwd"));
-        int in = stdin_memfd(json_string_value(json_object_get(o, "stdin")));
-        int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, pr[2] = { -1, -1 };
-        int r = argv && in >= 0 && exec_env(h->p, json_object_get(o, "env"), &env) >= 0 &&
-                                pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0 &&
+        int pr[2] = { -1, -1 };
+        int r = argv && exec_env(h->p, json_object_get(o, "env"), &env) >= 0 &&
                                 report_channel(pr) == 0
                         ? 0
                         : -EIO;
         if (r == 0)
-                r = session_send_exec(h->ctl, (uint32_t) id, 0, argv, env.v,
+                r = session_send_exec(h->ctl, (uint32_t) x->id, 0, argv, env.v,
                                       cwd ? cwd : h->p->workdir,
-                                      (int[]){ in, po[1], pe[1], pr[1] });
-        int child_ends[] = { in, po[1], pe[1], pr[1] };
-        for (size_t i = 0; i < ELEMENTSOF(child_ends); i++)
-                if (child_ends[i] >= 0)
-                        (void) close(child_ends[i]);
-        x->out = po[0];
-        x->err = pe[0];
+                                      (int[]){ stdio[0], stdio[1], stdio[2], pr[1] });
+        safe_close(pr[1]);
         x->rpt = pr[0];
         free(argv);
         strv_done(&env);
+        return r;
+}
+
+static host_exec *exec_new(host *h, uint64_t id) {
+        host_exec *x = calloc(1, sizeof(*x));
+        if (!x)
+                return NULL;
+        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1 };
+        cordon_run_options opts = { .on_event = host_on_event, .event_userdata = x };
+        events_init(&x->ev, &opts, h->session_id);
+        events_starting(&x->ev, CORDON_BACKEND_NATIVE);
+        return x;
+}
+
+static void exec_started(host *h, host_exec *x) {
+        events_ready(&x->ev, CORDON_BACKEND_NATIVE);
+        x->deadline = h->p->timeout_ms ? now_ms() + (int64_t) h->p->timeout_ms : 0;
+        h->execs[h->n_execs++] = x;
+}
+
+/* "X": cordond's exec. Its stdin is the request's text, its output comes back as events. */
+static void start_exec(host *h, uint64_t id, const char *json) {
+        host_exec *x = exec_new(h, id);
+        if (!x)
+                return;
+        json_t *o = json_loads(json, 0, NULL);
+        if (!o || h->n_execs >= HOST_EXECS_MAX) {
+                json_decref(o);
+                host_fail_exec(h, x, o ? EBUSY : EINVAL, "exec request");
+                return;
+        }
+        int in = stdin_memfd(json_string_value(json_object_get(o, "stdin")));
+        int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
+        int r = in >= 0 && pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0
+                        ? send_request(h, x, o, (int[]){ in, po[1], pe[1] })
+                        : -EIO;
+        int child_ends[] = { in, po[1], pe[1] };
+        for (size_t i = 0; i < ELEMENTSOF(child_ends); i++)
+                safe_close(child_ends[i]);
+        x->out = po[0];
+        x->err = pe[0];
         json_decref(o);
         if (r < 0) {
                 host_fail_exec(h, x, -r, "cannot start the command in the session");
@@ -257,9 +294,33 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         }
         (void) fcntl(x->out, F_SETFL, O_NONBLOCK);
         (void) fcntl(x->err, F_SETFL, O_NONBLOCK);
-        events_ready(&x->ev, CORDON_BACKEND_NATIVE);
-        x->deadline = h->p->timeout_ms ? now_ms() + (int64_t) h->p->timeout_ms : 0;
-        h->execs[h->n_execs++] = x;
+        exec_started(h, x);
+}
+
+/* "Y": cordon_session_exec(). Its stdio are the caller's descriptors, which came with the line;
+ * they are checked as a run checks what it hands over (launch-fds.c): the plan is here. */
+static void start_exec_fds(host *h, uint64_t id, const char *json, const int stdio[3]) {
+        host_exec *x = exec_new(h, id);
+        json_t *o = x ? json_loads(json, 0, NULL) : NULL;
+        launch_fds f = { .stdio = { stdio[0], stdio[1], stdio[2] } };
+        cordon_error e = { 0 };
+        int r = !o || stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0 ? -EINVAL
+                : h->n_execs >= HOST_EXECS_MAX                  ? -EBUSY
+                                                               : launch_fds_check(&f, h->p, &e);
+        if (r >= 0)
+                r = send_request(h, x, o, stdio);
+        for (int i = 0; i < 3; i++)
+                safe_close(stdio[i]); /* init holds the command's copies */
+        json_decref(o);
+        if (!x)
+                return;
+        x->library = true;
+        if (r < 0 && e.code != CORDON_OK)
+                host_fail_exec_error(h, x, &e);
+        else if (r < 0)
+                host_fail_exec(h, x, -r, "cannot start the command in the session");
+        else
+                exec_started(h, x);
 }
 
 host_exec *host_find_exec(host *h, uint64_t id) {
@@ -526,7 +587,61 @@ static _noreturn_ void quit(host *h) {
         _exit(0);
 }
 
-/* Lines from the daemon: "X<id> <request json>\n". */
+/* The next three queued descriptors (a "Y" line's stdio); -1 for each one missing. */
+static void fdq_take3(host *h, int out[3]) {
+        for (int i = 0; i < 3; i++) {
+                out[i] = -1;
+                if (h->n_fdq == 0)
+                        continue;
+                out[i] = h->fdq[0];
+                memmove(h->fdq, h->fdq + 1, --h->n_fdq * sizeof(int));
+        }
+}
+
+/* Descriptors sent with the launcher's bytes join the queue; beyond its room they are closed
+ * (the "Y" lines they belonged to then fail: EINVAL). */
+static void fdq_add(host *h, struct msghdr *mh) {
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+                if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                        continue;
+                size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+                for (size_t k = 0; k < n; k++) {
+                        int fd;
+                        memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(fd));
+                        if (h->n_fdq < HOST_FDQ_MAX)
+                                h->fdq[h->n_fdq++] = fd;
+                        else
+                                (void) close(fd);
+                }
+        }
+}
+
+/* One line from the launcher: "X<id> <request json>", "Y<id> <json>" (its stdio queued), "K<id>",
+ * "G<id> <signal>", "P", "C", "Q", "T<id> <json>", "I<id> <json string>", "Z<id> <cols> <rows>". */
+static void launcher_line(host *h, char *line) {
+        char *sp = strchr(line, ' ');
+        uint64_t id = strtoull(line + 1, NULL, 10);
+        if (line[0] == 'X' && sp)
+                start_exec(h, id, sp + 1);
+        else if (line[0] == 'Y' && sp) {
+                int stdio[3];
+                fdq_take3(h, stdio);
+                start_exec_fds(h, id, sp + 1, stdio);
+        } else if (line[0] == 'P' || line[0] == 'C')
+                freeze(h, line[0] == 'P');
+        else if (line[0] == 'Q')
+                quit(h);
+        else if (line[0] == 'T' && sp)
+                host_start_terminal(h, id, sp + 1);
+        else if ((line[0] == 'I' || line[0] == 'Z') && sp)
+                host_terminal_io(h, line[0], id, sp + 1);
+        else if (line[0] == 'K')
+                kill_exec(h, id);
+        else if (line[0] == 'G' && sp && host_find_exec(h, id))
+                (void) session_send_signal(h->ctl, (uint32_t) id, atoi(sp + 1));
+}
+
+/* What the launcher wrote: bytes (lines) and, with a "Y" line, its stdio (SCM_RIGHTS). */
 static void on_daemon(host *h) {
         if (h->in_cap - h->in_len < 65536) {
                 size_t cap = h->in_cap ? h->in_cap * 2 : 65536;
@@ -536,30 +651,26 @@ static void on_daemon(host *h) {
                 h->in = nb;
                 h->in_cap = cap;
         }
-        ssize_t n = read(h->dch, h->in + h->in_len, h->in_cap - h->in_len);
+        union {
+                char buf[CMSG_SPACE(sizeof(int) * 16)];
+                struct cmsghdr align;
+        } ctl;
+        struct iovec iov = { .iov_base = h->in + h->in_len, .iov_len = h->in_cap - h->in_len };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                             .msg_controllen = sizeof(ctl.buf) };
+        ssize_t n = recvmsg(h->dch, &mh, MSG_CMSG_CLOEXEC);
         if (n < 0 && errno == EINTR)
                 return;
         if (n <= 0)
-                quit(h); /* the daemon is gone or closed us: the session ends */
+                quit(h); /* the launcher is gone or closed us: the session ends */
+        fdq_add(h, &mh);
         h->in_len += (size_t) n;
         size_t start = 0;
         for (size_t i = 0; i < h->in_len; i++) {
                 if (h->in[i] != '\n')
                         continue;
                 h->in[i] = '\0';
-                char *line = h->in + start, *sp = strchr(line, ' ');
-                if (line[0] == 'X' && sp)
-                        start_exec(h, strtoull(line + 1, NULL, 10), sp + 1);
-                else if (line[0] == 'P' || line[0] == 'C')
-                        freeze(h, line[0] == 'P');
-                else if (line[0] == 'Q')
-                        quit(h);
-                else if (line[0] == 'T' && sp)
-                        host_start_terminal(h, strtoull(line + 1, NULL, 10), sp + 1);
-                else if ((line[0] == 'I' || line[0] == 'Z') && sp)
-                        host_terminal_io(h, line[0], strtoull(line + 1, NULL, 10), sp + 1);
-                else if (line[0] == 'K')
-                        kill_exec(h, strtoull(line + 1, NULL, 10));
+                launcher_line(h, h->in + start);
                 start = i + 1;
         }
         memmove(h->in, h->in + start, h->in_len - start);

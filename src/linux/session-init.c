@@ -95,6 +95,11 @@ int session_send_kill(int ctl, uint32_t exec_id) {
         return send_msg(ctl, &m);
 }
 
+int session_send_signal(int ctl, uint32_t exec_id, int sig) {
+        session_msg m = { .type = SESSION_MSG_SIGNAL, .exec_id = exec_id, .status = sig };
+        return send_msg(ctl, &m);
+}
+
 /* ---- init's side ----------------------------------------------------------------------------- */
 
 typedef struct running {
@@ -224,6 +229,10 @@ static bool serve_one(const plan *p, int ctl, char *buf, running *run, size_t *n
                                 (void) kill(-run[i].pid, SIGKILL);
                                 (void) kill(run[i].pid, SIGKILL);
                         }
+                /* A tracked pid is this init's unreaped child or a group it leads: no reuse. */
+                for (size_t i = 0; h.type == SESSION_MSG_SIGNAL && i < *n_run; i++)
+                        if (run[i].exec_id == h.exec_id && h.status > 0 && h.status < _NSIG)
+                                (void) kill(-run[i].pid, h.status);
         }
         for (size_t i = 0; i < 4; i++)
                 if (fds[i] >= 0)

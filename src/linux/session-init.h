@@ -23,6 +23,7 @@ typedef enum session_msg_type {
         SESSION_MSG_KILL,       /* host → init: kill exec_id's process group (its client left) */
         SESSION_MSG_FREEZE,     /* host → init: stop every process of the session */
         SESSION_MSG_THAW,       /* host → init: let them run again */
+        SESSION_MSG_SIGNAL,     /* host → init: signal `status` to exec_id's process group */
 } session_msg_type;
 
 typedef struct session_msg {
@@ -48,6 +49,8 @@ int session_send_exec(int ctl, uint32_t exec_id, uint32_t flags, char *const arg
                       char *const env[], const char *cwd, const int fds[4]);
 /* Host side: asks init to kill an exec's process group. */
 int session_send_kill(int ctl, uint32_t exec_id);
+/* Host side: asks init to deliver `sig` to an exec's process group (cordon_process_signal). */
+int session_send_signal(int ctl, uint32_t exec_id, int sig);
 /* Host side: SESSION_MSG_FREEZE or SESSION_MSG_THAW. */
 int session_send_simple(int ctl, session_msg_type type);
 /* Host side: reads one STARTED/EXITED message; 1 on a message, 0 on EOF, -errno. */

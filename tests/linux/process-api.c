@@ -346,6 +346,101 @@ static void test_fds(cordon_policy *pol) {
         check(p == NULL && err.code == CORDON_USAGE, "child_fd below 3 is refused", err.message);
 }
 
+/* ---- a warm session ------------------------------------------------------------------------ */
+
+/* Runs `script` in the session with its stdout on a pipe; its output and result. */
+static int session_sh(cordon_session *s, const char *script, char *out, size_t size,
+                      cordon_run_result *res, cordon_error *err) {
+        int pp[2];
+        if (pipe2(pp, O_CLOEXEC) < 0)
+                return -errno;
+        char *argv[] = { "sh", "-c", (char *) script, NULL };
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.stdout_fd = pp[1];
+        cordon_process *p = NULL;
+        int r = cordon_session_exec(s, argv, &o, &p, err);
+        (void) close(pp[1]);
+        if (r >= 0) {
+                read_all(pp[0], out, size);
+                r = cordon_process_wait(p, -1, res, err);
+        }
+        (void) close(pp[0]);
+        cordon_process_free(p);
+        return r;
+}
+
+static void test_session(cordon_policy *pol) {
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.cwd = workdir;
+        cordon_session *s = NULL;
+        cordon_error err = { 0 };
+        int r = cordon_session_launch(pol, &so, &s, &err);
+        check(r == 0, "cordon_session_launch", err.message);
+        if (r < 0)
+                return;
+        check(cordon_session_get_state(s) == CORDON_SESSION_WARM, "the session is warm", NULL);
+        /* Three execs in the one sandbox: a file the first writes, the second sees. */
+        char out[128];
+        cordon_run_result res = { 0 };
+        r = session_sh(s, "echo first > from-exec-1; echo one", out, sizeof(out), &res, &err);
+        check(r == 0 && res.exit_code == 0 && strcmp(out, "one\n") == 0, "exec 1", err.message);
+        r = session_sh(s, "cat from-exec-1; exit 3", out, sizeof(out), &res, &err);
+        check(r == 0 && res.exit_code == 3 && strcmp(out, "first\n") == 0,
+              "exec 2 sees exec 1's file and exits 3", out);
+        /* The third runs while a fourth is signalled: two at once, each its own stdio. */
+        int pp[2];
+        if (pipe2(pp, O_CLOEXEC) < 0)
+                exit(2);
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.stdout_fd = pp[1];
+        char *loop[] = { "sh", "-c", "trap 'echo term; exit 9' TERM; echo up; "
+                                     "while :; do sleep 0.05; done", NULL };
+        cordon_process *bg = NULL;
+        r = cordon_session_exec(s, loop, &o, &bg, &err);
+        (void) close(pp[1]);
+        check(r == 0, "exec 4 (long-running) started", err.message);
+        if (r == 0) {
+                char up[8] = { 0 };
+                (void) read(pp[0], up, 3);
+                check(cordon_session_get_state(s) == CORDON_SESSION_ACTIVE, "the session is active",
+                      NULL);
+                r = session_sh(s, "echo three", out, sizeof(out), &res, &err);
+                check(r == 0 && strcmp(out, "three\n") == 0, "exec 3 runs beside it", err.message);
+                check(cordon_session_suspend(s, &err) == 0 &&
+                              cordon_session_get_state(s) == CORDON_SESSION_SUSPENDED,
+                      "suspend", err.message);
+                /* Stopped: the signal stays pending, the trap cannot run until the resume. */
+                check(cordon_process_signal(bg, SIGTERM, &err) == 0, "signal exec 4", err.message);
+                struct pollfd pfd = { .fd = pp[0], .events = POLLIN };
+                check(poll(&pfd, 1, 300) == 0, "suspended: exec 4 does not answer", NULL);
+                check(cordon_session_resume(s, &err) == 0, "resume", err.message);
+                read_all(pp[0], out, sizeof(out));
+                r = cordon_process_wait(bg, 10000, &res, &err);
+                check(r == 0 && res.exit_code == 9 && strcmp(out, "term\n") == 0,
+                      "exec 4's trap ran and it exited 9", out);
+                cordon_process_free(bg);
+        }
+        (void) close(pp[0]);
+        check(cordon_session_get_state(s) == CORDON_SESSION_WARM, "warm again", NULL);
+        /* A directory as stdin reaches past the policy: the exec fails, the session goes on. */
+        int dir = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cordon_spawn_options_init(&o);
+        o.stdin_fd = dir;
+        char *t[] = { "true", NULL };
+        cordon_process *p = NULL;
+        r = cordon_session_exec(s, t, &o, &p, &err);
+        if (r == 0)
+                r = cordon_process_wait(p, -1, &res, &err);
+        check(r < 0 && err.code == CORDON_POLICY_UNENFORCEABLE, "a directory stdin is refused",
+              err.message);
+        cordon_process_free(p);
+        (void) close(dir);
+        cordon_session_destroy(s);
+}
+
 int main(int argc, char **argv) {
         if (argc != 2) {
                 fprintf(stderr, "usage: process-api WORKDIR\n");
@@ -358,6 +453,7 @@ int main(int argc, char **argv) {
         test_signal(pol);
         test_kill(pol);
         test_fds(pol);
+        test_session(pol);
         cordon_policy_free(pol);
         printf("%d failed\n", failures);
         return failures ? 1 : 0;
