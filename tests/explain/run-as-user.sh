@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # explain-runs-user: test_explain.py ($1) with cordon ($2) as the unprivileged account
-# cordon-test (tests/integration/runner.sh), from copies in a scratch tree the account can read.
+# cordon-test (tests/lib/runner.sh), from copies in a scratch tree the account can read.
 # Needs root to switch users: skips (77) otherwise, since explain-runs then already runs
 # unprivileged.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/integration/runner.sh
-. "$here/../integration/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$here/../lib/runner.sh"
 
 script=$(abspath "$1")
 cordon=$(abspath "$2")

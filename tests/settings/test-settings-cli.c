@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "stree.h"
-#include "tests/helpers/run-binary.h"
+#include "run-binary.h"
 
 static const char *cordon_path;
 static char *root;

@@ -18,15 +18,3 @@ void tmptree_symlink(const char *root, const char *rel, const char *target);
 
 /* "$root/rel" in a rotating set of eight buffers, so several can be used in one expression. */
 const char *tmptree_at(const char *root, const char *rel);
-
-/* Cleanup helpers shared by the planner tests. */
-#include "plan/plan.h"
-#include "policy/policy.h"
-static inline void tmptree_policy_freep(cordon_policy **p) {
-        cordon_policy_free(*p);
-}
-#define _cleanup_policy_ __attribute__((cleanup(tmptree_policy_freep)))
-static inline void tmptree_plan_freep(plan **p) {
-        plan_free(*p);
-}
-#define _cleanup_plan_ __attribute__((cleanup(tmptree_plan_freep)))

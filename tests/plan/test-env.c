@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "plan/plan-internal.h"
+#include "cleanup.h"
 #include "tmptree.h"
 
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The events stream of cordon_run() (cordon_run_options.on_event): which events a real run emits,
  * in which order, with which fields; exactly one terminal event (exit, killed or error). The
- * schema check of the same events through the CLI is tests/events/. */
+ * schema check of the same events through the CLI is tests/linux/test_events.py. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -357,7 +357,7 @@ static void test_printable(void **state) {
         for (size_t i = 0; i < n; i++) {
                 assert_true(rules[i].why && rules[i].why[0]);
                 if (rules[i].flags & SECCOMP_PLAN_LANDLOCK_ON)
-                        landlock_only++; /* tests/landlock/test-landlock-seccomp.c */
+                        landlock_only++; /* tests/linux/landlock/test-landlock-seccomp.c */
                 if (seccomp_plan_rule_wanted(&rules[i], &variants[2]))
                         wanted++;
                 if (strcmp(rules[i].syscall, "ioctl") == 0 && rules[i].conds[0].value == 0x5412) {

@@ -4,8 +4,8 @@
 library only. Any keyword outside the subset is an error, never silently ignored, so the schema
 cannot grow a constraint this validator would skip.
 
-Usage as a program: validate.py SCHEMA FILE  (each line of FILE is one instance; exit 1 on the
-first invalid line, printing why)."""
+Usage as a program: events_validate.py SCHEMA FILE  (each line of FILE is one instance; exit 1 on
+the first invalid line, printing why)."""
 import json
 import re
 import sys
@@ -111,7 +111,7 @@ def validate_line(schema, line):
 
 
 def main(argv):
-    """validate.py SCHEMA FILE."""
+    """events_validate.py SCHEMA FILE."""
     with open(argv[1], encoding="utf-8") as f:
         schema = json.load(f)
     with open(argv[2], encoding="utf-8", newline="") as f:

@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
+#include "cleanup.h"
 #include "tmptree.h"
 
 static char *T;

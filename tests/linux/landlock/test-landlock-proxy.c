@@ -16,7 +16,7 @@
 
 #include "net/proxy-loopback.h"
 #include "policy/policy.h"
-#include "tests/policy/tmptree.h"
+#include "tmptree.h"
 
 static char *T;
 

@@ -16,6 +16,7 @@
 #include "plan/name-rules.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "cleanup.h"
 #include "tmptree.h"
 
 static char *T; /* the tree of the running test */

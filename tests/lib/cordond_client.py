@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""A small cordond client and daemon harness for tests/daemon (docs/protocol.md), standard
+"""A small cordond client and daemon harness for the tests of cordond (docs/protocol.md), standard
 library only.
 
 Daemon: starts build/cordond on a socket of its own in a fresh private directory, reads its one

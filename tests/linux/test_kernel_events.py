@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
 """What the kernel-side mechanisms put into the events stream, end to end through `cordon run
---events`, every line validated against docs/events.schema.json (tests/events/validate.py):
+--events`, every line validated against docs/events.schema.json (tests/lib/events_validate.py):
 
   - a refused syscall: exactly one violation per refused call, action syscall, target its name;
     a refusal storm: the limit's individual reports plus one aggregate whose raw.count makes the
@@ -26,8 +26,8 @@ import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "events"))
-import validate  # noqa: E402
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))
+import events_validate as validate  # noqa: E402
 
 CORDON = None
 SCHEMA = None

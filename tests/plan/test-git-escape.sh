@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/policy/test-git-escape.sh: the git "configuration-based sandbox escape" routes, end to end
+# tests/plan/test-git-escape.sh: the git "configuration-based sandbox escape" routes, end to end
 # with the real binary. Each route plants, from inside `cordon run`, something a later host `git`
 # would execute (core.fsmonitor runs on `git status`, hooks on `git commit`); then host git runs as
 # the user would and the marker file must not appear. Every route is also run once with

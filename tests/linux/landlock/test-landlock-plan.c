@@ -26,7 +26,7 @@
 #include "linux/uapi.h"
 #include "plan/landlock-plan.h"
 #include "policy/policy.h"
-#include "tests/policy/tmptree.h"
+#include "tmptree.h"
 
 static char *T;
 #define P(rel) tmptree_at(T, rel)
