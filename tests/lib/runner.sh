@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # tests/lib/runner.sh: what the drivers of the whole-product suites share
 # (tests/integration/run.sh, tests/net/it/run.sh, tests/compat/run.sh, tests/install/install.sh,
-# tests/package/run.sh, tests/explain/run-as-user.sh): the skip convention, a scratch tree under
+# tests/package/run.sh, tests/lib/run-as-user.sh): the skip convention, a scratch tree under
 # /var/tmp removed at exit, and running a suite as the unprivileged account cordon-test through
 # setpriv. Sourced by those scripts (`. runner.sh`) under `set -u`; runs nothing by itself.
 
