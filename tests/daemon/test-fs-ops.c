@@ -6,7 +6,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -26,6 +25,7 @@
 #include "daemon/fs-ops.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "tmptree.h"
 
 static char T[128]; /* the tree of the running test */
 
@@ -73,12 +73,6 @@ static bool exists(const char *path) {
         return lstat(path, &st) == 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        (void) st;
-        (void) ftw;
-        return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static int setup(void **state) {
         (void) snprintf(T, sizeof(T), "/var/tmp/cordon-fs-XXXXXX");
         assert_non_null(mkdtemp(T));
@@ -98,7 +92,7 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        (void) nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        tmptree_rm_rf(T);
         return 0;
 }
 
