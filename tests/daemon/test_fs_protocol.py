@@ -4,19 +4,18 @@
 
 Usage: test_fs_protocol.py BUILD/cordond
 
-Starts cordond on a socket under /var/tmp with HOME set to a fake home holding secrets, launches
-sessions on a workspace there and checks every fs.* rule both ways as a client sees it: the result
-members, the `violation` event and the POLICY_UNENFORCEABLE error of a refusal, EXEC_FAILED for a
-failed operation, USAGE for malformed requests (after which the daemon keeps serving), a parent
-directory swapped for a symlink while writes arrive, and 8 MiB contents both ways."""
+Starts cordond (tests/lib/cordond_client.py) on a socket under /var/tmp with HOME set to a fake
+home holding secrets, launches sessions on a workspace there and checks every fs.* rule both ways
+as a client sees it: the result members, the `violation` event and the POLICY_UNENFORCEABLE error
+of a refusal, EXEC_FAILED for a failed operation, USAGE for malformed requests (after which the
+daemon keeps serving), a parent directory swapped for a symlink while writes arrive, and 8 MiB
+contents both ways."""
 
 import base64
 import ctypes
 import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -28,36 +27,21 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 RENAME_EXCHANGE = 2
 
 
-class Client:
-    """One connection: sends requests, returns (events, response) for each."""
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+import cordond_client as cc  # noqa: E402  (tests/lib/cordond_client.py)
 
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.settimeout(60)
-        self.buf = b""
-        self.next_id = 1
 
-    def close(self):
-        self.sock.close()
+class Client(cc.Client):
+    """One connection (tests/lib/cordond_client.py): call() returns (events, response) of one
+    request, passing over messages for other ids."""
 
-    def send_raw(self, line):
-        self.sock.sendall(line if isinstance(line, bytes) else line.encode())
-
-    def read_line(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(1 << 20)
-            if not chunk:
-                raise EOFError("daemon closed the connection")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def wait(self, rid):
+    def call(self, method, **params):
+        rid = self.start(method, params)
         events = []
         while True:
-            msg = self.read_line()
-            assert msg["v"] == 1, msg
+            msg = self.read()
+            if msg is None:
+                raise EOFError("daemon closed the connection")
             if msg["id"] != rid:
                 continue
             if "event" in msg:
@@ -65,44 +49,30 @@ class Client:
                 continue
             return events, msg
 
-    def call(self, method, **params):
-        rid = self.next_id
-        self.next_id += 1
-        req = {"v": 1, "id": rid, "method": method, "params": params}
-        self.send_raw(json.dumps(req) + "\n")
-        return self.wait(rid)
-
 
 class FsProtocol(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.T = tempfile.mkdtemp(prefix="cordon-fsp-", dir="/var/tmp")
         cls.home = os.path.join(cls.T, "home")
-        cls.sock = os.path.join(cls.T, "run", "d.sock")
         os.makedirs(os.path.join(cls.home, ".ssh"))
         with open(os.path.join(cls.home, ".ssh", "id_rsa"), "w") as f:
             f.write("SECRET KEY")
         env = dict(os.environ, HOME=cls.home)
         env.pop("XDG_RUNTIME_DIR", None)
-        cls.log = open(os.path.join(cls.T, "cordond.log"), "w+")
-        cls.daemon = subprocess.Popen([CORDOND, "--socket", cls.sock], env=env,
-                                      stdout=subprocess.PIPE, stderr=cls.log, text=True)
-        cls.startup = cls.daemon.stdout.readline()
-        for _ in range(200):
-            if os.path.exists(cls.sock):
-                break
-            time.sleep(0.05)
-        cls.c = Client(cls.sock)
+        cls.daemon = cc.Daemon(env=env)
+        cls.startup = cls.daemon.startup
+        cls.c = Client(cls.daemon.sock)
 
     @classmethod
     def tearDownClass(cls):
         cls.c.close()
-        cls.daemon.terminate()
-        cls.daemon.wait(timeout=30)
-        cls.log.seek(0)
-        log = cls.log.read()
-        cls.log.close()
+        status = cls.daemon.stop(timeout=30)
+        log = cls.daemon.stderr()
+        shutil.rmtree(cls.daemon.dir, ignore_errors=True)
         shutil.rmtree(cls.T, ignore_errors=True)
+        if status is None:
+            raise AssertionError("cordond did not exit on SIGTERM:\n" + log)
         if "Sanitizer" in log or "runtime error" in log:
             raise AssertionError("sanitizer report in cordond's stderr:\n" + log)
 
@@ -469,4 +439,5 @@ class FsProtocol(unittest.TestCase):
 
 if __name__ == "__main__":
     CORDOND = os.path.abspath(sys.argv.pop(1))
+    cc.CONFIG["cordond"] = CORDOND
     unittest.main(verbosity=2)
