@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* From probed facts to backend verdicts, and the public cordon_probe_* API. Everything here but
  * cordon_probe_run() is pure: it reads a probe_facts and touches no kernel state, so the verdicts
- * are unit-tested with made-up hosts (tests/cli/test-probe.c). */
+ * are unit-tested with made-up hosts (tests/linux/test-probe.c). */
 #include <jansson.h>
 #include <stdio.h>
 

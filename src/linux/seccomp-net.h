@@ -16,7 +16,7 @@
  * "Decided by the table" matters: the kernel returns the strongest action of all stacked
  * filters, and SECCOMP_RET_ERRNO outranks SECCOMP_RET_USER_NOTIF, so this filter must let
  * through what the table refuses, or those refusals would no longer reach the supervisor and be
- * reported. tests/landlock/test-landlock-seccomp.c checks the two programs together on a grid of
+ * reported. tests/linux/landlock/test-landlock-seccomp.c checks the two programs together on a grid of
  * (family, type, protocol). Calls of other ABIs pass here: the main filter refuses them whole. */
 #pragma once
 

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "cordon/cordon.h"
-#include "tests/helpers/run-binary.h"
+#include "run-binary.h"
 
 /* Every command, as the "no command given" and "unknown command" errors list them. */
 #define COMMANDS                                                                                  \

@@ -11,7 +11,7 @@
 # CORDON_IT_BACKEND=landlock, cordon runs under `nosandbox --only-userns` (a host without user
 # namespaces), so every run takes the landlock backend. The suite reaches one remote host,
 # registry.npmjs.org (through the sandbox's egress proxy); everything else is on loopback.
-# What this shares with the other suites' drivers is in tests/integration/runner.sh.
+# What this shares with the other suites' drivers is in tests/lib/runner.sh.
 #
 # Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
 # failure.
@@ -24,8 +24,8 @@ lib_dir=$(cd "$here/../integration" && pwd)
 net_dir=$(cd "$here/../net/it" && pwd)
 cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
 backend=${CORDON_IT_BACKEND:-native}
-# shellcheck source=tests/integration/runner.sh
-. "$lib_dir/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$here/../lib/runner.sh"
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 [ -x "$nosandbox" ] || skip "no helper $nosandbox"

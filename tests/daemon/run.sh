@@ -49,21 +49,22 @@ ensure_user() {
 # Copies of the binaries (with a shared libcordon beside them, for builds that use one), the test
 # programs and what they read, in $tmp/src laid out like the source tree.
 stage() {
-        mkdir -p "$tmp/bin" "$tmp/src/tests/daemon" "$tmp/src/tests/events" "$tmp/src/docs" \
+        mkdir -p "$tmp/bin" "$tmp/src/tests/daemon" "$tmp/src/tests/lib" "$tmp/src/docs" \
                 "$tmp/src/src/daemon"
         cp "$cordond" "$cordon" "$tmp/bin/"
         for lib in "$(dirname "$cordon")"/libcordon.so*; do
                 [ -e "$lib" ] && cp -P "$lib" "$tmp/bin/"
         done
         cp "$here"/*.py "$tmp/src/tests/daemon/"
-        cp "$src/tests/events/validate.py" "$tmp/src/tests/events/"
+        cp "$src/tests/lib/cordond_client.py" "$src/tests/lib/events_validate.py" \
+                "$tmp/src/tests/lib/"
         cp "$schema" "$tmp/src/docs/events.schema.json"
         cp "$src/src/daemon/protocol.h" "$tmp/src/src/daemon/"
         chmod -R a+rX "$tmp/bin" "$tmp/src"
 }
 
 sanitized=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import cordond_client as c
-print(int(c.sanitized()))' "$here")
+print(int(c.sanitized()))' "$src/tests/lib")
 
 case $who in
 root)

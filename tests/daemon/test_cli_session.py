@@ -19,6 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))  # tests/lib: cordond_client
 import cordond_client as cc  # noqa: E402
 import test_daemon as td  # noqa: E402
 from cordond_client import procs_with, wait_until, marker  # noqa: E402

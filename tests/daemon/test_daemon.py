@@ -22,6 +22,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))  # tests/lib: cordond_client
 import cordond_client as cc  # noqa: E402
 from cordond_client import Daemon, procs_with, wait_until, marker  # noqa: E402
 
@@ -943,9 +944,9 @@ def configure(argv):
         sys.exit(2)
     cc.CONFIG.update(cordond=os.path.abspath(argv[1]), cordon=os.path.abspath(argv[2]),
                      schema=argv[3], source=argv[4])
-    sys.path.insert(0, os.path.join(cc.CONFIG["source"], "tests", "events"))
+    sys.path.insert(0, os.path.join(cc.CONFIG["source"], "tests", "lib"))
     sys.path.insert(0, os.path.dirname(os.path.abspath(argv[3])))
-    import validate as v  # noqa: E402  (tests/events/validate.py)
+    import events_validate as v  # noqa: E402  (tests/lib/events_validate.py)
     validate = v
     with open(argv[3], encoding="utf-8") as f:
         SCHEMA = json.load(f)

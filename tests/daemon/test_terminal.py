@@ -12,7 +12,9 @@ import sys
 import time
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "lib"))  # tests/lib: cordond_client
 import cordond_client as cc  # noqa: E402
 import test_daemon as td  # noqa: E402
 

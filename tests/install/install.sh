@@ -9,8 +9,8 @@ set -u
 who=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=tests/integration/runner.sh
-. "$here/../integration/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$here/../lib/runner.sh"
 build=${CORDON_BUILD_DIR:?CORDON_BUILD_DIR is not set}
 
 case $who in

@@ -5,7 +5,7 @@
 # allowCreatePaths lift a wildcard deny glob for one name or path and nothing more.
 # docs/design/creation-rules.md, "Where the rules hold".
 
-# The routes that name a new file or directory (tests/helpers/attack-fs.c).
+# The routes that name a new file or directory (tests/lib/attack/attack-fs.c).
 NAME_ROUTES="open creat mkdir mknod rename rename-dir link symlink dangling tmpfile"
 
 t_name_scope() {

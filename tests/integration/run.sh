@@ -12,7 +12,7 @@
 # cordon-test (no home, no shell) when missing and runs the suite through setpriv with a tree that
 # account owns under /var/tmp (not /tmp: the sandbox has a private /tmp, and /root is 0700). If the
 # binaries are not reachable by that account they are copied into the tree. What this shares with
-# the other suites' drivers is in runner.sh.
+# the other suites' drivers is in tests/lib/runner.sh.
 #
 # Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
 # failure.
@@ -23,8 +23,8 @@ attack=${2:?attack helper}
 nosandbox=${3:?nosandbox helper}
 here=$(cd "$(dirname "$0")" && pwd)
 cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
-# shellcheck source=tests/integration/runner.sh
-. "$here/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$here/../lib/runner.sh"
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 for t in "$attack" "$nosandbox"; do [ -x "$t" ] || skip "no helper $t"; done

@@ -13,7 +13,7 @@ CORDON=$1
 ATTACK=$2
 NOSANDBOX=$3
 IT_TMP=$4
-MARK=CORDON-IT-SECRET-7f3a9c # must match SECRET_MARKER in tests/helpers/attack.h
+MARK=CORDON-IT-SECRET-7f3a9c # must match SECRET_MARKER in tests/lib/attack/attack.h
 ID=$$
 # native, or landlock: $CORDON then runs cordon under `nosandbox --only-userns` (run.sh), so every
 # run takes the landlock backend; $CORDON_IT_REAL is the binary itself. Where the two backends

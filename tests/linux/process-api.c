@@ -5,7 +5,7 @@
  * read their output; the main thread waits for both on their pidfds with poll(); one command is
  * signalled, one killed; descriptors are handed over and refused; events arrive in order.
  *
- *   process-api WORKDIR
+ *   process-api [WORKDIR]     (default: $CORDON_TEST_TMP, as tests/lib/run-as-user.sh sets it)
  *
  * Prints one "ok"/"not ok" line per check and exits 1 on any failure. */
 #define _GNU_SOURCE
@@ -442,11 +442,11 @@ static void test_session(cordon_policy *pol) {
 }
 
 int main(int argc, char **argv) {
-        if (argc != 2) {
-                fprintf(stderr, "usage: process-api WORKDIR\n");
+        workdir = argc > 1 ? argv[1] : getenv("CORDON_TEST_TMP");
+        if (argc > 2 || !workdir || workdir[0] != '/') {
+                fprintf(stderr, "usage: process-api [WORKDIR] (or CORDON_TEST_TMP)\n");
                 return 2;
         }
-        workdir = argv[1];
         cordon_policy *pol = policy();
         test_two_threads(pol);
         test_spawner_exits(pol);

@@ -7,10 +7,6 @@ set -eu
 who=$1
 build=${CORDON_BUILD_DIR:?}
 src=${CORDON_SOURCE_DIR:?}
-if [ "$who" = user ]; then
-        [ "$(id -u)" = 0 ] || { echo "not root: cannot switch to cordon-test"; exit 77; }
-        id -u cordon-test >/dev/null 2>&1 || { echo "no user cordon-test"; exit 77; }
-fi
 # Below /var/tmp: the build tree may sit where cordon-test cannot traverse (/root).
 tmp=$(mktemp -d /var/tmp/cordon-process-api.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,14 +18,14 @@ cc -std=gnu17 -Wall -Wextra -Werror $san_flags -pthread -o "$tmp/process-api" \
         "$src/tests/linux/process-api.c" $flags
 echo "built with: pkg-config --cflags --libs cordon -> $flags"
 for f in "$build"/libcordon.so*; do [ -d "$f" ] || cp -P "$f" "$tmp/"; done
-mkdir "$tmp/work"
 chmod 755 "$tmp"
 if [ "$who" = user ]; then
-        chown cordon-test "$tmp/work"
-        cd "$tmp/work"
-        HOME=$tmp/work LD_LIBRARY_PATH=$tmp setpriv --reuid=cordon-test --regid=cordon-test \
-                --clear-groups --inh-caps=-all --bounding-set=-all -- "$tmp/process-api" "$tmp/work"
-else
-        cd "$tmp/work"
-        LD_LIBRARY_PATH=$tmp "$tmp/process-api" "$tmp/work"
+        # As cordon-test, in a scratch tree of its own (tests/lib/run-as-user.sh).
+        rc=0
+        "$src/tests/lib/run-as-user.sh" --user cordon-test --stage "$tmp/process-api" \
+                -- "$tmp/process-api" || rc=$?
+        exit $rc
 fi
+mkdir "$tmp/work"
+cd "$tmp/work"
+LD_LIBRARY_PATH=$tmp "$tmp/process-api" "$tmp/work"

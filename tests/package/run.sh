@@ -22,8 +22,8 @@
 set -u
 cd "$(dirname "$0")/../.."
 src=$(pwd)
-# shellcheck source=tests/integration/runner.sh
-. "$src/tests/integration/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$src/tests/lib/runner.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "not root: installing the packages needs root"
 # A missing tool is a failure, not a skip: scripts/install-deps.sh installs them all.

@@ -12,6 +12,7 @@
 
 #include "policy/json-pos.h"
 #include "policy/policy.h"
+#include "cleanup.h"
 #include "tmptree.h"
 
 

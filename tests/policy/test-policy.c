@@ -11,6 +11,7 @@
 
 #include "plan/plan.h"
 #include "policy/policy.h"
+#include "cleanup.h"
 #include "tmptree.h"
 
 

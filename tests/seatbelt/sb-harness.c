@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 
 #include "plan/plan-internal.h"
 #include "policy/policy.h"
+#include "tmptree.h"
 
 const char *sbt_at(const char *root, const char *rel) {
         static char bufs[8][PATH_MAX];
@@ -96,15 +96,8 @@ char *sbt_tree(void) {
         return real;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 void sbt_remove(char *root) {
-        if (!root)
-                return;
-        (void) nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(root);
+        tmptree_remove(root);
 }
 
 int sbt_macos_resolve(void *userdata, const char *path, char **ret) {

@@ -18,7 +18,7 @@
 
 #include "cordon/cordon.h"
 #include "settings/excluded.h"
-#include "stree.h"
+#include "tmptree.h"
 
 typedef struct refusal_case {
         const char *line;     /* as a command line (split at spaces unless it holds an operator) */
@@ -106,13 +106,13 @@ static void test_whole_line_equality(void **state) {
 /* Through the settings: a match, a near miss, each refusal, and executables the sandbox could
  * have planted. */
 static void test_settings_matching(void **state) {
-        char *root = stree_new();
+        char *root = tmptree_new_workspace("settings");
         char cwd[PATH_MAX], home[PATH_MAX], path_env[PATH_MAX + 32];
         snprintf(cwd, sizeof(cwd), "%s/ws", root);
         snprintf(home, sizeof(home), "%s/home", root);
-        stree_write(root, "ws/tool", "#!/bin/sh\nexit 0\n", 0755);
-        stree_write(root, "ws/bin/mytool", "#!/bin/sh\nexit 0\n", 0755);
-        stree_write(root, "home/.config/cordon/settings.json",
+        tmptree_write(root, "ws/tool", "#!/bin/sh\nexit 0\n", 0755);
+        tmptree_write(root, "ws/bin/mytool", "#!/bin/sh\nexit 0\n", 0755);
+        tmptree_write(root, "home/.config/cordon/settings.json",
                     "{\"excludedCommands\": [\"ls -l\", [\"git\", \"status\"], \"./tool\", "
                     "\"mytool\"]}", 0644);
         cordon_settings_options o = { .cwd = cwd, .home = home,
@@ -131,7 +131,7 @@ static void test_settings_matching(void **state) {
         assert_null(why);
         assert_string_equal(m.entry, "ls -l");
         assert_string_equal(m.layer, "user");
-        assert_string_equal(m.file, stree_at(root, "home/.config/cordon/settings.json"));
+        assert_string_equal(m.file, tmptree_at(root, "home/.config/cordon/settings.json"));
         assert_int_equal(m.line, 1);
         assert_int_equal(m.column, 23);
         const char *git[] = { "git", "status", NULL };
@@ -161,7 +161,7 @@ static void test_settings_matching(void **state) {
         char json[PATH_MAX + 128];
         snprintf(json, sizeof(json), "{\"sandbox\": {\"env\": {\"set\": {\"PATH\": "
                  "\"%s/bin:/usr/bin:/bin\"}}}, \"excludedCommands\": [\"mytool\"]}", cwd);
-        stree_write(root, "home/.config/cordon/settings.json", json, 0644);
+        tmptree_write(root, "home/.config/cordon/settings.json", json, 0644);
         if (cordon_settings_resolve(&o, &s, &err) < 0)
                 fail_msg("%s", err.message);
         char *plain_env[] = { NULL };
@@ -172,9 +172,9 @@ static void test_settings_matching(void **state) {
 
         /* The project file (it comes with the repository) sets variables the command would
          * inherit outside the sandbox: LD_PRELOAD, BASH_ENV, ... No excluded command then. */
-        stree_write(root, "home/.config/cordon/settings.json",
+        tmptree_write(root, "home/.config/cordon/settings.json",
                     "{\"excludedCommands\": [\"ls -l\"]}", 0644);
-        stree_write(root, "ws/.cordon/settings.json",
+        tmptree_write(root, "ws/.cordon/settings.json",
                     "{\"sandbox\": {\"env\": {\"set\": {\"LD_PRELOAD\": \"/x.so\"}}}}", 0644);
         if (cordon_settings_resolve(&o, &s, &err) < 0)
                 fail_msg("%s", err.message);
@@ -182,7 +182,7 @@ static void test_settings_matching(void **state) {
         assert_string_equal(why, "the project settings set environment variables (env.set) it "
                                  "would inherit unsandboxed");
         cordon_settings_free(s);
-        stree_remove(root);
+        tmptree_remove(root);
 }
 
 int main(void) {

@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "stree.h"
-#include "tests/helpers/run-binary.h"
+#include "tmptree.h"
+#include "run-binary.h"
 
 static const char *cordon_path;
 static char *root;
@@ -44,8 +44,8 @@ static int restrict_features(void) {
 /* In the child: cordon runs in root/ws with HOME=root/home and the managed settings at
  * root/managed.json. */
 static int enter_tree(void *data) {
-        if (chdir(stree_at(root, "ws")) < 0 || setenv("HOME", stree_at(root, "home"), 1) < 0 ||
-            setenv("CORDON_MANAGED_SETTINGS", stree_at(root, "managed.json"), 1) < 0)
+        if (chdir(tmptree_at(root, "ws")) < 0 || setenv("HOME", tmptree_at(root, "home"), 1) < 0 ||
+            setenv("CORDON_MANAGED_SETTINGS", tmptree_at(root, "managed.json"), 1) < 0)
                 return -1;
         return 0;
 }
@@ -62,18 +62,18 @@ static int enter_tree_restricted(void *data) {
                    enter_tree_restricted, NULL)
 
 static int setup(void **state) {
-        root = stree_new();
+        root = tmptree_new_workspace("settings");
         return 0;
 }
 
 static int teardown(void **state) {
-        stree_remove(root);
+        tmptree_remove(root);
         root = NULL;
         return 0;
 }
 
 static void test_settings_flag(void **state) {
-        stree_write(root, "s.json", "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s-secret\"]}}", 0644);
+        tmptree_write(root, "s.json", "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s-secret\"]}}", 0644);
         RUN(&R, "policy", "show", "--json", "--settings", "../s.json");
         assert_int_equal(R.status, 0);
         assert_string_equal(R.err, "");
@@ -84,12 +84,12 @@ static void test_settings_flag(void **state) {
         json_decref(j);
 
         /* A bad file: one fatal line with its position, nothing run. */
-        stree_write(root, "bad.json", "{\n  \"sandbox\": {\"denyRead\": [\"relative\"]}\n}", 0644);
+        tmptree_write(root, "bad.json", "{\n  \"sandbox\": {\"denyRead\": [\"relative\"]}\n}", 0644);
         RUN(&R, "run", "--settings", "../bad.json", "--", "true");
         char want[PATH_MAX + 256];
         snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: %s:2:28: key "
                  "'sandbox.denyRead[0]': 'relative' must be an absolute path; use an absolute "
-                 "path without '..', e.g. \"/home/me/project\"\n", stree_at(root, "bad.json"));
+                 "path without '..', e.g. \"/home/me/project\"\n", tmptree_at(root, "bad.json"));
         assert_fatal(&R, want);
         RUN(&R, "run", "--settings", "../missing.json", "--", "true");
         assert_int_equal(R.status, 125);
@@ -97,14 +97,14 @@ static void test_settings_flag(void **state) {
 }
 
 static void test_explain(void **state) {
-        stree_write(root, "home/.config/cordon/settings.json",
+        tmptree_write(root, "home/.config/cordon/settings.json",
                     "{\"sandbox\": {\"denyWrite\": [\"/var/tmp/dw\"]}}", 0644);
         RUN(&R, "policy", "show", "--explain");
         assert_int_equal(R.status, 0);
         char want[PATH_MAX + 128];
         snprintf(want, sizeof(want), "  denyWrite                /var/tmp/dw                "
                  "           user settings %s:1:14 (sandbox.denyWrite)\n",
-                 stree_at(root, "home/.config/cordon/settings.json"));
+                 tmptree_at(root, "home/.config/cordon/settings.json"));
         assert_non_null(strstr(R.out, want));
         assert_non_null(strstr(R.out, "  mode                     workspace-write"));
         RUN(&R, "policy", "show", "--explain", "--json");
@@ -119,7 +119,7 @@ static void test_explain(void **state) {
 }
 
 static void test_import(void **state) {
-        stree_write(root, "srt.json",
+        tmptree_write(root, "srt.json",
                     "{\"filesystem\": {\"denyRead\": [\"~/.ssh\"], \"allowWrite\": [\".\"], "
                     "\"denyWrite\": []},\n"
                     " \"network\": {\"allowedDomains\": [\"github.com\"], \"deniedDomains\": [], "
@@ -134,7 +134,7 @@ static void test_import(void **state) {
                  "\"%s\",\n        \"readOnly\": false\n      }\n    ],\n    \"denyRead\": [\n"
                  "      \"%s\"\n    ],\n    \"networkEnabled\": true,\n    \"egressAllowlist\": [\n"
                  "      \"github.com\"\n    ]\n  }\n}\n",
-                 stree_at(root, "ws"), stree_at(root, "home/.ssh"));
+                 tmptree_at(root, "ws"), tmptree_at(root, "home/.ssh"));
         assert_string_equal(R.out, want);
         snprintf(want, sizeof(want),
                  "cordon: warning: %s:2:90: network.allowLocalBinding: left out: not honoured "
@@ -142,15 +142,15 @@ static void test_import(void **state) {
                  "not reachable from the host\n"
                  "cordon: warning: %s: relative paths and the workspace were resolved against %s: "
                  "the output is for that directory\n",
-                 stree_at(root, "srt.json"), stree_at(root, "srt.json"), stree_at(root, "ws"));
+                 tmptree_at(root, "srt.json"), tmptree_at(root, "srt.json"), tmptree_at(root, "ws"));
         assert_string_equal(R.err, want);
 
-        stree_write(root, "srt.json", "{\"network\": {\"allowedDomains\": [\"*.com\"]}}", 0644);
+        tmptree_write(root, "srt.json", "{\"network\": {\"allowedDomains\": [\"*.com\"]}}", 0644);
         RUN(&R, "settings", "import", "../srt.json");
         snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: %s:1:33: key "
                  "'network.allowedDomains[0]': '*.com' is too broad: '*.' needs at least two "
                  "labels after it (\"*.example.com\"); write \"example.com\", \"*.example.com\" or "
-                 "\"example.com:443\"\n", stree_at(root, "srt.json"));
+                 "\"example.com:443\"\n", tmptree_at(root, "srt.json"));
         assert_fatal(&R, want);
         RUN(&R, "settings", "import");
         assert_fatal(&R, "cordon: fatal: USAGE: 'cordon settings import' needs a FILE (see "
@@ -162,15 +162,15 @@ static void test_import(void **state) {
 }
 
 static void test_mandate_in_run(void **state) {
-        stree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
-        stree_write(root, "ws/.cordon/settings.json",
+        tmptree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
+        tmptree_write(root, "ws/.cordon/settings.json",
                     "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}", 0644);
         RUN(&R, "run", "--", "true");
         char want[2 * PATH_MAX + 256];
         snprintf(want, sizeof(want), "cordon: warning: project settings %s:1:14: "
                  "sandbox.egressAllowlist 'x.example.com': adds an allowed domain; ignored because "
                  "managed settings (%s) forbid unsandboxed commands\n",
-                 stree_at(root, "ws/.cordon/settings.json"), stree_at(root, "managed.json"));
+                 tmptree_at(root, "ws/.cordon/settings.json"), tmptree_at(root, "managed.json"));
         assert_string_equal(R.err, want);
         assert_int_equal(R.status, 0);
 
@@ -178,7 +178,7 @@ static void test_mandate_in_run(void **state) {
         assert_int_equal(R.status, 125);
         snprintf(want, sizeof(want), "cordon: fatal: POLICY_INVALID: --sandbox off: unsandboxed "
                  "commands are forbidden by managed settings %s:1:2 (allowUnsandboxedCommands: "
-                 "false); run the command sandboxed\n", stree_at(root, "managed.json"));
+                 "false); run the command sandboxed\n", tmptree_at(root, "managed.json"));
         assert_non_null(strstr(R.err, want));
 }
 
@@ -187,7 +187,7 @@ static void test_excluded_command(void **state) {
         snprintf(outside, sizeof(outside), "%s/outside", root);
         snprintf(outside2, sizeof(outside2), "%s/outside2", root);
         snprintf(json, sizeof(json), "{\"excludedCommands\": [\"touch %s\"]}", outside);
-        stree_write(root, "home/.config/cordon/settings.json", json, 0644);
+        tmptree_write(root, "home/.config/cordon/settings.json", json, 0644);
 
         /* The whole line matches: it runs outside the sandbox, and cordon says so, once. */
         RUN(&R, "run", "touch", outside);
@@ -195,7 +195,7 @@ static void test_excluded_command(void **state) {
         char want[3 * PATH_MAX];
         snprintf(want, sizeof(want), "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                  "excludedCommands entry 'touch %s' in user settings %s:1:23\n", outside,
-                 stree_at(root, "home/.config/cordon/settings.json"));
+                 tmptree_at(root, "home/.config/cordon/settings.json"));
         assert_string_equal(R.err, want);
         assert_int_equal(access(outside, F_OK), 0);
 
@@ -216,13 +216,13 @@ static void test_excluded_command(void **state) {
 static void test_project_settings_protected(void **state) {
         RUN(&R, "run", "--", "sh", "-c", "mkdir -p .cordon && echo '{}' > .cordon/settings.json");
         assert_int_not_equal(R.status, 0);
-        assert_int_equal(access(stree_at(root, "ws/.cordon/settings.json"), F_OK), -1);
-        stree_write(root, "ws/.cordon/settings.json", "{}", 0644);
+        assert_int_equal(access(tmptree_at(root, "ws/.cordon/settings.json"), F_OK), -1);
+        tmptree_write(root, "ws/.cordon/settings.json", "{}", 0644);
         RUN(&R, "run", "--", "sh", "-c", "echo '{\"sandbox\": {}}' > .cordon/settings.json");
         assert_int_not_equal(R.status, 0);
         RUN(&R, "run", "--", "sh", "-c", "mv .cordon .cordon-old");
         assert_int_not_equal(R.status, 0);
-        assert_int_equal(access(stree_at(root, "ws/.cordon/settings.json"), F_OK), 0);
+        assert_int_equal(access(tmptree_at(root, "ws/.cordon/settings.json"), F_OK), 0);
         /* The rest of the workspace stays writable. */
         RUN(&R, "run", "--", "sh", "-c", "echo ok > file");
         assert_int_equal(R.status, 0);
@@ -233,10 +233,10 @@ static void test_trust_commands(void **state) {
         RUN(&R, "settings", "trust");
         assert_int_equal(R.status, 125);
         assert_non_null(strstr(R.err, "cordon: fatal: USAGE: no project settings file for"));
-        const char *file = stree_at(root, "ws/.cordon/settings.json");
+        const char *file = tmptree_at(root, "ws/.cordon/settings.json");
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s", file);
-        stree_write(root, "ws/.cordon/settings.json",
+        tmptree_write(root, "ws/.cordon/settings.json",
                     "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}", 0644);
         RUN(&R, "policy", "show", "--json");
         assert_int_equal(R.status, 0);
@@ -268,11 +268,11 @@ static void test_trust_commands(void **state) {
 
         /* From inside the sandbox the step fails and the store stays as it is. */
         struct stat before, after;
-        assert_int_equal(stat(stree_at(root, "home/.config/cordon/trusted-projects.json"),
+        assert_int_equal(stat(tmptree_at(root, "home/.config/cordon/trusted-projects.json"),
                               &before), 0);
         RUN(&R, "run", "--", cordon_path, "settings", "untrust");
         assert_int_not_equal(R.status, 0);
-        assert_int_equal(stat(stree_at(root, "home/.config/cordon/trusted-projects.json"), &after),
+        assert_int_equal(stat(tmptree_at(root, "home/.config/cordon/trusted-projects.json"), &after),
                          0);
         assert_int_equal(before.st_ino, after.st_ino);
         assert_int_equal(before.st_mtime, after.st_mtime);
@@ -287,7 +287,7 @@ static void test_trust_commands(void **state) {
         assert_int_equal(R.status, 125);
 
         /* A broken store is an error with its position. */
-        stree_write(root, "home/.config/cordon/trusted-projects.json", "{\"trusted\": 1}", 0600);
+        tmptree_write(root, "home/.config/cordon/trusted-projects.json", "{\"trusted\": 1}", 0600);
         RUN(&R, "settings", "trusted");
         assert_int_equal(R.status, 125);
         assert_non_null(strstr(R.err, "trusted-projects.json:1:13: key 'trusted': expected an "
@@ -301,7 +301,7 @@ static void test_fail_if_unavailable(void **state) {
         assert_non_null(strstr(R.err, "cordon: fatal: SANDBOX_UNAVAILABLE: refusing to run the "
                                       "command unconfined"));
         /* ...unless a settings file says failIfUnavailable: false, and then loudly. */
-        stree_write(root, "home/.config/cordon/settings.json", "{\"failIfUnavailable\": false}",
+        tmptree_write(root, "home/.config/cordon/settings.json", "{\"failIfUnavailable\": false}",
                     0644);
         RUN_RESTRICTED(&R, "run", "--", "true");
         assert_int_equal(R.status, 0);
@@ -309,7 +309,7 @@ static void test_fail_if_unavailable(void **state) {
         snprintf(want, sizeof(want), "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                  "no sandbox is available on this host and user settings %s:1:2 "
                  "(failIfUnavailable: false)\n",
-                 stree_at(root, "home/.config/cordon/settings.json"));
+                 tmptree_at(root, "home/.config/cordon/settings.json"));
         assert_string_equal(R.err, want);
         /* The same host with a sandbox runs confined: nothing said. */
         RUN(&R, "run", "--", "true");

@@ -19,13 +19,13 @@
 
 #include "cordon/cordon.h"
 #include "policy/policy.h"
-#include "stree.h"
+#include "tmptree.h"
 
 static char *root;
 static char cwd[PATH_MAX], home[PATH_MAX], file[PATH_MAX];
 
 static int setup(void **state) {
-        root = stree_new();
+        root = tmptree_new_workspace("settings");
         snprintf(cwd, sizeof(cwd), "%s/ws", root);
         snprintf(home, sizeof(home), "%s/home", root);
         snprintf(file, sizeof(file), "%s/s.json", root);
@@ -33,13 +33,13 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-        stree_remove(root);
+        tmptree_remove(root);
         root = NULL;
         return 0;
 }
 
 static cordon_settings *resolve_text(const char *json) {
-        stree_write(root, "s.json", json, 0644);
+        tmptree_write(root, "s.json", json, 0644);
         const char *files[] = { file };
         cordon_settings_options o = { .cwd = cwd, .home = home, .files = files, .n_files = 1,
                                       .flags = CORDON_SETTINGS_NO_USER | CORDON_SETTINGS_NO_PROJECT |
@@ -159,7 +159,7 @@ static void test_realistic_file_translates_exactly(void **state) {
 }
 
 static void test_import_round_trip(void **state) {
-        stree_write(root, "s.json", srt_template, 0644);
+        tmptree_write(root, "s.json", srt_template, 0644);
         char *out = NULL, *notes = NULL;
         cordon_error err = { 0 };
         assert_int_equal(cordon_settings_import(file, cwd, home, &out, &notes, &err), 0);
@@ -191,7 +191,7 @@ static void test_import_round_trip(void **state) {
         cordon_settings_free(ours);
 
         /* A cordon-format file imports as itself (env.set values kept: it is a conversion). */
-        stree_write(root, "s.json",
+        tmptree_write(root, "s.json",
                     "{\"sandbox\": {\"env\": {\"set\": {\"LANG\": \"C.UTF-8\"}}}, "
                     "\"excludedCommands\": [\"git status\", [\"echo\", \"a b\"]]}", 0644);
         assert_int_equal(cordon_settings_import(file, cwd, home, &out, &notes, &err), 0);

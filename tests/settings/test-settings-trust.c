@@ -20,7 +20,7 @@
 #include "cordon/cordon.h"
 #include "policy/policy.h"
 #include "settings/settings-trust.h"
-#include "stree.h"
+#include "tmptree.h"
 
 #define DANGER "{\"sandbox\": {\"mode\": \"danger-full-access\"}}\n"
 #define STORE "home/.config/cordon/trusted-projects.json"
@@ -28,12 +28,12 @@
 static char *root;
 
 static int setup(void **state) {
-        root = stree_new();
+        root = tmptree_new_workspace("settings");
         return 0;
 }
 
 static int teardown(void **state) {
-        stree_remove(root);
+        tmptree_remove(root);
         root = NULL;
         return 0;
 }
@@ -83,21 +83,21 @@ static void trust(const char *rel) {
 /* A file a sandboxed command (or a clone) left in a subdirectory: the next run there keeps the
  * sandbox on and says so; once trusted it applies; a changed byte makes it untrusted again. */
 static void test_sub_project_untrusted_then_trusted(void **state) {
-        stree_write(root, "ws/sub/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/sub/.cordon/settings.json", DANGER, 0644);
         cordon_settings *s = resolve_ok("ws/sub");
         assert_false(is_danger(s));
         assert_int_equal(cordon_settings_n_ignored(s), 1);
         const cordon_settings_note *n = cordon_settings_ignored(s, 0);
         assert_string_equal(n->key, "sandbox.mode");
-        assert_string_equal(n->file, stree_at(root, "ws/sub/.cordon/settings.json"));
+        assert_string_equal(n->file, tmptree_at(root, "ws/sub/.cordon/settings.json"));
         char want[PATH_MAX + 256];
         snprintf(want, sizeof(want), "turns the sandbox off; ignored because the project settings "
                  "are not trusted; to trust this exact content, run outside the sandbox: cordon "
-                 "settings trust %s", stree_at(root, "ws/sub/.cordon/settings.json"));
+                 "settings trust %s", tmptree_at(root, "ws/sub/.cordon/settings.json"));
         assert_string_equal(n->why, want);
         /* The project root's .cordon is protected along with the workspace's. */
         const cordon_policy *p = cordon_settings_policy(s);
-        assert_true(strv_contains(&p->protected_paths, stree_at(root, "ws/sub/.cordon")));
+        assert_true(strv_contains(&p->protected_paths, tmptree_at(root, "ws/sub/.cordon")));
         cordon_settings_free(s);
 
         trust("ws/sub");
@@ -112,22 +112,22 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
         json_t *j = json_loads(text, 0, NULL);
         json_t *proj = json_object_get(j, "project");
         assert_string_equal(json_string_value(json_object_get(proj, "file")),
-                            stree_at(root, "ws/sub/.cordon/settings.json"));
+                            tmptree_at(root, "ws/sub/.cordon/settings.json"));
         assert_true(json_is_true(json_object_get(proj, "trusted")));
         json_decref(j);
         free(text);
         cordon_settings_free(s);
 
         /* One byte more: untrusted again. */
-        stree_write(root, "ws/sub/.cordon/settings.json", DANGER " ", 0644);
+        tmptree_write(root, "ws/sub/.cordon/settings.json", DANGER " ", 0644);
         s = resolve_ok("ws/sub");
         assert_false(is_danger(s));
         assert_false(cordon_settings_project_trusted(s));
         cordon_settings_free(s);
 
         /* The record is keyed by path: the same content elsewhere is not trusted. */
-        stree_write(root, "ws/sub/.cordon/settings.json", DANGER, 0644);
-        stree_write(root, "ws/other/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/sub/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/other/.cordon/settings.json", DANGER, 0644);
         s = resolve_ok("ws/other");
         assert_false(is_danger(s));
         cordon_settings_free(s);
@@ -136,10 +136,10 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
         cordon_settings_free(s);
 
         /* A run entering through a symlink reads (and trusts) the same, resolved, file. */
-        assert_int_equal(symlink(stree_at(root, "ws/sub"), stree_at(root, "ws/sub-link")), 0);
+        assert_int_equal(symlink(tmptree_at(root, "ws/sub"), tmptree_at(root, "ws/sub-link")), 0);
         s = resolve_ok("ws/sub-link");
         assert_string_equal(cordon_settings_project_file(s),
-                            stree_at(root, "ws/sub/.cordon/settings.json"));
+                            tmptree_at(root, "ws/sub/.cordon/settings.json"));
         assert_true(is_danger(s));
         cordon_settings_free(s);
 
@@ -148,10 +148,10 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
         char home[PATH_MAX];
         snprintf(home, sizeof(home), "%s/home", root);
         assert_int_equal(cordon_settings_untrust_project(
-                                 home, NULL, stree_at(root, "ws/sub/.cordon/settings.json"), &err),
+                                 home, NULL, tmptree_at(root, "ws/sub/.cordon/settings.json"), &err),
                          1);
         assert_int_equal(cordon_settings_untrust_project(
-                                 home, NULL, stree_at(root, "ws/sub/.cordon/settings.json"), &err),
+                                 home, NULL, tmptree_at(root, "ws/sub/.cordon/settings.json"), &err),
                          0);
         s = resolve_ok("ws/sub");
         assert_false(is_danger(s));
@@ -160,7 +160,7 @@ static void test_sub_project_untrusted_then_trusted(void **state) {
 
 /* A writable bind outside the workspace, from an untrusted project file: left out. */
 static void test_writable_bind_ignored(void **state) {
-        stree_write(root, "ws/.cordon/settings.json",
+        tmptree_write(root, "ws/.cordon/settings.json",
                     "{\"sandbox\": {\"bindMounts\": [{\"hostPath\": \"/var/tmp\"}],"
                     " \"denyRead\": [\"/var/tmp/s\"]}}",
                     0644);
@@ -177,8 +177,8 @@ static void test_writable_bind_ignored(void **state) {
 
 /* The mandate wins over trust: a trusted project file still may not loosen under it. */
 static void test_mandate_beats_trust(void **state) {
-        stree_write(root, "ws/.cordon/settings.json", DANGER, 0644);
-        stree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
+        tmptree_write(root, "ws/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
         trust("ws");
         cordon_settings *s = NULL;
         cordon_error err = { 0 };
@@ -193,76 +193,76 @@ static void test_mandate_beats_trust(void **state) {
 
 static void test_project_root(void **state) {
         /* The nearest ancestor holding .cordon/settings.json. */
-        stree_write(root, "ws/.cordon/settings.json", "{\"sandbox\": {\"denyRead\": [\"/a\"]}}",
+        tmptree_write(root, "ws/.cordon/settings.json", "{\"sandbox\": {\"denyRead\": [\"/a\"]}}",
                     0644);
-        stree_write(root, "ws/a/b/c/file", "", 0644);
+        tmptree_write(root, "ws/a/b/c/file", "", 0644);
         cordon_settings *s = resolve_ok("ws/a/b");
         assert_string_equal(cordon_settings_project_file(s),
-                            stree_at(root, "ws/.cordon/settings.json"));
+                            tmptree_at(root, "ws/.cordon/settings.json"));
         assert_true(strv_contains(&cordon_settings_policy(s)->deny_read, "/a"));
         assert_true(strv_contains(&cordon_settings_policy(s)->protected_paths,
-                                  stree_at(root, "ws/.cordon")));
+                                  tmptree_at(root, "ws/.cordon")));
         assert_true(strv_contains(&cordon_settings_policy(s)->protected_paths,
-                                  stree_at(root, "ws/a/b/.cordon")));
+                                  tmptree_at(root, "ws/a/b/.cordon")));
         cordon_settings_free(s);
-        stree_write(root, "ws/a/.cordon/settings.json", "{}", 0644);
+        tmptree_write(root, "ws/a/.cordon/settings.json", "{}", 0644);
         s = resolve_ok("ws/a/b");
         assert_string_equal(cordon_settings_project_file(s),
-                            stree_at(root, "ws/a/.cordon/settings.json"));
+                            tmptree_at(root, "ws/a/.cordon/settings.json"));
         cordon_settings_free(s);
 
         /* Never above $HOME. */
-        stree_write(root, ".cordon/settings.json", "{\"sandbox\": {\"denyRead\": [\"/b\"]}}",
+        tmptree_write(root, ".cordon/settings.json", "{\"sandbox\": {\"denyRead\": [\"/b\"]}}",
                     0644);
-        stree_write(root, "home/proj/x", "", 0644);
+        tmptree_write(root, "home/proj/x", "", 0644);
         s = resolve_ok("home/proj");
         assert_null(cordon_settings_project_file(s));
         cordon_settings_free(s);
         /* Outside $HOME it is found (root/ws is not beneath root/home). */
         s = resolve_ok("ws/a/b/c");
         assert_string_equal(cordon_settings_project_file(s),
-                            stree_at(root, "ws/a/.cordon/settings.json"));
+                            tmptree_at(root, "ws/a/.cordon/settings.json"));
         cordon_settings_free(s);
 
         /* Not in or above a directory others may write (a /tmp-like directory). */
-        assert_int_equal(chmod(stree_at(root, "ws/a/b"), 01777), 0);
+        assert_int_equal(chmod(tmptree_at(root, "ws/a/b"), 01777), 0);
         s = resolve_ok("ws/a/b/c");
         assert_null(cordon_settings_project_file(s));
         cordon_settings_free(s);
         /* Group-writable (umask 002): searched. */
-        assert_int_equal(chmod(stree_at(root, "ws/a/b"), 0775), 0);
+        assert_int_equal(chmod(tmptree_at(root, "ws/a/b"), 0775), 0);
         s = resolve_ok("ws/a/b/c");
         assert_string_equal(cordon_settings_project_file(s),
-                            stree_at(root, "ws/a/.cordon/settings.json"));
+                            tmptree_at(root, "ws/a/.cordon/settings.json"));
         cordon_settings_free(s);
-        assert_int_equal(chmod(stree_at(root, "ws/a/b"), 0755), 0);
+        assert_int_equal(chmod(tmptree_at(root, "ws/a/b"), 0755), 0);
         /* Owned by another user: not searched (they could plant a .cordon there). */
         if (geteuid() == 0) {
-                assert_int_equal(chown(stree_at(root, "ws/a/b"), 65534, 65534), 0);
+                assert_int_equal(chown(tmptree_at(root, "ws/a/b"), 65534, 65534), 0);
                 s = resolve_ok("ws/a/b/c");
                 assert_null(cordon_settings_project_file(s));
                 cordon_settings_free(s);
-                assert_int_equal(chown(stree_at(root, "ws/a/b"), 0, 0), 0);
+                assert_int_equal(chown(tmptree_at(root, "ws/a/b"), 0, 0), 0);
         }
 }
 
 /* ---- the trust store is read strictly -------------------------------------------------------- */
 
 static void expect_store_error(const char *content, mode_t mode, const char *want) {
-        stree_write(root, STORE, content, mode);
+        tmptree_write(root, STORE, content, mode);
         const char *msg = resolve_err("ws");
         if (!strstr(msg, want))
                 fail_msg("expected '%s' in: %s", want, msg);
 }
 
 static void test_store_validation(void **state) {
-        stree_write(root, "ws/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/.cordon/settings.json", DANGER, 0644);
         char sha[TRUST_SHA256_HEX];
         assert_int_equal(trust_sha256_hex(DANGER, strlen(DANGER), sha), 0);
         char good[PATH_MAX + 256];
         snprintf(good, sizeof(good), "{\"trusted\": [{\"path\": \"%s\", \"sha256\": \"%s\"}]}",
-                 stree_at(root, "ws/.cordon/settings.json"), sha);
-        stree_write(root, STORE, good, 0600);
+                 tmptree_at(root, "ws/.cordon/settings.json"), sha);
+        tmptree_write(root, STORE, good, 0600);
         cordon_settings *s = resolve_ok("ws");
         assert_true(is_danger(s));
         cordon_settings_free(s);
@@ -279,23 +279,23 @@ static void test_store_validation(void **state) {
         expect_store_error("{\"trusted\": [], \"trusted\": []}", 0600, "duplicate");
         expect_store_error("[1,", 0600, "trusted-projects.json:1:");
         /* A symlink is refused (the store is cordon's own regular file). */
-        assert_int_equal(unlink(stree_at(root, STORE)), 0);
-        stree_write(root, "elsewhere.json", good, 0600);
-        assert_int_equal(symlink(stree_at(root, "elsewhere.json"), stree_at(root, STORE)), 0);
+        assert_int_equal(unlink(tmptree_at(root, STORE)), 0);
+        tmptree_write(root, "elsewhere.json", good, 0600);
+        assert_int_equal(symlink(tmptree_at(root, "elsewhere.json"), tmptree_at(root, STORE)), 0);
         (void) resolve_err("ws");
-        assert_int_equal(unlink(stree_at(root, STORE)), 0);
+        assert_int_equal(unlink(tmptree_at(root, STORE)), 0);
         /* Owned by someone else. */
         if (geteuid() == 0) {
-                stree_write(root, STORE, good, 0600);
-                assert_int_equal(chown(stree_at(root, STORE), 65534, 65534), 0);
+                tmptree_write(root, STORE, good, 0600);
+                assert_int_equal(chown(tmptree_at(root, STORE), 65534, 65534), 0);
                 expect_store_error(good, 0600, "the trust store belongs to uid 65534");
-                assert_int_equal(unlink(stree_at(root, STORE)), 0);
+                assert_int_equal(unlink(tmptree_at(root, STORE)), 0);
         }
         /* A broken store does not stop a run whose project file loosens nothing. */
-        stree_write(root, STORE, "not json", 0600);
-        stree_write(root, "ws/.cordon/settings.json", "{}", 0644);
+        tmptree_write(root, STORE, "not json", 0600);
+        tmptree_write(root, "ws/.cordon/settings.json", "{}", 0644);
         cordon_settings_free(resolve_ok("ws"));
-        assert_int_equal(unlink(stree_at(root, STORE)), 0);
+        assert_int_equal(unlink(tmptree_at(root, STORE)), 0);
 }
 
 /* The SHA-256 is the real one (FIPS 180-4 test vector). */
@@ -308,11 +308,11 @@ static void test_sha256(void **state) {
 
 /* The listing says which records still match. */
 static void test_list(void **state) {
-        stree_write(root, "ws/l1/.cordon/settings.json", DANGER, 0644);
-        stree_write(root, "ws/l2/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/l1/.cordon/settings.json", DANGER, 0644);
+        tmptree_write(root, "ws/l2/.cordon/settings.json", DANGER, 0644);
         trust("ws/l1");
         trust("ws/l2");
-        stree_write(root, "ws/l2/.cordon/settings.json", DANGER "\n", 0644);
+        tmptree_write(root, "ws/l2/.cordon/settings.json", DANGER "\n", 0644);
         char home[PATH_MAX], *text = NULL;
         cordon_error err = { 0 };
         snprintf(home, sizeof(home), "%s/home", root);
@@ -325,16 +325,16 @@ static void test_list(void **state) {
         json_array_foreach(j, i, e) {
                 const char *path = json_string_value(json_object_get(e, "path"));
                 const char *st = json_string_value(json_object_get(e, "state"));
-                if (strcmp(path, stree_at(root, "ws/l1/.cordon/settings.json")) == 0)
+                if (strcmp(path, tmptree_at(root, "ws/l1/.cordon/settings.json")) == 0)
                         seen += strcmp(st, "trusted") == 0;
-                if (strcmp(path, stree_at(root, "ws/l2/.cordon/settings.json")) == 0)
+                if (strcmp(path, tmptree_at(root, "ws/l2/.cordon/settings.json")) == 0)
                         seen += strcmp(st, "changed") == 0;
         }
         assert_int_equal(seen, 2);
         json_decref(j);
         free(text);
         struct stat st;
-        assert_int_equal(stat(stree_at(root, STORE), &st), 0);
+        assert_int_equal(stat(tmptree_at(root, STORE), &st), 0);
         assert_int_equal(st.st_mode & 07777, 0600);
 }
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "cordon/cordon.h"
-#include "stree.h"
+#include "tmptree.h"
 
 typedef struct vcase {
         const char *json;
@@ -26,8 +26,8 @@ typedef struct vcase {
 /* Resolves with `json` as the only --settings file; returns the error message (static). */
 static const char *settings_error(const char *json) {
         static char msg[1024];
-        char *root = stree_new();
-        stree_write(root, "v.json", json, 0644);
+        char *root = tmptree_new_workspace("settings");
+        tmptree_write(root, "v.json", json, 0644);
         char cwd[PATH_MAX], home[PATH_MAX], file[PATH_MAX];
         snprintf(cwd, sizeof(cwd), "%s/ws", root);
         snprintf(home, sizeof(home), "%s/home", root);
@@ -40,7 +40,7 @@ static const char *settings_error(const char *json) {
         int r = cordon_settings_resolve(&o, &s, &err);
         cordon_settings_free(s);
         if (r >= 0) {
-                stree_remove(root);
+                tmptree_remove(root);
                 return NULL;
         }
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
@@ -50,7 +50,7 @@ static const char *settings_error(const char *json) {
         if (strncmp(m, root, rl) == 0 && m[rl] == '/')
                 m += rl + 1;
         snprintf(msg, sizeof(msg), "%s", m);
-        stree_remove(root);
+        tmptree_remove(root);
         return msg;
 }
 

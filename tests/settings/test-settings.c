@@ -23,7 +23,7 @@
 
 #include "cordon/cordon.h"
 #include "policy/policy.h"
-#include "stree.h"
+#include "tmptree.h"
 
 #define PROJECT "ws/.cordon/settings.json"
 #define USER "home/.config/cordon/settings.json"
@@ -71,12 +71,12 @@ static const char *resolve_err(fixture *f) {
 
 static void fixture_done(fixture *f) {
         cordon_policy_free(f->cmdline);
-        stree_remove(f->root);
+        tmptree_remove(f->root);
         *f = (fixture){ 0 };
 }
 
 static void add_file(fixture *f, const char *rel, const char *content) {
-        stree_write(f->root, rel, content, 0644);
+        tmptree_write(f->root, rel, content, 0644);
         snprintf(file_paths[f->n_files], PATH_MAX, "%s/%s", f->root, rel);
         f->files[f->n_files] = file_paths[f->n_files];
         f->n_files++;
@@ -103,7 +103,7 @@ static void set_layer(fixture *f, int l, uint64_t timeout, const char *deny) {
         if (l == L_FILE)
                 add_file(f, "cli.json", json);
         else
-                stree_write(f->root, l == L_PROJECT ? PROJECT : l == L_USER ? USER : MANAGED, json,
+                tmptree_write(f->root, l == L_PROJECT ? PROJECT : l == L_USER ? USER : MANAGED, json,
                             0644);
 }
 
@@ -131,8 +131,8 @@ static json_t *explain_json(const cordon_settings *s) {
 /* The tmpfs sizes are limits like the others: a settings file's reach the resolved policy (a
  * field the copy left out would be accepted and silently ignored) and are explained. */
 static void test_tmpfs_sizes_carried(void **state) {
-        fixture f = { .root = stree_new() };
-        stree_write(f.root, USER,
+        fixture f = { .root = tmptree_new_workspace("settings") };
+        tmptree_write(f.root, USER,
                     "{\"sandbox\": {\"limits\": {\"tmpSize\": \"64M\", \"shmSize\": \"8M\"}}}",
                     0644);
         cordon_settings *s = resolve_ok(&f);
@@ -152,7 +152,7 @@ static void test_tmpfs_sizes_carried(void **state) {
 static void test_precedence_every_pair(void **state) {
         for (int a = 0; a < N_LAYERS; a++)
                 for (int b = a + 1; b < N_LAYERS; b++) {
-                        fixture f = { .root = stree_new() };
+                        fixture f = { .root = tmptree_new_workspace("settings") };
                         set_layer(&f, a, 1000 + (uint64_t) a, "/var/tmp/deny-low");
                         set_layer(&f, b, 1000 + (uint64_t) b, "/var/tmp/deny-high");
                         cordon_settings *s = resolve_ok(&f);
@@ -185,7 +185,7 @@ static void test_switch_precedence(void **state) {
         for (size_t a = 0; a < 4; a++)
                 for (size_t b = a + 1; b < 4; b++)
                         for (int low = 0; low < 2; low++) {
-                                fixture f = { .root = stree_new() };
+                                fixture f = { .root = tmptree_new_workspace("settings") };
                                 const int ls[2] = { files[a], files[b] };
                                 for (int k = 0; k < 2; k++) {
                                         /* low: the lower layer says false, the higher true. */
@@ -195,7 +195,7 @@ static void test_switch_precedence(void **state) {
                                         if (ls[k] == L_FILE)
                                                 add_file(&f, "cli.json", json);
                                         else
-                                                stree_write(f.root,
+                                                tmptree_write(f.root,
                                                             ls[k] == L_PROJECT ? PROJECT
                                                             : ls[k] == L_USER  ? USER
                                                                                : MANAGED,
@@ -209,7 +209,7 @@ static void test_switch_precedence(void **state) {
 }
 
 static void test_settings_files_in_order(void **state) {
-        fixture f = { .root = stree_new() };
+        fixture f = { .root = tmptree_new_workspace("settings") };
         add_file(&f, "one.json", "{\"sandbox\": {\"mode\": \"read-only\"}}");
         add_file(&f, "two.json", "{\"sandbox\": {\"mode\": \"workspace-write\"}}");
         cordon_settings *s = resolve_ok(&f);
@@ -260,10 +260,10 @@ static void assert_note(const cordon_settings *s, size_t i, const char *file, co
 }
 
 static void test_mandate_ignores_project_loosening(void **state) {
-        fixture f = { .root = stree_new() };
-        stree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": false}", 0644);
-        stree_write(f.root, PROJECT, loosening_project, 0644);
-        stree_write(f.root, USER,
+        fixture f = { .root = tmptree_new_workspace("settings") };
+        tmptree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": false}", 0644);
+        tmptree_write(f.root, PROJECT, loosening_project, 0644);
+        tmptree_write(f.root, USER,
                     "{\"sandbox\": {\"egressAllowlist\": [\"ok.example.com\"]},\n"
                     " \"excludedCommands\": [\"ls -l\"]}",
                     0644);
@@ -331,11 +331,11 @@ static void test_mandate_ignores_project_loosening(void **state) {
 }
 
 static void test_lock_domains(void **state) {
-        fixture f = { .root = stree_new() };
-        stree_write(f.root, MANAGED,
+        fixture f = { .root = tmptree_new_workspace("settings") };
+        tmptree_write(f.root, MANAGED,
                     "{\"lockDomains\": true, \"sandbox\": {\"egressAllowlist\": [\"corp.example\"]}}",
                     0644);
-        stree_write(f.root, PROJECT, "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}",
+        tmptree_write(f.root, PROJECT, "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}",
                     0644);
         add_file(&f, "cli.json", "{\"sandbox\": {\"egressAllowlist\": [\"y.example.com\"]}}");
         cordon_settings *s = resolve_ok(&f);
@@ -354,7 +354,7 @@ static void test_lock_domains(void **state) {
         cordon_settings_free(s);
 
         /* Only the administrator can lock. */
-        stree_write(f.root, USER, "{\"lockDomains\": true}", 0644);
+        tmptree_write(f.root, USER, "{\"lockDomains\": true}", 0644);
         char msg[PATH_MAX + 256];
         snprintf(msg, sizeof(msg), "%s/%s:1:2: key 'lockDomains': only managed settings can lock "
                  "the domain list; move it to the managed settings file "
@@ -366,9 +366,9 @@ static void test_lock_domains(void **state) {
 /* Without a mandate, the project file's loosening items are ignored until its exact content is
  * trusted (docs/settings.md); trusted, it is a layer like the others. */
 static void test_no_mandate_project_loosens_only_trusted(void **state) {
-        fixture f = { .root = stree_new() };
-        stree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": true}", 0644);
-        stree_write(f.root, PROJECT, loosening_project, 0644);
+        fixture f = { .root = tmptree_new_workspace("settings") };
+        tmptree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": true}", 0644);
+        tmptree_write(f.root, PROJECT, loosening_project, 0644);
         cordon_settings *s = resolve_ok(&f);
         char proj[PATH_MAX], why[PATH_MAX + 256];
         snprintf(proj, sizeof(proj), "%s/%s", f.root, PROJECT);
@@ -405,14 +405,14 @@ static void test_no_mandate_project_loosens_only_trusted(void **state) {
 /* ---- switches ----------------------------------------------------------------------------- */
 
 static void test_switch_defaults_and_refusals(void **state) {
-        fixture f = { .root = stree_new() };
+        fixture f = { .root = tmptree_new_workspace("settings") };
         cordon_settings *s = resolve_ok(&f);
         assert_true(cordon_settings_fail_if_unavailable(s));
         assert_true(cordon_settings_allow_unsandboxed(s));
         assert_int_equal(cordon_settings_check_unconfined(s, "--sandbox off", NULL), 0);
         cordon_settings_free(s);
 
-        stree_write(f.root, MANAGED, "{\n  \"allowUnsandboxedCommands\": false\n}", 0644);
+        tmptree_write(f.root, MANAGED, "{\n  \"allowUnsandboxedCommands\": false\n}", 0644);
         s = resolve_ok(&f);
         cordon_error err = { 0 };
         assert_int_equal(cordon_settings_check_unconfined(s, "--sandbox off", &err), -EPERM);
@@ -425,7 +425,7 @@ static void test_switch_defaults_and_refusals(void **state) {
         cordon_settings_free(s);
 
         /* A user file (a layer allowed to loosen) cannot undo the administrator's switch... */
-        stree_write(f.root, USER, "{\"allowUnsandboxedCommands\": true}", 0644);
+        tmptree_write(f.root, USER, "{\"allowUnsandboxedCommands\": true}", 0644);
         s = resolve_ok(&f);
         assert_false(cordon_settings_allow_unsandboxed(s));
         cordon_settings_free(s);
@@ -454,7 +454,7 @@ static void restrict_features(void) {
 /* In a child: the backend chosen for AUTO on a restricted host under the given user file. */
 static int backend_on_restricted_host(fixture *f, const char *user) {
         if (user)
-                stree_write(f->root, USER, user, 0644);
+                tmptree_write(f->root, USER, user, 0644);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
@@ -478,16 +478,16 @@ static int backend_on_restricted_host(fixture *f, const char *user) {
 }
 
 static void test_fail_if_unavailable(void **state) {
-        fixture f = { .root = stree_new() };
+        fixture f = { .root = tmptree_new_workspace("settings") };
         /* Without a sandbox: only failIfUnavailable false steps down, only to none. (Children
          * first: the probe's facts are cached per process, and a child inherits the cache.) */
         assert_int_equal(backend_on_restricted_host(&f, "{}"), CORDON_BACKEND_AUTO);
         assert_int_equal(backend_on_restricted_host(&f, "{\"failIfUnavailable\": false}"),
                          CORDON_BACKEND_NONE);
         /* Not when unsandboxed commands are forbidden. */
-        stree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": false}", 0644);
+        tmptree_write(f.root, MANAGED, "{\"allowUnsandboxedCommands\": false}", 0644);
         assert_int_equal(backend_on_restricted_host(&f, NULL), CORDON_BACKEND_AUTO);
-        assert_int_equal(unlink(stree_at(f.root, MANAGED)), 0);
+        assert_int_equal(unlink(tmptree_at(f.root, MANAGED)), 0);
 
         /* This host has a sandbox: AUTO stays AUTO whatever the switch says. */
         cordon_settings *s = resolve_ok(&f);
@@ -506,20 +506,20 @@ static void test_fail_if_unavailable(void **state) {
 /* ---- protection of the settings files ----------------------------------------------------- */
 
 static void test_settings_files_protected(void **state) {
-        fixture f = { .root = stree_new() };
+        fixture f = { .root = tmptree_new_workspace("settings") };
         add_file(&f, "cli.json", "{}");
         /* The user file is a link into the workspace: its target must be protected too. */
-        stree_write(f.root, "ws/conf/user.json", "{}", 0644);
-        assert_int_equal(mkdir(stree_at(f.root, "home/.config"), 0755), 0);
-        assert_int_equal(mkdir(stree_at(f.root, "home/.config/cordon"), 0755), 0);
-        assert_int_equal(symlink(stree_at(f.root, "ws/conf/user.json"), stree_at(f.root, USER)),
+        tmptree_write(f.root, "ws/conf/user.json", "{}", 0644);
+        assert_int_equal(mkdir(tmptree_at(f.root, "home/.config"), 0755), 0);
+        assert_int_equal(mkdir(tmptree_at(f.root, "home/.config/cordon"), 0755), 0);
+        assert_int_equal(symlink(tmptree_at(f.root, "ws/conf/user.json"), tmptree_at(f.root, USER)),
                          0);
         cordon_settings *s = resolve_ok(&f);
         const cordon_policy *p = cordon_settings_policy(s);
-        assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "ws/.cordon")));
-        assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "home/.config/cordon")));
-        assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "cli.json")));
-        assert_true(strv_contains(&p->protected_paths, stree_at(f.root, "ws/conf/user.json")));
+        assert_true(strv_contains(&p->protected_paths, tmptree_at(f.root, "ws/.cordon")));
+        assert_true(strv_contains(&p->protected_paths, tmptree_at(f.root, "home/.config/cordon")));
+        assert_true(strv_contains(&p->protected_paths, tmptree_at(f.root, "cli.json")));
+        assert_true(strv_contains(&p->protected_paths, tmptree_at(f.root, "ws/conf/user.json")));
         assert_int_equal(p->protected_paths.n, 4);
         assert_true(strv_contains(&p->env_scrub, "CORDON_MANAGED_SETTINGS"));
         cordon_settings_free(s);
@@ -530,7 +530,7 @@ static void test_settings_files_protected(void **state) {
 
 static void test_permission_check(void **state) {
         static const char grants[] = "{\"sandbox\": {\"egressAllowlist\": [\"x.example.com\"]}}";
-        fixture f = { .root = stree_new() };
+        fixture f = { .root = tmptree_new_workspace("settings") };
         add_file(&f, "dir/cli.json", grants);
         const char *path = file_paths[0];
         assert_int_equal(chmod(path, 0664), 0);
@@ -542,22 +542,22 @@ static void test_permission_check(void **state) {
         cordon_settings_free(resolve_ok(&f));
 
         /* A directory others can write lets them swap the file; a sticky one does not. */
-        assert_int_equal(chmod(stree_at(f.root, "dir"), 0777), 0);
+        assert_int_equal(chmod(tmptree_at(f.root, "dir"), 0777), 0);
         snprintf(msg, sizeof(msg), "%s: the settings grant authority (sandbox.egressAllowlist) but "
                  "the file's directory is writable by other users (mode 0777), who could replace "
                  "it; run chmod go-w on the directory", path);
         assert_string_equal(resolve_err(&f), msg);
-        assert_int_equal(chmod(stree_at(f.root, "dir"), 01777), 0);
+        assert_int_equal(chmod(tmptree_at(f.root, "dir"), 01777), 0);
         cordon_settings_free(resolve_ok(&f));
 
         /* A file that only restricts may be writable by others: nothing to gain from it. */
-        stree_write(f.root, "dir/cli.json", "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s\"]}}",
+        tmptree_write(f.root, "dir/cli.json", "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s\"]}}",
                     0666);
         cordon_settings_free(resolve_ok(&f));
 
         /* Owned by another (non-root) user. */
         if (geteuid() == 0) {
-                stree_write(f.root, "dir/cli.json", grants, 0644);
+                tmptree_write(f.root, "dir/cli.json", grants, 0644);
                 assert_int_equal(chown(path, 65534, 65534), 0);
                 snprintf(msg, sizeof(msg), "%s: the settings grant authority "
                          "(sandbox.egressAllowlist) but the file belongs to uid 65534, who could "
@@ -570,8 +570,8 @@ static void test_permission_check(void **state) {
 /* ---- --explain ---------------------------------------------------------------------------- */
 
 static void test_explain(void **state) {
-        fixture f = { .root = stree_new() };
-        stree_write(f.root, USER, "{\n  \"sandbox\": {\n    \"denyRead\": [\"/var/tmp/s\"]\n  }\n}",
+        fixture f = { .root = tmptree_new_workspace("settings") };
+        tmptree_write(f.root, USER, "{\n  \"sandbox\": {\n    \"denyRead\": [\"/var/tmp/s\"]\n  }\n}",
                     0644);
         add_file(&f, "cli.json", "{\"excludedCommands\": [\"git status\"]}");
         cordon_settings *s = resolve_ok(&f);
@@ -579,7 +579,7 @@ static void test_explain(void **state) {
         const json_t *src = source_of(j, "denyRead", "/var/tmp/s");
         assert_string_equal(json_string_value(json_object_get(src, "layer")), "user");
         assert_string_equal(json_string_value(json_object_get(src, "file")),
-                            stree_at(f.root, USER));
+                            tmptree_at(f.root, USER));
         assert_string_equal(json_string_value(json_object_get(src, "sourceKey")),
                             "sandbox.denyRead");
         assert_int_equal(json_integer_value(json_object_get(src, "line")), 3);
@@ -598,11 +598,11 @@ static void test_explain(void **state) {
         assert_int_equal(cordon_settings_explain(s, false, &text, NULL), 0);
         char want[PATH_MAX + 128];
         snprintf(want, sizeof(want), "user settings %s:3:5 (sandbox.denyRead)",
-                 stree_at(f.root, USER));
+                 tmptree_at(f.root, USER));
         assert_non_null(strstr(text, want));
         assert_non_null(strstr(text, "  denyRead                 /var/tmp/s"));
         snprintf(want, sizeof(want), "--settings file %s:1:23 (excludedCommands[0])",
-                 stree_at(f.root, "cli.json"));
+                 tmptree_at(f.root, "cli.json"));
         assert_non_null(strstr(text, want));
         free(text);
         cordon_settings_free(s);

@@ -9,7 +9,7 @@
 # account owns under /var/tmp (not /tmp: the sandbox has a private /tmp). Files the account cannot
 # reach (the build tree, the suite) are copied into that tree. The suite starts its own servers on
 # 127.0.0.1 and stops them when it ends. What this shares with the other suites' drivers is in
-# tests/integration/runner.sh.
+# tests/lib/runner.sh.
 #
 # Exit: the suite's (0 ok, 1 failures), 77 when skipped; with CORDON_TEST_MUST_WORK=1 a skip is a
 # failure.
@@ -19,8 +19,8 @@ who=${1:?root|user}
 here=$(cd "$(dirname "$0")" && pwd)
 lib_dir=$(cd "$here/../../integration" && pwd)
 cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
-# shellcheck source=tests/integration/runner.sh
-. "$lib_dir/runner.sh"
+# shellcheck source=tests/lib/runner.sh
+. "$here/../../lib/runner.sh"
 
 [ -x "$cordon" ] || skip "no cordon binary at $cordon"
 [ -r "$lib_dir/lib.sh" ] || skip "no tests/integration/lib.sh"
@@ -28,7 +28,7 @@ cordon=${CORDON:-${CORDON_BUILD_DIR:-.}/cordon}
 cordon=$(abspath "$cordon")
 
 # Copies what the test user cannot reach into $tmp/bin, keeping the source layout the suite
-# expects (tests/net/it, tests/integration, tests/events, docs); sets cordon and suite_dir.
+# expects (tests/net/it, tests/integration, tests/lib, docs); sets cordon and suite_dir.
 stage() {
         suite_dir=$here
         if as_user sh -c 'test -x "$1" && test -r "$2/suite.sh" && test -r "$3/lib.sh"' \
@@ -38,11 +38,11 @@ stage() {
         echo "# the build or source tree is not reachable by $test_user: copying"
         src=$here/../../..
         mkdir -p "$tmp/bin" "$tmp/src/tests/net/it" "$tmp/src/tests/integration" \
-                "$tmp/src/tests/events" "$tmp/src/docs"
+                "$tmp/src/tests/lib" "$tmp/src/docs"
         stage_cordon "$tmp/bin"
         cp "$here"/suite.sh "$here"/netsrv.py "$here"/netcli.py "$tmp/src/tests/net/it/"
         cp "$lib_dir/lib.sh" "$tmp/src/tests/integration/"
-        cp "$src/tests/events/validate.py" "$tmp/src/tests/events/" 2>/dev/null
+        cp "$src/tests/lib/events_validate.py" "$tmp/src/tests/lib/" 2>/dev/null
         cp "$src/docs/events.schema.json" "$tmp/src/docs/" 2>/dev/null
         chmod -R a+rX "$tmp/bin" "$tmp/src"
         suite_dir=$tmp/src/tests/net/it

@@ -785,7 +785,7 @@ t_pip() {
 
 t_events() {
         schema=$HERE/../../../docs/events.schema.json
-        validate=$HERE/../../events/validate.py
+        validate=$HERE/../../lib/events_validate.py
         if [ ! -r "$schema" ] || [ ! -r "$validate" ]; then
                 skip "events: every line valid against docs/events.schema.json" "no schema here"
                 return 0
