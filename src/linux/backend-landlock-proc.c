@@ -313,7 +313,7 @@ _noreturn_ void landlock_sandbox_main(const plan *p, const landlock_run *lr, cha
          * /dev/tty it performs must not reach the user's terminal. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "guard: setsid");
-        int r = process_close_fds_except(report_fd);
+        int r = process_close_fds_keep(&report_fd, 1);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "guard: close_range");
         pid_t me = getpid();

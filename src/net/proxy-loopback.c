@@ -13,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -90,7 +89,7 @@ static _noreturn_ void child_main(const plan *p, const egress_rules *rules, int 
         for (int i = 0; i < 3; i++)
                 if (dup3(from[i], 3 + i, O_CLOEXEC) < 0)
                         _exit(1);
-        if (syscall(SYS_close_range, 6U, ~0U, 0U) < 0)
+        if (process_close_fds_keep((const int[]){ 3, 4, 5 }, 3) < 0)
                 _exit(1);
         static const int fds[2] = { 3, 4 };
         serve_main(p, rules, fds, lb, 5);
