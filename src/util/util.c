@@ -190,6 +190,42 @@ int strv_copy(strv *dst, const strv *src) {
         return 0;
 }
 
+ssize_t env_find(char *const *env, const char *name) {
+        size_t nl = strlen(name);
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], name, nl) == 0 && env[i][nl] == '=')
+                        return (ssize_t) i;
+        return -1;
+}
+
+const char *env_get(char *const *env, const char *name) {
+        ssize_t at = env_find(env, name);
+        return at >= 0 ? env[at] + strlen(name) + 1 : NULL;
+}
+
+int strv_env_set(strv *env, const char *name, const char *value) {
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        ssize_t at = env_find(env->v, name);
+        if (at < 0)
+                return strv_push_take(env, entry);
+        free(env->v[at]);
+        env->v[at] = entry;
+        return 0;
+}
+
+size_t strv_env_unset(strv *env, const char *name) {
+        size_t removed = 0;
+        for (ssize_t at; (at = env_find(env->v, name)) >= 0; removed++) {
+                free(env->v[at]);
+                /* The NULL at v[n] moves down with the rest. */
+                memmove(&env->v[at], &env->v[at + 1], (env->n - (size_t) at) * sizeof(char *));
+                env->n--;
+        }
+        return removed;
+}
+
 void strv_done(strv *s) {
         for (size_t i = 0; i < s->n; i++)
                 free(s->v[i]);
@@ -335,11 +371,9 @@ int parse_duration_ms(const char *s, uint64_t *ret) {
 
 char *home_dir_of(char *const *env) {
         extern char **environ;
-        if (!env)
-                env = environ;
-        for (size_t i = 0; env && env[i]; i++)
-                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
-                        return strdup(env[i] + 5);
+        const char *home = env_get(env ? env : environ, "HOME");
+        if (home && home[0] == '/')
+                return strdup(home);
         struct passwd pw, *res = NULL;
         char buf[4096];
         if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&

@@ -81,6 +81,17 @@ int strv_extend(strv *dst, const strv *src);     /* copies each */
 int strv_copy(strv *dst, const strv *src);       /* dst must be empty */
 void strv_done(strv *s);                         /* frees content, leaves {NULL,0} */
 
+/* ---- "NAME=value" entries of an environment (envp, or a strv's v). ------------------------- */
+/* Index of the first entry of the NULL-terminated `env` (NULL: empty) that is "NAME=...", or -1.
+ * The first, as getenv() reads it. `name` holds no '='. */
+ssize_t env_find(char *const *env, const char *name);
+/* The value of that entry (after the '='), or NULL. */
+const char *env_get(char *const *env, const char *name);
+/* NAME=value (copied) in place of the first NAME entry of `env`, else appended. */
+int strv_env_set(strv *env, const char *name, const char *value);
+/* Removes every NAME entry of `env`; returns how many there were. */
+size_t strv_env_unset(strv *env, const char *name);
+
 /* Path helpers (pure string operations, no filesystem access). */
 bool path_is_absolute(const char *p);
 /* Lexical normalisation: collapses "//", "/./", trailing "/"; refuses ".." (returns -EINVAL). */
@@ -89,8 +100,8 @@ int path_normalize(const char *in, char **ret);
 bool path_startswith(const char *path, const char *prefix);
 /* "a" + "/" + "b" with exactly one slash. */
 char *path_join(const char *a, const char *b);
-/* The user's home: HOME from `env` (NULL: the process's environment) when absolute, else the
- * password database's entry. Caller frees; NULL when neither is usable. */
+/* The user's home: HOME from `env` (NULL: the process's environment; its first HOME entry, the
+ * one the command's getenv() would see) when absolute, else the password database's entry. Caller frees; NULL when neither is usable. */
 char *home_dir_of(char *const *env);
 
 /* Checked decimal/size parsing: "512", "64M", "1G" (binary units). -EINVAL / -ERANGE. */
