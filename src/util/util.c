@@ -47,19 +47,19 @@ ssize_t read_full(int fd, void *buf, size_t len) {
         return (ssize_t) done;
 }
 
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t cap = 4096, len = 0;
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len) {
+        if (max >= SIZE_MAX - 1)
+                return -EINVAL;
+        /* Room for max + 1 bytes at most, and a NUL. */
+        size_t cap = max < 4096 ? max + 1 : 4096, len = 0;
         _cleanup_free_ char *buf = malloc(cap + 1);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
                 if (len == cap) {
-                        if (cap >= max)
+                        if (cap > max)
                                 return -EFBIG;
-                        size_t ncap = cap * 2 > max ? max : cap * 2;
+                        size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
                         char *nb = realloc(buf, ncap + 1);
                         if (!nb)
                                 return -ENOMEM;
@@ -77,6 +77,34 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
                 len += (size_t) n;
         }
         buf[len] = '\0';
+        if (ret_len)
+                *ret_len = len;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **ret,
+                 size_t *ret_len) {
+        _cleanup_close_ int fd = openat(dirfd, path,
+                                        O_RDONLY | O_CLOEXEC | O_NOCTTY |
+                                                (flags & READ_FILE_NOFOLLOW ? O_NOFOLLOW : 0) |
+                                                (flags & READ_FILE_REGULAR ? O_NONBLOCK : 0));
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        if (flags & READ_FILE_REGULAR) {
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (!S_ISREG(st.st_mode))
+                        return -EINVAL;
+        }
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = read_fd_bounded(fd, max, &buf, &len);
+        if (r < 0)
+                return r;
+        if ((flags & READ_FILE_TEXT) && memchr(buf, '\0', len))
+                return -EINVAL;
         if (ret_len)
                 *ret_len = len;
         *ret = TAKE_PTR(buf);
