@@ -51,7 +51,8 @@ typedef struct globtok {
         globtok_set set;    /* all but STAR: the bytes the token matches, case folded */
         /* NULL, or why the text is probably not what its author meant (an unclosed '[', an
          * empty range...). The token is what the grammar above reads either way;
-         * globtok_check() reports the first such issue of a glob. */
+         * globtok_check() reports the first such issue of a glob (the policy refuses
+         * file-name globs that have one). */
         const char *issue;
 } globtok;
 
