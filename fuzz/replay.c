@@ -37,7 +37,7 @@ bool fuzz_named_verdict(const char *name, int r, const char *why) {
 static int read_seed(const char *path, uint8_t **ret, size_t *ret_len) {
         char *buf = NULL;
         size_t len = 0;
-        int r = read_file_at(AT_FDCWD, path, FUZZ_REPLAY_MAX, &buf, &len);
+        int r = read_file_at(AT_FDCWD, path, FUZZ_REPLAY_MAX, 0, &buf, &len);
         if (r < 0)
                 return r;
         /* Shrinking cannot fail in glibc, but a NULL would lose buf: keep it then. */

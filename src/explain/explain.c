@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "util/base64.h"
 #include "util/util.h"
 
 /* Words on stderr that suggest the sandbox refused something. A match is only ever reported as
@@ -328,36 +329,6 @@ static int on_violation(line_ctx *c, json_t *o) {
         return 0;
 }
 
-/* Standard base64 with padding, as events.c writes it. Returns 0 or -EINVAL. */
-static int base64_decode(const char *in, size_t len, char *out, size_t *ret_len) {
-        static const char alphabet[] =
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        if (len % 4 != 0)
-                return -EINVAL;
-        size_t o = 0;
-        for (size_t i = 0; i < len; i += 4) {
-                uint32_t acc = 0;
-                int pad = 0;
-                for (size_t j = 0; j < 4; j++) {
-                        const char *p = in[i + j] ? strchr(alphabet, in[i + j]) : NULL;
-                        /* '=' only at the very end, at most two of them */
-                        bool last = i + 4 == len;
-                        if (in[i + j] == '=' && last && j >= 2 && (j == 3 || in[i + 3] == '='))
-                                pad++;
-                        else if (!p || pad)
-                                return -EINVAL;
-                        acc = acc << 6 | (p ? (uint32_t) (p - alphabet) : 0);
-                }
-                out[o++] = (char) (acc >> 16);
-                if (pad < 2)
-                        out[o++] = (char) (acc >> 8);
-                if (pad < 1)
-                        out[o++] = (char) acc;
-        }
-        *ret_len = o;
-        return 0;
-}
-
 /* stderr capture events feed the second scanner: the command's own output, never cordon's. */
 static int on_output(line_ctx *c, json_t *o, bool is_stderr) {
         json_t *data = json_object_get(o, "data");
@@ -372,11 +343,14 @@ static int on_output(line_ctx *c, json_t *o, bool is_stderr) {
         }
         if (strcmp(enc, "base64") != 0)
                 return bad_line(c, "unknown \"encoding\"");
+        /* events.c encodes with util/base64.h, so the strict decoder reads every chunk cordon
+         * wrote; a non-canonical text was not written by cordon. */
         size_t n = 0;
-        _cleanup_free_ char *bytes = malloc(json_string_length(data) / 4 * 3 + 3);
-        if (!bytes)
-                return -ENOMEM;
-        if (base64_decode(json_string_value(data), json_string_length(data), bytes, &n) < 0)
+        _cleanup_free_ char *bytes = NULL;
+        int r = base64_decode(json_string_value(data), json_string_length(data), &bytes, &n);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
                 return bad_line(c, "\"data\" is not base64");
         scan_feed(&c->x->captured, bytes, n);
         return 0;

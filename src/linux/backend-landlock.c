@@ -45,20 +45,6 @@ static int check_enforceable(const plan *p, cordon_error *err) {
 
 /* ---- TMPDIR --------------------------------------------------------------------------------- */
 
-static int set_env(strv *env, const char *name, const char *value) {
-        size_t nl = strlen(name);
-        char *entry = NULL;
-        if (asprintf(&entry, "%s=%s", name, value) < 0)
-                return -ENOMEM;
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=') {
-                        free(env->v[i]);
-                        env->v[i] = entry;
-                        return 0;
-                }
-        return strv_push_take(env, entry);
-}
-
 /* The host's /tmp is shared with every process of the machine (native gives the command a
  * private tmpfs): here the command gets a directory of its own, 0700, removed after the run, and
  * no access to the rest of /tmp. */
@@ -78,7 +64,7 @@ static int make_tmpdir(plan *p, landlock_run *lr, cordon_error *err) {
         static const char *const vars[] = { "TMPDIR", "TMP", "TEMP", "TEMPDIR" };
         int r = 0;
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(vars); i++)
-                r = set_env(&p->env, vars[i], lr->tmpdir);
+                r = strv_env_set(&p->env, vars[i], lr->tmpdir);
         return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory") : 0;
 }
 

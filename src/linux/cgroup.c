@@ -162,7 +162,7 @@ static int read_at(const char *dir, const char *name, char **ret) {
         _cleanup_free_ char *p = path_join(dir, name);
         if (!p)
                 return -ENOMEM;
-        return read_file_at(AT_FDCWD, p, CGROUP_FILE_MAX, ret, NULL);
+        return read_file_at(AT_FDCWD, p, CGROUP_FILE_MAX, 0, ret, NULL);
 }
 
 static int host_text(const char *given, const char *path, char **ret) {
@@ -170,7 +170,7 @@ static int host_text(const char *given, const char *path, char **ret) {
                 *ret = strdup(given);
                 return *ret ? 0 : -ENOMEM;
         }
-        return read_file_at(AT_FDCWD, path, CGROUP_FILE_MAX, ret, NULL);
+        return read_file_at(AT_FDCWD, path, CGROUP_FILE_MAX, 0, ret, NULL);
 }
 
 /* ---- finding a parent and creating the run's cgroup ------------------------------------------------ */

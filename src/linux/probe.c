@@ -50,7 +50,7 @@ static int write_string_file(const char *path, const char *s) {
 /* A sysctl as a number, or -1 when the file does not exist or does not parse. */
 static long read_sysctl(const char *path) {
         _cleanup_free_ char *s = NULL;
-        if (read_file_at(AT_FDCWD, path, 64, &s, NULL) < 0)
+        if (read_file_at(AT_FDCWD, path, 64, 0, &s, NULL) < 0)
                 return -1;
         char *end;
         errno = 0;

@@ -73,39 +73,18 @@ int process_die_with_parent(pid_t expected_parent) {
         return 0;
 }
 
-int process_close_fds_except(int keep) {
-        unsigned first = 3;
-        if (keep >= 3) {
-                if (keep > 3 && syscall(SYS_close_range, 3U, (unsigned) keep - 1, 0U) < 0)
-                        return -errno;
-                first = (unsigned) keep + 1;
-        }
-        if (syscall(SYS_close_range, first, ~0U, 0U) < 0)
-                return -errno;
-        return 0;
-}
-
-int process_close_fds_except2(int keep1, int keep2) {
-        int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
-        if (lo < 3 || lo == hi)
-                return process_close_fds_except(hi);
-        if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned) lo - 1, 0U) < 0)
-                return -errno;
-        if (hi > lo + 1 && syscall(SYS_close_range, (unsigned) lo + 1, (unsigned) hi - 1, 0U) < 0)
-                return -errno;
-        if (syscall(SYS_close_range, (unsigned) hi + 1, ~0U, 0U) < 0)
-                return -errno;
-        return 0;
-}
-
 int process_close_fds_keep(const int *keep, size_t n) {
         int sorted[PROCESS_KEEP_FDS_MAX];
         size_t k = 0;
-        if (n > ELEMENTSOF(sorted))
-                return -E2BIG;
-        for (size_t i = 0; i < n; i++)
-                if (keep[i] >= 3)
-                        sorted[k++] = keep[i];
+        for (size_t i = 0; i < n; i++) {
+                if (keep[i] < 3)
+                        continue;
+                /* Refused before anything is closed: dropping an fd from the list would close
+                 * the very descriptor the caller means to keep. */
+                if (k == ELEMENTSOF(sorted))
+                        return -E2BIG;
+                sorted[k++] = keep[i];
+        }
         for (size_t i = 1; i < k; i++) /* insertion sort: a handful of fds */
                 for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--) {
                         int t = sorted[j];

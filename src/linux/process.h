@@ -22,13 +22,11 @@ int process_drop_capabilities(void);
  * check (PID namespace init, whose parent is outside and reads as 0). */
 int process_die_with_parent(pid_t expected_parent);
 
-/* Closes every fd >= 3 except `keep` (may be -1). */
-int process_close_fds_except(int keep);
-/* The same, keeping two fds (either may be -1). */
-int process_close_fds_except2(int keep1, int keep2);
-/* The same, keeping the n fds of keep[] (entries < 3 are ignored); -E2BIG for more than
- * PROCESS_KEEP_FDS_MAX: the sandbox's own channels and the caller's cordon_spawn_options.fds. */
-#define PROCESS_KEEP_FDS_MAX (CORDON_SPAWN_FDS_MAX + 8)
+/* Closes every fd >= 3 but the n fds of keep[] (entries < 3, -1 for none, are ignored;
+ * duplicates are fine), with close_range(2): the one close-all-fds of cordon's processes, for a
+ * child that must not hold its parent's descriptors. No allocation: safe after fork(). -E2BIG,
+ * with nothing closed, for more than PROCESS_KEEP_FDS_MAX fds to keep; else 0 or -errno. */
+#define PROCESS_KEEP_FDS_MAX (CORDON_SPAWN_FDS_MAX + 8) /* the sandbox's own, the caller's */
 int process_close_fds_keep(const int *keep, size_t n);
 
 /* Hard RLIMIT_CORE 0: with a core_pattern such as "core.%e" and a comm set by PR_SET_NAME to

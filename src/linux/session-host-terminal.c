@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux/process.h"
 #include "linux/report.h"
 #include "linux/session-init.h"
 
@@ -47,7 +48,9 @@ static pid_t spawn_local(char **argv, int slave, const char *cwd) {
         for (int i = 0; i < 3; i++)
                 if (dup2(slave, i) < 0)
                         _exit(125);
-        (void) syscall(SYS_close_range, 3U, ~0U, 0U);
+        /* The shell must not inherit the daemon's sockets and sessions. */
+        if (process_close_fds_keep(NULL, 0) < 0)
+                _exit(125);
         if (chdir(cwd) < 0)
                 (void) !chdir("/");
         (void) setenv("TERM", "xterm-256color", 0);

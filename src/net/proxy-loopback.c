@@ -13,7 +13,6 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -90,7 +89,7 @@ static _noreturn_ void child_main(const plan *p, const egress_rules *rules, int 
         for (int i = 0; i < 3; i++)
                 if (dup3(from[i], 3 + i, O_CLOEXEC) < 0)
                         _exit(1);
-        if (syscall(SYS_close_range, 6U, ~0U, 0U) < 0)
+        if (process_close_fds_keep((const int[]){ 3, 4, 5 }, 3) < 0)
                 _exit(1);
         static const int fds[2] = { 3, 4 };
         serve_main(p, rules, fds, lb, 5);
@@ -129,31 +128,6 @@ int proxy_spawn_loopback(const plan *p, proxy_proc *out, proxy_loopback *lb, cor
 
 /* ---- the command's environment -------------------------------------------------------------- */
 
-static int set_var(strv *env, const char *name, const char *value) {
-        size_t nl = strlen(name);
-        char *entry = NULL;
-        if (asprintf(&entry, "%s=%s", name, value) < 0)
-                return -ENOMEM;
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=') {
-                        free(env->v[i]);
-                        env->v[i] = entry;
-                        return 0;
-                }
-        return strv_push_take(env, entry);
-}
-
-static void unset_var(strv *env, const char *name) {
-        size_t nl = strlen(name);
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=') {
-                        free(env->v[i]);
-                        memmove(&env->v[i], &env->v[i + 1], (env->n - i) * sizeof(char *));
-                        env->n--;
-                        return;
-                }
-}
-
 int proxy_loopback_env(plan *p, const proxy_loopback *lb) {
         char http[2 * PROXY_CRED_MAX + 64], socks[2 * PROXY_CRED_MAX + 64];
         (void) snprintf(http, sizeof(http), "http://%s:%s@127.0.0.1:%u", lb->user, lb->pass,
@@ -164,15 +138,15 @@ int proxy_loopback_env(plan *p, const proxy_loopback *lb) {
                                                  "https_proxy" };
         int r = 0;
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(http_vars); i++)
-                r = set_var(&p->env, http_vars[i], http);
+                r = strv_env_set(&p->env, http_vars[i], http);
         if (r >= 0)
-                r = set_var(&p->env, "ALL_PROXY", socks);
+                r = strv_env_set(&p->env, "ALL_PROXY", socks);
         if (r >= 0)
-                r = set_var(&p->env, "all_proxy", socks);
+                r = strv_env_set(&p->env, "all_proxy", socks);
         /* OpenBSD nc cannot present SOCKS5 or HTTP proxy credentials without a terminal, and a
          * ProxyCommand that carried them would show them to every local user in its argv: git
          * over SSH is left without a proxy (its direct connect is refused and reported). */
-        unset_var(&p->env, "GIT_SSH_COMMAND");
+        (void) strv_env_unset(&p->env, "GIT_SSH_COMMAND");
         explicit_bzero(http, sizeof(http));
         explicit_bzero(socks, sizeof(socks));
         return r;

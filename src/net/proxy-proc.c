@@ -20,7 +20,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,18 +163,6 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
         _exit(r < 0 ? 1 : 0);
 }
 
-/* Keeps exactly fds a and b open above 2 (the proxy must not hold the caller's other fds). */
-static int close_all_but(int a, int b) {
-        int lo = a < b ? a : b, hi = a < b ? b : a;
-        if (lo > 3 && syscall(SYS_close_range, 3U, (unsigned) lo - 1, 0U) < 0)
-                return -errno;
-        if (hi > lo + 1 && syscall(SYS_close_range, (unsigned) lo + 1, (unsigned) hi - 1, 0U) < 0)
-                return -errno;
-        if (syscall(SYS_close_range, (unsigned) hi + 1, ~0U, 0U) < 0)
-                return -errno;
-        return 0;
-}
-
 /* In the proxy process, while the monitor builds the sandbox (off the start-up's critical path).
  * Every pattern was validated when it entered the policy (policy_check_host_pattern() is
  * egress_check_pattern()), so only memory can fail here; then the run fails with the error and
@@ -221,7 +208,7 @@ int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error
         pid_t pid = fork();
         if (pid == 0) {
                 if (process_die_with_parent(launcher) < 0 ||
-                    close_all_but(ch->lch[0], ch->rep[1]) < 0)
+                    process_close_fds_keep((int[]){ ch->lch[0], ch->rep[1] }, 2) < 0)
                         _exit(1);
                 (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
                 proxy_main(p, build_rules(p, ch->rep[1]), ch->lch[0], ch->rep[1]);

@@ -52,15 +52,6 @@ static bool should_scrub(const cordon_policy *pol, const char *name) {
         return matches_any((const char *const *) pol->env_scrub.v, pol->env_scrub.n, name);
 }
 
-/* Index of the entry "name=..." in env, or -1. */
-static ssize_t find_var(const strv *env, const char *name) {
-        size_t nl = strlen(name);
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=')
-                        return (ssize_t) i;
-        return -1;
-}
-
 static int check_size(const strv *env, cordon_error *err, const char *which) {
         size_t bytes = 0;
         for (size_t i = 0; i < env->n; i++)
@@ -95,7 +86,7 @@ static int filter_environ(const cordon_policy *pol, char *const *envp, plan *p,
                         return -ENOMEM;
                 /* Keep the first of duplicate names, as getenv() does; a second copy could
                  * smuggle a different value past a program that reads the last one. */
-                if (find_var(&p->env, name) >= 0)
+                if (env_find(p->env.v, name) >= 0)
                         continue;
                 int r = should_scrub(pol, name) ? strv_push_unique(&p->env_scrubbed, name)
                                                 : strv_push(&p->env, *e);
@@ -107,21 +98,9 @@ static int filter_environ(const cordon_policy *pol, char *const *envp, plan *p,
 
 static int apply_set(const cordon_policy *pol, plan *p) {
         for (size_t i = 0; i < pol->n_env_set; i++) {
-                const policy_env_var *v = &pol->env_set[i];
-                size_t len = strlen(v->name) + 1 + strlen(v->value) + 1;
-                char *entry = malloc(len);
-                if (!entry)
-                        return -ENOMEM;
-                (void) snprintf(entry, len, "%s=%s", v->name, v->value);
-                ssize_t at = find_var(&p->env, v->name);
-                if (at >= 0) {
-                        free(p->env.v[at]);
-                        p->env.v[at] = entry;
-                } else {
-                        int r = strv_push_take(&p->env, entry);
-                        if (r < 0)
-                                return r;
-                }
+                int r = strv_env_set(&p->env, pol->env_set[i].name, pol->env_set[i].value);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -146,24 +125,14 @@ static const char *const proxy_env[] = {
 static const char *const proxy_env_drop[] = { "FTP_PROXY", "ftp_proxy", "RSYNC_PROXY",
                                               "GRPC_PROXY", "grpc_proxy", NULL };
 
-static int remove_var(strv *env, const char *name) {
-        ssize_t at = find_var(env, name);
-        if (at < 0)
-                return 0;
-        free(env->v[at]);
-        memmove(&env->v[at], &env->v[at + 1], (env->n - (size_t) at) * sizeof(char *));
-        env->n--;
-        return 1;
-}
-
 int plan_proxy_env(plan *p) {
         for (size_t i = 0; proxy_env_drop[i]; i++)
-                (void) remove_var(&p->env, proxy_env_drop[i]);
+                (void) strv_env_unset(&p->env, proxy_env_drop[i]);
         for (size_t i = 0; proxy_env[i]; i++) {
                 char name[64];
                 size_t n = strcspn(proxy_env[i], "=");
                 (void) snprintf(name, sizeof(name), "%.*s", (int) n, proxy_env[i]);
-                (void) remove_var(&p->env, name);
+                (void) strv_env_unset(&p->env, name);
                 int r = strv_push(&p->env, proxy_env[i]);
                 if (r < 0)
                         return r;

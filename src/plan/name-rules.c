@@ -3,167 +3,32 @@
  *
  * Matching is done here rather than with fnmatch(3) because fnmatch follows the process locale
  * (a host program calling setlocale() would turn byte matching into multibyte matching, and
- * invalid UTF-8 in an attacker's file name into a different code path). Semantics are those of
- * fnmatch with FNM_CASEFOLD (ASCII only) and without FNM_PERIOD, so "*.pem" matches ".id.pem".
- * Protected entries use FNM_PATHNAME semantics, compared component by component. */
+ * invalid UTF-8 in an attacker's file name into a different code path). The glob syntax is read
+ * by util/globtok.h, the parser the Seatbelt translator uses too, so a rule means the same on
+ * Linux and macOS: fnmatch's with FNM_CASEFOLD (ASCII only) and without FNM_PERIOD, so "*.pem"
+ * matches ".id.pem". Protected entries use FNM_PATHNAME semantics, compared component by
+ * component; case folding beyond ASCII (Unicode casefold directories) is handled by treating
+ * non-ASCII runs as unknown (could_match). */
 #include "plan/name-rules.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
-/* ---- Byte sets ------------------------------------------------------------------------------ */
+#include "util/globtok.h"
 
-typedef struct charset {
-        uint64_t w[4];
-} charset;
-
-static void cs_add(charset *s, unsigned char c) {
-        s->w[c >> 6] |= UINT64_C(1) << (c & 63);
-}
-
-static bool cs_has(const charset *s, unsigned char c) {
-        return s->w[c >> 6] & (UINT64_C(1) << (c & 63));
-}
-
-static unsigned char ascii_lower(unsigned char c) {
-        return c >= 'A' && c <= 'Z' ? (unsigned char) (c - 'A' + 'a') : c;
-}
-
-static unsigned char ascii_upper(unsigned char c) {
-        return c >= 'a' && c <= 'z' ? (unsigned char) (c - 'a' + 'A') : c;
-}
-
-/* Case folding is ASCII only: the filesystems that fold more (Unicode casefold) are handled by
- * treating non-ASCII runs as unknown (see could_match). */
-static void cs_add_folded(charset *s, unsigned char c) {
-        cs_add(s, c);
-        cs_add(s, ascii_lower(c));
-        cs_add(s, ascii_upper(c));
-}
-
-/* Every byte a wildcard may stand for: anything but NUL and '/' (names never hold either). */
-static void cs_fill(charset *s) {
-        *s = (charset) { { ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0) } };
-        s->w[0] &= ~UINT64_C(1);                       /* NUL */
-        s->w['/' >> 6] &= ~(UINT64_C(1) << ('/' & 63)); /* '/' */
-}
-
-static bool cs_intersects(const charset *a, const charset *b) {
-        for (size_t i = 0; i < 4; i++)
-                if (a->w[i] & b->w[i])
-                        return true;
-        return false;
-}
-
-/* ---- Glob tokens ------------------------------------------------------------------------------ */
+/* ---- Glob tokens (the one parser of the syntax: util/globtok.h) ------------------------------ */
 
 typedef struct gtok {
         bool star;
-        charset set; /* when !star: the bytes this token matches, already case-folded */
-        size_t len;  /* pattern bytes consumed */
+        globtok_set set; /* when !star: the bytes this token matches, already case-folded */
+        size_t len;      /* pattern bytes consumed */
 } gtok;
 
-/* POSIX classes, ASCII only (the C locale), so the result never depends on setlocale(). Each
- * class is a list of inclusive ranges written as byte pairs. */
-static bool class_add(charset *s, const char *name, size_t n) {
-        static const struct { const char *name, *ranges; } classes[] = {
-                { "alpha", "azAZ" }, { "digit", "09" },   { "alnum", "azAZ09" },
-                { "upper", "AZ" },   { "lower", "az" },   { "xdigit", "09afAF" },
-                { "space", "\t\r  " }, { "blank", "\t\t  " }, { "punct", "!/:@[`{~" },
-                { "print", " ~" },   { "graph", "!~" },   { "cntrl", "\x01\x1f\x7f\x7f" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(classes); i++) {
-                if (strlen(classes[i].name) != n || memcmp(classes[i].name, name, n) != 0)
-                        continue;
-                for (const char *r = classes[i].ranges; r[0] && r[1]; r += 2)
-                        for (unsigned c = (unsigned char) r[0]; c <= (unsigned char) r[1]; c++)
-                                cs_add_folded(s, (unsigned char) c);
-                return true;
-        }
-        return false;
-}
-
-/* A bracket expression at p[0] == '['. Returns the bytes consumed, or 0 when it is not closed
- * (then '[' is an ordinary character, as in fnmatch). Unknown constructs ([=x=], [.x.], unknown
- * classes) widen the set to every byte: for deny rules, matching more is the safe direction. */
-static size_t parse_bracket(const char *p, size_t plen, charset *ret) {
-        charset s = { { 0 } };
-        bool negate = false, widen = false;
-        size_t i = 1;
-        if (i < plen && (p[i] == '!' || p[i] == '^')) {
-                negate = true;
-                i++;
-        }
-        for (bool first = true; i < plen; first = false) {
-                unsigned char c = (unsigned char) p[i];
-                if (c == ']' && !first) {
-                        if (widen)
-                                cs_fill(&s);
-                        else if (negate)
-                                for (size_t k = 0; k < 4; k++)
-                                        s.w[k] = ~s.w[k];
-                        charset all;
-                        cs_fill(&all);
-                        for (size_t k = 0; k < 4; k++)
-                                ret->w[k] = s.w[k] & all.w[k];
-                        return i + 1;
-                }
-                if (c == '[' && i + 1 < plen && strchr(":=.", p[i + 1])) {
-                        char kind = p[i + 1];
-                        const char *end = NULL;
-                        for (size_t k = i + 2; k + 1 < plen; k++)
-                                if (p[k] == kind && p[k + 1] == ']') {
-                                        end = p + k;
-                                        break;
-                                }
-                        if (!end)
-                                return 0;
-                        if (kind != ':' || !class_add(&s, p + i + 2, (size_t) (end - (p + i + 2))))
-                                widen = true;
-                        i = (size_t) (end - p) + 2;
-                        continue;
-                }
-                if (c == '\\' && i + 1 < plen)
-                        c = (unsigned char) p[++i];
-                i++;
-                unsigned char hi = c;
-                if (i + 1 < plen && p[i] == '-' && p[i + 1] != ']') {
-                        size_t k = i + 1;
-                        if (p[k] == '\\' && k + 1 < plen)
-                                k++;
-                        hi = (unsigned char) p[k];
-                        i = k + 1;
-                }
-                for (unsigned k = c; k <= hi; k++)
-                        cs_add_folded(&s, (unsigned char) k);
-        }
-        return 0;
-}
-
 static void glob_token(const char *p, size_t plen, gtok *t) {
-        *t = (gtok) { .len = 1 };
-        unsigned char c = (unsigned char) p[0];
-        if (c == '*') {
-                t->star = true;
-                return;
-        }
-        if (c == '?') {
-                cs_fill(&t->set);
-                return;
-        }
-        if (c == '[') {
-                size_t n = parse_bracket(p, plen, &t->set);
-                if (n > 0) {
-                        t->len = n;
-                        return;
-                }
-        }
-        if (c == '\\' && plen > 1) {
-                c = (unsigned char) p[1];
-                t->len = 2;
-        }
-        cs_add_folded(&t->set, c);
+        globtok g;
+        globtok_next(p, plen, &g);
+        *t = (gtok) { .star = g.kind == GLOBTOK_STAR, .set = g.set, .len = g.len };
 }
 
 /* ---- Matching one component (or a whole string without FNM_PATHNAME) ----------------------- */
@@ -181,7 +46,7 @@ static bool match_component(const char *p, size_t plen, const char *s, size_t sl
                                 pi += t.len;
                                 continue;
                         }
-                        if (cs_has(&t.set, (unsigned char) s[si])) {
+                        if (globtok_set_has(&t.set, (unsigned char) s[si])) {
                                 pi += t.len;
                                 si++;
                                 continue;
@@ -221,7 +86,7 @@ static bool could_match(const char *p, size_t plen, const char *name, size_t nle
                         while (i < nlen && (unsigned char) name[i] >= 0x80)
                                 i++;
                 } else
-                        cs_add_folded(&nt[nn].set, (unsigned char) name[i++]);
+                        globtok_set_add_folded(&nt[nn].set, (unsigned char) name[i++]);
                 nn++;
         }
         size_t w = np + 1, states = (nn + 1) * w;
@@ -232,8 +97,8 @@ static bool could_match(const char *p, size_t plen, const char *name, size_t nle
         size_t top = 0;
         seen[0] = true;
         stack[top++] = 0;
-        charset all;
-        cs_fill(&all);
+        globtok_set all;
+        globtok_set_any(&all);
         while (top > 0) {
                 size_t st = stack[--top], i = st / w, j = st % w;
                 if (i == nn && j == np)
@@ -245,9 +110,9 @@ static bool could_match(const char *p, size_t plen, const char *name, size_t nle
                 if (j < np && pt[j].star)
                         next[n_next++] = i * w + j + 1;
                 if (i < nn && j < np && !(nt[i].star && pt[j].star)) {
-                        const charset *a = nt[i].star ? &all : &nt[i].set;
-                        const charset *b = pt[j].star ? &all : &pt[j].set;
-                        if (cs_intersects(a, b))
+                        const globtok_set *a = nt[i].star ? &all : &nt[i].set;
+                        const globtok_set *b = pt[j].star ? &all : &pt[j].set;
+                        if (globtok_set_intersects(a, b))
                                 next[n_next++] = (nt[i].star ? i : i + 1) * w +
                                                  (pt[j].star ? j : j + 1);
                 }
@@ -356,17 +221,13 @@ static bool names_cordon_dir(const char *path, bool fold) {
         }
 }
 
-static bool has_wildcard(const char *glob) {
-        return strpbrk(glob, "*?[\\") != NULL;
-}
-
 /* An allow entry lifts a match of a deny glob with wildcards (".env.*" for ".env.example"); a
  * literal deny name (".env") names exactly one file and stays refused whatever is allowed. The
  * allowed name is compared byte for byte: the widening for folding filesystems would let an
  * allow glob cover names it does not spell. */
 static bool allowed_name(const name_rules *r, const char *deny, const char *path, const char *name,
                          size_t nlen, bool fold) {
-        if (!has_wildcard(deny) || fold)
+        if (!globtok_has_wildcard(deny, strlen(deny)) || fold)
                 return false;
         for (size_t i = 0; i < r->allow_names.n; i++)
                 if (match_component(r->allow_names.v[i], strlen(r->allow_names.v[i]), name, nlen))

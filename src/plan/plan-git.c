@@ -18,6 +18,7 @@
  *
  * Linked worktrees (docs/policy.md): their main repository's shared .git becomes writable so
  * commits work, with the same list denied inside it. */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -236,7 +237,11 @@ static int scan_config(plan_builder *b, git_repo *repo, const char *file, unsign
         if (++repo->n_files > GIT_MAX_CONFIG_FILES)
                 return 0; /* an include loop or a fan-out no real setup has */
         _cleanup_free_ char *text = NULL;
-        int r = read_small_file(file, GITCONFIG_MAX_SIZE, true, &text);
+        /* Followed, as git reads it (a symlinked ~/.gitconfig is common); O_NONBLOCK and
+         * regular files only: a FIFO swapped in by a command in the same workspace must not
+         * hang the launcher. */
+        int r = read_file_at(AT_FDCWD, file, GITCONFIG_MAX_SIZE, READ_FILE_REGULAR | READ_FILE_TEXT,
+                             &text, NULL);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         _cleanup_(gitconfig_values_done) gitconfig_values v = { 0 };
@@ -284,7 +289,9 @@ static int realpath_from(const char *base, const char *path, char out[PATH_MAX])
 static int read_git_pointer(const char *file, const char *prefix, const char *base,
                             char out[PATH_MAX]) {
         _cleanup_free_ char *content = NULL;
-        int r = read_small_file(file, GITFILE_MAX, false, &content);
+        /* Not followed: a symlink must not redirect a read that decides what becomes writable. */
+        int r = read_file_at(AT_FDCWD, file, GITFILE_MAX,
+                             READ_FILE_NOFOLLOW | READ_FILE_REGULAR | READ_FILE_TEXT, &content, NULL);
         if (r == -ENOMEM)
                 return r;
         if (r < 0 || strncmp(content, prefix, strlen(prefix)) != 0)

@@ -85,9 +85,6 @@ int path_push_forms(strv *list, const char *path);
 int path_expand_existing(const char *path, strv *ret);
 /* lstat() of a resolved path: 1 and *is_dir when it exists and is not a symlink, 0 otherwise. */
 int path_exists(const char *path, bool *is_dir);
-/* Reads a small regular file (never a FIFO or device); a final symlink is followed only with
- * `follow`. -EFBIG above `max` bytes, -EINVAL for a NUL byte. */
-int read_small_file(const char *path, size_t max, bool follow, char **ret);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);

@@ -183,11 +183,11 @@ void *plan_to_json(const plan *p) {
 
 /* $HOME from the given environment, else the password database. */
 static int find_home(char *const *envp, char **ret) {
-        for (char *const *e = envp; e && *e; e++)
-                if (strncmp(*e, "HOME=", 5) == 0 && path_is_absolute(*e + 5)) {
-                        *ret = strdup(*e + 5);
-                        return *ret ? 0 : -ENOMEM;
-                }
+        const char *home = env_get(envp, "HOME");
+        if (home && path_is_absolute(home)) {
+                *ret = strdup(home);
+                return *ret ? 0 : -ENOMEM;
+        }
         struct passwd pw, *res = NULL;
         char buf[4096];
         if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) != 0 || !res ||

@@ -258,32 +258,3 @@ int path_expand_existing(const char *path, strv *ret) {
         globfree(&g);
         return r;
 }
-
-int read_small_file(const char *path, size_t max, bool follow, char **ret) {
-        /* O_NONBLOCK and the S_ISREG check: a FIFO swapped in by a command running in the same
-         * workspace must not hang the launcher. O_NOFOLLOW (git pointer files) keeps a symlink
-         * from redirecting a read that decides what becomes writable; git config files are
-         * read with `follow`, as git reads them (a symlinked ~/.gitconfig is common). */
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-                                                    (follow ? 0 : O_NOFOLLOW));
-        if (fd < 0)
-                return -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        _cleanup_free_ char *buf = malloc(max + 1);
-        if (!buf)
-                return -ENOMEM;
-        ssize_t n = read_full(fd, buf, max + 1);
-        if (n < 0)
-                return (int) n;
-        if ((size_t) n > max)
-                return -EFBIG;
-        buf[n] = '\0';
-        if (strlen(buf) != (size_t) n)
-                return -EINVAL; /* a NUL byte: not a text file */
-        *ret = TAKE_PTR(buf);
-        return 0;
-}

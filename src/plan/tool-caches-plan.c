@@ -8,14 +8,6 @@
 #include "plan/plan-internal.h"
 #include "plan/tool-caches.h"
 
-static ssize_t find_var(const strv *env, const char *name) {
-        size_t nl = strlen(name);
-        for (size_t i = 0; i < env->n; i++)
-                if (strncmp(env->v[i], name, nl) == 0 && env->v[i][nl] == '=')
-                        return (ssize_t) i;
-        return -1;
-}
-
 /* Records "NAME=value" under `tool` for display: cordon's own part only, never an inherited
  * MAVEN_OPTS it was appended to (that may carry a proxy password). */
 static int record(plan *p, const char *tool, const char *name, const char *value) {
@@ -42,20 +34,13 @@ static int set_var(plan *p, const cordon_policy *pol, const char *tool, const ch
         int r = record(p, tool, name, value);
         if (r < 0)
                 return r;
-        ssize_t at = find_var(&p->env, name);
-        const char *old = at >= 0 ? p->env.v[at] + strlen(name) + 1 : NULL;
-        bool keep = append && old && *old;
-        size_t len = strlen(name) + 1 + (keep ? strlen(old) + 1 : 0) + strlen(value) + 1;
-        char *entry = malloc(len);
-        if (!entry)
+        const char *old = env_get(p->env.v, name);
+        if (!append || !old || !*old)
+                return strv_env_set(&p->env, name, value);
+        _cleanup_free_ char *joined = NULL;
+        if (asprintf(&joined, "%s %s", old, value) < 0)
                 return -ENOMEM;
-        (void) snprintf(entry, len, "%s=%s%s%s", name, keep ? old : "", keep ? " " : "", value);
-        if (at >= 0) {
-                free(p->env.v[at]);
-                p->env.v[at] = entry;
-                return 0;
-        }
-        return strv_push_take(&p->env, entry);
+        return strv_env_set(&p->env, name, joined);
 }
 
 /* MAVEN_OPTS is split at blanks by the mvn script: a root with one would become two words. */

@@ -44,14 +44,6 @@ bool tool_cache_is_builtin_env(const char *env) {
         return false;
 }
 
-static const char *env_value(char *const *envp, const char *name) {
-        size_t n = strlen(name);
-        for (size_t i = 0; envp && envp[i]; i++)
-                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-                        return envp[i] + n + 1;
-        return NULL;
-}
-
 static int root_set(tool_cache_root *r, const char *anchor, const char *first) {
         char rel[NAME_MAX + 32];
         (void) snprintf(rel, sizeof(rel), "%s/cordon/tools", first);
@@ -80,7 +72,7 @@ static int root_from_xdg(const char *xdg, tool_cache_root *ret) {
 
 int tool_cache_root_find(char *const *envp, const char *home, tool_cache_root *ret) {
         *ret = (tool_cache_root) { 0 };
-        int r = root_from_xdg(env_value(envp, "XDG_CACHE_HOME"), ret);
+        int r = root_from_xdg(env_get(envp, "XDG_CACHE_HOME"), ret);
         if (r != 0)
                 return r < 0 ? r : 0;
         struct stat st;

@@ -724,21 +724,16 @@ static int read_policy_file(const char *path, char **ret, size_t *ret_len, cordo
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
                                         "%s: the policy is %lld bytes; at most %u are allowed",
                                         path, (long long) st.st_size, POLICY_MAX_FILE);
-        _cleanup_free_ char *buf = malloc(POLICY_MAX_FILE + 1);
-        if (!buf)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        /* Read one byte more than allowed: a file that grew after fstat is still caught. */
-        ssize_t n = read_full(fd, buf, POLICY_MAX_FILE + 1);
-        if (n < 0)
-                return cordon_set_error(err, CORDON_POLICY_INVALID, (int) n,
-                                        "%s: cannot read the policy file: %s", path,
-                                        strerror((int) -n));
-        if ((size_t) n > POLICY_MAX_FILE)
+        int r = read_fd_bounded(fd, POLICY_MAX_FILE, ret, ret_len);
+        if (r == -EFBIG) /* it grew after the fstat() */
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
                                         "%s: the policy is larger than %u bytes", path,
                                         POLICY_MAX_FILE);
-        *ret_len = (size_t) n;
-        *ret = TAKE_PTR(buf);
+        if (r < 0)
+                return cordon_set_error(err, r == -ENOMEM ? CORDON_LAUNCH_FAILED
+                                                          : CORDON_POLICY_INVALID,
+                                        r, "%s: cannot read the policy file: %s", path,
+                                        strerror(-r));
         return 0;
 }
 

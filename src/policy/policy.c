@@ -9,6 +9,7 @@
 
 #include "net/egress.h"
 #include "plan/plan.h"
+#include "util/globtok.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
 
@@ -65,7 +66,10 @@ const char *policy_check_name_glob(const char *s) {
                 return "must not contain control characters";
         if (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
                 return "must not be '.' or '..'";
-        return NULL;
+        /* The creation rules and the Seatbelt profile read it with one parser; what that parser
+         * flags (an unclosed '[', a reversed range, an unknown class) is a typo that would make
+         * a deny name mean something its author did not write. */
+        return globtok_check(s, strlen(s));
 }
 
 const char *policy_check_env_name(const char *s) {

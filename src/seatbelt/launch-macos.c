@@ -55,14 +55,14 @@ static void temp_base(char *buf, size_t size) {
 
 /* The plan's environment with TMPDIR pointing at the run's private directory. */
 static int env_with_tmpdir(const strv *env, const char *tmpdir, strv *out) {
-        int r = 0;
-        for (size_t i = 0; r >= 0 && i < env->n; i++)
-                if (strncmp(env->v[i], "TMPDIR=", 7) != 0)
-                        r = strv_push(out, env->v[i]);
+        int r = strv_extend(out, env);
+        if (r < 0)
+                return r;
+        (void) strv_env_unset(out, "TMPDIR"); /* every copy, then the run's own at the end */
         char *t = NULL;
-        if (r >= 0 && asprintf(&t, "TMPDIR=%s", tmpdir) < 0)
+        if (asprintf(&t, "TMPDIR=%s", tmpdir) < 0)
                 return -ENOMEM;
-        return r < 0 ? r : strv_push_take(out, t);
+        return strv_push_take(out, t);
 }
 
 static int run_confined(const plan *p, const cordon_policy *policy, char *const argv[],

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "seatbelt/sbpl-escape.h"
+#include "util/globtok.h"
 
 /* ---- sbuf ----------------------------------------------------------------------------------- */
 
@@ -136,100 +137,44 @@ void sbpl_quote(sbuf *b, const char *s) {
 
 /* ---- glob → regex --------------------------------------------------------------------------- */
 
-/* What a bracket expression matches, as far as the translation needs to know. */
-typedef struct bracket {
-        bool ascii[128];
-        bool wide; /* negated, a class or collating element, or a non-ASCII member */
-} bracket;
-
 static bool is_alpha(unsigned char c) {
         return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static void bracket_add_range(bracket *s, unsigned char lo, unsigned char hi) {
-        for (unsigned c = lo; c <= hi; c++) {
-                if (c >= 0x80) {
-                        s->wide = true;
-                        return;
-                }
-                s->ascii[c] = true;
-        }
-}
-
-/* A bracket expression at p[0] == '[' (same grammar as plan/name-rules.c). Returns the bytes
- * consumed, or 0 when it is not closed: then '[' is an ordinary character, as in fnmatch. */
-static size_t parse_bracket(const char *p, bracket *ret) {
-        bracket s = { { false }, false };
-        size_t i = 1;
-        if (p[i] == '!' || p[i] == '^') {
-                s.wide = true; /* a negated set holds nearly every byte: widened to all */
-                i++;
-        }
-        for (bool first = true; p[i]; first = false) {
-                unsigned char c = (unsigned char) p[i];
-                if (c == ']' && !first) {
-                        *ret = s;
-                        return i + 1;
-                }
-                if (c == '[' && p[i + 1] && strchr(":=.", p[i + 1])) {
-                        const char *end = NULL;
-                        for (size_t k = i + 2; p[k] && p[k + 1]; k++)
-                                if (p[k] == p[i + 1] && p[k + 1] == ']') {
-                                        end = p + k;
-                                        break;
-                                }
-                        if (!end)
-                                return 0;
-                        s.wide = true; /* classes are widened rather than re-implemented */
-                        i = (size_t) (end - p) + 2;
-                        continue;
-                }
-                if (c == '\\' && p[i + 1])
-                        c = (unsigned char) p[++i];
-                i++;
-                unsigned char hi = c;
-                if (p[i] == '-' && p[i + 1] && p[i + 1] != ']') {
-                        size_t k = i + 1;
-                        if (p[k] == '\\' && p[k + 1])
-                                k++;
-                        hi = (unsigned char) p[k];
-                        i = k + 1;
-                }
-                bracket_add_range(&s, c, hi);
-        }
-        return 0;
-}
-
 /* Bytes that stay plain inside a regex bracket: not ']' '^' '-' '\' '[' (bracket syntax, or an
- * escape in some dialects), not '/', not control characters. */
+ * escape in some dialects), not '/', not control characters, not bytes of UTF-8 sequences (a
+ * regex engine reading characters would take them as parts of one). */
 static bool bracket_plain(unsigned char c) {
         return c > 0x20 && c < 0x7f && !strchr("]^-\\[/", c);
 }
 
-static void emit_bracket(sbuf *b, const bracket *s) {
-        bool any = false, plain = !s->wide;
-        for (unsigned c = 0; c < 128 && plain; c++)
-                if (s->ascii[c] && c != '/') {
+/* A bracket expression, from the set of bytes the name rules match for it (util/globtok.h:
+ * already case folded and negated, never '/'). Exact when every member is a plain byte. Else,
+ * and for an empty set (a reversed range), which a regex bracket cannot spell, "[^/]": it says
+ * more than the glob, which is safe for a deny rule. */
+static void emit_class(sbuf *b, const globtok_set *s) {
+        bool any = false, plain = true;
+        for (unsigned c = 1; c < 256 && plain; c++)
+                if (globtok_set_has(s, (unsigned char) c)) {
                         any = true;
                         plain = bracket_plain((unsigned char) c);
                 }
         if (!plain || !any) {
-                sbuf_add(b, "[^/]"); /* says more than the glob: safe for a deny rule */
+                sbuf_add(b, "[^/]");
                 return;
         }
-        bool seen[128] = { false };
         sbuf_add(b, "[");
         for (unsigned c = 0; c < 128; c++) {
-                if (!s->ascii[c] || c == '/')
+                unsigned char v = (unsigned char) c;
+                /* Each letter once, lower case first: "[dDrR]". */
+                if (!globtok_set_has(s, v) ||
+                    (v >= 'A' && v <= 'Z' && globtok_set_has(s, (unsigned char) (v | 0x20))))
                         continue;
-                unsigned char v[2] = { (unsigned char) c, (unsigned char) c };
-                if (is_alpha((unsigned char) c))
-                        v[1] = (unsigned char) (c ^ 0x20); /* the other case */
-                for (size_t k = 0; k < 2; k++)
-                        if (!seen[v[k]]) {
-                                seen[v[k]] = true;
-                                sbuf_addn(b, (const char *) &v[k], 1);
-                        }
+                sbuf_addn(b, (const char *) &v, 1);
+                if (is_alpha(v) && globtok_set_has(s, (unsigned char) (v & ~0x20))) {
+                        unsigned char u = (unsigned char) (v & ~0x20);
+                        sbuf_addn(b, (const char *) &u, 1);
+                }
         }
         sbuf_add(b, "]");
 }
@@ -255,30 +200,26 @@ static void emit_literal(sbuf *b, unsigned char c) {
         sbuf_addn(b, (const char *) &c, 1);
 }
 
+/* The glob read by the name rules' own parser (util/globtok.h), token by token. */
 static void emit_body(sbuf *b, const char *glob) {
-        for (size_t i = 0; glob[i] && !b->err;) {
-                char c = glob[i];
-                if (c == '*') {
+        size_t len = strlen(glob);
+        globtok t;
+        for (size_t i = 0; i < len && !b->err; i += t.len) {
+                globtok_next(glob + i, len - i, &t);
+                switch (t.kind) {
+                case GLOBTOK_STAR:
                         sbuf_add(b, "[^/]*");
-                        i++;
-                } else if (c == '?') {
+                        break;
+                case GLOBTOK_ANY:
                         sbuf_add(b, "[^/]");
-                        i++;
-                } else if (c == '\\') {
-                        /* A trailing backslash stands for itself, as in fnmatch. */
-                        emit_literal(b, (unsigned char) (glob[i + 1] ? glob[i + 1] : '\\'));
-                        i += glob[i + 1] ? 2 : 1;
-                } else if (c == '[') {
-                        bracket s;
-                        size_t n = parse_bracket(glob + i, &s);
-                        if (n == 0)
-                                emit_literal(b, '[');
-                        else
-                                emit_bracket(b, &s);
-                        i += n ? n : 1;
-                } else {
-                        emit_literal(b, (unsigned char) c);
-                        i++;
+                        break;
+                case GLOBTOK_CLASS:
+                        emit_class(b, &t.set);
+                        break;
+                case GLOBTOK_LITERAL:
+                default:
+                        emit_literal(b, t.byte);
+                        break;
                 }
         }
 }

@@ -46,15 +46,16 @@ typedef enum sbpl_glob_kind {
         SBPL_GLOB_NAME,
 } sbpl_glob_kind;
 
-/* The one glob → regex translator. Semantics follow the name rules (plan/name-rules.h): '*' and
- * '?' never match '/', '\' quotes the next byte, '[...]' is a bracket expression ('!' or '^'
- * negates; an unclosed '[' is literal), ASCII letters match either case, no special leading dot.
- * The result is anchored ('^' ... '$') and escapes every regex metacharacter of the path. Only
- * deny rules use regexes, so where the regex dialect cannot say exactly what the glob says it
- * says more: a negated bracket, a class ("[[:alpha:]]") or a bracket holding a regex-special or
- * non-ASCII byte becomes "any one byte but '/'". Returns 0 and a malloc'ed regex (not yet
- * quoted), -EINVAL for a relative path or a control character, -EILSEQ for invalid UTF-8,
- * -ENOMEM. */
+/* The one glob → regex translator. The glob is read by the parser the Linux name rules use
+ * (util/globtok.h, which states the syntax): '*' and '?' never match '/', '\' quotes the next
+ * byte, '[...]' is a bracket expression ('!' or '^' negates; an unclosed '[' is literal), ASCII
+ * letters match either case, no special leading dot. The result is anchored ('^' ... '$') and
+ * escapes every regex metacharacter of the path. A bracket becomes the set of bytes the name
+ * rules match for it, case folded ("[[:digit:]]" is "[0123456789]"). Only deny rules use
+ * regexes, so where the regex dialect cannot say exactly what the glob says it says more: a set
+ * holding a regex-special, control or non-ASCII byte (every negated one does) or no byte at all
+ * becomes "any one byte but '/'". Returns 0 and a malloc'ed regex (not yet quoted), -EINVAL for a
+ * relative path or a control character, -EILSEQ for invalid UTF-8, -ENOMEM. */
 int sbpl_glob_regex(const char *glob, sbpl_glob_kind kind, char **ret);
 
 /* A glob that matches exactly the path `path`: every '*', '?', '[' and '\' quoted by a '\'. For

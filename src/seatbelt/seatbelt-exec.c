@@ -154,14 +154,6 @@ static char **build_args(const seatbelt_exec_params *x) {
         return a;
 }
 
-static const char *env_get(char *const *envp, const char *name) {
-        size_t n = strlen(name);
-        for (size_t i = 0; envp && envp[i]; i++)
-                if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-                        return envp[i] + n + 1;
-        return NULL;
-}
-
 /* The files to try: sandbox-exec itself, or argv[0] searched in the command's own PATH. */
 static int build_candidates(const seatbelt_exec_params *x, strv *ret) {
         if (x->sandbox_exec)

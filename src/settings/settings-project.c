@@ -209,19 +209,10 @@ int cordon_settings_untrust_project(const char *home, const char *trust_path,
 /* The SHA-256 of the regular file at `path` (O_NONBLOCK: a FIFO planted there must not hang the
  * listing; it is no regular file). */
 static int hash_file(const char *path, char sha[TRUST_SHA256_HEX]) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        struct stat st;
-        if (fd < 0 || fstat(fd, &st) < 0)
-                return -errno;
-        if (!S_ISREG(st.st_mode))
-                return -EINVAL;
-        _cleanup_free_ char *text = malloc(POLICY_MAX_FILE + 1);
-        if (!text)
-                return -ENOMEM;
-        ssize_t n = read_full(fd, text, POLICY_MAX_FILE + 1);
-        if (n < 0 || (size_t) n > POLICY_MAX_FILE)
-                return n < 0 ? (int) n : -EFBIG;
-        return trust_sha256_hex(text, (size_t) n, sha);
+        _cleanup_free_ char *text = NULL;
+        size_t n = 0;
+        int r = read_file_at(AT_FDCWD, path, POLICY_MAX_FILE, READ_FILE_REGULAR, &text, &n);
+        return r < 0 ? r : trust_sha256_hex(text, n, sha);
 }
 
 /* "trusted" when the file still has the recorded content, "changed" (its loosening items are

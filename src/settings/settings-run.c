@@ -47,10 +47,8 @@ static const char *env_path(const cordon_policy *p, char *const *envp) {
         for (size_t i = 0; i < p->n_env_set; i++)
                 if (strcmp(p->env_set[i].name, "PATH") == 0)
                         return p->env_set[i].value;
-        for (char *const *e = envp; e && *e; e++)
-                if (strncmp(*e, "PATH=", 5) == 0)
-                        return *e + 5;
-        return "/usr/local/bin:/usr/bin:/bin";
+        const char *path = env_get(envp, "PATH");
+        return path ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 static bool is_executable_file(const char *path) {

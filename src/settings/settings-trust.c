@@ -258,20 +258,16 @@ static int read_store(const char *path, char **ret, size_t *ret_len, cordon_erro
         int r = check_owner(path, &st, &dir, err);
         if (r < 0)
                 return r;
-        _cleanup_free_ char *buf = malloc(POLICY_MAX_FILE + 1);
-        if (!buf)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        ssize_t n = read_full(fd, buf, POLICY_MAX_FILE + 1);
-        if (n < 0)
-                return cordon_set_error(err, CORDON_POLICY_INVALID, (int) -n,
-                                        "%s: cannot read the trust store: %s", path,
-                                        strerror((int) -n));
-        if ((size_t) n > POLICY_MAX_FILE)
+        r = read_fd_bounded(fd, POLICY_MAX_FILE, ret, ret_len);
+        if (r == -EFBIG)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
                                         "%s: the trust store is larger than %u bytes", path,
                                         POLICY_MAX_FILE);
-        *ret_len = (size_t) n;
-        *ret = TAKE_PTR(buf);
+        if (r < 0)
+                return cordon_set_error(err, r == -ENOMEM ? CORDON_LAUNCH_FAILED
+                                                          : CORDON_POLICY_INVALID,
+                                        r, "%s: cannot read the trust store: %s", path,
+                                        strerror(-r));
         return 1;
 }
 

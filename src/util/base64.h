@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Base64 (RFC 4648 §4, standard alphabet, padded): the events' binary output chunks
- * (src/linux/events.c), file contents in cordond's fs.* methods (docs/protocol.md) and the egress
- * proxy's Proxy-Authorization: Basic (src/net/http.c). Decoding is strict: one spelling per byte
+ * (src/linux/events.c writes them, `cordon explain` reads them back in src/explain/explain.c),
+ * file contents in cordond's fs.* methods (docs/protocol.md) and the egress proxy's
+ * Proxy-Authorization: Basic (src/net/http.c). Decoding is strict: one spelling per byte
  * string, so two different texts never stand for the same bytes (two spellings of one credential
  * would be two credentials to whoever compares encoded forms). */
 #pragma once

@@ -47,19 +47,19 @@ ssize_t read_full(int fd, void *buf, size_t len) {
         return (ssize_t) done;
 }
 
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return -errno;
-        size_t cap = 4096, len = 0;
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len) {
+        if (max >= SIZE_MAX - 1)
+                return -EINVAL;
+        /* Room for max + 1 bytes at most, and a NUL. */
+        size_t cap = max < 4096 ? max + 1 : 4096, len = 0;
         _cleanup_free_ char *buf = malloc(cap + 1);
         if (!buf)
                 return -ENOMEM;
         for (;;) {
                 if (len == cap) {
-                        if (cap >= max)
+                        if (cap > max)
                                 return -EFBIG;
-                        size_t ncap = cap * 2 > max ? max : cap * 2;
+                        size_t ncap = cap > max / 2 ? max + 1 : cap * 2;
                         char *nb = realloc(buf, ncap + 1);
                         if (!nb)
                                 return -ENOMEM;
@@ -77,6 +77,34 @@ int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *re
                 len += (size_t) n;
         }
         buf[len] = '\0';
+        if (ret_len)
+                *ret_len = len;
+        *ret = TAKE_PTR(buf);
+        return 0;
+}
+
+int read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **ret,
+                 size_t *ret_len) {
+        _cleanup_close_ int fd = openat(dirfd, path,
+                                        O_RDONLY | O_CLOEXEC | O_NOCTTY |
+                                                (flags & READ_FILE_NOFOLLOW ? O_NOFOLLOW : 0) |
+                                                (flags & READ_FILE_REGULAR ? O_NONBLOCK : 0));
+        if (fd < 0)
+                return -errno;
+        struct stat st;
+        if (flags & READ_FILE_REGULAR) {
+                if (fstat(fd, &st) < 0)
+                        return -errno;
+                if (!S_ISREG(st.st_mode))
+                        return -EINVAL;
+        }
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0;
+        int r = read_fd_bounded(fd, max, &buf, &len);
+        if (r < 0)
+                return r;
+        if ((flags & READ_FILE_TEXT) && memchr(buf, '\0', len))
+                return -EINVAL;
         if (ret_len)
                 *ret_len = len;
         *ret = TAKE_PTR(buf);
@@ -188,6 +216,42 @@ int strv_copy(strv *dst, const strv *src) {
                         return r;
         }
         return 0;
+}
+
+ssize_t env_find(char *const *env, const char *name) {
+        size_t nl = strlen(name);
+        for (size_t i = 0; env && env[i]; i++)
+                if (strncmp(env[i], name, nl) == 0 && env[i][nl] == '=')
+                        return (ssize_t) i;
+        return -1;
+}
+
+const char *env_get(char *const *env, const char *name) {
+        ssize_t at = env_find(env, name);
+        return at >= 0 ? env[at] + strlen(name) + 1 : NULL;
+}
+
+int strv_env_set(strv *env, const char *name, const char *value) {
+        char *entry = NULL;
+        if (asprintf(&entry, "%s=%s", name, value) < 0)
+                return -ENOMEM;
+        ssize_t at = env_find(env->v, name);
+        if (at < 0)
+                return strv_push_take(env, entry);
+        free(env->v[at]);
+        env->v[at] = entry;
+        return 0;
+}
+
+size_t strv_env_unset(strv *env, const char *name) {
+        size_t removed = 0;
+        for (ssize_t at; (at = env_find(env->v, name)) >= 0; removed++) {
+                free(env->v[at]);
+                /* The NULL at v[n] moves down with the rest. */
+                memmove(&env->v[at], &env->v[at + 1], (env->n - (size_t) at) * sizeof(char *));
+                env->n--;
+        }
+        return removed;
 }
 
 void strv_done(strv *s) {
@@ -335,11 +399,9 @@ int parse_duration_ms(const char *s, uint64_t *ret) {
 
 char *home_dir_of(char *const *env) {
         extern char **environ;
-        if (!env)
-                env = environ;
-        for (size_t i = 0; env && env[i]; i++)
-                if (strncmp(env[i], "HOME=", 5) == 0 && env[i][5] == '/')
-                        return strdup(env[i] + 5);
+        const char *home = env_get(env ? env : environ, "HOME");
+        if (home && home[0] == '/')
+                return strdup(home);
         struct passwd pw, *res = NULL;
         char buf[4096];
         if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&

@@ -57,8 +57,25 @@ int safe_close(int fd);
 ssize_t write_all(int fd, const void *buf, size_t len);
 /* Reads until len bytes or EOF; returns bytes read or -errno. */
 ssize_t read_full(int fd, void *buf, size_t len);
-/* Reads a whole (small) file below max bytes; NUL-terminated. Returns 0 or -errno (-EFBIG). */
-int read_file_at(int dirfd, const char *path, size_t max, char **ret, size_t *ret_len);
+
+/* ---- Whole small files, with a size cap: the one bounded reader. ---------------------------- */
+/* Reads `fd` to its end, at most `max` bytes (max < SIZE_MAX), into a malloc'ed buffer with a NUL
+ * after the content (*ret_len, if non-NULL, gets the length; the bytes may hold NULs). The buffer
+ * grows as the data comes, so a large cap costs nothing for a small file; one byte past the cap
+ * is read to tell "exactly max" from "more" (a file that grew after an fstat() size check is
+ * still caught). Returns 0, -EFBIG when there is more than `max`, or -errno. */
+int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
+
+/* Flags of read_file_at(). */
+#define READ_FILE_NOFOLLOW (1U << 0) /* a symlink as the final component is refused (-ELOOP) */
+/* Only a regular file (else -EINVAL), opened O_NONBLOCK: a FIFO planted at the path must not
+ * hang the reader. */
+#define READ_FILE_REGULAR (1U << 1)
+#define READ_FILE_TEXT (1U << 2) /* a NUL byte in the content is refused (-EINVAL) */
+
+/* Opens `path` (relative to dirfd) read-only and reads it with read_fd_bounded(). */
+int read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **ret,
+                 size_t *ret_len);
 
 /* Error reporting into a public cordon_error (NULL-safe). Returns -abs(sys_errno) or -EINVAL so
  * callers can `return cordon_set_error(...)`. */
@@ -81,6 +98,17 @@ int strv_extend(strv *dst, const strv *src);     /* copies each */
 int strv_copy(strv *dst, const strv *src);       /* dst must be empty */
 void strv_done(strv *s);                         /* frees content, leaves {NULL,0} */
 
+/* ---- "NAME=value" entries of an environment (envp, or a strv's v). ------------------------- */
+/* Index of the first entry of the NULL-terminated `env` (NULL: empty) that is "NAME=...", or -1.
+ * The first, as getenv() reads it. `name` holds no '='. */
+ssize_t env_find(char *const *env, const char *name);
+/* The value of that entry (after the '='), or NULL. */
+const char *env_get(char *const *env, const char *name);
+/* NAME=value (copied) in place of the first NAME entry of `env`, else appended. */
+int strv_env_set(strv *env, const char *name, const char *value);
+/* Removes every NAME entry of `env`; returns how many there were. */
+size_t strv_env_unset(strv *env, const char *name);
+
 /* Path helpers (pure string operations, no filesystem access). */
 bool path_is_absolute(const char *p);
 /* Lexical normalisation: collapses "//", "/./", trailing "/"; refuses ".." (returns -EINVAL). */
@@ -89,8 +117,8 @@ int path_normalize(const char *in, char **ret);
 bool path_startswith(const char *path, const char *prefix);
 /* "a" + "/" + "b" with exactly one slash. */
 char *path_join(const char *a, const char *b);
-/* The user's home: HOME from `env` (NULL: the process's environment) when absolute, else the
- * password database's entry. Caller frees; NULL when neither is usable. */
+/* The user's home: HOME from `env` (NULL: the process's environment; its first HOME entry, the
+ * one the command's getenv() would see) when absolute, else the password database's entry. Caller frees; NULL when neither is usable. */
 char *home_dir_of(char *const *env);
 
 /* Checked decimal/size parsing: "512", "64M", "1G" (binary units). -EINVAL / -ERANGE. */

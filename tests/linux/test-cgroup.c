@@ -114,7 +114,7 @@ static char *slurp(const char *rel) {
         char p[PATH_MAX + 64];
         snprintf(p, sizeof(p), "%s/%s", tmp, rel);
         char *s = NULL;
-        assert_int_equal(read_file_at(AT_FDCWD, p, 4096, &s, NULL), 0);
+        assert_int_equal(read_file_at(AT_FDCWD, p, 4096, 0, &s, NULL), 0);
         return s;
 }
 

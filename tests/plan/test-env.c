@@ -201,8 +201,37 @@ static void test_limits(void **state) {
         free(big2);
 }
 
+/* The one NAME= scanner (util/util.h): a prefix is not a name, the first entry wins, set
+ * replaces in place, unset removes every copy. */
+static void test_env_helpers(void **state) {
+        char *envp[] = { (char *) "PATHX=no", (char *) "PATH=/a", (char *) "PATH=/b",
+                         (char *) "EMPTY=", (char *) "NOEQ", NULL };
+        assert_int_equal(env_find(envp, "PATH"), 1);
+        assert_string_equal(env_get(envp, "PATH"), "/a");
+        assert_string_equal(env_get(envp, "EMPTY"), "");
+        assert_null(env_get(envp, "PAT"));
+        assert_null(env_get(envp, "NOEQ"));
+        assert_null(env_get(NULL, "PATH"));
+        strv s = { 0 };
+        assert_int_equal(strv_env_unset(&s, "A"), 0);
+        for (size_t i = 0; envp[i]; i++)
+                assert_int_equal(strv_push(&s, envp[i]), 0);
+        assert_int_equal(strv_env_set(&s, "PATH", "/c"), 0);
+        assert_string_equal(s.v[1], "PATH=/c");
+        assert_string_equal(s.v[2], "PATH=/b");
+        assert_int_equal(strv_env_set(&s, "NEW", "v=w"), 0);
+        assert_string_equal(s.v[5], "NEW=v=w");
+        assert_int_equal(strv_env_unset(&s, "PATH"), 2);
+        assert_null(env_get(s.v, "PATH"));
+        assert_string_equal(env_get(s.v, "PATHX"), "no");
+        assert_int_equal(s.n, 4);
+        assert_null(s.v[4]);
+        strv_done(&s);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_env_helpers),
                 cmocka_unit_test(test_builtin_scrub),
                 cmocka_unit_test(test_pass_scrub_set),
                 cmocka_unit_test(test_malformed_and_duplicates),

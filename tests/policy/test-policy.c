@@ -181,12 +181,16 @@ static void test_widening_fields(void **state) {
 
 static void test_names_and_env(void **state) {
         _cleanup_policy_ cordon_policy *p = cordon_policy_new();
-        static const char *const bad_globs[] = { "", "a/b", "/x", ".", "..", "a\nb" };
+        static const char *const bad_globs[] = { "", "a/b", "/x", ".", "..", "a\nb",
+                                                 /* what the glob parser flags */
+                                                 "a[bc", "[z-a]", "[[:nope:]]", "[[=a=]]",
+                                                 "x\\" };
         for (size_t i = 0; i < ELEMENTSOF(bad_globs); i++)
                 assert_int_equal(cordon_policy_add_deny_create_name(p, bad_globs[i]), -EINVAL);
         assert_int_equal(cordon_policy_add_deny_create_name(p, "*.pem"), 0);
         assert_int_equal(cordon_policy_add_deny_create_name(p, ".env.*"), 0);
-        assert_int_equal(p->deny_create_names.n, 2);
+        assert_int_equal(cordon_policy_add_deny_create_name(p, "[]!a-c[:digit:]\\[]x"), 0);
+        assert_int_equal(p->deny_create_names.n, 3);
 
         static const char *const bad_names[] = { "", "1X", "A-B", "A=B", "A B", "Ä" };
         for (size_t i = 0; i < ELEMENTSOF(bad_names); i++) {

@@ -36,7 +36,7 @@ static void write_file(const char *path, const char *content, mode_t mode) {
 
 static char *slurp(const char *path) {
         char *s = NULL;
-        return read_file_at(AT_FDCWD, path, 1 << 20, &s, NULL) < 0 ? NULL : s;
+        return read_file_at(AT_FDCWD, path, 1 << 20, 0, &s, NULL) < 0 ? NULL : s;
 }
 
 /* A stand-in for /usr/bin/sandbox-exec: refuses anything but `-p PROFILE -- CMD...`, keeps the

@@ -43,7 +43,7 @@ static const golden_case cases[] = {
 
 static char *read_text(const char *path) {
         char *buf = NULL;
-        return read_file_at(AT_FDCWD, path, 1 << 22, &buf, NULL) < 0 ? NULL : buf;
+        return read_file_at(AT_FDCWD, path, 1 << 22, 0, &buf, NULL) < 0 ? NULL : buf;
 }
 
 static void write_text(const char *path, const char *text) {
