@@ -4,8 +4,21 @@
  *
  * Lifecycle of the main objects:
  *   cordon_policy: cordon_policy_new() or cordon_policy_new_default() → setters / loaders →
- *                  cordon_policy_resolve() → cordon_run() → cordon_policy_free().
+ *                  cordon_policy_resolve() → cordon_run() / cordon_spawn() /
+ *                  cordon_session_launch() → cordon_policy_free().
+ *   cordon_process: cordon_spawn() or cordon_session_exec() → cordon_process_wait() →
+ *                  cordon_process_free().
+ *   cordon_session: cordon_session_launch() → cordon_session_exec()... → cordon_session_destroy().
  *   cordon_probe:  cordon_probe_run() → cordon_probe_to_json()/..._to_text() → cordon_probe_free().
+ *
+ * Threads (docs/design/library.md): the library keeps no process-wide mutable state but caches
+ * of what the kernel supports (behind a lock, or atomic). Any function may be called from any thread. An object may be
+ * used by several threads at once only through `const` pointers (a cordon_policy shared by
+ * concurrent cordon_spawn() calls, say); functions that take a non-const object (setters,
+ * loaders, *_free) need it to themselves. cordon_process and cordon_session are the exceptions:
+ * their calls are safe from several threads at once as their sections say. cordon_run() and
+ * cordon_spawn() read the process's working directory and `environ` unless given `cwd` and
+ * `environ`; nothing else of the process (no chdir, no signal disposition, no umask) changes.
  *
  * Error convention (docs/design/errors.md): every public function that can fail returns 0 on
  * success or a negative errno, and, when given a non-NULL cordon_error, fills it with a code from
@@ -27,6 +40,18 @@ extern "C" {
 #endif
 
 #define CORDON_PUBLIC __attribute__((visibility("default")))
+
+/* The version of this header; cordon_version() says the library's. A program that needs a call
+ * added later can test CORDON_VERSION_AT_LEAST(0, 2, 0) at build time; the soname and symbol
+ * versions (docs/design/abi.md) make an older library fail at load time instead of at the call. */
+#define CORDON_VERSION_MAJOR 0
+#define CORDON_VERSION_MINOR 1
+#define CORDON_VERSION_PATCH 0
+#define CORDON_VERSION_AT_LEAST(major, minor, patch)                                        \
+        (CORDON_VERSION_MAJOR > (major) ||                                                  \
+         (CORDON_VERSION_MAJOR == (major) && (CORDON_VERSION_MINOR > (minor) ||             \
+                                              (CORDON_VERSION_MINOR == (minor) &&           \
+                                               CORDON_VERSION_PATCH >= (patch)))))
 
 /* The closed, documented set of error codes (docs/design/errors.md). Never renumbered. */
 typedef enum cordon_code {
@@ -664,6 +689,7 @@ CORDON_PUBLIC int cordon_settings_explain(const cordon_settings *s, bool json, c
 CORDON_PUBLIC int cordon_settings_import(const char *path, const char *cwd, const char *home,
                                          char **ret, char **ret_notes, cordon_error *err);
 
+/* The library's version, "MAJOR.MINOR.PATCH" (static storage). */
 CORDON_PUBLIC const char *cordon_version(void);
 
 #ifdef __cplusplus

@@ -447,6 +447,12 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "usage: process-api [WORKDIR] (or CORDON_TEST_TMP)\n");
                 return 2;
         }
+        char hv[32];
+        (void) snprintf(hv, sizeof(hv), "%d.%d.%d", CORDON_VERSION_MAJOR, CORDON_VERSION_MINOR,
+                        CORDON_VERSION_PATCH);
+        check(strcmp(hv, cordon_version()) == 0 && CORDON_VERSION_AT_LEAST(0, 1, 0) &&
+                      !CORDON_VERSION_AT_LEAST(CORDON_VERSION_MAJOR + 1, 0, 0),
+              "the header's version macros are the library's version", cordon_version());
         cordon_policy *pol = policy();
         test_two_threads(pol);
         test_spawner_exits(pol);
