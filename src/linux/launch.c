@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The launch sequence: plans the sandbox, checks what it can enforce, starts its processes
- * (linux/sandbox.h, linux/backend-landlock.h) and the egress proxy, and ends them. What they
- * report is read by run-collect.c; the public handle around it is process-handle.c. */
+/* The launch sequence: plans the sandbox, checks what it can enforce, starts its processes and
+ * the egress proxy, and ends them, driving whichever backend runs through its table
+ * (launch-backends.c). What they report is read by run-collect.c; the public handle around it
+ * is process-handle.c. */
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,10 +12,8 @@
 #include <unistd.h>
 
 #include "linux/cgroup.h"
-#include "linux/landlock.h"
 #include "linux/launch.h"
 #include "linux/probe.h"
-#include "linux/sandbox.h"
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
 
@@ -43,7 +42,7 @@ static void attempt_state(launch *l) {
         bool session = l->session_ctl >= 0;
         l->st = (run_state) {
                 .opts = &l->opts, .ev = &l->ev, .cg = p->cgroup, .pids = p->pids,
-                .backend = l->have_landlock ? CORDON_BACKEND_LANDLOCK : CORDON_BACKEND_NATIVE,
+                .backend = l->be->id,
                 .want_sender = l->want_command_pidfd, .command_pidfd = -1,
                 .proxy_fd = l->px.report_fd, .kill_fd = l->kill_fd,
                 .cancel_fd = l->opts.cancel_fd > 2 ? l->opts.cancel_fd : -1,
@@ -64,11 +63,7 @@ static _noreturn_ void attempt_child(launch *l, char *const argv[], int report_f
                 launch_fds_child(&l->fds, own, ELEMENTSOF(own));
         }
         capture_child(&l->cap, report_fd);
-        if (l->have_landlock)
-                landlock_sandbox_main(l->p, &l->lr, argv, report_fd, launcher);
-        if (l->confined)
-                sandbox_monitor_main(l->p, argv, report_fd, launcher, l->px.listen_ch);
-        sandbox_unconfined_main(l->p, argv, report_fd);
+        l->be->child_main(l, argv, report_fd, launcher);
 }
 
 /* What an attempt opened before its fork, closed again when the fork or its set-up failed. */
@@ -93,20 +88,12 @@ static int attempt_open(launch *l, int fds[2], proxy_channels *pch, cordon_error
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "cannot create the report channel: %s", strerror(-r));
         }
-        /* The egress proxy's channels first; the proxy itself is forked right after the monitor,
-         * so its start overlaps with the monitor's namespace set-up. It waits for the
-         * listeners, which the monitor creates inside the sandbox's network namespace. */
         l->px = no_proxy;
-        if (l->have_landlock) { /* its proxy listens on the host's loopback already */
-                l->px = l->lr.proxy;
-                l->lr.proxy = no_proxy;
-        } else if (l->confined && (r = proxy_prepare(pch, err)) < 0) {
+        if (l->be->proxy_open && (r = l->be->proxy_open(l, pch, err)) < 0) {
                 safe_close(fds[0]);
                 safe_close(fds[1]);
                 return r;
         }
-        if (!l->have_landlock && l->confined)
-                l->px.listen_ch = pch->lch[1]; /* the monitor's end */
         const int forward[2] = { l->fds.stdio[1], l->fds.stdio[2] };
         if ((r = capture_open(&l->cap, l->opts.capture, &l->ev, forward)) < 0) {
                 attempt_unwind(l, fds, pch);
@@ -139,10 +126,8 @@ static int attempt_fork(launch *l, char *const argv[], cordon_error *err) {
         l->child_pidfd = (int) syscall(SYS_pidfd_open, child, 0);
         safe_close(fds[1]);
         capture_parent(&l->cap);
-        if (!l->have_landlock && l->confined) {
-                /* Not before: it would hold the capture pipes' sandbox ends until it closes
-                 * what it does not need. */
-                r = proxy_start(l->p, &pch, &l->px, err);
+        if (l->be->proxy_start) {
+                r = l->be->proxy_start(l, &pch, err);
                 if (r < 0) {
                         (void) kill(child, SIGKILL); /* no proxy: the sandbox must not run */
                         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
@@ -188,10 +173,10 @@ static int attempt(launch *l, char *const argv[], bool *ret_ready, cordon_error 
         if (r < 0)
                 return r;
         attempt_state(l);
-        if (!l->confined)
-                events_ready(&l->ev, CORDON_BACKEND_NONE); /* nothing to build: ready at once */
+        if (!l->be->confined)
+                events_ready(&l->ev, l->be->id); /* nothing to build: ready at once */
         r = run_collect(l, true);
-        *ret_ready = !l->confined || l->st.ready;
+        *ret_ready = !l->be->confined || l->st.ready;
         /* Started, and maybe over already (the channel's end came with the start). */
         l->at_eof = r == 0;
         if (r >= 0 && run_started(&l->st) && !l->st.timed_out && !l->st.killed)
@@ -209,47 +194,13 @@ static int attempt(launch *l, char *const argv[], bool *ret_ready, cordon_error 
         return r;
 }
 
-static int check_backend(cordon_backend b, cordon_error *err) {
-        switch (b) {
-        case CORDON_BACKEND_AUTO:
-        case CORDON_BACKEND_NATIVE:
-                break;
-        case CORDON_BACKEND_LANDLOCK:
-                return landlock_backend_available(err);
-        case CORDON_BACKEND_MICROVM:
-                /* docs/design/backends.md: an explicitly requested backend never steps down. */
-                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
-                                        "refusing to run the command unconfined: the %s backend "
-                                        "is not available in this build; hint: use --backend "
-                                        "native or landlock (see 'cordon probe')",
-                                        cordon_backend_to_string(b));
-        case CORDON_BACKEND_NONE:
-        default:
-                break;
-        }
-        if (landlock_abi() < 1)
-                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOSYS,
-                                        "refusing to run the command unconfined: Landlock is not "
-                                        "available on this kernel; hint: enable unprivileged user "
-                                        "namespaces and a Landlock-enforcing kernel "
-                                        "(lsm=...,landlock), see 'cordon probe'");
-        return 0;
-}
-
-static int attempt_landlock(launch *l, char *const argv[], cordon_error *err) {
-        plan *p = l->p;
-        /* The default process ceiling without a cgroup: RLIMIT_NPROC would count every process
-         * of the user on the host here (no user namespace), so it is not applied; a limits.pids
-         * the policy sets is refused instead (backend-landlock.c). */
-        if (!p->cgroup && p->pids_default)
-                p->pids = 0;
-        int r = landlock_run_prepare(p, &l->lr, err);
-        if (r < 0)
-                return r;
-        l->have_landlock = true;
-        l->backend = CORDON_BACKEND_LANDLOCK;
-        bool ready = false;
-        return attempt(l, argv, &ready, err);
+/* An attempt at backend `be`: what it builds before the fork, then the attempt. */
+static int attempt_with(launch *l, const launch_backend *be, char *const argv[], bool *ret_ready,
+                        cordon_error *err) {
+        l->be = be;
+        l->backend = be->id;
+        int r = be->prepare ? be->prepare(l, err) : 0;
+        return r < 0 ? r : attempt(l, argv, ret_ready, err);
 }
 
 /* The unspecified backend's ladder (docs/design/backends.md): native, else landlock, else refuse.
@@ -274,17 +225,18 @@ static bool step_down_to_landlock(const cordon_run_options *opts) {
         return true;
 }
 
-static int attempt_native(launch *l, char *const argv[], cordon_backend requested,
-                          cordon_error *err) {
+/* The requested backend; for AUTO, native and then the step down. */
+static int attempt_ladder(launch *l, const launch_backend *be, cordon_backend requested,
+                          char *const argv[], cordon_error *err) {
         bool ready = false;
-        int r = attempt(l, argv, &ready, err);
-        if (r >= 0 || ready || !l->confined || requested != CORDON_BACKEND_AUTO)
+        int r = attempt_with(l, be, argv, &ready, err);
+        if (r >= 0 || ready || be != &launch_backend_native || requested != CORDON_BACKEND_AUTO)
                 return r; /* an explicitly named backend never steps down */
         if (!step_down_to_landlock(&l->opts))
                 return r;
         if (err)
                 *err = (cordon_error) { 0 };
-        return attempt_landlock(l, argv, err);
+        return attempt_with(l, &launch_backend_landlock, argv, &ready, err);
 }
 
 /* What a warm session needs: a confining mode and the native backend (its init serves the
@@ -337,28 +289,27 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         plan *p = l->p;
         bool unconfined = p->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
                           backend == CORDON_BACKEND_NONE;
-        l->confined = !unconfined;
-        l->backend = unconfined ? CORDON_BACKEND_NONE : CORDON_BACKEND_NATIVE;
         if (unconfined)
                 backend = CORDON_BACKEND_NONE;
+        const launch_backend *be = launch_backend_for(backend);
+        l->be = be;
+        l->backend = be->id;
         keep_handed_fds(l);
         r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
-        if (r >= 0)
-                r = unconfined ? 0 : check_backend(backend, err);
-        if (r >= 0 && !unconfined)
+        if (r >= 0 && be->available)
+                r = be->available(err);
+        if (r >= 0 && be->confined)
                 r = launch_fds_check(&l->fds, p, err);
         /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
-        if (r >= 0 && !unconfined)
+        if (r >= 0 && be->confined)
                 r = cgroup_for_limits(p->memory_bytes, &p->pids, p->pids_default, &p->cgroup,
                                       err);
         /* Without limits, a cgroup of the session's own still serves suspend (the v2 freezer)
          * where one can be created; else suspend stops the processes with signals. */
         if (r >= 0 && l->session_ctl >= 0 && !p->cgroup)
                 (void) cgroup_create(NULL, &(cgroup_limits) { 0 }, &p->cgroup);
-        if (r >= 0 && backend == CORDON_BACKEND_LANDLOCK)
-                r = attempt_landlock(l, argv, err);
-        else if (r >= 0)
-                r = attempt_native(l, argv, l->opts.backend, err);
+        if (r >= 0)
+                r = attempt_ladder(l, be, l->opts.backend, argv, err);
         if (r < 0)
                 launch_done(l);
         return r;
@@ -374,10 +325,8 @@ int launch_finish(launch *l, cordon_run_result *ret, cordon_error *err) {
 }
 
 void launch_done(launch *l) {
-        if (l->have_landlock) {
-                landlock_run_done(&l->lr);
-                l->have_landlock = false;
-        }
+        if (l->be && l->be->done)
+                l->be->done(l);
         if (l->p) {
                 cgroup_destroy(TAKE_PTR(l->p->cgroup));
                 plan_free(TAKE_PTR(l->p));

@@ -2,6 +2,7 @@
 /* One sandboxed command, as the launcher holds it from cordon_spawn() to its result. Shared by
  * the files of the launch sequence (docs/design/library.md):
  *   launch.c          the front (plan, checks, cgroup), the backend ladder, fork, start, finish
+ *   launch-backends.c the backends (native, landlock, none, microvm) behind one table
  *   launch-fds.c      the descriptors the caller hands to the command: checked, then mapped
  *   run-collect.c     reading what the sandbox reports until it ends, into the run's result
  *   process-handle.c  the public handle (cordon_spawn, cordon_process_*) and cordon_run */
@@ -54,7 +55,35 @@ typedef struct launch_fds {
         size_t n_map;
 } launch_fds;
 
-typedef struct launch {
+typedef struct launch launch;
+typedef struct proxy_channels proxy_channels;
+
+/* A backend as the launch sequence drives it (launch-backends.c). Every member but `id`,
+ * `confined` and `child_main` may be NULL: nothing to do at that step. */
+typedef struct launch_backend {
+        cordon_backend id;
+        bool confined;           /* false: the none backend (danger-full-access) */
+        /* Whether this host can run it: 0, or -errno with SANDBOX_UNAVAILABLE saying why. */
+        int (*available)(cordon_error *err);
+        /* In the launcher, after the plan and the cgroup: what the backend builds first. */
+        int (*prepare)(launch *l, cordon_error *err);
+        /* Before the fork: the egress proxy's channels (l->px). */
+        int (*proxy_open)(launch *l, proxy_channels *pch, cordon_error *err);
+        /* After the fork: the proxy's start (the sandbox is killed when it fails). */
+        int (*proxy_start)(launch *l, proxy_channels *pch, cordon_error *err);
+        /* In the forked child, after its descriptors are in place: the sandbox's first stage. */
+        _noreturn_ void (*child_main)(launch *l, char *const argv[], int report_fd,
+                                      pid_t launcher);
+        /* After the run (or a failed attempt at it): what prepare() built. */
+        void (*done)(launch *l);
+} launch_backend;
+
+extern const launch_backend launch_backend_native, launch_backend_landlock,
+        launch_backend_none, launch_backend_microvm;
+/* The backend that runs `id` (AUTO: native, which may step down to landlock). */
+const launch_backend *launch_backend_for(cordon_backend id);
+
+struct launch {
         cordon_run_options opts; /* the callbacks and knobs, copied from the caller's */
         launch_fds fds;
         const char *cwd;         /* NULL: getcwd() */
@@ -67,10 +96,10 @@ typedef struct launch {
         cordon_backend backend;  /* the backend running the command */
         events ev;
         plan *p;
+        const launch_backend *be; /* the backend of the current attempt */
         bool have_landlock;
         landlock_run lr;         /* the landlock backend's run (have_landlock) */
         /* The running attempt at a backend. */
-        bool confined;           /* false: the none backend (danger-full-access) */
         int report_fd;           /* the sandbox's report channel, the launcher's end */
         bool at_eof;             /* ... read to its end already */
         proxy_proc px;
@@ -78,7 +107,7 @@ typedef struct launch {
         pid_t child;             /* the process the launcher forked (cordon_process_pid) */
         int child_pidfd;
         run_state st;
-} launch;
+};
 
 /* launch.c */
 void launch_init(launch *l);

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The Linux backends as the launch sequence drives them (launch.h: launch_backend): what each
+ * checks, builds before the fork, runs as the sandbox's first process, and removes afterwards.
+ * launch.c knows none of them by name; a backend plugs in here once (docs/design/backends.md). */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "linux/landlock.h"
+#include "linux/launch.h"
+#include "linux/sandbox.h"
+
+/* ---- native: namespaces, mounts, Landlock, seccomp, the supervisor, the proxy --------------- */
+
+static int native_available(cordon_error *err) {
+        if (landlock_abi() < 1)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOSYS,
+                                        "refusing to run the command unconfined: Landlock is not "
+                                        "available on this kernel; hint: enable unprivileged user "
+                                        "namespaces and a Landlock-enforcing kernel "
+                                        "(lsm=...,landlock), see 'cordon probe'");
+        return 0;
+}
+
+/* The egress proxy's channels first; the proxy itself is forked right after the monitor, so its
+ * start overlaps with the monitor's namespace set-up. It waits for the listeners, which the
+ * monitor creates inside the sandbox's network namespace. */
+static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
+        int r = proxy_prepare(pch, err);
+        if (r >= 0)
+                l->px.listen_ch = pch->lch[1]; /* the monitor's end */
+        return r;
+}
+
+/* Not before the fork: the proxy would hold the capture pipes' sandbox ends until it closes
+ * what it does not need. */
+static int native_proxy_start(launch *l, proxy_channels *pch, cordon_error *err) {
+        return proxy_start(l->p, pch, &l->px, err);
+}
+
+static _noreturn_ void native_child(launch *l, char *const argv[], int report_fd,
+                                    pid_t launcher) {
+        sandbox_monitor_main(l->p, argv, report_fd, launcher, l->px.listen_ch);
+}
+
+const launch_backend launch_backend_native = {
+        .id = CORDON_BACKEND_NATIVE, .confined = true, .available = native_available,
+        .proxy_open = native_proxy_open, .proxy_start = native_proxy_start,
+        .child_main = native_child,
+};
+
+/* ---- landlock: no namespaces; Landlock layers, seccomp, a loopback proxy -------------------- */
+
+static int landlock_available(cordon_error *err) {
+        int r = landlock_backend_available(err);
+        return r < 0 ? r : native_available(err);
+}
+
+static int landlock_prepare(launch *l, cordon_error *err) {
+        plan *p = l->p;
+        /* The default process ceiling without a cgroup: RLIMIT_NPROC would count every process
+         * of the user on the host here (no user namespace), so it is not applied; a limits.pids
+         * the policy sets is refused instead (backend-landlock.c). */
+        if (!p->cgroup && p->pids_default)
+                p->pids = 0;
+        int r = landlock_run_prepare(p, &l->lr, err);
+        if (r >= 0)
+                l->have_landlock = true;
+        return r;
+}
+
+/* Its proxy listens on the host's loopback already (landlock_run_prepare). */
+static int landlock_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
+        l->px = l->lr.proxy;
+        l->lr.proxy = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
+        return 0;
+}
+
+static _noreturn_ void landlock_child(launch *l, char *const argv[], int report_fd,
+                                      pid_t launcher) {
+        landlock_sandbox_main(l->p, &l->lr, argv, report_fd, launcher);
+}
+
+static void landlock_done(launch *l) {
+        if (l->have_landlock)
+                landlock_run_done(&l->lr);
+        l->have_landlock = false;
+}
+
+const launch_backend launch_backend_landlock = {
+        .id = CORDON_BACKEND_LANDLOCK, .confined = true, .available = landlock_available,
+        .prepare = landlock_prepare, .proxy_open = landlock_proxy_open,
+        .child_main = landlock_child, .done = landlock_done,
+};
+
+/* ---- none: asked for (danger-full-access, --backend none); nothing confines ----------------- */
+
+static _noreturn_ void none_child(launch *l, char *const argv[], int report_fd, pid_t launcher) {
+        sandbox_unconfined_main(l->p, argv, report_fd);
+}
+
+const launch_backend launch_backend_none = {
+        .id = CORDON_BACKEND_NONE, .confined = false, .child_main = none_child,
+};
+
+/* ---- microvm: not in this build ------------------------------------------------------------- */
+
+/* docs/design/backends.md: an explicitly requested backend never steps down. */
+static int microvm_available(cordon_error *err) {
+        return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                "refusing to run the command unconfined: the microvm backend is "
+                                "not available in this build; hint: use --backend native or "
+                                "landlock (see 'cordon probe')");
+}
+
+const launch_backend launch_backend_microvm = {
+        .id = CORDON_BACKEND_MICROVM, .confined = true, .available = microvm_available,
+};
+
+const launch_backend *launch_backend_for(cordon_backend id) {
+        switch (id) {
+        case CORDON_BACKEND_LANDLOCK:
+                return &launch_backend_landlock;
+        case CORDON_BACKEND_MICROVM:
+                return &launch_backend_microvm;
+        case CORDON_BACKEND_NONE:
+                return &launch_backend_none;
+        case CORDON_BACKEND_AUTO:
+        case CORDON_BACKEND_NATIVE:
+        default:
+                return &launch_backend_native;
+        }
+}
