@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 
 #include "linux/seccomp-bpf.h" /* generated: programs, rule numbers, foreign ABI names */
-#include "linux/uapi.h"
+#include "util/uapi.h"
 #include "util/util.h"
 
 #if defined(__x86_64__)
