@@ -301,6 +301,10 @@ int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode) {
         return 0;
 }
 
+cordon_mode cordon_policy_get_mode(const cordon_policy *p) {
+        return p && p->mode_set ? p->mode : CORDON_MODE_WORKSPACE_WRITE;
+}
+
 int cordon_policy_set_session_id(cordon_policy *p, const char *id) {
         if (!p || policy_check_id(id))
                 return -EINVAL;
