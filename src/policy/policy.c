@@ -8,7 +8,6 @@
 #include <limits.h>
 
 #include "net/egress.h"
-#include "plan/plan.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
 
@@ -604,6 +603,10 @@ int cordon_policy_resolve(const cordon_policy *deployment_default, const cordon_
         return 0;
 }
 
+const char *const policy_default_deny_create_names[] = {
+        ".env", ".env.*", "*.pem", "*.key", NULL,
+};
+
 int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy **ret,
                               cordon_error *err) {
         const char *why;
@@ -625,8 +628,8 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
         int r = cordon_policy_set_mode(p, CORDON_MODE_WORKSPACE_WRITE);
         if (r >= 0)
                 r = cordon_policy_add_bind(p, cwd, false);
-        for (size_t i = 0; r >= 0 && plan_default_deny_create_names[i]; i++)
-                r = cordon_policy_add_deny_create_name(p, plan_default_deny_create_names[i]);
+        for (size_t i = 0; r >= 0 && policy_default_deny_create_names[i]; i++)
+                r = cordon_policy_add_deny_create_name(p, policy_default_deny_create_names[i]);
         /* Network on, through the egress proxy, with the built-in allowlist
          * (docs/design/network.md). */
         if (r >= 0)
