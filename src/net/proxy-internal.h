@@ -12,7 +12,7 @@
 #include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
-#include "net/host.h"
+#include "util/host.h"
 #include "net/http-body.h"
 #include "net/http.h"
 #include "net/proxy.h"

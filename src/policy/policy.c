@@ -7,7 +7,7 @@
 #include <ctype.h>
 #include <limits.h>
 
-#include "net/egress.h"
+#include "policy/egress-pattern.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
 
@@ -109,7 +109,7 @@ const char *policy_check_host_pattern(const char *s) {
         if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_*:[]") !=
             strlen(s))
                 return "may contain only letters, digits and . - _ * : [ ]";
-        /* The matcher's own grammar (src/net/egress.h), so a pattern the proxy would refuse at
+        /* The matcher's own grammar (egress-pattern.h), so a pattern the proxy would refuse at
          * launch is refused where it is written, with its line and column. */
         return egress_check_pattern(s);
 }
