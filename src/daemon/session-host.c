@@ -14,8 +14,8 @@
  * cannot be attributed goes to every running exec (see attribute()).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
-#include "daemon/session-host.h"
 #include "daemon/session-host-internal.h"
+#include "daemon/session-host.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,12 +37,12 @@
 
 #include "linux/cgroup.h"
 #include "linux/events.h"
-#include "linux/report.h"
 #include "linux/sandbox.h"
 #include "linux/session-init.h"
 #include "net/proxy.h"
 #include "plan/plan.h"
 #include "plan/tool-caches.h"
+#include "report/report.h"
 #include "util/util.h"
 
 extern char **environ;

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/report.h"
 #include "linux/session-init.h"
+#include "report/report.h"
 
 /* ---- terminals (session.terminal) ---------------------------------------------------------- */
 

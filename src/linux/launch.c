@@ -12,18 +12,18 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "linux/backend-landlock.h"
 #include "linux/capture.h"
 #include "linux/cgroup.h"
-#include "linux/backend-landlock.h"
 #include "linux/events.h"
 #include "linux/landlock.h"
 #include "linux/probe.h"
-#include "linux/report.h"
 #include "linux/sandbox.h"
 #include "net/proxy.h"
 #include "plan/name-rules.h"
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
+#include "report/report.h"
 
 extern char **environ;
 

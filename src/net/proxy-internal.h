@@ -9,14 +9,14 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
-#include "util/host.h"
 #include "net/http-body.h"
 #include "net/http.h"
 #include "net/proxy.h"
 #include "net/socks5.h"
+#include "report/report.h"
+#include "util/host.h"
 
 /* Time limits, milliseconds. A client gets HANDSHAKE_MS from accept() to a complete request (a
  * slow-loris client holding connections open costs it nothing else); a dial gets DIAL_MS; an idle

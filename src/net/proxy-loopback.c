@@ -18,9 +18,9 @@
 #include <fcntl.h>
 
 #include "linux/process.h"
-#include "linux/report.h"
 #include "net/egress.h"
 #include "net/proxy-internal.h"
+#include "report/report.h"
 
 /* 127.0.0.1, port chosen by the kernel. Loopback only: nothing off this host can connect. */
 static int listen_loopback(uint16_t *ret_port) {

@@ -27,10 +27,10 @@
 #include "linux/fdpass.h"
 #include "linux/landlock.h"
 #include "linux/process.h"
-#include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
 #include "net/proxy-internal.h"
+#include "report/report.h"
 
 #define NOBODY 65534
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include "linux/report.h"
+#include "report/report.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
