@@ -8,8 +8,8 @@
 #include <sys/types.h>
 
 #include "linux/events.h"
+#include "linux/proxy-proc.h"
 #include "linux/session-init.h"
-#include "net/proxy.h"
 #include "plan/plan.h"
 #include "report/report.h"
 

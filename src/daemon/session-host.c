@@ -37,9 +37,9 @@
 
 #include "linux/cgroup.h"
 #include "linux/events.h"
+#include "linux/proxy-proc.h"
 #include "linux/sandbox.h"
 #include "linux/session-init.h"
-#include "net/proxy.h"
 #include "plan/plan.h"
 #include "plan/tool-caches.h"
 #include "report/report.h"

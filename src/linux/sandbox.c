@@ -21,10 +21,10 @@
 #include "linux/landlock.h"
 #include "linux/mount.h"
 #include "linux/process.h"
+#include "linux/proxy-proc.h"
 #include "linux/seccomp.h"
 #include "linux/session-init.h"
 #include "linux/supervisor.h"
-#include "net/proxy.h"
 #include "report/report.h"
 
 extern char **environ;

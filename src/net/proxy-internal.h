@@ -179,9 +179,3 @@ void socks_on_client(conn *c, uint32_t events);
 void socks_connected(conn *c);
 void socks_refused(conn *c, const char *rule);
 void socks_dial_failed(conn *c, int err, bool resolve_failed);
-
-/* ---- proxy-proc.c: the proxy process (also used by proxy-loopback.c) ------------------------ */
-/* Gives up root (to nobody), sets no_new_privs, non-dumpable, no core dumps. 0 or -errno. */
-int proxy_drop_privileges(void);
-/* RLIMIT_NOFILE soft limit raised to the hard limit. */
-void proxy_raise_nofile(void);
