@@ -13,7 +13,7 @@
 #include <linux/audit.h>
 #include <sys/syscall.h>
 
-#include "linux/seccomp-bpf.h" /* generated: programs, rule numbers, foreign ABI names */
+#include "seccomp-bpf.h" /* generated (build tree): programs, rule numbers, foreign ABI names */
 #include "util/uapi.h"
 #include "util/util.h"
 

@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "net/egress-lists.h" /* generated: egress_list_<name>[] from data/egress/<name>.list */
+#include "egress-lists.h" /* generated (build tree): egress_list_<name>[] from data/egress/<name>.list */
 
 typedef struct entry {
         char *key;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "plan/plan-internal.h"
-#include "plan/protected-names.h"
+#include "protected-names.h" /* generated (build tree): from data/protected/names.list */
 
 const char plan_why_writable_root[] = "writable root";
 const char plan_why_runner_state[] = "runner state dir";
