@@ -10,7 +10,8 @@
 
 #include <stdio.h>
 
-#include "egress-lists.h" /* generated (build tree): egress_list_<name>[] from data/egress/<name>.list */
+/* Generated into the build tree: egress_list_<name>[] from data/egress/<name>.list. */
+#include "egress-lists.h"
 
 typedef struct entry {
         char *key;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Sandbox-owned tool caches: where the cache root lives, and the one safe way to open or create
- * it (docs/design/tool-caches.md; the built-in table is the policy's, policy/tool-cache-table.h). */
+ * it (docs/design/tool-caches.md). The built-in table is the policy's: tool-cache-table.h. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>

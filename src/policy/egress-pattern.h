@@ -24,7 +24,7 @@
 typedef enum egress_pattern_kind {
         EGRESS_PATTERN_NAME,   /* key: the canonical name */
         EGRESS_PATTERN_SUFFIX, /* "*.example.com" → key "example.com" */
-        EGRESS_PATTERN_MIDDLE, /* "bedrock.*.amazonaws.com" → key as written (canonical, '*' kept) */
+        EGRESS_PATTERN_MIDDLE, /* "bedrock.*.amazonaws.com" → the canonical name, '*' kept */
         EGRESS_PATTERN_ADDR,   /* key: the canonical address text */
         _EGRESS_PATTERN_KIND_MAX,
 } egress_pattern_kind;
