@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Fuzz target for the host canonicaliser (src/net/host.c): net_host_canon(),
+/* Fuzz target for the host canonicaliser (src/util/host.c): net_host_canon(),
  * net_host_parse_hostport() and net_hostport_split() on arbitrary bytes, as a SOCKS5 client can
  * send them. Promises checked:
  *  - a refusal says why and leaves the output zeroed;
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/host.h"
+#include "util/host.h"
 #include "util/util.h"
 
 #include "replay.h"

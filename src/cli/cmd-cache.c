@@ -14,6 +14,7 @@
 #include "cli/cli-policy.h"
 #include "cli/cmd-cache.h"
 #include "plan/tool-caches.h"
+#include "policy/tool-cache-table.h"
 
 #define CACHE_MAX_DEPTH 256
 
@@ -101,7 +102,7 @@ static int open_root(tool_cache_root *root, int *ret_fd, cordon_error *err) {
 }
 
 static const char *tool_label(const char *name) {
-        for (const tool_cache_builtin *t = plan_builtin_tool_caches; t->tool; t++) {
+        for (const tool_cache_builtin *t = policy_builtin_tool_caches; t->tool; t++) {
                 size_t n = strcspn(t->subdir, "/");
                 if (strlen(name) == n && strncmp(t->subdir, name, n) == 0)
                         return t->tool;
@@ -196,7 +197,7 @@ static int clear_tool(int rootfd, const char *tool, const char *root, cordon_err
                                         "no tool cache '%s'; 'cordon cache list' shows them",
                                         tool);
         int found = 0;
-        for (const tool_cache_builtin *t = plan_builtin_tool_caches; builtin && t->tool; t++) {
+        for (const tool_cache_builtin *t = policy_builtin_tool_caches; builtin && t->tool; t++) {
                 if (strcmp(t->tool, tool) != 0)
                         continue;
                 char first[64];

@@ -14,8 +14,8 @@
 #include <strings.h>
 #include <sys/syscall.h>
 
-#include "linux/uapi.h"
 #include "plan/name-rules.h"
+#include "util/uapi.h"
 
 /* ---- errors --------------------------------------------------------------------------------- */
 

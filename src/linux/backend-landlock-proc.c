@@ -19,11 +19,11 @@
 #include "linux/fdpass.h"
 #include "linux/landlock-layer.h"
 #include "linux/process.h"
-#include "linux/report.h"
 #include "linux/sandbox.h"
 #include "linux/seccomp-net.h"
 #include "linux/seccomp.h"
 #include "linux/supervisor.h"
+#include "report/report.h"
 
 /* Rounds of "kill what is left, reap it" before the monitor gives up on a tree that keeps
  * growing (each round kills every process then under it; a killed process forks no more). */

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "linux/landlock.h"
-#include "net/proxy-loopback.h"
+#include "linux/proxy-loopback.h"
 
 /* Deep enough for any build tree; a deeper one the command made on purpose is left behind (in
  * its own 0700 directory) rather than recursed into without bound. */

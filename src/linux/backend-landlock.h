@@ -21,7 +21,7 @@
  * ptracing them (so from their memory and environ) and, with signal scoping, from signalling them. */
 #pragma once
 
-#include "net/proxy.h"
+#include "linux/proxy-proc.h"
 #include "plan/landlock-plan.h"
 
 typedef struct landlock_run {

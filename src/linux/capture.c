@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "linux/report.h"
+#include "report/report.h"
 #include "util/utf8.h"
 #include "util/util.h"
 

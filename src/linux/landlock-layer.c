@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "linux/uapi.h"
+#include "util/uapi.h"
 
 /* Rights a rule on a non-directory may carry (the kernel refuses others with EINVAL). */
 #define FILE_RIGHTS                                                                               \

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "linux/uapi.h"
+#include "util/uapi.h"
 
 int landlock_abi(void) {
         static int cached = -1;

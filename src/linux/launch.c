@@ -16,6 +16,7 @@
 #include "linux/probe.h"
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
+#include "report/report.h"
 
 extern char **environ;
 

@@ -17,8 +17,8 @@
 #include "linux/capture.h"
 #include "linux/cgroup.h"
 #include "linux/events.h"
-#include "linux/report.h"
-#include "net/proxy.h"
+#include "report/report.h"
+#include "linux/proxy-proc.h"
 #include "plan/plan.h"
 
 /* What the run has seen so far (run-collect.c fills it from the report channels). */

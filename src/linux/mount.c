@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "linux/uapi.h"
+#include "util/uapi.h"
 
 /* Host device nodes bound into the minimal /dev. Nothing else of the host's /dev is visible. */
 static const char *const dev_nodes[] = { "null", "zero", "full", "random", "urandom", "tty" };

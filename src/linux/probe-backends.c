@@ -7,6 +7,7 @@
 
 #include "linux/probe.h"
 #include "plan/landlock-plan.h"
+#include "util/platform.h"
 #include "util/util.h"
 
 struct cordon_probe {
@@ -230,6 +231,10 @@ int probe_default_backend(const probe_backend backends[PROBE_N_BACKENDS]) {
 
 const probe_facts *probe_get_facts(const cordon_probe *probe) {
         return &probe->facts;
+}
+
+int probe_auto_backend(const cordon_probe *probe) {
+        return probe->default_backend;
 }
 
 const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend backend) {

@@ -18,7 +18,7 @@
 
 #include "linux/cgroup.h"
 #include "linux/probe.h"
-#include "linux/uapi.h"
+#include "util/uapi.h"
 #include "util/util.h"
 
 /* ---- Syscall wrappers (-errno on failure) -------------------------------------------------- */

@@ -17,7 +17,7 @@
 
 #include "linux/launch.h"
 #include "linux/process-handle.h"
-#include "linux/uapi.h"
+#include "util/uapi.h"
 #include "policy/policy.h"
 
 

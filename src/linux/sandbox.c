@@ -21,11 +21,11 @@
 #include "linux/landlock.h"
 #include "linux/mount.h"
 #include "linux/process.h"
-#include "linux/report.h"
-#include "net/proxy.h"
+#include "linux/proxy-proc.h"
 #include "linux/seccomp.h"
 #include "linux/session-init.h"
 #include "linux/supervisor.h"
+#include "report/report.h"
 
 extern char **environ;
 
@@ -337,7 +337,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
 }
 
 /* Inside the new network namespace: the egress proxy's listeners, handed to the proxy process
- * (src/net/proxy-proc.c). They exist before the command does, so its first connection queues
+ * (src/linux/proxy-proc.c). They exist before the command does, so its first connection queues
  * in the backlog instead of failing: no readiness polling. */
 static void send_proxy_listeners(int report_fd, int proxy_ch) {
         int r = proxy_listeners_send(proxy_ch);

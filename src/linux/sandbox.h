@@ -11,7 +11,7 @@
  *
  * Every stage dies with its parent (PR_SET_PDEATHSIG + a handshake), so killing the launcher,
  * even with SIGKILL, takes the PID namespace and everything in it down. Failures before exec
- * travel over the report channel (linux/report.h). These functions never return. */
+ * travel over the report channel (report/report.h). These functions never return. */
 #pragma once
 
 #include "plan/plan.h"

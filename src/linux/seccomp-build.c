@@ -11,8 +11,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#include "linux/uapi.h"
 #include "plan/seccomp-plan.h"
+#include "util/uapi.h"
 #include "util/util.h"
 
 static void ctx_releasep(scmp_filter_ctx *c) {

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "linux/uapi.h"
+#include "util/uapi.h"
 #include "util/util.h"
 
 #if defined(__x86_64__)

@@ -13,8 +13,8 @@
 #include <linux/audit.h>
 #include <sys/syscall.h>
 
-#include "linux/seccomp-bpf.h" /* generated: programs, rule numbers, foreign ABI names */
-#include "linux/uapi.h"
+#include "seccomp-bpf.h" /* generated (build tree): programs, rule numbers, foreign ABI names */
+#include "util/uapi.h"
 #include "util/util.h"
 
 #if defined(__x86_64__)

@@ -8,10 +8,10 @@
 #include <sys/types.h>
 
 #include "linux/events.h"
-#include "linux/report.h"
+#include "linux/proxy-proc.h"
 #include "linux/session-init.h"
-#include "net/proxy.h"
 #include "plan/plan.h"
+#include "report/report.h"
 
 #define HOST_EXECS_MAX SESSION_EXECS_MAX
 #define HOST_LINE_MAX (4 * 1024 * 1024)

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "linux/process.h"
-#include "linux/report.h"
 #include "linux/session-init.h"
+#include "report/report.h"
 
 /* ---- terminals (session.terminal) ---------------------------------------------------------- */
 

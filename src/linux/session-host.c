@@ -38,9 +38,7 @@
 #include "linux/cgroup.h"
 #include "linux/events.h"
 #include "linux/launch.h"
-#include "linux/report.h"
 #include "linux/session-init.h"
-#include "net/proxy.h"
 #include "plan/plan.h"
 #include "util/util.h"
 

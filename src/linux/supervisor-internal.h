@@ -20,7 +20,7 @@
 
 #include "linux/seccomp.h"
 #include "linux/supervisor.h"
-#include "linux/uapi.h"
+#include "util/uapi.h"
 #include "util/util.h"
 
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS

@@ -8,7 +8,7 @@
  * take the caller's umask (and, for bind, cwd) privately, and adjusts its own capabilities per
  * request (credentials are per thread). */
 #include "linux/supervisor-internal.h"
-#include "linux/report.h"
+#include "report/report.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 
 #include "net/egress.h"
-#include "net/host.h"
+#include "util/host.h"
 
 /* The host's own interface addresses (the proxy's network namespace, i.e. the real host). */
 typedef struct net_local_addrs {

@@ -10,15 +10,8 @@
 
 #include <stdio.h>
 
-#include "net/egress-lists.h" /* generated: egress_list_<name>[] from data/egress/<name>.list */
-
-typedef enum table_kind {
-        T_NAME,   /* key: the canonical name */
-        T_SUFFIX, /* "*.example.com" → key "example.com" */
-        T_MIDDLE, /* "bedrock.*.amazonaws.com" → key as written (canonical, '*' kept) */
-        T_ADDR,   /* key: the canonical address text */
-        _T_MAX,
-} table_kind;
+/* Generated into the build tree: egress_list_<name>[] from data/egress/<name>.list. */
+#include "egress-lists.h"
 
 typedef struct entry {
         char *key;
@@ -32,7 +25,7 @@ typedef struct table {
 } table;
 
 typedef struct side {
-        table t[_T_MAX];
+        table t[_EGRESS_PATTERN_KIND_MAX];
         uint64_t middle_labels[2]; /* bit n: some middle pattern has n labels (n < 128) */
 } side;
 
@@ -41,12 +34,6 @@ struct egress_rules {
         side allow;
         side deny;
 };
-
-typedef struct parsed {
-        table_kind kind;
-        uint16_t port;
-        char key[NET_HOST_INPUT_MAX + 1];
-} parsed;
 
 static const struct {
         const egress_list_entry *v;
@@ -60,78 +47,11 @@ static const struct {
         [EGRESS_LIST_DENY] = { egress_list_deny, ELEMENTSOF(egress_list_deny), "deny.list" },
 };
 
-/* ---- parsing patterns ----------------------------------------------------------------------- */
-
 static size_t count_labels(const char *name) {
         size_t n = 1;
         for (; *name; name++)
                 n += *name == '.';
         return n;
-}
-
-/* "*.example.com" or "a.*.example.com": host[0..len), '*' at `at`. */
-static const char *parse_wildcard(const char *host, size_t len, size_t at, parsed *out) {
-        char buf[NET_HOST_INPUT_MAX + 1];
-        net_host h;
-        const char *why;
-        if (memchr(host + at + 1, '*', len - at - 1))
-                return "has more than one '*'";
-        if (host[0] == '[')
-                return "has a '*' in an IPv6 address (wildcards match names only)";
-        /* Only a whole label: "*x.com", "x*.com" or "x.*" mean different things to different
-         * matchers (glob, suffix, label), so none of them is accepted. */
-        size_t end = host[len - 1] == '.' ? len - 1 : len; /* "a.*." : '*' is still last */
-        if ((at > 0 && host[at - 1] != '.') || at + 1 >= end || host[at + 1] != '.')
-                return "must use '*' as a whole label that is not the last one "
-                       "('*.example.com' or 'a.*.example.com')";
-        if (len >= sizeof(buf))
-                return "is longer than 253 bytes";
-        /* Validate with a one-byte label in place of the '*': the shortest name it can match
-         * must itself be a valid name. */
-        memcpy(buf, host, len);
-        buf[at] = '0';
-        if (net_host_canon(buf, len, &h, &why) < 0)
-                return why;
-        if (h.kind != NET_HOST_NAME)
-                return "has a '*' but names an IP address (wildcards match names only)";
-        if (at == 0) {
-                out->kind = T_SUFFIX;
-                memcpy(out->key, h.text + 2, strlen(h.text + 2) + 1);
-        } else {
-                out->kind = T_MIDDLE;
-                memcpy(out->key, h.text, strlen(h.text) + 1);
-                out->key[at] = '*';
-        }
-        return NULL;
-}
-
-static const char *parse_pattern(const char *p, parsed *out) {
-        size_t len, host_len;
-        const char *why;
-        net_host h;
-        memset(out, 0, sizeof(*out));
-        if (!p || !*p)
-                return "must not be empty";
-        len = strnlen(p, EGRESS_PATTERN_MAX + 1);
-        if (len > EGRESS_PATTERN_MAX)
-                return "is longer than a host name and port can be";
-        if (net_hostport_split(p, len, true, &host_len, &out->port, &why) < 0)
-                return why;
-        if (host_len == 1 && p[0] == '*')
-                return "is '*' alone, which would allow every host";
-        const char *star = memchr(p, '*', host_len);
-        if (star)
-                return parse_wildcard(p, host_len, (size_t) (star - p), out);
-        if (net_host_canon(p, host_len, &h, &why) < 0)
-                return why;
-        out->kind = h.kind == NET_HOST_NAME ? T_NAME : T_ADDR;
-        memcpy(out->key, h.text, strlen(h.text) + 1);
-        return NULL;
-}
-
-const char *egress_check_pattern(const char *pattern) {
-        parsed scratch;
-        return parse_pattern(pattern, &scratch);
 }
 
 /* ---- tables --------------------------------------------------------------------------------- */
@@ -184,7 +104,7 @@ static const entry *table_find(const table *t, const char *key, uint16_t port) {
 }
 
 static void side_done(side *s) {
-        for (size_t k = 0; k < _T_MAX; k++) {
+        for (size_t k = 0; k < _EGRESS_PATTERN_KIND_MAX; k++) {
                 for (size_t i = 0; i < s->t[k].n; i++) {
                         free(s->t[k].v[i].key);
                         free(s->t[k].v[i].rule);
@@ -194,8 +114,8 @@ static void side_done(side *s) {
         memset(s, 0, sizeof(*s));
 }
 
-static int side_add(side *s, const parsed *p, const char *rule) {
-        if (p->kind == T_MIDDLE) {
+static int side_add(side *s, const egress_pattern *p, const char *rule) {
+        if (p->kind == EGRESS_PATTERN_MIDDLE) {
                 size_t n = count_labels(p->key); /* < 128: the key is at most 253 bytes */
                 s->middle_labels[n / 64] |= UINT64_C(1) << (n % 64);
         }
@@ -203,7 +123,7 @@ static int side_add(side *s, const parsed *p, const char *rule) {
 }
 
 static void side_sort(side *s) {
-        for (size_t k = 0; k < _T_MAX; k++)
+        for (size_t k = 0; k < _EGRESS_PATTERN_KIND_MAX; k++)
                 if (s->t[k].n > 1)
                         qsort(s->t[k].v, s->t[k].n, sizeof(entry), entry_cmp);
 }
@@ -222,7 +142,7 @@ static const entry *middle_match(const side *s, const char *name, uint16_t port)
                 memcpy(key, name, pre);
                 key[pre] = '*';
                 memcpy(key + pre + 1, end, strlen(end) + 1);
-                const entry *e = table_find(&s->t[T_MIDDLE], key, port);
+                const entry *e = table_find(&s->t[EGRESS_PATTERN_MIDDLE], key, port);
                 if (e)
                         return e;
                 dot = end;
@@ -237,18 +157,18 @@ static const entry *side_match(const side *s, const net_host *h, uint16_t port, 
         *exact = false;
         if (h->kind != NET_HOST_NAME) {
                 /* Addresses match address entries only: "*.1.2.3" or a name never covers one. */
-                e = table_find(&s->t[T_ADDR], h->text, port);
+                e = table_find(&s->t[EGRESS_PATTERN_ADDR], h->text, port);
                 *exact = e && e->port != 0;
                 return e;
         }
-        e = table_find(&s->t[T_NAME], h->text, port);
+        e = table_find(&s->t[EGRESS_PATTERN_NAME], h->text, port);
         if (e) {
                 *exact = e->port != 0;
                 return e;
         }
         /* Proper suffixes only, longest first: "*.example.com" never matches example.com. */
         for (const char *dot = strchr(h->text, '.'); dot; dot = strchr(dot + 1, '.')) {
-                e = table_find(&s->t[T_SUFFIX], dot + 1, port);
+                e = table_find(&s->t[EGRESS_PATTERN_SUFFIX], dot + 1, port);
                 if (e)
                         return e;
         }
@@ -277,8 +197,8 @@ static void describe(const char *p, char out[static 128]) {
 /* Validates one pattern and, when s is not NULL, adds it. */
 static int add_pattern(side *s, const char *pattern, const char *origin, unsigned line,
                        cordon_error *err) {
-        parsed p;
-        const char *why = parse_pattern(pattern, &p);
+        egress_pattern p;
+        const char *why = egress_pattern_parse(pattern, &p);
         if (why) {
                 char shown[128];
                 describe(pattern ? pattern : "", shown);
@@ -390,7 +310,7 @@ bool egress_addr_listed(const egress_rules *r, bool deny, const net_host *addr, 
         if (!r || !host_is_canonical_shape(addr) || addr->kind == NET_HOST_NAME)
                 return false;
         const side *s = deny ? &r->deny : &r->allow;
-        return table_find(&s->t[T_ADDR], addr->text, port) != NULL;
+        return table_find(&s->t[EGRESS_PATTERN_ADDR], addr->text, port) != NULL;
 }
 
 const egress_list_entry *egress_builtin_list(egress_builtin which, size_t *ret_n,

@@ -1,27 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The egress rule set and the per-connection decision (docs/design/network.md). Pure: the proxy
- * canonicalises the client's host (net/host.h), asks egress_decide(), resolves an allowed name
+ * canonicalises the client's host (util/host.h), asks egress_decide(), resolves an allowed name
  * once, and asks egress_check_address() (net/addr-guard.h) about the very address it is going to
  * dial.
  *
- * Patterns (allow and deny alike), case-insensitive, one trailing dot ignored:
- *   example.com            exactly that name, every port
- *   *.example.com          every name below example.com at any depth, not example.com itself
- *   bedrock.*.amazonaws.com exactly one label in place of the '*'
- *   example.com:443        that name on port 443 only (any form above may carry a port)
- *   127.0.0.1, 127.1:3000, [::1]:8080, fd00:ec2::254
- *                          an address (canonicalised like a client's host; wildcards never match
- *                          addresses, names never match address entries)
- * At most one '*', and it must be a whole label that is not the last one. Deny beats allow. */
+ * Patterns (allow and deny alike): policy/egress-pattern.h. Deny beats allow. */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/host.h"
+#include "policy/egress-pattern.h"
+#include "util/host.h"
 #include "util/util.h"
-
-#define EGRESS_PATTERN_MAX 261 /* a 253-byte name, its trailing dot, ":65535" */
 
 /* Immutable once built: egress_decide(), egress_addr_listed() and egress_check_address() only
  * read it, so one rule set may serve every proxy thread at once. */
@@ -39,9 +30,6 @@ static inline void egress_rules_freep(egress_rules **r) {
         egress_rules_free(*r);
 }
 #define _cleanup_egress_rules_ _cleanup_(egress_rules_freep)
-
-/* NULL when `pattern` is a valid allow/deny pattern, else a static phrase saying why not. */
-const char *egress_check_pattern(const char *pattern);
 
 typedef struct egress_verdict {
         bool allowed;

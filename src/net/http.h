@@ -71,7 +71,7 @@ typedef struct http_req {
         char method[HTTP_METHOD_MAX + 1];
         /* The host exactly as written in the request-target (IPv6 keeps its brackets), NUL-free
          * and limited to letters, digits, '-', '.', '_' (or, bracketed, hex digits, ':', '.').
-         * Not canonical: the caller canonicalises it (src/net/host.h) before any decision. */
+         * Not canonical: the caller canonicalises it (src/util/host.h) before any decision. */
         char host[HTTP_HOST_MAX + 1];
         uint16_t port;          /* 1..65535; 80 when a FORWARD URL names none */
         http_span authority;    /* "host[:port]" as written in the target */

@@ -9,14 +9,14 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "linux/report.h"
 #include "net/addr-guard.h"
 #include "net/egress.h"
-#include "net/host.h"
 #include "net/http-body.h"
 #include "net/http.h"
 #include "net/proxy.h"
 #include "net/socks5.h"
+#include "report/report.h"
+#include "util/host.h"
 
 /* Time limits, milliseconds. A client gets HANDSHAKE_MS from accept() to a complete request (a
  * slow-loris client holding connections open costs it nothing else); a dial gets DIAL_MS; an idle
@@ -179,9 +179,3 @@ void socks_on_client(conn *c, uint32_t events);
 void socks_connected(conn *c);
 void socks_refused(conn *c, const char *rule);
 void socks_dial_failed(conn *c, int err, bool resolve_failed);
-
-/* ---- proxy-proc.c: the proxy process (also used by proxy-loopback.c) ------------------------ */
-/* Gives up root (to nobody), sets no_new_privs, non-dumpable, no core dumps. 0 or -errno. */
-int proxy_drop_privileges(void);
-/* RLIMIT_NOFILE soft limit raised to the hard limit. */
-void proxy_raise_nofile(void);

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "linux/report.h"
+#include "report/report.h"
 #include "util/util.h"
 
 int64_t proxy_now_ms(void) {

@@ -102,7 +102,7 @@ typedef struct socks5_request {
         uint8_t atyp;            /* SOCKS5_ATYP_IPV4, _DOMAIN or _IPV6 */
         /* ATYP 3: the name exactly as sent, 1..255 bytes, into the caller's buffer. It is NOT
          * checked here: NUL, control characters and any other byte are passed through as they
-         * are, and the caller must canonicalise (src/net/host.h), which refuses them. Never treat
+         * are, and the caller must canonicalise (src/util/host.h), which refuses them. Never treat
          * it as a C string (a NUL inside would cut it short: "allowed.com\0.evil"). */
         const uint8_t *domain;
         size_t domain_len;

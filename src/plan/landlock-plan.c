@@ -18,8 +18,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "linux/uapi.h"
 #include "plan/plan-internal.h"
+#include "util/uapi.h"
 
 #define FS_READ_FILES (LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_EXECUTE)
 #define FS_WRITE_FILES (LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE)

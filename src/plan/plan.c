@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "plan/plan-internal.h"
-#include "plan/protected-names.h"
+#include "protected-names.h" /* generated (build tree): from data/protected/names.list */
 
 const char plan_why_writable_root[] = "writable root";
 const char plan_why_runner_state[] = "runner state dir";
@@ -31,10 +31,6 @@ const char *const plan_secret_home_paths[] = {
 const char *const plan_mandatory_protected_names[] = {
         PLAN_PROTECTED_NAMES
         NULL,
-};
-
-const char *const plan_default_deny_create_names[] = {
-        ".env", ".env.*", "*.pem", "*.key", NULL,
 };
 
 /* Names that match a default deny glob but hold no secret: committed templates with
@@ -500,10 +496,10 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         p->mode = policy->mode_set ? policy->mode : CORDON_MODE_WORKSPACE_WRITE;
         p->timeout_ms = policy->timeout_ms;
         p->memory_bytes = policy->memory_bytes;
-        p->pids = policy->pids ? policy->pids : PLAN_DEFAULT_PIDS;
+        p->pids = policy->pids ? policy->pids : POLICY_DEFAULT_PIDS;
         p->pids_default = !policy->pids;
-        p->tmp_bytes = policy->tmp_bytes ? policy->tmp_bytes : plan_default_tmp_bytes();
-        p->shm_bytes = policy->shm_bytes ? policy->shm_bytes : plan_default_shm_bytes();
+        p->tmp_bytes = policy->tmp_bytes ? policy->tmp_bytes : policy_default_tmp_bytes();
+        p->shm_bytes = policy->shm_bytes ? policy->shm_bytes : policy_default_shm_bytes();
         p->cpu_seconds = policy->cpu_seconds;
         int r = set_workdir(&b, cwd);
         /* danger-full-access runs without a sandbox on purpose: nothing there is "unenforced". */

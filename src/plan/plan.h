@@ -126,7 +126,7 @@ typedef struct plan {
         strv env_scrubbed;     /* names removed (for display only; never values) */
 
         uint64_t timeout_ms, memory_bytes, pids, cpu_seconds;
-        /* pids is PLAN_DEFAULT_PIDS because the policy set none: enforced where a cgroup can be
+        /* pids is POLICY_DEFAULT_PIDS because the policy set none: enforced where a cgroup can be
          * made, or by RLIMIT_NPROC counted in the sandbox's own user namespace; dropped where
          * neither holds (root without a cgroup, the landlock backend without one), where a
          * limits.pids the policy sets is refused instead (docs/design/architecture.md). */
@@ -177,14 +177,9 @@ void *plan_to_json(const plan *p);
  * relative to each writable root and $HOME. NULL-terminated static arrays. */
 extern const char *const plan_secret_home_paths[];
 extern const char *const plan_mandatory_protected_names[];
-extern const char *const plan_default_deny_create_names[];
 /* Names the default lets through although a default deny glob matches: committed templates. */
 extern const char *const plan_default_allow_create_names[];
 extern const char *const plan_default_env_scrub[];
 
-/* The limits a policy that sets none gets (plan-limits.c says why these). */
-#define PLAN_DEFAULT_PIDS 2048ULL
-uint64_t plan_default_tmp_bytes(void);  /* private /tmp: 2 GiB, at most a quarter of RAM */
-uint64_t plan_default_shm_bytes(void);  /* private /dev/shm: 256 MiB, at most a quarter of RAM */
 /* The nr_inodes of a private tmpfs of `bytes`. */
 uint64_t plan_tmpfs_inodes(uint64_t bytes);

@@ -70,7 +70,7 @@ int plan_tool_caches_env(const cordon_policy *pol, char *const *envp, const char
         p->tool_cache_root = TAKE_PTR(root.path);
         p->tool_cache_anchor = TAKE_PTR(root.anchor);
         p->tool_cache_rel = TAKE_PTR(root.rel);
-        for (const tool_cache_builtin *t = plan_builtin_tool_caches; r >= 0 && t->tool; t++)
+        for (const tool_cache_builtin *t = policy_builtin_tool_caches; r >= 0 && t->tool; t++)
                 r = set_builtin(p, pol, t);
         for (size_t i = 0; r >= 0 && i < pol->n_tool_caches; i++) {
                 _cleanup_free_ char *dir = path_join(p->tool_cache_root, pol->tool_caches[i].name);

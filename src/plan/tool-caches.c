@@ -1,48 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Sandbox-owned tool caches: the built-in table, where the cache root lives, and the one safe way
- * to open or create it (docs/design/tool-caches.md). */
+/* Sandbox-owned tool caches: where the cache root lives, and the one safe way to open or create
+ * it (docs/design/tool-caches.md). The built-in table is the policy's: tool-cache-table.h. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "plan/tool-caches.h"
-
-/* Each variable is documented by its tool as the location of its download cache or store. Not
- * XDG_CACHE_HOME: every XDG program would move its cache, not only the tools listed here.
- * cargo: CARGO_HOME moves registry/ and git/ (the downloads) but also config.toml and bin/; the
- * host's ~/.cargo/bin (programs the user runs) stays read-only where it is and on PATH.
- * pnpm: PNPM_HOME (its store is $PNPM_HOME/store): pnpm 9 and 10 ignore pnpm_config_store_dir,
- * and npm_config_store_dir makes every npm command warn about an unknown setting. */
-const tool_cache_builtin plan_builtin_tool_caches[] = {
-        { "npm", "npm_config_cache", "npm", NULL, false }, /* npx: <cache>/_npx */
-        { "pnpm", "PNPM_HOME", "pnpm", NULL, false },
-        { "yarn", "YARN_CACHE_FOLDER", "yarn/cache", NULL, false },
-        { "yarn", "YARN_GLOBAL_FOLDER", "yarn/global", NULL, false }, /* yarn 2+ global cache */
-        { "bun", "BUN_INSTALL_CACHE_DIR", "bun", NULL, false },
-        { "pip", "PIP_CACHE_DIR", "pip", NULL, false },
-        { "uv", "UV_CACHE_DIR", "uv", NULL, false },
-        { "cargo", "CARGO_HOME", "cargo", NULL, false },
-        { "go", "GOMODCACHE", "go/mod", NULL, false },
-        { "go", "GOCACHE", "go/build", NULL, false },
-        { "gradle", "GRADLE_USER_HOME", "gradle", NULL, false },
-        { "maven", "MAVEN_OPTS", "maven/repository", "-Dmaven.repo.local=", true },
-        { NULL, NULL, NULL, NULL, false },
-};
-
-bool tool_cache_is_builtin_tool(const char *name) {
-        for (const tool_cache_builtin *t = plan_builtin_tool_caches; t->tool; t++)
-                if (strcmp(t->tool, name) == 0)
-                        return true;
-        return false;
-}
-
-bool tool_cache_is_builtin_env(const char *env) {
-        for (const tool_cache_builtin *t = plan_builtin_tool_caches; t->tool; t++)
-                if (strcmp(t->env, env) == 0)
-                        return true;
-        return false;
-}
 
 static int root_set(tool_cache_root *r, const char *anchor, const char *first) {
         char rel[NAME_MAX + 32];

@@ -7,20 +7,7 @@
 #pragma once
 
 #include "policy/policy.h"
-
-typedef struct tool_cache_builtin {
-        const char *tool;   /* the tool's name: toolCaches, `cordon cache clear TOOL` */
-        const char *env;    /* the variable the tool honours */
-        const char *subdir; /* below the cache root */
-        const char *prefix; /* the value is prefix + path (NULL: the path alone) */
-        bool append;        /* appended to an inherited value, space-separated (MAVEN_OPTS) */
-} tool_cache_builtin;
-
-/* Terminated by an entry with tool == NULL. A tool may have several variables. */
-extern const tool_cache_builtin plan_builtin_tool_caches[];
-
-bool tool_cache_is_builtin_tool(const char *name);
-bool tool_cache_is_builtin_env(const char *env);
+#include "policy/tool-cache-table.h"
 
 /* Where the cache root of the calling user is, as an existing directory `anchor` (symlinks in it
  * are the user's own) plus a relative path of exactly three components that cordon creates and

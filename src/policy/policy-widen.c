@@ -8,8 +8,6 @@
  * allowCreateNames and allowCreatePaths widen. */
 #include "policy/policy.h"
 
-#include "plan/plan.h"
-
 static int mode_rank(cordon_mode m) {
         switch (m) {
         case CORDON_MODE_READ_ONLY:
@@ -78,12 +76,12 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { list_adds(&base->env_pass, &over->env_pass), "env.pass" },
                 { limit_widens(base->timeout_ms, over->timeout_ms), "limits.timeout" },
                 { limit_widens(base->memory_bytes, over->memory_bytes), "limits.memory" },
-                { limit_widens(base->pids ? base->pids : PLAN_DEFAULT_PIDS, over->pids),
+                { limit_widens(base->pids ? base->pids : POLICY_DEFAULT_PIDS, over->pids),
                   "limits.pids" },
-                { limit_widens(base->tmp_bytes ? base->tmp_bytes : plan_default_tmp_bytes(),
+                { limit_widens(base->tmp_bytes ? base->tmp_bytes : policy_default_tmp_bytes(),
                                over->tmp_bytes),
                   "limits.tmpSize" },
-                { limit_widens(base->shm_bytes ? base->shm_bytes : plan_default_shm_bytes(),
+                { limit_widens(base->shm_bytes ? base->shm_bytes : policy_default_shm_bytes(),
                                over->shm_bytes),
                   "limits.shmSize" },
                 { limit_widens(base->cpu_seconds, over->cpu_seconds), "limits.cpu" },

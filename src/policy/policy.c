@@ -7,8 +7,7 @@
 #include <ctype.h>
 #include <limits.h>
 
-#include "net/egress.h"
-#include "plan/plan.h"
+#include "policy/egress-pattern.h"
 #include "util/globtok.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
@@ -114,7 +113,7 @@ const char *policy_check_host_pattern(const char *s) {
         if (strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_*:[]") !=
             strlen(s))
                 return "may contain only letters, digits and . - _ * : [ ]";
-        /* The matcher's own grammar (src/net/egress.h), so a pattern the proxy would refuse at
+        /* The matcher's own grammar (egress-pattern.h), so a pattern the proxy would refuse at
          * launch is refused where it is written, with its line and column. */
         return egress_check_pattern(s);
 }
@@ -303,6 +302,10 @@ int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode) {
         p->mode = mode;
         p->mode_set = true;
         return 0;
+}
+
+cordon_mode cordon_policy_get_mode(const cordon_policy *p) {
+        return p && p->mode_set ? p->mode : CORDON_MODE_WORKSPACE_WRITE;
 }
 
 int cordon_policy_set_session_id(cordon_policy *p, const char *id) {
@@ -604,6 +607,10 @@ int cordon_policy_resolve(const cordon_policy *deployment_default, const cordon_
         return 0;
 }
 
+const char *const policy_default_deny_create_names[] = {
+        ".env", ".env.*", "*.pem", "*.key", NULL,
+};
+
 int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy **ret,
                               cordon_error *err) {
         const char *why;
@@ -625,8 +632,8 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
         int r = cordon_policy_set_mode(p, CORDON_MODE_WORKSPACE_WRITE);
         if (r >= 0)
                 r = cordon_policy_add_bind(p, cwd, false);
-        for (size_t i = 0; r >= 0 && plan_default_deny_create_names[i]; i++)
-                r = cordon_policy_add_deny_create_name(p, plan_default_deny_create_names[i]);
+        for (size_t i = 0; r >= 0 && policy_default_deny_create_names[i]; i++)
+                r = cordon_policy_add_deny_create_name(p, policy_default_deny_create_names[i]);
         /* Network on, through the egress proxy, with the built-in allowlist
          * (docs/design/network.md). */
         if (r >= 0)

@@ -94,7 +94,7 @@ struct cordon_policy {
         uint64_t pids;
         uint64_t cpu_seconds;
         /* The sizes of the private /tmp and /dev/shm tmpfs (0: the built-in defaults,
-         * plan_default_tmp_bytes()/plan_default_shm_bytes()). */
+         * policy_default_tmp_bytes()/policy_default_shm_bytes()). */
         uint64_t tmp_bytes;
         uint64_t shm_bytes;
 };
@@ -150,6 +150,13 @@ int policy_caches_merge(cordon_policy *dst, const cordon_policy *src);
 void policy_caches_clear(cordon_policy *p);
 /* Whether tool caches are on in a resolved policy. */
 bool policy_tool_caches_on(const cordon_policy *p);
+
+/* The limits a policy that sets none gets (policy-limits.c says why these). */
+#define POLICY_DEFAULT_PIDS 2048ULL
+uint64_t policy_default_tmp_bytes(void); /* private /tmp: 2 GiB, at most a quarter of RAM */
+uint64_t policy_default_shm_bytes(void); /* private /dev/shm: 256 MiB, at most a quarter of RAM */
+/* The default policy's denyCreateNames (cordon_policy_new_default()). NULL-terminated. */
+extern const char *const policy_default_deny_create_names[];
 
 /* Setters for fields without a public one yet (same contract as the public setters: copies,
  * -EINVAL for bad input, -E2BIG when a list is full). */

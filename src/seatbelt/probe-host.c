@@ -8,6 +8,7 @@
 
 #include "seatbelt/probe-portable.h"
 #include "seatbelt/seatbelt-exec.h"
+#include "util/platform.h"
 
 struct cordon_probe {
         portable_facts facts;
@@ -33,6 +34,10 @@ int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
         portable_probe_evaluate(&p->facts, p->backends);
         *ret = p;
         return 0;
+}
+
+int probe_auto_backend(const cordon_probe *probe) {
+        return portable_default_backend(probe->backends);
 }
 
 void cordon_probe_free(cordon_probe *probe) {

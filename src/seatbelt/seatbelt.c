@@ -4,7 +4,7 @@
  * Layout and reasons: docs/design/seatbelt.md. */
 #include <stdio.h>
 
-#include "plan/plan-internal.h" /* path_resolve_lenient(), the planner's own resolution */
+#include "plan/resolve.h" /* path_resolve_lenient(), the planner's own resolution */
 #include "seatbelt/seatbelt-internal.h"
 
 /* ---- the writer ----------------------------------------------------------------------------- */

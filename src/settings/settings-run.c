@@ -6,25 +6,9 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "linux/probe.h"
 #include "settings/excluded.h"
 #include "settings/settings-resolve.h"
-
-/* Whether the probe found a backend that confines (the AUTO choice, docs/design/backends.md). */
-static bool confining_backend(const cordon_probe *probe) {
-        static const cordon_backend order[PROBE_N_BACKENDS] = {
-                CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK, CORDON_BACKEND_MICROVM,
-                CORDON_BACKEND_NONE,
-        };
-        probe_backend b[PROBE_N_BACKENDS];
-        for (size_t i = 0; i < PROBE_N_BACKENDS; i++) {
-                const probe_backend *p = probe_get_backend(probe, order[i]);
-                if (!p)
-                        return true; /* cannot tell: ask for AUTO, which fails closed */
-                b[i] = *p;
-        }
-        return probe_default_backend(b) >= 0;
-}
+#include "util/platform.h"
 
 cordon_backend cordon_settings_backend(const cordon_settings *s, cordon_backend requested,
                                        const cordon_probe *probe, const char **ret_why) {
@@ -33,7 +17,7 @@ cordon_backend cordon_settings_backend(const cordon_settings *s, cordon_backend 
         /* Only the unspecified default may step down (docs/design/backends.md), only to none, and
          * only when a layer allowed to loosen said failIfUnavailable: false. */
         if (!s || !probe || requested != CORDON_BACKEND_AUTO || s->fail_if_unavailable.value ||
-            !s->allow_unsandboxed.value || !s->backend_why || confining_backend(probe))
+            !s->allow_unsandboxed.value || !s->backend_why || probe_auto_backend(probe) >= 0)
                 return requested;
         if (ret_why)
                 *ret_why = s->backend_why;

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names of public enums, and the small public parsers and getters shared by the CLI, JSON output
  * and the daemon. */
-#include "policy/policy.h"
 #include "util/util.h"
 
 #include "config.h"
@@ -39,10 +38,6 @@ int cordon_backend_from_string(const char *name, cordon_backend *ret) {
 
 const char *cordon_version(void) {
         return CORDON_VERSION;
-}
-
-cordon_mode cordon_policy_get_mode(const cordon_policy *p) {
-        return p && p->mode_set ? p->mode : CORDON_MODE_WORKSPACE_WRITE;
 }
 
 int cordon_parse_size(const char *s, uint64_t *ret) {

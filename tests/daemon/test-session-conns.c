@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "linux/session-host-internal.h"
-#include "linux/report.h"
+#include "report/report.h"
 
 static host H;
 

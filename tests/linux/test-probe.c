@@ -26,7 +26,7 @@
 #include <cmocka.h>
 
 #include "linux/probe.h"
-#include "linux/uapi.h"
+#include "util/uapi.h"
 
 extern char **environ;
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The host canonicaliser (src/net/host.c): every spelling of one destination becomes one text,
+/* The host canonicaliser (src/util/host.c): every spelling of one destination becomes one text,
  * and every byte sequence a later parser could read differently is refused. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include <arpa/inet.h>
 
-#include "net/host.h"
+#include "util/host.h"
 #include "util/util.h"
 
 /* Canonicalises a NUL-terminated host; asserts success, kind and text. */

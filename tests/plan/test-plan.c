@@ -134,12 +134,12 @@ static void test_default_plan(void **state) {
                       { MOUNT_OP_TMPFS, "/dev/shm" } };
         assert_true(pl->n_mounts > ELEMENTSOF(fixed));
         /* Unset limits: the built-in ceiling and bounded tmpfs (never tmpfs's half of RAM). */
-        assert_int_equal(pl->pids, PLAN_DEFAULT_PIDS);
+        assert_int_equal(pl->pids, POLICY_DEFAULT_PIDS);
         assert_true(pl->pids_default);
-        assert_int_equal(pl->mounts[3].tmpfs_bytes, plan_default_tmp_bytes());
-        assert_int_equal(pl->mounts[4].tmpfs_bytes, plan_default_shm_bytes());
-        assert_true(plan_default_tmp_bytes() > 0 && plan_default_tmp_bytes() <= (2ULL << 30));
-        assert_true(plan_default_shm_bytes() > 0 && plan_default_shm_bytes() <= (256ULL << 20));
+        assert_int_equal(pl->mounts[3].tmpfs_bytes, policy_default_tmp_bytes());
+        assert_int_equal(pl->mounts[4].tmpfs_bytes, policy_default_shm_bytes());
+        assert_true(policy_default_tmp_bytes() > 0 && policy_default_tmp_bytes() <= (2ULL << 30));
+        assert_true(policy_default_shm_bytes() > 0 && policy_default_shm_bytes() <= (256ULL << 20));
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++) {
                 assert_int_equal(pl->mounts[i].kind, fixed[i].kind);
                 assert_string_equal(pl->mounts[i].path, fixed[i].path);

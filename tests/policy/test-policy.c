@@ -260,7 +260,7 @@ static void test_default(void **state) {
         assert_true(p->network_set);
         assert_true(p->network_enabled);
         size_t n = 0;
-        while (plan_default_deny_create_names[n])
+        while (policy_default_deny_create_names[n])
                 n++;
         assert_int_equal(p->deny_create_names.n, n);
         assert_true(strv_contains(&p->deny_create_names, ".env"));

@@ -23,10 +23,10 @@
 #include "linux/landlock-layer.h"
 #include "linux/landlock.h"
 #include "linux/process.h"
-#include "linux/uapi.h"
 #include "plan/landlock-plan.h"
 #include "policy/policy.h"
 #include "tmptree.h"
+#include "util/uapi.h"
 
 static char *T;
 #define P(rel) tmptree_at(T, rel)

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "net/proxy-loopback.h"
+#include "linux/proxy-loopback.h"
 #include "policy/policy.h"
 #include "tmptree.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The native backend's proxy process and its listeners (see proxy.h for the layout).
+/* The native backend's proxy process and its listeners (see proxy-proc.h for the layout).
  *
  * The proxy is a process of its own, not a thread of the launcher: it parses what a hostile
  * command sends, so a fault in it must not take the caller (a harness embedding libcordon) with
@@ -8,7 +8,7 @@
  * must dial out), holds no capabilities, gives up root when started as root, is not dumpable
  * (the command cannot read its memory or ptrace it: it is outside the sandbox's PID namespace
  * anyway) and dies with the launcher. */
-#include "net/proxy.h"
+#include "linux/proxy-proc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -26,10 +26,8 @@
 #include "linux/fdpass.h"
 #include "linux/landlock.h"
 #include "linux/process.h"
-#include "linux/report.h"
-#include "net/addr-guard.h"
 #include "net/egress.h"
-#include "net/proxy-internal.h"
+#include "report/report.h"
 
 #define NOBODY 65534
 

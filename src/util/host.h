@@ -2,7 +2,8 @@
 /* Host canonicalisation for the egress proxy (docs/design/network.md): turns the host a client sent
  * (HTTP Host/authority, SOCKS5 domain or address) into exactly one canonical form before any rule
  * sees it, so that no two spellings of one destination can be judged differently. Pure: no sockets,
- * no resolver, no allocation. */
+ * no resolver, no allocation. In util, below policy, because egress patterns are canonicalised with
+ * it too (src/policy/egress-pattern.c): a pattern and a client's host meet in one spelling. */
 #pragma once
 
 #include <netinet/in.h>

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "net/proxy.h"
+#include "linux/proxy-proc.h"
 
 typedef struct proxy_loopback {
         uint16_t http_port;

@@ -2,7 +2,10 @@
 /* The report channel: how the sandbox's setup processes (monitor, init, command before exec) tell
  * the launching process what happened, so a launch fails synchronously with a real error code. It
  * is a SOCK_SEQPACKET socketpair, so each message is one record that never interleaves with another
- * process's, and it is close-on-exec: a successful exec closes the command's copy. */
+ * process's, and it is close-on-exec: a successful exec closes the command's copy.
+ *
+ * Its own layer, below the Linux backend (which reads the channel) and the egress proxy (which
+ * writes its refusals to it): neither includes the other for it. */
 #pragma once
 
 #include <limits.h>

@@ -5,7 +5,11 @@
  * cannot be guarded and the system header already defines the short 6.1 layout.
  *
  * Whether the running kernel supports any of this is decided by probing (src/linux/probe.c),
- * never by the kernel version. */
+ * never by the kernel version.
+ *
+ * Constants only, no code: it sits in util, below every layer, because the pure planner writes
+ * Landlock rights as data (src/plan/landlock-plan.c) that the Linux backend applies, and both must
+ * spell them the same. */
 #pragma once
 
 #include <linux/landlock.h>

@@ -3,7 +3,7 @@
  * here before the matcher sees it; the matcher compares canonical text only. The rules are
  * strict on purpose: a byte this module lets through is a byte some later parser (the resolver,
  * the upstream server, a log reader) may read differently from the matcher. */
-#include "net/host.h"
+#include "util/host.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

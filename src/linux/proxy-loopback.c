@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The landlock backend's proxy process: the same proxy as the native backend's (proxy-proc.c),
  * serving listeners on the host's loopback with per-run credentials (proxy-loopback.h). */
-#include "net/proxy-loopback.h"
+#include "linux/proxy-loopback.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,9 +17,9 @@
 #include <fcntl.h>
 
 #include "linux/process.h"
-#include "linux/report.h"
+#include "linux/proxy-proc.h"
 #include "net/egress.h"
-#include "net/proxy-internal.h"
+#include "report/report.h"
 
 /* 127.0.0.1, port chosen by the kernel. Loopback only: nothing off this host can connect. */
 static int listen_loopback(uint16_t *ret_port) {
