@@ -104,6 +104,13 @@ CORDON_PUBLIC int cordon_policy_new_default(const char *cwd, const char *home,
 
 CORDON_PUBLIC void cordon_policy_free(cordon_policy *policy);
 
+/* Why the most recent setter call on `p` that refused refused (NULL when none has): the code
+ * (POLICY_INVALID, LAUNCH_FAILED for out of memory), the errno, and a message with the value
+ * quoted and the reason, e.g. "'/w/../x' must not contain '..' components" (a variable's value is
+ * never shown). Owned by `p`; valid until the next refused setter call or cordon_policy_free(). A
+ * caller prefixes what it set ("--writable: ..."). */
+CORDON_PUBLIC const cordon_error *cordon_policy_last_error(const cordon_policy *p);
+
 /* Merges a JSON policy file into `policy` (lists append, scalars replace). Unknown keys and bad
  * values fail with CORDON_POLICY_INVALID and a "file:line:col: ..." message. On failure `policy` is
  * left unchanged. */
@@ -113,7 +120,8 @@ CORDON_PUBLIC int cordon_policy_load_file(cordon_policy *policy, const char *pat
 CORDON_PUBLIC int cordon_policy_load_string(cordon_policy *policy, const char *json, size_t len,
                                             const char *origin, cordon_error *err);
 
-/* Setters. Paths must be absolute (-EINVAL otherwise); strings are copied. */
+/* Setters. Paths must be absolute (-EINVAL otherwise); strings are copied. A setter that refuses
+ * returns a negative errno and records why: cordon_policy_last_error(). */
 CORDON_PUBLIC int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode);
 CORDON_PUBLIC int cordon_policy_set_session_id(cordon_policy *p, const char *id);
 CORDON_PUBLIC int cordon_policy_set_workdir(cordon_policy *p, const char *dir);

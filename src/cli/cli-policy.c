@@ -46,11 +46,20 @@ static bool is_path_flag(cli_flag f) {
                f == CLI_FLAG_DENY_WRITE || f == CLI_FLAG_WORKDIR;
 }
 
-/* A setter refused a value that parsed: say which flag, which value and why, with the flag's hint.
- * --env-set echoes only the NAME: its value may well be a secret. */
-static int setter_failed(const cli_setting *s, int r, cordon_error *err) {
+/* A setter refused a value that parsed: say which flag, which value and why (the library's own
+ * reason, cordon_policy_last_error()), with the flag's hint. The library never shows an
+ * --env-set value: it may well be a secret. */
+static int setter_failed(const cordon_policy *session, const cli_setting *s, int r,
+                         cordon_error *err) {
         if (!err)
                 return r;
+        const cordon_error *reason = cordon_policy_last_error(session);
+        if (reason) {
+                (void) cordon_set_error(err, reason->code, reason->sys_errno, "%s: %.700s; %s",
+                                        cli_flag_name(s->flag), reason->message,
+                                        cli_flag_hint(s->flag));
+                return r;
+        }
         err->sys_errno = -r;
         if (r == -ENOMEM) {
                 err->code = CORDON_LAUNCH_FAILED;
@@ -119,7 +128,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
                 r = -EINVAL;
                 break;
         }
-        return r < 0 ? setter_failed(s, r, err) : 0;
+        return r < 0 ? setter_failed(session, s, r, err) : 0;
 }
 
 int cli_policy_apply(cordon_policy *session, const cli_args *args, cordon_error *err) {

@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <limits.h>
+#include <stdio.h>
 
 #include "policy/egress-pattern.h"
 #include "util/globtok.h"
@@ -262,6 +263,34 @@ void policy_swap(cordon_policy *a, cordon_policy *b) {
 
 /* ---- setters -------------------------------------------------------------------------------- */
 
+/* Records why a setter refused (cordon_policy_last_error) and returns r. `value` is quoted in the
+ * message with control characters shown as '?' (NULL: not shown, e.g. a variable's value, which
+ * may be a secret); `why` is the validator's reason (NULL: the errno's). */
+static int refused(cordon_policy *p, int r, const char *value, const char *why) {
+        if (!p)
+                return r;
+        char shown[201];
+        size_t n = 0;
+        for (; value && value[n] && n < sizeof(shown) - 1; n++)
+                shown[n] = (unsigned char) value[n] < 0x20 || value[n] == 0x7f ? '?' : value[n];
+        shown[n] = '\0';
+        const char *reason = why                ? why
+                             : r == -E2BIG      ? "cannot be added: the list is full (at most 1024 "
+                                                  "entries)"
+                             : r == -ENOMEM     ? "cannot be stored: out of memory"
+                                                : "is not accepted";
+        (void) cordon_set_error(&p->last_error,
+                                r == -ENOMEM ? CORDON_LAUNCH_FAILED : CORDON_POLICY_INVALID, -r,
+                                "%s%s%s%s %s", value ? "'" : "", shown,
+                                value && value[n] ? "..." : "", value ? "'" : "the value",
+                                reason);
+        return r;
+}
+
+const cordon_error *cordon_policy_last_error(const cordon_policy *p) {
+        return p && p->last_error.code != CORDON_OK ? &p->last_error : NULL;
+}
+
 static int replace_string(char **slot, const char *value) {
         char *c = strdup(value);
         if (!c)
@@ -271,34 +300,39 @@ static int replace_string(char **slot, const char *value) {
         return 0;
 }
 
-/* Normalises an already-validated path and appends it unless present. */
-static int push_path(strv *list, const char *path) {
-        if (!list || policy_check_path(path))
-                return -EINVAL;
+/* Validates and normalises a path and appends it unless present. */
+static int push_path(cordon_policy *p, strv *list, const char *path) {
+        const char *why = policy_check_path(path);
+        if (!p || why)
+                return refused(p, -EINVAL, path, why);
         _cleanup_free_ char *norm = NULL;
         int r = path_normalize(path, &norm);
         if (r < 0)
-                return r;
+                return refused(p, r, path, NULL);
         if (strv_contains(list, norm))
                 return 0;
         if (list->n >= POLICY_MAX_LIST)
-                return -E2BIG;
-        return strv_push_take(list, TAKE_PTR(norm));
+                return refused(p, -E2BIG, path, NULL);
+        r = strv_push_take(list, TAKE_PTR(norm));
+        return r < 0 ? refused(p, r, path, NULL) : r;
 }
 
-static int push_checked(strv *list, const char *s, const char *(*check)(const char *)) {
-        if (!list || check(s))
-                return -EINVAL;
+static int push_checked(cordon_policy *p, strv *list, const char *s,
+                        const char *(*check)(const char *)) {
+        const char *why = check(s);
+        if (!p || why)
+                return refused(p, -EINVAL, s, why);
         if (strv_contains(list, s))
                 return 0;
         if (list->n >= POLICY_MAX_LIST)
-                return -E2BIG;
-        return strv_push(list, s);
+                return refused(p, -E2BIG, s, NULL);
+        int r = strv_push(list, s);
+        return r < 0 ? refused(p, r, s, NULL) : r;
 }
 
 int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode) {
         if (!p || (unsigned) mode > CORDON_MODE_DANGER_FULL_ACCESS)
-                return -EINVAL;
+                return refused(p, -EINVAL, NULL, "is not a mode (cordon_mode)");
         p->mode = mode;
         p->mode_set = true;
         return 0;
@@ -309,9 +343,11 @@ cordon_mode cordon_policy_get_mode(const cordon_policy *p) {
 }
 
 int cordon_policy_set_session_id(cordon_policy *p, const char *id) {
-        if (!p || policy_check_id(id))
-                return -EINVAL;
-        return replace_string(&p->session_id, id);
+        const char *why = policy_check_id(id);
+        if (!p || why)
+                return refused(p, -EINVAL, id, why);
+        int r = replace_string(&p->session_id, id);
+        return r < 0 ? refused(p, r, id, NULL) : r;
 }
 
 int policy_set_workspace_id(cordon_policy *p, const char *id) {
@@ -327,12 +363,13 @@ int policy_set_agent_id(cordon_policy *p, const char *id) {
 }
 
 int cordon_policy_set_workdir(cordon_policy *p, const char *dir) {
-        if (!p || policy_check_path(dir))
-                return -EINVAL;
+        const char *why = policy_check_path(dir);
+        if (!p || why)
+                return refused(p, -EINVAL, dir, why);
         _cleanup_free_ char *norm = NULL;
         int r = path_normalize(dir, &norm);
         if (r < 0)
-                return r;
+                return refused(p, r, dir, NULL);
         free(p->workdir);
         p->workdir = TAKE_PTR(norm);
         return 0;
@@ -378,46 +415,58 @@ static int bind_upsert(cordon_policy *p, const char *host_path, bool read_only) 
 }
 
 int cordon_policy_add_bind(cordon_policy *p, const char *host_path, bool read_only) {
-        if (!p || policy_check_path(host_path))
-                return -EINVAL;
-        return bind_upsert(p, host_path, read_only);
+        const char *why = policy_check_path(host_path);
+        if (!p || why)
+                return refused(p, -EINVAL, host_path, why);
+        int r = bind_upsert(p, host_path, read_only);
+        return r < 0 ? refused(p, r, host_path, NULL) : r;
 }
 
 int cordon_policy_add_protected_path(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->protected_paths : NULL, path);
+        return push_path(p, p ? &p->protected_paths : NULL, path);
 }
 
 int cordon_policy_add_runner_state_dir(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->runner_state_dirs : NULL, path);
+        return push_path(p, p ? &p->runner_state_dirs : NULL, path);
 }
 
 int cordon_policy_add_deny_read(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->deny_read : NULL, path);
+        return push_path(p, p ? &p->deny_read : NULL, path);
 }
 
 int cordon_policy_add_deny_write(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->deny_write : NULL, path);
+        return push_path(p, p ? &p->deny_write : NULL, path);
 }
 
 int policy_add_exec_grant_root(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->exec_grant_roots : NULL, path);
+        return push_path(p, p ? &p->exec_grant_roots : NULL, path);
 }
 
 int policy_add_unix_socket(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->allow_unix_sockets : NULL, path);
+        return push_path(p, p ? &p->allow_unix_sockets : NULL, path);
 }
 
 int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern) {
-        return push_checked(p ? &p->egress_allowlist : NULL, pattern, policy_check_host_pattern);
+        return push_checked(p, p ? &p->egress_allowlist : NULL, pattern, policy_check_host_pattern);
 }
 
 int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern) {
-        return push_checked(p ? &p->egress_denylist : NULL, pattern, policy_check_host_pattern);
+        return push_checked(p, p ? &p->egress_denylist : NULL, pattern, policy_check_host_pattern);
 }
 
+static int set_host(cordon_policy *p, const char *name, const char *address);
+
 int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address) {
-        if (!p || policy_check_host_name(name) || policy_check_ip_address(address))
-                return -EINVAL;
+        const char *why = policy_check_host_name(name);
+        if (!p || why)
+                return refused(p, -EINVAL, name, why);
+        if ((why = policy_check_ip_address(address)))
+                return refused(p, -EINVAL, address, why);
+        int r = set_host(p, name, address);
+        return r < 0 ? refused(p, r, name, NULL) : r;
+}
+
+static int set_host(cordon_policy *p, const char *name, const char *address) {
         _cleanup_free_ char *n = strdup(name), *a = strdup(address);
         if (!n || !a)
                 return -ENOMEM;
@@ -438,28 +487,39 @@ int cordon_policy_set_host(cordon_policy *p, const char *name, const char *addre
 }
 
 int cordon_policy_add_deny_create_name(cordon_policy *p, const char *glob) {
-        return push_checked(p ? &p->deny_create_names : NULL, glob, policy_check_name_glob);
+        return push_checked(p, p ? &p->deny_create_names : NULL, glob, policy_check_name_glob);
 }
 
 int policy_add_allow_create_name(cordon_policy *p, const char *glob) {
-        return push_checked(p ? &p->allow_create_names : NULL, glob, policy_check_name_glob);
+        return push_checked(p, p ? &p->allow_create_names : NULL, glob, policy_check_name_glob);
 }
 
 int policy_add_allow_create_path(cordon_policy *p, const char *path) {
-        return push_path(p ? &p->allow_create_paths : NULL, path);
+        return push_path(p, p ? &p->allow_create_paths : NULL, path);
 }
 
 int cordon_policy_env_pass(cordon_policy *p, const char *name) {
-        return push_checked(p ? &p->env_pass : NULL, name, policy_check_env_name);
+        return push_checked(p, p ? &p->env_pass : NULL, name, policy_check_env_name);
 }
 
 int cordon_policy_env_scrub(cordon_policy *p, const char *glob) {
-        return push_checked(p ? &p->env_scrub : NULL, glob, policy_check_env_glob);
+        return push_checked(p, p ? &p->env_scrub : NULL, glob, policy_check_env_glob);
 }
 
+static int env_set(cordon_policy *p, const char *name, const char *value);
+
+/* The value is never shown in the reason: it may be a secret. */
 int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value) {
-        if (!p || policy_check_env_name(name) || policy_check_env_value(value))
-                return -EINVAL;
+        const char *why = policy_check_env_name(name);
+        if (!p || why)
+                return refused(p, -EINVAL, name, why);
+        if ((why = policy_check_env_value(value)))
+                return refused(p, -EINVAL, NULL, why);
+        int r = env_set(p, name, value);
+        return r < 0 ? refused(p, r, name, NULL) : r;
+}
+
+static int env_set(cordon_policy *p, const char *name, const char *value) {
         for (size_t i = 0; i < p->n_env_set; i++)
                 if (strcmp(p->env_set[i].name, name) == 0)
                         return replace_string(&p->env_set[i].value, value);
@@ -477,8 +537,12 @@ int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value)
 }
 
 static int set_limit(cordon_policy *p, policy_limit which, uint64_t v, uint64_t *slot) {
-        if (!p || policy_check_limit(which, v))
-                return -EINVAL;
+        const char *why = policy_check_limit(which, v);
+        if (!p || why) {
+                char shown[24];
+                (void) snprintf(shown, sizeof(shown), "%llu", (unsigned long long) v);
+                return refused(p, -EINVAL, shown, why);
+        }
         *slot = v;
         return 0;
 }

@@ -50,6 +50,9 @@ typedef struct policy_host {
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
 struct cordon_policy {
+        /* Why the most recent refused setter call refused (cordon_policy_last_error): not part
+         * of the policy, never merged, copied or printed. */
+        cordon_error last_error;
         bool mode_set;
         cordon_mode mode;
 

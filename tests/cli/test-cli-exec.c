@@ -67,15 +67,22 @@ static void test_usage_errors(void **state) {
                          "2G)\n");
 }
 
-/* Values that parse but that the policy setters refuse. */
+/* Values that parse but that the policy setters refuse: the setter's own reason
+ * (cordon_policy_last_error), after the flag, before its hint. */
 static void test_setter_errors(void **state) {
         RUN(&R, "run", "--writable", "/a/../b", "true");
-        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --writable: '/a/../b' is not "
-                                "accepted");
+        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --writable: '/a/../b' must not "
+                                "contain '..' components; ");
         RUN(&R, "run", "--env-set", "BAD NAME=secret-value", "true");
-        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --env-set: 'BAD NAME=...' is not "
-                                "accepted");
+        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --env-set: 'BAD NAME' must match "
+                                "[A-Za-z_][A-Za-z0-9_]*; ");
         assert_null(strstr(R.err, "secret-value")); /* a value is never echoed */
+        RUN(&R, "run", "--deny-create-name", "a[b", "true");
+        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --deny-create-name: 'a[b' has a "
+                                "'[' without a ']'");
+        RUN(&R, "run", "--resolve", "h.test=999.1.1.1", "true");
+        assert_fatal_prefix(&R, "cordon: fatal: POLICY_INVALID: --resolve: '999.1.1.1' is not an "
+                                "IPv4 address");
 }
 
 static void test_policy_files(void **state) {

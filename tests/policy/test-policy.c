@@ -108,8 +108,38 @@ static void test_list_limit(void **state) {
                 assert_int_equal(cordon_policy_add_deny_write(p, buf), 0);
         }
         assert_int_equal(cordon_policy_add_deny_write(p, "/d/one-more"), -E2BIG);
+        assert_string_equal(cordon_policy_last_error(p)->message,
+                            "'/d/one-more' cannot be added: the list is full (at most 1024 "
+                            "entries)");
         assert_int_equal(cordon_policy_add_deny_write(p, "/d/7"), 0); /* present: no growth */
         assert_int_equal(p->deny_write.n, POLICY_MAX_LIST);
+}
+
+/* A refusing setter says why (cordon_policy_last_error): the value, quoted and cleaned, and the
+ * validator's reason; never an environment variable's value. */
+static void test_setter_reasons(void **state) {
+        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        assert_null(cordon_policy_last_error(p));
+        assert_int_equal(cordon_policy_add_bind(p, "relative/dir", false), -EINVAL);
+        const cordon_error *e = cordon_policy_last_error(p);
+        assert_non_null(e);
+        assert_int_equal(e->code, CORDON_POLICY_INVALID);
+        assert_string_equal(e->message, "'relative/dir' must be an absolute path");
+        assert_int_equal(cordon_policy_add_deny_read(p, "/a\nforged"), -EINVAL);
+        assert_string_equal(cordon_policy_last_error(p)->message,
+                            "'/a?forged' must not contain control characters");
+        assert_int_equal(cordon_policy_env_set(p, "OK", NULL), -EINVAL);
+        assert_string_equal(cordon_policy_last_error(p)->message, "the value must be a string");
+        assert_int_equal(cordon_policy_env_set(p, "9X", "hunter2"), -EINVAL);
+        assert_null(strstr(cordon_policy_last_error(p)->message, "hunter2"));
+        assert_int_equal(cordon_policy_set_pids(p, 0), -EINVAL);
+        assert_memory_equal(cordon_policy_last_error(p)->message, "'0' ", 4);
+        assert_int_equal(cordon_policy_add_egress_allow(p, "a b"), -EINVAL);
+        assert_memory_equal(cordon_policy_last_error(p)->message, "'a b' may contain only", 22);
+        /* A later success keeps the last refusal's reason (valid until the next refusal). */
+        assert_int_equal(cordon_policy_add_deny_read(p, "/ok"), 0);
+        assert_non_null(cordon_policy_last_error(p));
+        assert_null(cordon_policy_last_error(NULL));
 }
 
 static void test_binds(void **state) {
@@ -371,6 +401,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_modes),
                 cmocka_unit_test(test_path_setters),
+                cmocka_unit_test(test_setter_reasons),
                 cmocka_unit_test(test_list_limit),
                 cmocka_unit_test(test_binds),
                 cmocka_unit_test(test_ids_and_workdir),
