@@ -15,7 +15,7 @@
 #include "linux/process.h"
 #include "util/util.h"
 
-#define N_FDS 12
+#define N_FDS (PROCESS_KEEP_FDS_MAX + 4) /* more than can be kept */
 
 static bool is_open(int fd) {
         return fcntl(fd, F_GETFD) >= 0;
