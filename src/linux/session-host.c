@@ -220,7 +220,7 @@ void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err) {
 
 /* The exec's command to init: argv, the session's environment with the exec's variables over
  * it, its directory, its stdio, and a report channel of its own (EXEC_FAILED before exec). */
-static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3]) {
+static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3], uint32_t flags) {
         json_t *argv_j = json_object_get(o, "argv");
         size_t argc = json_array_size(argv_j);
         if (argc == 0)
@@ -239,7 +239,7 @@ static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3]) {
                         ? 0
                         : -EIO;
         if (r == 0)
-                r = session_send_exec(h->ctl, (uint32_t) x->id, 0, argv, env.v,
+                r = session_send_exec(h->ctl, (uint32_t) x->id, flags, argv, env.v,
                                       cwd ? cwd : h->p->workdir,
                                       (int[]){ stdio[0], stdio[1], stdio[2], pr[1] });
         safe_close(pr[1]);
@@ -280,7 +280,7 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         int in = stdin_memfd(json_string_value(json_object_get(o, "stdin")));
         int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
         int r = in >= 0 && pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0
-                        ? send_request(h, x, o, (int[]){ in, po[1], pe[1] })
+                        ? send_request(h, x, o, (int[]){ in, po[1], pe[1] }, 0)
                         : -EIO;
         int child_ends[] = { in, po[1], pe[1] };
         for (size_t i = 0; i < ELEMENTSOF(child_ends); i++)
@@ -297,18 +297,42 @@ static void start_exec(host *h, uint64_t id, const char *json) {
         exec_started(h, x);
 }
 
+/* The captured streams (the request's CORDON_CAPTURE_* bits): the command's fd 1 or 2 becomes a
+ * pipe this host reads into "stdout"/"stderr" events, each after the refusals queued before it
+ * (drain_pipe()), in place of the /dev/null the handle sent for it. */
+static int capture_pipes(host_exec *x, unsigned want, int stdio[3]) {
+        static const unsigned bits[2] = { CORDON_CAPTURE_STDOUT, CORDON_CAPTURE_STDERR };
+        int *ends[2] = { &x->out, &x->err };
+        for (int i = 0; i < 2; i++) {
+                if (!(want & bits[i]))
+                        continue;
+                int pp[2];
+                if (pipe2(pp, O_CLOEXEC) < 0)
+                        return -errno;
+                safe_close(stdio[i + 1]);
+                stdio[i + 1] = pp[1];
+                *ends[i] = pp[0];
+                (void) fcntl(pp[0], F_SETFL, O_NONBLOCK);
+        }
+        return 0;
+}
+
 /* "Y": cordon_session_exec(). Its stdio are the caller's descriptors, which came with the line;
  * they are checked as a run checks what it hands over (launch-fds.c): the plan is here. */
-static void start_exec_fds(host *h, uint64_t id, const char *json, const int stdio[3]) {
+static void start_exec_fds(host *h, uint64_t id, const char *json, int stdio[3]) {
         host_exec *x = exec_new(h, id);
         json_t *o = x ? json_loads(json, 0, NULL) : NULL;
+        unsigned want = (unsigned) json_integer_value(json_object_get(o, "capture"));
+        uint32_t flags = json_is_true(json_object_get(o, "tty")) ? SESSION_EXEC_TTY : 0;
         launch_fds f = { .stdio = { stdio[0], stdio[1], stdio[2] } };
         cordon_error e = { 0 };
         int r = !o || stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0 ? -EINVAL
                 : h->n_execs >= HOST_EXECS_MAX                  ? -EBUSY
                                                                : launch_fds_check(&f, h->p, &e);
         if (r >= 0)
-                r = send_request(h, x, o, stdio);
+                r = capture_pipes(x, want, stdio);
+        if (r >= 0)
+                r = send_request(h, x, o, stdio, flags);
         for (int i = 0; i < 3; i++)
                 safe_close(stdio[i]); /* init holds the command's copies */
         json_decref(o);
