@@ -414,6 +414,12 @@ static int options_read(const cordon_session_options *in, cordon_session_options
         return 0;
 }
 
+static void no_listener(void *userdata, const char *line, size_t len) {
+        (void) userdata;
+        (void) line;
+        (void) len;
+}
+
 /* The session's options, its id, its home and directory. */
 static int session_new(const cordon_policy *policy, const cordon_session_options *opts,
                        cordon_session **ret, cordon_error *err) {
@@ -425,8 +431,11 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
                                 .event_loop = opts->flags & CORDON_SESSION_EVENT_LOOP };
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
-        events ev; /* the policy's session id, else a random UUID (as a run's events have) */
-        events_init(&ev, NULL, policy->session_id);
+        /* The policy's session id, else a random UUID (as a run's events have): events_init()
+         * makes one only for a stream that has a listener. */
+        cordon_run_options listened = { .on_event = no_listener };
+        events ev;
+        events_init(&ev, &listened, policy->session_id);
         (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
         s->home = home_dir_of(s->opts.environ ? s->opts.environ : environ);
         s->cwd = s->opts.cwd ? strdup(s->opts.cwd) : getcwd(NULL, 0);
