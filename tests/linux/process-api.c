@@ -451,6 +451,7 @@ typedef struct loop_exec {
         char types[256];      /* the events' types in order, "starting,ready,stdout,..." */
         char out[256];        /* the captured stdout */
         pthread_t from;       /* the thread the last event came from */
+        char sid[128];        /* the first event's sessionId */
         bool done;
         int result;
         cordon_run_result res;
@@ -460,6 +461,10 @@ typedef struct loop_exec {
 static void loop_event(void *userdata, const char *line, size_t len) {
         loop_exec *x = userdata;
         x->from = pthread_self();
+        const char *id = memmem(line, len, "\"sessionId\":\"", 13);
+        if (id && !x->sid[0])
+                (void) snprintf(x->sid, sizeof(x->sid), "%.*s", (int) strcspn(id + 13, "\""),
+                                id + 13);
         const char *t = memmem(line, len, "\"type\":\"", 8);
         if (!t)
                 return;
@@ -581,6 +586,9 @@ static void test_event_loop(cordon_policy *pol) {
               "thread", xs[0].types);
         (void) snprintf(what, sizeof(what), "result %d, output '%s', events %s", xs[1].result,
                         piped, xs[1].types);
+        const char *sid = cordon_session_id(s);
+        check(sid && sid[0] && strcmp(xs[0].sid, sid) == 0 && strcmp(xs[1].sid, sid) == 0,
+              "event loop: every exec's events carry the session's id", xs[0].sid);
         check(xs[1].result == 0 && strcmp(piped, "piped\n") == 0 &&
                       strcmp(xs[1].types, "starting,ready,exit,") == 0,
               "event loop: the piped exec", what);
