@@ -50,6 +50,7 @@ typedef struct host_link {
         session *s;
         cordon_session *handle;   /* NULL: no warm sandbox (or no longer) */
         bool watched;
+        bool ended;               /* dispatch said the host is gone: never watched again */
         client *launch_client;    /* session.launch waits for the state to leave "created" */
         uint64_t launch_id;
 } host_link;

@@ -23,7 +23,7 @@
 
 int host_watch(daemon_t *d, host_link *l, bool on) {
         int fd = l->handle ? cordon_session_fd(l->handle) : -1;
-        if (fd < 0 || l->watched == on)
+        if (fd < 0 || l->watched == on || (on && l->ended))
                 return 0;
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
         if (epoll_ctl(d->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, fd, &ev) < 0)
@@ -180,6 +180,7 @@ static void check_launch(session *s) {
 /* The host died (or was killed): the session is over; its execs have their results. */
 static void host_gone(daemon_t *d, session *s) {
         (void) host_watch(d, &s->host, false);
+        s->host.ended = true; /* its fd stays readable (end of file) until destroy */
         if (s->state == SESSION_CREATED) {
                 const cordon_error *e = cordon_session_error(s->host.handle);
                 if (e)

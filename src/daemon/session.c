@@ -514,9 +514,10 @@ static void exec_unpause(daemon_t *d, exec_run *x) {
         x->paused = false;
         if (x->term)
                 terminal_update(d, x);
-        if (x->warm && !x->term)
-                (void) host_watch(d, &x->s->host, true);
-        else if (x->events_fd >= 0)
+        /* The session's link, whoever's queue paused it: if another client is still over the
+         * bound, the next readiness pauses it again. */
+        (void) host_watch(d, &x->s->host, true);
+        if (x->events_fd >= 0)
                 (void) exec_watch(d, x, true);
 }
 
