@@ -101,7 +101,8 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
         l->fds.stdio[0] = o->stdin_fd;
         l->fds.stdio[1] = o->stdout_fd;
         l->fds.stdio[2] = o->stderr_fd;
-        memcpy(l->fds.map, o->fds, o->n_fds * sizeof(cordon_fd_map));
+        if (o->n_fds) /* fds may be NULL then: memcpy() must not see it (UBSan) */
+                memcpy(l->fds.map, o->fds, o->n_fds * sizeof(cordon_fd_map));
         l->fds.n_map = o->n_fds;
         l->cwd = o->cwd;
         l->tty = o->flags & CORDON_SPAWN_TTY;
