@@ -356,10 +356,20 @@ typedef struct cordon_spawn_options {
         void *event_userdata;
         int cancel_fd;    /* as cordon_run_options.cancel_fd; -1 or 0: none */
         /* CORDON_CAPTURE_* bits: as cordon_run_options.capture, except that each chunk is
-         * written on to stdout_fd / stderr_fd (where the command would have written). */
+         * written on to stdout_fd / stderr_fd (where the command would have written; nowhere
+         * for CORDON_FD_NULL: the events only). A session exec captures only streams whose fd
+         * is CORDON_FD_NULL (cordon_session_exec). */
         unsigned capture;
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
+        unsigned flags;   /* CORDON_SPAWN_* bits; unknown bits are refused (CORDON_USAGE) */
 } cordon_spawn_options;
+
+/* cordon_spawn_options.flags: stdin_fd is a terminal (the slave of a PTY the caller opened, for
+ * a person's interactive shell) and the command makes it its controlling terminal: right after
+ * the setsid() every command gets, TIOCSCTTY on fd 0 — job control and ^C work; it is still a
+ * session of the command's own, so no other terminal can be reached. stdin_fd must be a
+ * terminal (isatty), else CORDON_USAGE. Give the same PTY as stdout_fd and stderr_fd. */
+#define CORDON_SPAWN_TTY (1u << 0)
 
 /* Sets every field to its default and `size` to sizeof(cordon_spawn_options). */
 CORDON_PUBLIC void cordon_spawn_options_init(cordon_spawn_options *opts);
@@ -416,7 +426,9 @@ CORDON_PUBLIC void cordon_process_free(cordon_process *p);
  *
  * Threads: every call may come from any thread. Each session has a thread of the library's own
  * that owns its sandbox (it forked it) and delivers its execs' callbacks, one at a time; a
- * callback must not call into the session or free its own handle. */
+ * callback must not call into the session or free its own handle. With
+ * CORDON_SESSION_EVENT_LOOP there is no such thread: the callbacks come from
+ * cordon_session_dispatch() on the caller's thread (below). */
 
 typedef struct cordon_session cordon_session;
 
@@ -437,22 +449,64 @@ typedef struct cordon_session_options {
         cordon_backend backend;   /* AUTO or NATIVE; anything else is refused */
         char *const *environ;     /* the environment the policy filters for the session */
         const char *cwd;          /* the session's directory; NULL: the caller's */
+        unsigned flags;           /* CORDON_SESSION_* bits; unknown bits are refused (USAGE) */
 } cordon_session_options;
+
+/* cordon_session_options.flags: the session is driven by the caller's event loop, for programs
+ * built around one thread and poll/epoll (a daemon, Node, Python asyncio). No thread of the
+ * library's: cordon_session_launch() forks the session's host from the calling thread and
+ * returns at once in state CREATED; the caller watches cordon_session_fd() and calls
+ * cordon_session_dispatch() whenever it is readable, which delivers every event, result and
+ * state change (CREATED → WARM once the sandbox is ready, or ERROR with cordon_session_error())
+ * on the calling thread. The host dies with the thread that launched the session
+ * (PR_SET_PDEATHSIG), so that thread must outlive the session. The host is a child of the
+ * caller's process: a caller that reaps every child (waitpid(-1)) may reap it, the library
+ * does not need its status. An exec's result comes only through dispatch: on the thread that
+ * launched the session cordon_process_wait() with a timeout other than 0 fails at once
+ * (CORDON_USAGE, -EDEADLK) instead of never returning; poll cordon_process_fd() in the loop and
+ * wait with 0 once it is readable. cordon_process_free() of an exec still running kills it and
+ * returns at once. Stopping to dispatch (e.g. while a consumer of the output falls behind) stops
+ * the host, and in turn the commands, at their next write: backpressure, memory stays bounded. */
+#define CORDON_SESSION_EVENT_LOOP (1u << 0)
 
 CORDON_PUBLIC void cordon_session_options_init(cordon_session_options *opts);
 
 /* Builds the session's sandbox and returns once it is ready (state WARM), or a negative errno
  * with `err` set when it could not be built (nothing is left running). Caller frees with
- * cordon_session_destroy(). */
+ * cordon_session_destroy(). With CORDON_SESSION_EVENT_LOOP it returns once the host is forked
+ * (state CREATED): a sandbox that cannot be built ends in state ERROR during a later dispatch,
+ * with the reason in cordon_session_error(); execs may be started meanwhile (they run once the
+ * sandbox is ready, or end with CORDON_LAUNCH_FAILED). */
 CORDON_PUBLIC int cordon_session_launch(const cordon_policy *policy,
                                         const cordon_session_options *opts,
                                         cordon_session **ret, cordon_error *err);
 CORDON_PUBLIC cordon_session_state cordon_session_get_state(const cordon_session *s);
 /* The session's id: the policy's sessionId, else a random UUID. Every event carries it. */
 CORDON_PUBLIC const char *cordon_session_id(const cordon_session *s);
+/* Why the session is in state ERROR (its sandbox could not be built, or its host ended); NULL in
+ * every other state. Owned by the session, valid until cordon_session_destroy(). Any thread. */
+CORDON_PUBLIC const cordon_error *cordon_session_error(const cordon_session *s);
+
+/* CORDON_SESSION_EVENT_LOOP only (else -1). A descriptor the caller's loop watches for
+ * readability (POLLIN/EPOLLIN, level-triggered): the host wrote something. Owned by the
+ * session; valid until cordon_session_destroy(); never read or close it. */
+CORDON_PUBLIC int cordon_session_fd(const cordon_session *s);
+/* CORDON_SESSION_EVENT_LOOP only. Reads what the host wrote (one buffer: call it again while
+ * the fd stays readable), without blocking, and delivers it on the calling thread: the execs'
+ * events to their on_event/on_violation, their results to their handles (cordon_process_fd()
+ * becomes readable), the session's state changes. Returns 0; or a negative errno with `err`
+ * set: -EINVAL (CORDON_USAGE) for a threaded session, -EPIPE (CORDON_LAUNCH_FAILED) once the
+ * host is gone — the state is ERROR (or DESTROYED), every exec has its result, and the caller
+ * must stop watching the fd (it stays readable). Not from within a callback; one thread at a
+ * time. */
+CORDON_PUBLIC int cordon_session_dispatch(cordon_session *s, cordon_error *err);
 
 /* Runs argv[0] in the session. `opts` as for cordon_spawn(), with these differences: stdio fields
- * only (n_fds must be 0) and no capture; `environ` entries are set over the session's environment
+ * only (n_fds must be 0); `capture` only of streams whose fd is CORDON_FD_NULL (their output
+ * comes only as "stdout"/"stderr" events, read by the session's host, each after the refusals
+ * reported before it; a captured stream with a descriptor of the caller's is refused with
+ * CORDON_USAGE); CORDON_SPAWN_TTY as for cordon_spawn(); `environ` entries are set over the
+ * session's environment
  * (the proxy variables stay the session's); `cwd` defaults to the session's directory; `backend`
  * is ignored. The descriptors are checked as cordon_spawn() checks them. Returns 0 with *ret a
  * handle (cordon_process_pid/_pidfd: -1, the command lives in the session's PID namespace), or a
@@ -467,7 +521,8 @@ CORDON_PUBLIC int cordon_session_suspend(cordon_session *s, cordon_error *err);
 CORDON_PUBLIC int cordon_session_resume(cordon_session *s, cordon_error *err);
 /* Ends the session: every process in it is killed, its cgroup removed, the handle freed. Exec
  * handles still held end with CORDON_LAUNCH_FAILED ("the session was destroyed") and must still
- * be freed. NULL: no-op. */
+ * be freed. Returns once the host has ended (normally a few milliseconds; a host still there
+ * after 3 s is killed); in event-loop mode nothing more is dispatched. NULL: no-op. */
 CORDON_PUBLIC void cordon_session_destroy(cordon_session *s);
 
 /* ---- Denial decoder (docs/design/errors.md; docs/explain.md)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cordond's insides: the server (server.c: socket, peer credentials, clients, dispatch), the
- * sessions (session.c: states, per-exec policy resolution, exec workers). docs/protocol.md is the
- * contract; docs/design/daemon.md the design. */
+ * sessions (session.c: states, per-exec policy resolution, exec workers), warm sessions through
+ * libcordon's session handle (session-warm.c) and terminals (terminal.c). docs/protocol.md is
+ * the contract; docs/design/daemon.md the design. */
 #pragma once
 
 #include <stdbool.h>
@@ -23,6 +24,8 @@ typedef enum watch_kind {
         WATCH_CLIENT,
         WATCH_EXEC,
         WATCH_HOST,
+        WATCH_PTY,      /* a terminal's PTY master (exec_run.pty) */
+        WATCH_DONE,     /* a backend-none terminal's result fd (exec_run.done_watch) */
 } watch_kind;
 
 typedef struct daemon daemon_t;
@@ -41,18 +44,22 @@ typedef enum session_state {
 
 const char *session_state_name(session_state s);
 
-/* The daemon's end of a warm session host (session-host.c). */
+/* A warm session's sandbox: libcordon's session handle in event-loop mode (session-warm.c). */
 typedef struct host_link {
-        watch_kind kind;          /* WATCH_HOST */
+        watch_kind kind;          /* WATCH_HOST: cordon_session_fd() is readable */
         session *s;
-        pid_t pid;                /* the host process; -1 once reaped */
-        int fd;                   /* lines from/to the host; -1 once closed */
-        char *buf;
-        size_t len, cap;
+        cordon_session *handle;   /* NULL: no warm sandbox (or no longer) */
         bool watched;
-        client *launch_client;    /* session.launch waits for the host's "S"/"F" */
+        bool ended;               /* dispatch said the host is gone: never watched again */
+        client *launch_client;    /* session.launch waits for the state to leave "created" */
         uint64_t launch_id;
 } host_link;
+
+/* An epoll registration of an exec's other descriptors (a terminal's PTY, a result fd). */
+typedef struct watch_ref {
+        watch_kind kind;
+        exec_run *x;
+} watch_ref;
 
 struct session {
         char id[PROTO_ID_MAX + 1];
@@ -80,10 +87,12 @@ struct exec_run {
         bool got_result;
         char *result;             /* the result JSON (without 'R') */
         bool paused;              /* the owner's queue is full: stop reading (backpressure) */
-        bool warm;                /* runs in the session host (no worker, no pipe of its own) */
+        bool warm;                /* runs through `proc` (no worker of its own) */
         bool terminal;            /* a session.terminal */
-        bool done;                /* warm: the host sent the result (or is gone) */
-        uint64_t host_exec_id;    /* warm: the id in the host's "E"/"R" lines */
+        bool done;                /* warm: the result is in (or the session is gone) */
+        cordon_process *proc;     /* warm: a session exec, or a backend-none terminal's spawn */
+        bool local;               /* that spawn: a cordon_spawn() of ours, not a session exec */
+        struct terminal *term;    /* a terminal's PTY and its state (terminal.c) */
         exec_run *next;
 };
 
@@ -136,6 +145,8 @@ void session_terminal(daemon_t *d, client *c, const proto_request *rq);
 void terminal_control(daemon_t *d, client *c, const proto_request *rq);
 void exec_on_readable(daemon_t *d, exec_run *x);
 void host_on_readable(daemon_t *d, host_link *l);
+void terminal_on_pty(daemon_t *d, watch_ref *w, uint32_t ready);
+void terminal_on_done(daemon_t *d, watch_ref *w);
 void exec_client_gone(daemon_t *d, client *c);
 void exec_resume_paused(daemon_t *d, client *c);
 void exec_reap(daemon_t *d);
@@ -143,19 +154,39 @@ void exec_reap(daemon_t *d);
 void exec_collect(daemon_t *d);
 void sessions_destroy_all(daemon_t *d);
 int exec_watch(daemon_t *d, exec_run *x, bool on);
-/* Shared by session.c, session-worker.c (the cold exec worker) and session-link.c (the warm
- * host link): an exec's policy (override and cwd may be NULL), the worker's main, the host
- * link's epoll watch and close, and a session handle as a reply. */
+/* Shared by session.c, session-worker.c (the cold exec worker), session-warm.c (warm sessions)
+ * and terminal.c: an exec's policy (override and cwd may be NULL), the worker's main and its
+ * stdin, the warm session's epoll watch, launch and close, and a session handle as a reply. */
 int exec_resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
                         cordon_policy **ret, cordon_error *err);
 _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, int fd,
                                  const strv *widening);
+/* {"error": {"code", "message"}}, a result exec_response() answers as an error. */
+char *exec_error_result(const cordon_error *err);
+/* stdin given inline: a memfd holding it, else /dev/null; -1 on failure. */
+int exec_stdin_fd(const proto_exec *e);
 int host_watch(daemon_t *d, host_link *l, bool on);
+/* Starts the session's warm sandbox; answered to `c` once it is ready or failed. */
+int host_launch(daemon_t *d, session *s, client *c, uint64_t id, cordon_error *err);
+/* Ends the session's sandbox (everything in it dies); its warm execs end without a result. */
 void host_close(daemon_t *d, session *s);
+/* An exec running through a library handle is asked to end (client gone, session destroyed). */
+void warm_kill(exec_run *x);
+/* The library handle's result is in: the exec's result JSON, then the exec is done. */
+void warm_finish(daemon_t *d, exec_run *x);
+/* A new exec_run of `s` for request `rq` of `c`, listed and counted as running. */
+exec_run *exec_add(daemon_t *d, client *c, session *s, uint64_t request_id);
 void reply_handle(client *c, uint64_t id, const session *s);
 void session_reply_error(client *c, uint64_t id, cordon_code code, const char *msg);
-/* A warm exec of `s`: its request to the host, and the exec_run its lines will find. */
+/* A warm exec of `s`: cordon_session_exec() with its output captured to events. */
 void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq);
+/* terminal.c: a terminal's library event (from dispatch, or its pipe), in order with its PTY's
+ * output; and a terminal's end (its master closed, its watches gone). */
+void terminal_event(daemon_t *d, exec_run *x, const char *line, size_t len);
+void terminal_done(daemon_t *d, exec_run *x);
+/* The PTY's epoll registration after a pause, a resume or queued input. */
+void terminal_update(daemon_t *d, exec_run *x);
+void terminal_free(exec_run *x);
 /* The session `id` unless destroyed, else NULL. */
 session *session_find(daemon_t *d, const char *id);
 /* The policy an exec without override runs under (deployment default < session layer): what the

@@ -375,6 +375,10 @@ int server_run(daemon_t *d) {
                                 exec_on_readable(d, evs[i].data.ptr);
                         else if (k == WATCH_HOST)
                                 host_on_readable(d, evs[i].data.ptr);
+                        else if (k == WATCH_PTY)
+                                terminal_on_pty(d, evs[i].data.ptr, evs[i].events);
+                        else if (k == WATCH_DONE)
+                                terminal_on_done(d, evs[i].data.ptr);
                         else {
                                 client *c = evs[i].data.ptr;
                                 if (!c->dead && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))

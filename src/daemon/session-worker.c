@@ -19,7 +19,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "linux/session-host.h"
 #include "linux/events.h"
 #include "util/util.h"
 
@@ -49,9 +48,10 @@ static void worker_event(void *userdata, const char *line, size_t len) {
         worker_write(w->fd, line, len); /* ends in '\n' */
 }
 
-/* stdin given inline: a sealed memfd, so the command reads it at its own pace and the daemon
- * never blocks writing into a pipe nobody reads. */
-static int stdin_fd(const proto_exec *e) {
+/* stdin given inline: a memfd, so the command reads it at its own pace and the daemon never
+ * blocks writing into a pipe nobody reads (for a cold exec the worker's, for a warm one the
+ * daemon's own: session-warm.c). */
+int exec_stdin_fd(const proto_exec *e) {
         if (!e->stdin_data)
                 return open("/dev/null", O_RDONLY | O_CLOEXEC);
         int fd = (int) syscall(SYS_memfd_create, "cordon-stdin", MFD_CLOEXEC);
@@ -60,11 +60,17 @@ static int stdin_fd(const proto_exec *e) {
         size_t off = 0;
         while (off < e->stdin_len) {
                 ssize_t w = write(fd, e->stdin_data + off, e->stdin_len - off);
+                if (w < 0 && errno == EINTR)
+                        continue;
                 if (w <= 0)
-                        return -1;
+                        break;
                 off += (size_t) w;
         }
-        return lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
+        if (off < e->stdin_len || lseek(fd, 0, SEEK_SET) != 0) {
+                (void) close(fd);
+                return -1;
+        }
+        return fd;
 }
 
 static void write_result(int fd, int r, const cordon_run_result *res, const cordon_error *err) {
@@ -89,7 +95,7 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
         sigemptyset(&all);
         (void) sigprocmask(SIG_SETMASK, &all, NULL);
         (void) signal(SIGPIPE, SIG_DFL);
-        int in = stdin_fd(e), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        int in = exec_stdin_fd(e), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
         if (in < 0 || null < 0 || dup2(in, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
                 _exit(1);
         cordon_error err = { 0 };
@@ -103,7 +109,7 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
                 r = cordon_set_error(&err, CORDON_LAUNCH_FAILED, errno,
                                      "cannot enter the session's workdir '%s': %s", s->workdir,
                                      strerror(errno));
-        /* The exec's variables are set as given, as in a warm exec (session-host.c): on purpose,
+        /* The exec's variables are set as given, as in a warm exec (the session host): on purpose,
          * like env.set; the daemon's own environment is filtered by the plan as for any run. */
         for (size_t i = 0; r >= 0 && i < e->n_env; i++) {
                 char *eq = strchr(e->env[i], '=');

@@ -4,7 +4,7 @@
  * A session holds a policy layer and a backend. Each exec resolves its policy per call
  * (docs/policy.md, "Layers and resolution": approved escalation > session > deployment
  * default). A cold exec runs in an exec worker (session-worker.c), a warm one in the session's
- * host, spoken to over the host link (session-link.c). */
+ * sandbox through libcordon's session handle (session-warm.c), a terminal through terminal.c. */
 #include "daemon/daemon.h"
 
 #include <dirent.h>
@@ -25,8 +25,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/session-host.h"
-#include "linux/events.h"
 #include "linux/process.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
@@ -142,51 +140,6 @@ static int check_session(daemon_t *d, session *s, cordon_error *err) {
         return r;
 }
 
-int host_watch(daemon_t *d, host_link *l, bool on) {
-        if (l->fd < 0 || l->watched == on)
-                return 0;
-        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
-        if (epoll_ctl(d->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, l->fd, &ev) < 0)
-                return -errno;
-        l->watched = on;
-        return 0;
-}
-
-/* Forks the session host with the session's resolved policy. */
-static int start_host(daemon_t *d, session *s, cordon_error *err) {
-        cordon_policy *pol = NULL;
-        int r = exec_resolve_policy(d, s, NULL, NULL, &pol, err);
-        if (r < 0)
-                return r;
-        int sp[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0) {
-                cordon_policy_free(pol);
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
-                                        strerror(errno));
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-                if (process_close_fds_keep(&sp[1], 1) < 0)
-                        _exit(1);
-                session_host_main(pol, s->id, d->home, s->workdir, sp[1]);
-        }
-        int e = errno;
-        cordon_policy_free(pol);
-        (void) close(sp[1]);
-        if (pid < 0) {
-                (void) close(sp[0]);
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
-        }
-        s->host.pid = pid;
-        s->host.fd = sp[0];
-        (void) fcntl(sp[0], F_SETFL, O_NONBLOCK);
-        if (host_watch(d, &s->host, true) < 0) {
-                (void) kill(pid, SIGKILL);
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EIO, "epoll");
-        }
-        return 0;
-}
-
 void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         if (d->n_sessions >= DAEMON_MAX_SESSIONS) {
                 session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "too many sessions (1024)");
@@ -219,7 +172,7 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
                 r = cordon_policy_set_session_id(s->layer, s->id);
         if (r >= 0)
                 r = check_session(d, s, &s->error);
-        s->host = (host_link){ .kind = WATCH_HOST, .s = s, .pid = -1, .fd = -1 };
+        s->host = (host_link){ .kind = WATCH_HOST, .s = s };
         s->next = d->sessions;
         d->sessions = s;
         d->n_sessions++;
@@ -232,12 +185,10 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
                                      "refusing to run the command unconfined: the microvm "
                                      "backend is not available in this build; hint: launch "
                                      "with backend native (see 'cordon probe')");
-        if (r >= 0 && (s->backend == CORDON_BACKEND_NATIVE || s->backend == CORDON_BACKEND_AUTO))
-                r = start_host(d, s, &s->error);
-        if (r >= 0 && s->host.pid > 0) {
-                s->host.launch_client = c;
-                s->host.launch_id = rq->id;
-                return; /* answered when the host reports (host_on_readable) */
+        if (r >= 0 && (s->backend == CORDON_BACKEND_NATIVE || s->backend == CORDON_BACKEND_AUTO)) {
+                r = host_launch(d, s, c, rq->id, &s->error);
+                if (r >= 0)
+                        return; /* answered once the sandbox is ready (host_on_readable) */
         }
         s->state = r < 0 ? SESSION_ERROR : SESSION_WARM;
         daemon_log("session %s: %s (%s)", s->id, session_state_name(s->state),
@@ -293,14 +244,6 @@ static void kill_children_of(pid_t parent) {
         closedir(dir);
 }
 
-/* "K<id>\n": the host asks init to kill that exec's process group. */
-static void host_kill_exec(exec_run *x) {
-        char line[40];
-        int n = snprintf(line, sizeof(line), "K%llu \n", (unsigned long long) x->host_exec_id);
-        if (x->s->host.fd >= 0)
-                (void) !write(x->s->host.fd, line, (size_t) n);
-}
-
 static void kill_exec(exec_run *x) {
         /* The worker is the launcher of its sandbox: every sandbox process dies with it. The
          * command of an unconfined (backend none) session has no PID namespace: it and its
@@ -311,25 +254,7 @@ static void kill_exec(exec_run *x) {
         }
 }
 
-/* Ends a warm session: its host's death takes the monitor, init (the whole PID namespace) and
- * the proxy with it. Warm execs still in flight get an error response. */
-void host_close(daemon_t *d, session *s) {
-        host_link *l = &s->host;
-        /* "Q" (or just the closed socket) makes the host end the session in order and remove
-         * its cgroup; sessions_destroy_all() kills a host that does not end in time. */
-        if (l->fd >= 0 && write(l->fd, "Q\n", 2) != 2 && l->pid > 0)
-                (void) kill(l->pid, SIGKILL);
-        (void) host_watch(d, l, false);
-        if (l->fd >= 0)
-                (void) close(l->fd);
-        l->fd = -1;
-        for (exec_run *x = d->execs; x; x = x->next)
-                if (x->s == s && x->warm && !x->done)
-                        x->done = true; /* no result: exec_collect answers LAUNCH_FAILED */
-}
-
 static void session_free(session *s) {
-        free(s->host.buf);
         cordon_policy_free(s->layer);
         free(s->workdir);
         free(s);
@@ -356,7 +281,7 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
                 session_reply_error(c, rq->id, CORDON_USAGE, "no such session");
                 return;
         }
-        if (s->host.fd < 0 || s->state == SESSION_ERROR || s->state == SESSION_CREATED) {
+        if (!s->host.handle || s->state == SESSION_ERROR || s->state == SESSION_CREATED) {
                 session_reply_error(c, rq->id, CORDON_USAGE,
                                     "only a warm session (a confined one that started) can be "
                                     "suspended");
@@ -366,10 +291,10 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
                 reply_handle(c, rq->id, s); /* already there: idempotent */
                 return;
         }
-        /* The session's init stops (or continues) every process of the session's PID
-         * namespace; its execs' clients simply see no output meanwhile. */
-        const char *line = suspend ? "P\n" : "C\n";
-        if (write(s->host.fd, line, 2) != 2) {
+        /* Every process of the session stops (or continues): the cgroup v2 freezer, else init's
+         * signals; its execs' clients simply see no output meanwhile. */
+        cordon_error err = { 0 };
+        if ((suspend ? cordon_session_suspend : cordon_session_resume)(s->host.handle, &err) < 0) {
                 session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED,
                                     "the session's sandbox is gone");
                 return;
@@ -388,31 +313,16 @@ void sessions_destroy_all(daemon_t *d) {
                                 ;
                         x->pid = -1;
                 }
-        for (session *s = d->sessions; s; s = s->next)
-                host_close(d, s);
-        /* Each host ends its session in order (bounded); one still there after 3 s is killed:
-         * SIGTERM must leave nothing running. */
-        for (int waited = 0; waited <= 3000; waited += 10) {
-                bool left = false;
-                for (session *s = d->sessions; s; s = s->next)
-                        if (s->host.pid > 0 && waitpid(s->host.pid, NULL, WNOHANG) == s->host.pid)
-                                s->host.pid = -1;
-                        else if (s->host.pid > 0)
-                                left = true;
-                if (!left)
-                        break;
-                if (waited == 3000)
-                        for (session *s = d->sessions; s; s = s->next)
-                                if (s->host.pid > 0)
-                                        (void) kill(s->host.pid, SIGKILL);
-                (void) usleep(10000);
-        }
+        /* Each session ends in order: cordon_session_destroy() returns once its host has
+         * ended it (a host still there after 3 s is killed): SIGTERM must leave nothing
+         * running. A backend-none terminal's shell is killed, then waited for. */
         for (session *s = d->sessions; s; s = s->next) {
-                if (s->host.pid > 0)
-                        while (waitpid(s->host.pid, NULL, 0) < 0 && errno == EINTR)
-                                ;
-                s->host.pid = -1;
+                host_close(d, s);
                 s->state = SESSION_DESTROYED;
+        }
+        for (exec_run *x = d->execs; x; x = x->next) {
+                cordon_process_free(TAKE_PTR(x->proc)); /* before its pipe: the run's thread */
+                terminal_free(x);
         }
         /* The daemon is a subreaper (main.c): what a killed exec worker leaves behind comes
          * back here — a sandbox winding down, or the command of an unconfined (backend none)
@@ -473,7 +383,7 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
         }
         /* Warm: the session's sandbox runs it, unless this exec brings a policy of its own,
          * which needs a sandbox built for that policy (a cold run in a worker). */
-        if (s->host.fd >= 0 && s->state != SESSION_CREATED && !rq->exec.policy_override) {
+        if (s->host.handle && s->state != SESSION_CREATED && !rq->exec.policy_override) {
                 exec_warm(d, c, s, rq);
                 return;
         }
@@ -501,9 +411,7 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                 return;
         }
         int p[2];
-        exec_run *x = calloc(1, sizeof(*x));
-        if (!x || pipe2(p, O_CLOEXEC) < 0) {
-                free(x);
+        if (pipe2(p, O_CLOEXEC) < 0) {
                 session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "cannot create the exec pipe");
                 return;
         }
@@ -516,18 +424,21 @@ void session_exec(daemon_t *d, client *c, proto_request *rq) {
                 exec_worker_main(d, s, &rq->exec, p[1], &widening);
         }
         (void) close(p[1]);
-        if (pid < 0) {
+        exec_run *x = pid > 0 ? exec_add(d, c, s, rq->id) : NULL;
+        if (!x) {
                 (void) close(p[0]);
-                free(x);
-                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "fork failed");
+                if (pid > 0) {
+                        (void) kill(pid, SIGKILL);
+                        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                }
+                session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED,
+                                    pid < 0 ? "fork failed" : "out of memory");
                 return;
         }
-        *x = (exec_run){ .kind = WATCH_EXEC, .d = d, .request_id = rq->id, .owner = c, .s = s,
-                         .pid = pid, .events_fd = p[0], .next = d->execs };
+        x->pid = pid;
+        x->events_fd = p[0];
         (void) fcntl(p[0], F_SETFL, O_NONBLOCK);
-        d->execs = x;
-        s->running++;
-        s->state = SESSION_ACTIVE;
         if (exec_watch(d, x, true) < 0)
                 kill_exec(x);
 }
@@ -540,7 +451,9 @@ static void exec_line(exec_run *x, const char *line, size_t len) {
                 x->result = strndup(line + 1, len - 1);
                 return;
         }
-        if (line[0] == 'E' && x->owner)
+        if (line[0] == 'E' && x->term)
+                terminal_event(x->d, x, line + 1, len); /* the JSON and its '\n'; in order */
+        else if (line[0] == 'E' && x->owner)
                 (void) client_send(x->owner, proto_event_line(x->request_id, line + 1, len - 1));
 }
 
@@ -596,15 +509,22 @@ void exec_on_readable(daemon_t *d, exec_run *x) {
 
 /* ---- the ends of execs --------------------------------------------------------------------- */
 
+/* Reading an exec's source again: its worker's pipe, its session's link, its PTY. */
+static void exec_unpause(daemon_t *d, exec_run *x) {
+        x->paused = false;
+        if (x->term)
+                terminal_update(d, x);
+        /* The session's link, whoever's queue paused it: if another client is still over the
+         * bound, the next readiness pauses it again. */
+        (void) host_watch(d, &x->s->host, true);
+        if (x->events_fd >= 0)
+                (void) exec_watch(d, x, true);
+}
+
 void exec_resume_paused(daemon_t *d, client *c) {
         for (exec_run *x = d->execs; x; x = x->next)
-                if (x->owner == c && x->paused) {
-                        x->paused = false;
-                        if (x->warm)
-                                (void) host_watch(d, &x->s->host, true);
-                        else
-                                (void) exec_watch(d, x, true);
-                }
+                if (x->owner == c && x->paused)
+                        exec_unpause(d, x);
 }
 
 void exec_client_gone(daemon_t *d, client *c) {
@@ -612,38 +532,33 @@ void exec_client_gone(daemon_t *d, client *c) {
                 if (x->owner == c) {
                         x->owner = NULL;
                         kill_exec(x);
-                        if (x->warm && !x->done)
-                                host_kill_exec(x);
+                        warm_kill(x);
                         /* A paused exec's source must be read again, or the host (blocked
                          * writing to us) would never read its "K" line. */
-                        if (x->paused) {
-                                x->paused = false;
-                                if (x->warm)
-                                        (void) host_watch(d, &x->s->host, true);
-                                else
-                                        (void) exec_watch(d, x, true);
-                        }
+                        if (x->paused)
+                                exec_unpause(d, x);
                 }
 }
 
 void exec_reap(daemon_t *d) {
+        /* __WNOTHREAD: only this thread's children — the exec workers, the session hosts it
+         * forked (libcordon waits for those by pidfd, and does not mind), the orphans that
+         * come back to this subreaper. Never those of libcordon's own threads: a backend-none
+         * terminal's shell is waited for by its run's thread, for its exit status. */
         for (;;) {
-                pid_t w = waitpid(-1, NULL, WNOHANG);
+                pid_t w = waitpid(-1, NULL, WNOHANG | __WNOTHREAD);
                 if (w <= 0)
                         return;
                 for (exec_run *x = d->execs; x; x = x->next)
                         if (x->pid == w)
                                 x->pid = -1;
-                for (session *s = d->sessions; s; s = s->next)
-                        if (s->host.pid == w)
-                                s->host.pid = -1;
         }
 }
 
 /* The exec's response: its result, or an error response when the run failed (like `cordon run`
  * exiting 125 with a fatal line) or its worker/host died without a result. */
 static char *exec_response(const exec_run *x) {
-        if (!x->result && x->s->state == SESSION_DESTROYED)
+        if ((!x->result || x->warm) && x->s->state == SESSION_DESTROYED)
                 return proto_error_line(x->request_id, CORDON_KILLED,
                                         "the session was destroyed: everything in it was killed");
         if (!x->result)
@@ -674,6 +589,7 @@ void exec_collect(daemon_t *d) {
         while (*pp) {
                 exec_run *x = *pp;
                 if (x->pid > 0 || x->events_fd >= 0 || (x->warm && !x->done)) {
+
                         pp = &x->next;
                         continue;
                 }
@@ -682,6 +598,8 @@ void exec_collect(daemon_t *d) {
                 if (x->s->running > 0 && --x->s->running == 0 && x->s->state == SESSION_ACTIVE)
                         x->s->state = SESSION_WARM;
                 *pp = x->next;
+                cordon_process_free(x->proc);
+                terminal_free(x);
                 free(x->buf);
                 free(x->result);
                 free(x);

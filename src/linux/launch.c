@@ -277,6 +277,8 @@ static int launch_plan(launch *l, const cordon_policy *policy, cordon_error *err
         int r = tool_caches_prepare(policy, env, home, err);
         if (r >= 0)
                 r = plan_build(policy, home, cwd, env, &l->p, err);
+        if (r >= 0)
+                l->p->tty = l->tty; /* CORDON_SPAWN_TTY: command_main() makes fd 0 its own */
         return r;
 }
 

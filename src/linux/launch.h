@@ -88,6 +88,7 @@ struct launch {
         launch_fds fds;
         const char *cwd;         /* NULL: getcwd() */
         const char *home;        /* NULL: from the environment (home_dir_of) */
+        bool tty;                /* fd 0 is a terminal: the command's controlling one */
         bool want_command_pidfd; /* the command's pidfd is wanted (cordon_process_signal) */
         int kill_fd;             /* readable: kill the sandbox (cordon_process_kill); -1 */
         /* >= 0: a warm session (session-host.c): its init serves exec requests on this socket

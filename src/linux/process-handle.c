@@ -49,6 +49,10 @@ int process_options_read(const cordon_spawn_options *in, cordon_spawn_options *o
                                                 "(%s) does not know; hint: link the libcordon "
                                                 "the program was built against",
                                                 cordon_version());
+        if (out->flags & ~(unsigned) CORDON_SPAWN_TTY)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_spawn_options.flags: unknown flags 0x%x",
+                                        out->flags & ~(unsigned) CORDON_SPAWN_TTY);
         return 0;
 }
 
@@ -79,6 +83,10 @@ static int check_fd_map(const cordon_spawn_options *o, cordon_error *err) {
                         return cordon_set_error(err, CORDON_USAGE, EBADF,
                                                 "cordon_spawn_options: fd %d for the command's "
                                                 "fd %d", std[i], i);
+        if (o->flags & CORDON_SPAWN_TTY && !isatty(o->stdin_fd))
+                return cordon_set_error(err, CORDON_USAGE, ENOTTY,
+                                        "cordon_spawn: CORDON_SPAWN_TTY needs a terminal as "
+                                        "stdin_fd (fd %d is not one)", o->stdin_fd);
         return 0;
 }
 
@@ -93,10 +101,11 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
         l->fds.stdio[0] = o->stdin_fd;
         l->fds.stdio[1] = o->stdout_fd;
         l->fds.stdio[2] = o->stderr_fd;
-        if (o->n_fds)
+        if (o->n_fds) /* fds may be NULL then: memcpy() must not see it (UBSan) */
                 memcpy(l->fds.map, o->fds, o->n_fds * sizeof(cordon_fd_map));
         l->fds.n_map = o->n_fds;
         l->cwd = o->cwd;
+        l->tty = o->flags & CORDON_SPAWN_TTY;
 }
 
 /* The run's end: the result, then done_fd. */
@@ -154,6 +163,8 @@ static int start_thread(cordon_process *p) {
 }
 
 void process_release(cordon_process *p) {
+        if (!p)
+                return;
         launch_done(&p->l);
         safe_close(p->pidfd);
         safe_close(p->command_pidfd);
@@ -314,6 +325,17 @@ int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *re
                         cordon_error *err) {
         if (!p)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_process_wait: NULL");
+        if (timeout_ms != 0 && p->in_session && !process_done(p)) {
+                pthread_mutex_lock(&p->lock);
+                bool blocks = p->session && session_exec_wait_blocks(p->session);
+                pthread_mutex_unlock(&p->lock);
+                if (blocks)
+                        return cordon_set_error(err, CORDON_USAGE, EDEADLK,
+                                                "cordon_process_wait: this exec's result comes "
+                                                "only through cordon_session_dispatch() on this "
+                                                "thread; hint: poll cordon_process_fd() in the "
+                                                "loop, or wait with timeout 0");
+        }
         struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
         int n;
         while ((n = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms)) < 0 && errno == EINTR)
@@ -337,8 +359,15 @@ int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *re
 void cordon_process_free(cordon_process *p) {
         if (!p)
                 return;
-        if (!process_done(p))
-                (void) cordon_process_kill(p, NULL);
+        if (!process_done(p)) {
+                pthread_mutex_lock(&p->lock);
+                cordon_session *s = p->in_session ? p->session : NULL;
+                pthread_mutex_unlock(&p->lock);
+                if (s && session_event_loop(s))
+                        session_exec_forget(s, p->exec_id);
+                else
+                        (void) cordon_process_kill(p, NULL);
+        }
         (void) cordon_process_wait(p, -1, NULL, NULL);
         process_release(p);
 }

@@ -49,3 +49,10 @@ int process_options_read(const cordon_spawn_options *in, cordon_spawn_options *o
  * over, another -errno when the session is gone. */
 int session_exec_signal(cordon_session *s, uint64_t exec_id, int sig);
 int session_exec_kill(cordon_session *s, uint64_t exec_id);
+/* Event-loop mode (CORDON_SESSION_EVENT_LOOP): kills the exec and ends its handle at once
+ * (CORDON_KILLED), for a handle freed while it runs. */
+void session_exec_forget(cordon_session *s, uint64_t exec_id);
+bool session_event_loop(const cordon_session *s);
+/* Whether waiting on an exec of `s` from this thread can never end: an event-loop session's
+ * results come only through dispatch on the thread that launched it. */
+bool session_exec_wait_blocks(const cordon_session *s);

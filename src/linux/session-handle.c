@@ -5,9 +5,16 @@
  *                  "K<id>", "P", "C", "Q";
  *   from the host  "S" (ready) or "F<error json>" once, then "E<id> <event json>" per event and
  *                  "R<id> <result json>" when an exec ends.
- * A thread per session forks the host (the host dies with the thread that forked it:
- * PR_SET_PDEATHSIG) and reads the link: it delivers each exec's events to its callbacks and its
- * result to its handle (process-handle.h). */
+ * Who reads the link:
+ *   - threaded (the default): a thread per session forks the host (the host dies with the
+ *     thread that forked it: PR_SET_PDEATHSIG) and reads the link; it delivers each exec's events
+ *     to its callbacks and its result to its handle (process-handle.h);
+ *   - CORDON_SESSION_EVENT_LOOP: no thread of ours. The caller's thread forks the host, and the
+ *     caller's loop polls cordon_session_fd() and calls cordon_session_dispatch(), which reads
+ *     what the link holds and delivers it on that thread.
+ * Execs are session-exec.c. */
+#include "linux/session-handle.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -19,6 +26,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,35 +39,8 @@
 
 extern char **environ;
 
-#define SESSION_LINE_MAX (4 * 1024 * 1024) /* as the host's (session-host-internal.h) */
-
-typedef struct session_exec {
-        uint64_t id;
-        cordon_process *proc;
-        struct session_exec *next;
-} session_exec;
-
-struct cordon_session {
-        char id[EVENTS_ID_MAX];
-        pid_t host;               /* the host process, a child of `thread` */
-        int link;                 /* our end of the host's line socket */
-        pthread_t thread;
-        /* The launch, handed to the thread and answered by it. */
-        const cordon_policy *policy;
-        cordon_session_options opts;
-        char *home, *cwd;
-        int start_fd;             /* an eventfd: the thread has launched (or failed to) */
-        int start_result;
-        cordon_error start_err;
-        pthread_mutex_t write_lock; /* one line at a time onto the link */
-        pthread_mutex_t lock;     /* guards the fields below */
-        cordon_session_state state;
-        bool suspended;
-        session_exec *execs;      /* running */
-        uint64_t next_id;
-        char *buf;                /* the thread's partial line */
-        size_t len, cap;
-};
+#define SESSION_KNOWN_FLAGS CORDON_SESSION_EVENT_LOOP
+#define SESSION_QUIT_MS 3000 /* how long destroy waits for the host to end the session */
 
 void cordon_session_options_init(cordon_session_options *opts) {
         if (opts)
@@ -74,15 +55,15 @@ const char *cordon_session_state_to_string(cordon_session_state state) {
 
 /* ---- the link ------------------------------------------------------------------------------ */
 
-/* One line to the host, with `fds` attached to its first byte. 0, or -errno (-EPIPE: the host
- * is gone). */
-static int link_send(cordon_session *s, const char *line, const int *fds, size_t n_fds) {
+int session_link_send(cordon_session *s, const char *line, const int *fds, size_t n_fds) {
         union {
                 char buf[CMSG_SPACE(sizeof(int) * 3)];
                 struct cmsghdr align;
         } ctl;
         size_t len = strlen(line), off = 0;
         int r = 0;
+        if (n_fds > 3)
+                return -EINVAL;
         pthread_mutex_lock(&s->write_lock);
         while (off < len && r == 0) {
                 struct iovec iov = { .iov_base = (char *) line + off, .iov_len = len - off };
@@ -108,16 +89,15 @@ static int link_send(cordon_session *s, const char *line, const int *fds, size_t
         return r;
 }
 
-static session_exec *exec_find(cordon_session *s, uint64_t id) {
+session_exec *session_exec_find(cordon_session *s, uint64_t id) {
         for (session_exec *e = s->execs; e; e = e->next)
                 if (e->id == id)
                         return e;
         return NULL;
 }
 
-/* The exec's entry leaves the list; its handle, no longer reachable from here, gets `r`. */
-static void exec_end(cordon_session *s, uint64_t id, int r, const cordon_run_result *ret,
-                     const cordon_error *err) {
+void session_exec_end(cordon_session *s, uint64_t id, int r, const cordon_run_result *ret,
+                      const cordon_error *err) {
         pthread_mutex_lock(&s->lock);
         cordon_process *p = NULL;
         for (session_exec **e = &s->execs; *e; e = &(*e)->next)
@@ -168,7 +148,7 @@ static void on_result(cordon_session *s, uint64_t id, const char *json) {
                 ret.violations = (unsigned) json_integer_value(json_object_get(o, "violations"));
         }
         json_decref(o);
-        exec_end(s, id, r, &ret, &err);
+        session_exec_end(s, id, r, &ret, &err);
 }
 
 /* A "violation" event, for the exec's on_violation: {"action", "target", "raw": {"syscall",
@@ -193,11 +173,12 @@ static void deliver_violation(const cordon_process *p, const char *json, size_t 
         json_decref(o);
 }
 
-/* "E": an event of an exec, to its callbacks. The handle stays valid meanwhile: only this
- * thread (exec_end) removes it from the list, and only after its result is in is it freed. */
+/* "E": an event of an exec, to its callbacks. The handle stays valid meanwhile: only the
+ * reader of the link (session_exec_end) removes it from the list while it runs, and only after
+ * its result is in is it freed. */
 static void on_event(cordon_session *s, uint64_t id, const char *json) {
         pthread_mutex_lock(&s->lock);
-        session_exec *e = exec_find(s, id);
+        session_exec *e = session_exec_find(s, id);
         cordon_process *p = e ? e->proc : NULL;
         pthread_mutex_unlock(&s->lock);
         if (!p)
@@ -216,7 +197,28 @@ static void on_event(cordon_session *s, uint64_t id, const char *json) {
         free(line);
 }
 
+/* The host's first line: "S" (the sandbox is ready) or "F<error>" (it could not be built). */
+static void on_start_line(cordon_session *s, const char *line) {
+        pthread_mutex_lock(&s->lock);
+        if (line[0] == 'S') {
+                s->start_result = 0;
+                s->state = s->execs ? CORDON_SESSION_ACTIVE : CORDON_SESSION_WARM;
+        } else {
+                json_t *o = line[0] == 'F' ? json_loads(line + 1, 0, NULL) : NULL;
+                error_from_json(o, &s->start_err);
+                json_decref(o);
+                s->start_result = -EIO;
+                s->error = s->start_err;
+                s->state = CORDON_SESSION_ERROR;
+        }
+        pthread_mutex_unlock(&s->lock);
+}
+
 static void on_line(cordon_session *s, char *line) {
+        if (s->start_result == 1) {
+                on_start_line(s, line);
+                return;
+        }
         char *sp = strchr(line, ' ');
         if (!sp || (line[0] != 'E' && line[0] != 'R'))
                 return;
@@ -227,8 +229,9 @@ static void on_line(cordon_session *s, char *line) {
                 on_result(s, id, sp + 1);
 }
 
-/* Reads what the link holds now into lines, calling `fn` for each; false at its end. */
-static bool link_read(cordon_session *s, void (*fn)(cordon_session *, char *)) {
+/* Reads what the link holds now (without blocking in event-loop mode) into lines; false at its
+ * end (or on a line longer than any the host writes). */
+static bool link_read(cordon_session *s) {
         if (s->cap - s->len < 65536) {
                 size_t cap = s->cap ? s->cap * 2 : 65536;
                 char *nb = cap <= SESSION_LINE_MAX ? realloc(s->buf, cap) : NULL;
@@ -237,8 +240,9 @@ static bool link_read(cordon_session *s, void (*fn)(cordon_session *, char *)) {
                 s->buf = nb;
                 s->cap = cap;
         }
-        ssize_t n = read(s->link, s->buf + s->len, s->cap - s->len - 1);
-        if (n < 0 && errno == EINTR)
+        ssize_t n = recv(s->link, s->buf + s->len, s->cap - s->len - 1,
+                         s->event_loop ? MSG_DONTWAIT : 0);
+        if (n < 0 && (errno == EINTR || errno == EAGAIN))
                 return true;
         if (n <= 0)
                 return false;
@@ -247,7 +251,7 @@ static bool link_read(cordon_session *s, void (*fn)(cordon_session *, char *)) {
         for (size_t i = 0; i < s->len; i++)
                 if (s->buf[i] == '\n') {
                         s->buf[i] = '\0';
-                        fn(s, s->buf + start);
+                        on_line(s, s->buf + start);
                         start = i + 1;
                 }
         memmove(s->buf, s->buf + start, s->len - start);
@@ -255,71 +259,23 @@ static bool link_read(cordon_session *s, void (*fn)(cordon_session *, char *)) {
         return true;
 }
 
-/* ---- launch and the session's thread ----------------------------------------------------------- */
-
-/* The host's first line: "S" or "F<error>". */
-static void on_start_line(cordon_session *s, char *line) {
-        if (s->start_result != 1)
-                return; /* answered already */
-        if (line[0] == 'S') {
-                s->start_result = 0;
-                return;
-        }
-        json_t *o = line[0] == 'F' ? json_loads(line + 1, 0, NULL) : NULL;
-        error_from_json(o, &s->start_err);
-        json_decref(o);
-        s->start_result = -EIO;
-}
-
-static int fork_host(cordon_session *s) {
-        int sp[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
-                return cordon_set_error(&s->start_err, CORDON_LAUNCH_FAILED, errno,
-                                        "socketpair: %s", strerror(errno));
-        pid_t pid = fork();
-        if (pid == 0) {
-                if (process_close_fds_keep(&sp[1], 1) < 0)
-                        _exit(125);
-                if (s->opts.environ)
-                        environ = (char **) s->opts.environ; /* this process only */
-                session_host_main(s->policy, s->id, s->home, s->cwd, sp[1]);
-        }
-        int e = errno;
-        (void) close(sp[1]);
-        if (pid < 0) {
-                (void) close(sp[0]);
-                return cordon_set_error(&s->start_err, CORDON_LAUNCH_FAILED, e, "fork: %s",
-                                        strerror(e));
-        }
-        s->host = pid;
-        s->link = sp[0];
-        return 0;
-}
-
-/* The host's answer: 0 once it is ready, or -errno with start_err set (it is reaped then). */
-static int await_host(cordon_session *s) {
-        s->start_result = 1;
-        while (s->start_result == 1)
-                if (!link_read(s, on_start_line)) {
-                        (void) cordon_set_error(&s->start_err, CORDON_LAUNCH_FAILED, EPIPE,
-                                                "the session's sandbox host ended while "
-                                                "starting");
-                        s->start_result = -EPIPE;
-                }
-        if (s->start_result < 0) {
-                while (waitpid(s->host, NULL, 0) < 0 && errno == EINTR)
-                        ;
-                s->host = -1;
-        }
-        return s->start_result;
-}
-
 /* The link ended: the host is gone, and with it the sandbox. Every exec ends in error. */
 static void host_ended(cordon_session *s) {
         pthread_mutex_lock(&s->lock);
         bool destroyed = s->state == CORDON_SESSION_DESTROYED;
+        if (s->state == CORDON_SESSION_CREATED)
+                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's sandbox host ended while starting");
+        else if (s->state != CORDON_SESSION_ERROR && !destroyed)
+                (void) cordon_set_error(&s->error, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's sandbox ended");
         if (!destroyed)
                 s->state = CORDON_SESSION_ERROR;
+        if (s->start_result == 1) {
+                s->start_err = s->error;
+                s->start_result = -EPIPE;
+        }
+        s->link_ended = true;
         pthread_mutex_unlock(&s->lock);
         cordon_error err = { 0 };
         (void) cordon_set_error(&err, CORDON_LAUNCH_FAILED, EPIPE,
@@ -332,27 +288,92 @@ static void host_ended(cordon_session *s) {
                 pthread_mutex_unlock(&s->lock);
                 if (!any)
                         break;
-                exec_end(s, id, -EPIPE, NULL, &err);
+                session_exec_end(s, id, -EPIPE, NULL, &err);
         }
 }
 
+/* ---- the host process ---------------------------------------------------------------------- */
+
+/* Forks the host from the calling thread (it dies with that thread: PR_SET_PDEATHSIG). */
+static int fork_host(cordon_session *s, cordon_error *err) {
+        int sp[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
+                                        strerror(errno));
+        pid_t pid = fork();
+        if (pid == 0) {
+                if (process_close_fds_keep(&sp[1], 1) < 0)
+                        _exit(125);
+                if (s->opts.environ)
+                        environ = (char **) s->opts.environ; /* this process only */
+                session_host_main(s->policy, s->id, s->home, s->cwd, sp[1]);
+        }
+        int e = errno;
+        (void) close(sp[1]);
+        if (pid < 0) {
+                (void) close(sp[0]);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "fork: %s", strerror(e));
+        }
+        s->host = pid;
+        s->link = sp[0];
+        /* Before anything can reap it: the pidfd names this very process, also once a reaper of
+         * the caller's (an event loop's waitpid(-1)) has collected it. */
+        s->host_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        return 0;
+}
+
+static void host_kill(cordon_session *s) {
+        if (s->host_pidfd >= 0)
+                (void) syscall(SYS_pidfd_send_signal, s->host_pidfd, SIGKILL, NULL, 0);
+        else if (s->host > 0)
+                (void) kill(s->host, SIGKILL);
+}
+
+/* Collects the host's exit; ECHILD (the caller's own reaper collected it) is fine. */
+static void host_reap(cordon_session *s) {
+        if (s->host <= 0)
+                return;
+        if (s->host_pidfd >= 0) {
+                siginfo_t si;
+                while (waitid((idtype_t) P_PIDFD, (id_t) s->host_pidfd, &si, WEXITED) < 0 &&
+                       errno == EINTR)
+                        ;
+        } else {
+                while (waitpid(s->host, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        s->host = -1;
+}
+
+/* Threaded mode: the host's answer, read on the session's thread. */
 static void *session_thread(void *arg) {
         cordon_session *s = arg;
-        int r = fork_host(s);
-        if (r >= 0)
-                r = await_host(s);
+        int r = fork_host(s, &s->start_err);
+        if (r >= 0) {
+                s->start_result = 1;
+                while (s->start_result == 1)
+                        if (!link_read(s))
+                                host_ended(s);
+                r = s->start_result;
+                if (r < 0)
+                        host_reap(s);
+        }
         s->start_result = r;
         (void) eventfd_write(s->start_fd, 1);
         if (r < 0)
                 return NULL;
-        while (link_read(s, on_line))
+        while (!s->link_ended && link_read(s))
                 ;
-        host_ended(s);
+        if (!s->link_ended)
+                host_ended(s);
         return NULL;
 }
 
+/* ---- launch -------------------------------------------------------------------------------- */
+
 static void session_free(cordon_session *s) {
         safe_close(s->link);
+        safe_close(s->host_pidfd);
         safe_close(s->start_fd);
         free(s->buf);
         free(s->home);
@@ -362,26 +383,65 @@ static void session_free(cordon_session *s) {
         free(s);
 }
 
+/* The caller's options as this library knows them: a smaller struct (an older caller) leaves
+ * the rest at its defaults; a flag this library does not know is refused, never ignored. */
+static int options_read(const cordon_session_options *in, cordon_session_options *out,
+                        cordon_error *err) {
+        cordon_session_options_init(out);
+        if (!in)
+                return 0;
+        if (in->size < sizeof(size_t))
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_session_options.size is not set; hint: call "
+                                        "cordon_session_options_init() first");
+        memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
+        out->size = sizeof(*out);
+        for (size_t i = sizeof(*out); i < in->size; i++)
+                if (((const unsigned char *) in)[i] != 0)
+                        return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                                "cordon_session_options has fields this "
+                                                "libcordon (%s) does not know",
+                                                cordon_version());
+        if (out->flags & ~(unsigned) SESSION_KNOWN_FLAGS)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_session_options.flags: unknown flags 0x%x",
+                                        out->flags & ~(unsigned) SESSION_KNOWN_FLAGS);
+        if (out->backend != CORDON_BACKEND_AUTO && out->backend != CORDON_BACKEND_NATIVE)
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "a warm session runs on the native backend only, not "
+                                        "%s; hint: run each command with cordon_spawn() instead",
+                                        cordon_backend_to_string(out->backend));
+        return 0;
+}
+
+static void no_listener(void *userdata, const char *line, size_t len) {
+        (void) userdata;
+        (void) line;
+        (void) len;
+}
+
 /* The session's options, its id, its home and directory. */
 static int session_new(const cordon_policy *policy, const cordon_session_options *opts,
                        cordon_session **ret, cordon_error *err) {
         cordon_session *s = calloc(1, sizeof(*s));
         if (!s)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        *s = (cordon_session) { .host = -1, .link = -1, .policy = policy };
+        *s = (cordon_session) { .host = -1, .host_pidfd = -1, .link = -1, .start_fd = -1,
+                                .policy = policy, .opts = *opts,
+                                .event_loop = opts->flags & CORDON_SESSION_EVENT_LOOP };
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
-        cordon_session_options_init(&s->opts);
-        if (opts)
-                memcpy(&s->opts, opts, opts->size < sizeof(s->opts) ? opts->size : sizeof(s->opts));
-        s->opts.size = sizeof(s->opts);
-        events ev; /* the policy's session id, else a random UUID (as a run's events have) */
-        events_init(&ev, NULL, policy->session_id);
+        /* The policy's session id, else a random UUID (as a run's events have): events_init()
+         * makes one only for a stream that has a listener. */
+        cordon_run_options listened = { .on_event = no_listener };
+        events ev;
+        events_init(&ev, &listened, policy->session_id);
         (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
         s->home = home_dir_of(s->opts.environ ? s->opts.environ : environ);
         s->cwd = s->opts.cwd ? strdup(s->opts.cwd) : getcwd(NULL, 0);
-        s->start_fd = eventfd(0, EFD_CLOEXEC);
-        if (!s->home || !s->cwd || s->start_fd < 0) {
+        s->opts.cwd = NULL; /* the caller's string: s->cwd is ours */
+        s->start_fd = s->event_loop ? -1 : eventfd(0, EFD_CLOEXEC);
+        if (!s->home || !s->cwd || (!s->event_loop && s->start_fd < 0)) {
                 int e = errno ? errno : ENOMEM;
                 session_free(s);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e,
@@ -391,48 +451,55 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
         return 0;
 }
 
-int cordon_session_launch(const cordon_policy *policy, const cordon_session_options *opts,
-                          cordon_session **ret, cordon_error *err) {
-        if (!policy || !ret)
-                return cordon_set_error(err, CORDON_USAGE, EINVAL,
-                                        "cordon_session_launch: no policy or no handle to fill");
-        *ret = NULL;
-        if (opts && opts->size < sizeof(size_t))
-                return cordon_set_error(err, CORDON_USAGE, EINVAL,
-                                        "cordon_session_options.size is not set; hint: call "
-                                        "cordon_session_options_init() first");
-        if (opts && opts->backend != CORDON_BACKEND_AUTO && opts->backend != CORDON_BACKEND_NATIVE)
-                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "a warm session runs on the native backend only, not "
-                                        "%s; hint: run each command with cordon_spawn() instead",
-                                        cordon_backend_to_string(opts->backend));
-        cordon_session *s = NULL;
-        int r = session_new(policy, opts, &s, err);
-        if (r < 0)
-                return r;
+/* Threaded mode: the session's thread forks the host and answers once it is ready. */
+static int launch_threaded(cordon_session *s, cordon_error *err) {
         /* The session's thread takes no signal: the caller's handlers run on its threads. */
         sigset_t all, old;
         sigfillset(&all);
         (void) pthread_sigmask(SIG_SETMASK, &all, &old);
         int e = pthread_create(&s->thread, NULL, session_thread, s);
         (void) pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (e != 0) {
-                session_free(s);
+        if (e != 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e,
                                         "cannot start the session's thread: %s", strerror(e));
-        }
         eventfd_t one;
         while (eventfd_read(s->start_fd, &one) < 0 && errno == EINTR)
                 ;
-        s->policy = NULL;
-        if ((r = s->start_result) < 0) {
+        int r = s->start_result;
+        if (r < 0) {
                 if (err)
                         *err = s->start_err;
                 (void) pthread_join(s->thread, NULL);
+        }
+        return r;
+}
+
+int cordon_session_launch(const cordon_policy *policy, const cordon_session_options *opts,
+                          cordon_session **ret, cordon_error *err) {
+        if (!policy || !ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_session_launch: no policy or no handle to fill");
+        *ret = NULL;
+        cordon_session_options o;
+        cordon_session *s = NULL;
+        int r = options_read(opts, &o, err);
+        if (r >= 0)
+                r = session_new(policy, &o, &s, err);
+        if (r < 0 || !s)
+                return r < 0 ? r : -ENOMEM;
+        if (s->event_loop) {
+                /* The host's answer comes through cordon_session_dispatch(). */
+                s->start_result = 1;
+                s->loop_thread = pthread_self();
+                r = fork_host(s, err);
+        } else {
+                r = launch_threaded(s, err);
+        }
+        s->policy = NULL;
+        if (r < 0) {
                 session_free(s);
                 return r;
         }
-        s->state = CORDON_SESSION_WARM;
         *ret = s;
         return 0;
 }
@@ -450,142 +517,40 @@ const char *cordon_session_id(const cordon_session *s) {
         return s ? s->id : NULL;
 }
 
-/* ---- execs ---------------------------------------------------------------------------------- */
-
-/* {"argv", "env", "cwd"} of a "Y" line. */
-static char *exec_request_json(char *const argv[], const cordon_spawn_options *o) {
-        json_t *a = json_array(), *env = json_array();
-        for (size_t i = 0; a && argv[i]; i++)
-                (void) json_array_append_new(a, json_string(argv[i]));
-        for (size_t i = 0; env && o->environ && o->environ[i]; i++)
-                (void) json_array_append_new(env, json_string(o->environ[i]));
-        json_t *req = json_pack("{s:o,s:o}", "argv", a, "env", env);
-        if (req && o->cwd)
-                (void) json_object_set_new(req, "cwd", json_string(o->cwd));
-        char *txt = req ? json_dumps(req, JSON_COMPACT) : NULL;
-        json_decref(req);
-        return txt;
+const cordon_error *cordon_session_error(const cordon_session *s) {
+        if (!s || cordon_session_get_state(s) != CORDON_SESSION_ERROR)
+                return NULL;
+        return &s->error;
 }
 
-/* The command's stdio as descriptors to send: the caller's, or /dev/null (opened here, closed
- * by the caller of this in `opened`). */
-static int exec_stdio(const cordon_spawn_options *o, int fds[3], int opened[3],
-                      cordon_error *err) {
-        int want[3] = { o->stdin_fd, o->stdout_fd, o->stderr_fd };
-        for (int i = 0; i < 3; i++) {
-                opened[i] = -1;
-                fds[i] = want[i];
-                if (want[i] == CORDON_FD_NULL)
-                        fds[i] = opened[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
-                if (fds[i] < 0 || fcntl(fds[i], F_GETFD) < 0)
-                        return cordon_set_error(err, CORDON_USAGE, EBADF,
-                                                "cordon_session_exec: fd %d for the command's "
-                                                "fd %d is not open", want[i], i);
-        }
-        return 0;
+/* ---- the caller's event loop ---------------------------------------------------------------- */
+
+int cordon_session_fd(const cordon_session *s) {
+        return s && s->event_loop ? s->link : -1;
 }
 
-static int exec_check(cordon_session *s, char *const argv[], const cordon_spawn_options *o,
-                      cordon_error *err) {
-        if (!argv || !argv[0] || !argv[0][0])
-                return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
-        if (o->n_fds || o->capture)
-                return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
-                                        "cordon_session_exec: %s are not available for a "
-                                        "session's exec; hint: use cordon_spawn()",
-                                        o->n_fds ? "descriptors above stdio" : "capture");
-        cordon_session_state st = cordon_session_get_state(s);
-        if (st == CORDON_SESSION_ERROR || st == CORDON_SESSION_DESTROYED)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
-                                        "the session is %s: its sandbox is gone",
-                                        cordon_session_state_to_string(st));
-        return 0;
-}
-
-/* The handle, listed under a new id before its line is sent (its result may come at once). */
-static uint64_t exec_register(cordon_session *s, cordon_process *p, session_exec *e) {
-        pthread_mutex_lock(&s->lock);
-        uint64_t id = ++s->next_id;
-        p->in_session = true;
-        p->session = s;
-        p->exec_id = id;
-        p->l.backend = CORDON_BACKEND_NATIVE;
-        *e = (session_exec) { .id = id, .proc = p, .next = s->execs };
-        s->execs = e;
-        if (s->state == CORDON_SESSION_WARM)
-                s->state = CORDON_SESSION_ACTIVE;
-        pthread_mutex_unlock(&s->lock);
-        return id;
-}
-
-static int exec_send(cordon_session *s, uint64_t id, const char *json, const int fds[3]) {
-        char *line = NULL;
-        if (asprintf(&line, "Y%llu %s\n", (unsigned long long) id, json) < 0)
-                return -ENOMEM;
-        int r = link_send(s, line, fds, 3);
-        free(line);
-        return r;
-}
-
-int cordon_session_exec(cordon_session *s, char *const argv[], const cordon_spawn_options *opts,
-                        cordon_process **ret, cordon_error *err) {
-        if (!s || !ret)
+int cordon_session_dispatch(cordon_session *s, cordon_error *err) {
+        if (!s || !s->event_loop)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
-                                        "cordon_session_exec: no session or no handle to fill");
-        *ret = NULL;
-        cordon_spawn_options o;
-        int fds[3], opened[3] = { -1, -1, -1 };
-        int r = process_options_read(opts, &o, err);
-        if (r >= 0)
-                r = exec_check(s, argv, &o, err);
-        if (r >= 0)
-                r = exec_stdio(&o, fds, opened, err);
-        _cleanup_free_ char *json = r >= 0 ? exec_request_json(argv, &o) : NULL;
-        session_exec *e = r >= 0 ? malloc(sizeof(*e)) : NULL;
-        cordon_process *p = NULL;
-        if (r >= 0 && (!json || !e))
-                r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
-        if (r >= 0)
-                r = process_new(&o, &p, err);
-        if (r >= 0) {
-                uint64_t id = exec_register(s, p, e);
-                e = NULL;
-                if ((r = exec_send(s, id, json, fds)) < 0) {
-                        exec_end(s, id, r, NULL, NULL);
-                        (void) cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
-                                                "the session's sandbox is gone: %s",
-                                                strerror(-r));
-                }
-        }
-        for (int i = 0; i < 3; i++)
-                safe_close(opened[i]);
-        free(e);
-        if (r < 0) {
-                process_release(p);
-                return r;
-        }
-        *ret = p;
+                                        "cordon_session_dispatch: %s",
+                                        s ? "the session was not launched with "
+                                            "CORDON_SESSION_EVENT_LOOP"
+                                          : "no session");
+        if (!s->link_ended && !link_read(s))
+                host_ended(s);
+        if (s->link_ended)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's sandbox host is gone: stop watching "
+                                        "cordon_session_fd()");
         return 0;
 }
 
-/* "<kind><id> <arg>" about a running exec ('G' a signal, 'K' a kill); -ESRCH when it is over. */
-static int exec_line(cordon_session *s, uint64_t id, char kind, int arg) {
-        pthread_mutex_lock(&s->lock);
-        bool running = exec_find(s, id) != NULL;
-        pthread_mutex_unlock(&s->lock);
-        if (!running)
-                return -ESRCH;
-        char line[64];
-        (void) snprintf(line, sizeof(line), "%c%llu %d\n", kind, (unsigned long long) id, arg);
-        return link_send(s, line, NULL, 0);
+bool session_event_loop(const cordon_session *s) {
+        return s->event_loop;
 }
 
-int session_exec_signal(cordon_session *s, uint64_t exec_id, int sig) {
-        return exec_line(s, exec_id, 'G', sig);
-}
-
-int session_exec_kill(cordon_session *s, uint64_t exec_id) {
-        return exec_line(s, exec_id, 'K', 0);
+bool session_exec_wait_blocks(const cordon_session *s) {
+        return s->event_loop && pthread_equal(pthread_self(), s->loop_thread);
 }
 
 /* ---- suspend, resume, destroy ------------------------------------------------------------- */
@@ -609,7 +574,7 @@ static int set_suspended(cordon_session *s, bool on, cordon_error *err) {
                                         on ? "suspended" : "resumed");
         if (already)
                 return 0; /* idempotent */
-        int r = link_send(s, on ? "P\n" : "C\n", NULL, 0);
+        int r = session_link_send(s, on ? "P\n" : "C\n", NULL, 0);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
                                         "the session's sandbox is gone");
@@ -624,6 +589,34 @@ int cordon_session_resume(cordon_session *s, cordon_error *err) {
         return set_suspended(s, false, err);
 }
 
+/* Event-loop mode: what the host still writes is read and dropped (a host blocked writing to a
+ * link nobody reads would never see "Q") until it has exited, at most SESSION_QUIT_MS. */
+static void await_quit(cordon_session *s) {
+        struct timespec t0, t;
+        (void) clock_gettime(CLOCK_MONOTONIC, &t0);
+        bool eof = false;
+        for (;;) {
+                (void) clock_gettime(CLOCK_MONOTONIC, &t);
+                long ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+                if (ms >= SESSION_QUIT_MS || (eof && s->host_pidfd < 0)) {
+                        /* Without a pidfd the link's end is all we can see of the host. */
+                        if (!eof)
+                                host_kill(s);
+                        return;
+                }
+                struct pollfd pfd[2] = { { .fd = eof ? -1 : s->link, .events = POLLIN },
+                                         { .fd = s->host_pidfd, .events = POLLIN } };
+                if (poll(pfd, 2, (int) (SESSION_QUIT_MS - ms)) < 0 && errno != EINTR)
+                        return;
+                if (pfd[1].revents & POLLIN)
+                        return; /* the host has exited */
+                char drop[16384];
+                if ((pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
+                    recv(s->link, drop, sizeof(drop), MSG_DONTWAIT) == 0)
+                        eof = true;
+        }
+}
+
 /* The host ends the session in order on "Q" (its cgroup removed); one that has not ended after
  * 3 s is killed: destroy leaves nothing running. */
 void cordon_session_destroy(cordon_session *s) {
@@ -632,16 +625,20 @@ void cordon_session_destroy(cordon_session *s) {
         pthread_mutex_lock(&s->lock);
         s->state = CORDON_SESSION_DESTROYED;
         pthread_mutex_unlock(&s->lock);
-        (void) link_send(s, "Q\n", NULL, 0);
+        (void) session_link_send(s, "Q\n", NULL, 0);
         (void) shutdown(s->link, SHUT_WR);
-        struct timespec until;
-        (void) clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 3;
-        if (pthread_timedjoin_np(s->thread, NULL, &until) != 0) {
-                (void) kill(s->host, SIGKILL);
-                (void) pthread_join(s->thread, NULL);
+        if (s->event_loop) {
+                await_quit(s);
+                host_ended(s);
+        } else {
+                struct timespec until;
+                (void) clock_gettime(CLOCK_REALTIME, &until);
+                until.tv_sec += SESSION_QUIT_MS / 1000;
+                if (pthread_timedjoin_np(s->thread, NULL, &until) != 0) {
+                        host_kill(s);
+                        (void) pthread_join(s->thread, NULL);
+                }
         }
-        while (s->host > 0 && waitpid(s->host, NULL, 0) < 0 && errno == EINTR)
-                ;
+        host_reap(s);
         session_free(s);
 }

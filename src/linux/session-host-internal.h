@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the session host's files: session-host.c (the sandbox, execs, refusals) and
- * session-host-terminal.c (session.terminal). */
+ * session-host-conns.c (who connected to the proxy). */
 #pragma once
 
 #include <stdbool.h>
@@ -32,12 +32,8 @@ typedef struct host_exec {
         host *h;
         uint64_t id;
         events ev;
-        int out, err;         /* the command's stdout/stderr pipes (read ends) */
+        int out, err;         /* captured stdout/stderr: the pipes' read ends, else -1 */
         int rpt;              /* its report channel: EXEC_FAILED before exec, EOF after */
-        bool terminal;        /* a session.terminal: `out` is the PTY master (input goes there) */
-        bool library;         /* a cordon_session_exec(): the caller's stdio, no output events */
-        pid_t local_pid;      /* a backend-none terminal: the host's own child */
-        int pidfd;            /* ... and its pidfd (readable when it exits) */
         bool started, exited;
         pid_t leader;         /* the command's pid in the sandbox = its session id (STARTED) */
         int64_t deadline;     /* limits.timeout: monotonic ms, 0 = none */
@@ -49,7 +45,7 @@ typedef struct host_exec {
 } host_exec;
 
 struct host {
-        int dch;              /* the daemon */
+        int link;             /* the session handle (session-handle.c) */
         int rep;              /* the session's report channel (monitor, init, supervisor) */
         int ctl;              /* init */
         proxy_proc px;
@@ -73,21 +69,7 @@ struct host {
         size_t n_conns, conns_next;
 };
 
-/* Every event of an exec goes to the daemon tagged with the exec's id (an events sink). */
-void host_on_event(void *userdata, const char *line, size_t len);
-/* Ends an exec that could not start: its error event and result; frees it. */
-void host_fail_exec(host *h, host_exec *x, int e, const char *what);
-void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err);
-host_exec *host_find_exec(host *h, uint64_t id);
-
 /* session-host-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */
 void host_conn_record(host *h, pid_t sid, const char *client);
 /* The session id of the newest record for `client`; false when none is remembered. */
 bool host_conn_sid(const host *h, const char *client, pid_t *ret);
-
-/* session-host-terminal.c */
-void host_start_terminal(host *h, uint64_t id, const char *json);
-/* "I<id> <json string>": keyboard input; "Z<id> <cols> <rows>": a resize. */
-void host_terminal_io(host *h, char kind, uint64_t id, const char *arg);
-/* A backend-none terminal's shell ended (its pidfd is readable). */
-void host_local_exited(host_exec *x);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The warm session host: one process per session, forked by its launcher (cordond). It builds
- * the session's sandbox once, through the launch sequence every run uses (launch.c) — egress
- * proxy, monitor (namespaces, mounts, creation-rule supervisor) and an init that stays up
- * (src/linux/session-init.c) — and then, per exec, only asks init to fork the command. Each exec gets its own event stream (src/linux/events.c), framed for the daemon as
+/* The warm session host: one process per session, forked by the session handle
+ * (session-handle.c, cordon_session_launch). It builds the session's sandbox once, through the
+ * launch sequence every run uses (launch.c) — egress proxy, monitor (namespaces, mounts,
+ * creation-rule supervisor) and an init that stays up (src/linux/session-init.c) — and then, per
+ * exec, only asks init to fork the command. Each exec gets its own event stream
+ * (src/linux/events.c), framed for the handle as
  *   "E<exec id> <event json>\n"  and finally  "R<exec id> <result json>\n";
  * the host announces the sandbox with "S\n" (ready) or "F<error json>\n" (it could not be built).
  *
@@ -25,12 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <pty.h>
-#include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,13 +48,13 @@ static int64_t now_ms(void) {
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void send_daemon(host *h, const char *s, size_t n) {
+static void send_link(host *h, const char *s, size_t n) {
         while (n > 0) {
-                ssize_t w = write(h->dch, s, n);
+                ssize_t w = write(h->link, s, n);
                 if (w < 0 && errno == EINTR)
                         continue;
                 if (w <= 0)
-                        _exit(0); /* the daemon is gone: so is the session */
+                        _exit(0); /* the session handle is gone: so is the session */
                 s += w;
                 n -= (size_t) w;
         }
@@ -68,19 +66,19 @@ static void send_fatal(host *h, const cordon_error *e) {
         char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
         char line[4096];
         int n = snprintf(line, sizeof(line), "F%s\n", t ? t : "{}");
-        send_daemon(h, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+        send_link(h, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
         free(t);
         json_decref(o);
 }
 
-/* Every event of an exec goes to the daemon tagged with the exec's id. */
-void host_on_event(void *userdata, const char *line, size_t len) {
+/* Every event of an exec goes to the handle tagged with the exec's id. */
+static void host_on_event(void *userdata, const char *line, size_t len) {
         host_exec *x = userdata;
         host *h = x->h;
         char tag[32];
         int n = snprintf(tag, sizeof(tag), "E%llu ", (unsigned long long) x->id);
-        send_daemon(h, tag, (size_t) n);
-        send_daemon(h, line, len);
+        send_link(h, tag, (size_t) n);
+        send_link(h, line, len);
 }
 
 static void send_result(host *h, host_exec *x) {
@@ -92,19 +90,16 @@ static void send_result(host *h, host_exec *x) {
                 int st = x->status;
                 int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
                                                                              : 125;
-                o = json_pack("{s:i,s:s,s:i,s:b}", "exitCode", code, "backend", x->local_pid > 0 ? "none" : "native",
-                              "violations", (int) x->violations, "warm", 1);
-                /* cordon_session_exec() fills cordon_run_result.wait_status from it. */
-                if (o && x->library)
-                        (void) json_object_set_new(o, "waitStatus", json_integer(st));
+                o = json_pack("{s:i,s:i,s:i}", "exitCode", code, "waitStatus", st,
+                              "violations", (int) x->violations);
         }
         char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
         json_decref(o);
         char tag[32];
         int n = snprintf(tag, sizeof(tag), "R%llu ", (unsigned long long) x->id);
-        send_daemon(h, tag, (size_t) n);
-        send_daemon(h, t ? t : "{}", t ? strlen(t) : 2);
-        send_daemon(h, "\n", 1);
+        send_link(h, tag, (size_t) n);
+        send_link(h, t ? t : "{}", t ? strlen(t) : 2);
+        send_link(h, "\n", 1);
         free(t);
 }
 
@@ -178,37 +173,16 @@ static int exec_env(const plan *p, json_t *env, strv *out) {
         return r;
 }
 
-static int stdin_memfd(const char *data) {
-        if (!data)
-                return open("/dev/null", O_RDONLY | O_CLOEXEC);
-        int fd = (int) syscall(SYS_memfd_create, "cordon-stdin", MFD_CLOEXEC);
-        size_t len = strlen(data), off = 0;
-        while (fd >= 0 && off < len) {
-                ssize_t w = write(fd, data + off, len - off);
-                if (w <= 0) {
-                        (void) close(fd);
-                        return -1;
-                }
-                off += (size_t) w;
-        }
-        return fd >= 0 && lseek(fd, 0, SEEK_SET) == 0 ? fd : -1;
-}
-
 static void exec_free(host_exec *x) {
-        int *fds[] = { &x->out, &x->err, &x->rpt, &x->pidfd };
+        int *fds[] = { &x->out, &x->err, &x->rpt };
         for (size_t i = 0; i < ELEMENTSOF(fds); i++)
                 if (*fds[i] >= 0)
                         (void) close(*fds[i]);
         free(x);
 }
 
-void host_fail_exec(host *h, host_exec *x, int e, const char *what) {
-        cordon_error err = { 0 };
-        (void) cordon_set_error(&err, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
-        host_fail_exec_error(h, x, &err);
-}
-
-void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err) {
+/* Ends an exec that could not start: its error event and result; frees it. */
+static void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err) {
         x->have_fatal = true;
         x->fatal = *err;
         events_error(&x->ev, &x->fatal);
@@ -216,9 +190,15 @@ void host_fail_exec_error(host *h, host_exec *x, const cordon_error *err) {
         exec_free(x);
 }
 
+static void host_fail_exec(host *h, host_exec *x, int e, const char *what) {
+        cordon_error err = { 0 };
+        (void) cordon_set_error(&err, CORDON_LAUNCH_FAILED, e, "%s: %s", what, strerror(e));
+        host_fail_exec_error(h, x, &err);
+}
+
 /* The exec's command to init: argv, the session's environment with the exec's variables over
  * it, its directory, its stdio, and a report channel of its own (EXEC_FAILED before exec). */
-static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3]) {
+static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3], uint32_t flags) {
         json_t *argv_j = json_object_get(o, "argv");
         size_t argc = json_array_size(argv_j);
         if (argc == 0)
@@ -237,7 +217,7 @@ static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3]) {
                         ? 0
                         : -EIO;
         if (r == 0)
-                r = session_send_exec(h->ctl, (uint32_t) x->id, 0, argv, env.v,
+                r = session_send_exec(h->ctl, (uint32_t) x->id, flags, argv, env.v,
                                       cwd ? cwd : h->p->workdir,
                                       (int[]){ stdio[0], stdio[1], stdio[2], pr[1] });
         safe_close(pr[1]);
@@ -251,7 +231,7 @@ static host_exec *exec_new(host *h, uint64_t id) {
         host_exec *x = calloc(1, sizeof(*x));
         if (!x)
                 return NULL;
-        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1, .pidfd = -1 };
+        *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1 };
         cordon_run_options opts = { .on_event = host_on_event, .event_userdata = x };
         events_init(&x->ev, &opts, h->session_id);
         events_starting(&x->ev, CORDON_BACKEND_NATIVE);
@@ -264,55 +244,47 @@ static void exec_started(host *h, host_exec *x) {
         h->execs[h->n_execs++] = x;
 }
 
-/* "X": cordond's exec. Its stdin is the request's text, its output comes back as events. */
-static void start_exec(host *h, uint64_t id, const char *json) {
-        host_exec *x = exec_new(h, id);
-        if (!x)
-                return;
-        json_t *o = json_loads(json, 0, NULL);
-        if (!o || h->n_execs >= HOST_EXECS_MAX) {
-                json_decref(o);
-                host_fail_exec(h, x, o ? EBUSY : EINVAL, "exec request");
-                return;
+/* The captured streams (the request's CORDON_CAPTURE_* bits): the command's fd 1 or 2 becomes a
+ * pipe this host reads into "stdout"/"stderr" events, each after the refusals queued before it
+ * (drain_pipe()), in place of the /dev/null the handle sent for it. */
+static int capture_pipes(host_exec *x, unsigned want, int stdio[3]) {
+        static const unsigned bits[2] = { CORDON_CAPTURE_STDOUT, CORDON_CAPTURE_STDERR };
+        int *ends[2] = { &x->out, &x->err };
+        for (int i = 0; i < 2; i++) {
+                if (!(want & bits[i]))
+                        continue;
+                int pp[2];
+                if (pipe2(pp, O_CLOEXEC) < 0)
+                        return -errno;
+                safe_close(stdio[i + 1]);
+                stdio[i + 1] = pp[1];
+                *ends[i] = pp[0];
+                (void) fcntl(pp[0], F_SETFL, O_NONBLOCK);
         }
-        int in = stdin_memfd(json_string_value(json_object_get(o, "stdin")));
-        int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-        int r = in >= 0 && pipe2(po, O_CLOEXEC) == 0 && pipe2(pe, O_CLOEXEC) == 0
-                        ? send_request(h, x, o, (int[]){ in, po[1], pe[1] })
-                        : -EIO;
-        int child_ends[] = { in, po[1], pe[1] };
-        for (size_t i = 0; i < ELEMENTSOF(child_ends); i++)
-                safe_close(child_ends[i]);
-        x->out = po[0];
-        x->err = pe[0];
-        json_decref(o);
-        if (r < 0) {
-                host_fail_exec(h, x, -r, "cannot start the command in the session");
-                return;
-        }
-        (void) fcntl(x->out, F_SETFL, O_NONBLOCK);
-        (void) fcntl(x->err, F_SETFL, O_NONBLOCK);
-        exec_started(h, x);
+        return 0;
 }
 
 /* "Y": cordon_session_exec(). Its stdio are the caller's descriptors, which came with the line;
  * they are checked as a run checks what it hands over (launch-fds.c): the plan is here. */
-static void start_exec_fds(host *h, uint64_t id, const char *json, const int stdio[3]) {
+static void start_exec(host *h, uint64_t id, const char *json, int stdio[3]) {
         host_exec *x = exec_new(h, id);
         json_t *o = x ? json_loads(json, 0, NULL) : NULL;
+        unsigned want = (unsigned) json_integer_value(json_object_get(o, "capture"));
+        uint32_t flags = json_is_true(json_object_get(o, "tty")) ? SESSION_EXEC_TTY : 0;
         launch_fds f = { .stdio = { stdio[0], stdio[1], stdio[2] } };
         cordon_error e = { 0 };
         int r = !o || stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0 ? -EINVAL
                 : h->n_execs >= HOST_EXECS_MAX                  ? -EBUSY
                                                                : launch_fds_check(&f, h->p, &e);
         if (r >= 0)
-                r = send_request(h, x, o, stdio);
+                r = capture_pipes(x, want, stdio);
+        if (r >= 0)
+                r = send_request(h, x, o, stdio, flags);
         for (int i = 0; i < 3; i++)
                 safe_close(stdio[i]); /* init holds the command's copies */
         json_decref(o);
         if (!x)
                 return;
-        x->library = true;
         if (r < 0 && e.code != CORDON_OK)
                 host_fail_exec_error(h, x, &e);
         else if (r < 0)
@@ -321,7 +293,7 @@ static void start_exec_fds(host *h, uint64_t id, const char *json, const int std
                 exec_started(h, x);
 }
 
-host_exec *host_find_exec(host *h, uint64_t id) {
+static host_exec *host_find_exec(host *h, uint64_t id) {
         for (size_t i = 0; i < h->n_execs; i++)
                 if (h->execs[i]->id == id)
                         return h->execs[i];
@@ -433,7 +405,7 @@ static bool ended_sid(const host *h, pid_t sid) {
 
 static bool all_started(const host *h) {
         for (size_t i = 0; i < h->n_execs; i++)
-                if (!h->execs[i]->started && !h->execs[i]->exited && !h->execs[i]->local_pid)
+                if (!h->execs[i]->started && !h->execs[i]->exited)
                         return false;
         return true;
 }
@@ -530,15 +502,8 @@ static void on_ctl(host *h) {
 }
 
 static void kill_exec(host *h, uint64_t id) {
-        host_exec *x = host_find_exec(h, id);
-        if (!x)
-                return;
-        if (x->local_pid > 0 && !x->exited) {
-                (void) kill(-x->local_pid, SIGKILL);
-                (void) kill(x->local_pid, SIGKILL);
-        } else {
+        if (host_find_exec(h, id))
                 (void) session_send_kill(h->ctl, (uint32_t) id);
-        }
 }
 
 /* session.suspend / resume: the cgroup v2 freezer when the session has a v2 cgroup (the
@@ -561,7 +526,7 @@ static void freeze(host *h, bool on) {
 
 /* "Q": the session ends in order — the monitor's death takes init and the whole PID
  * namespace; the cgroup is emptied and removed (bounded), the proxy stopped. A host killed
- * outright (the daemon's fallback) leaves only an empty cgroup directory behind. */
+ * outright (the handle's fallback) leaves only an empty cgroup directory behind. */
 static _noreturn_ void quit(host *h) {
         proxy_proc_stop(&h->px);
         if (h->monitor > 0)
@@ -614,25 +579,19 @@ static void fdq_add(host *h, struct msghdr *mh) {
         }
 }
 
-/* One line from the launcher: "X<id> <request json>", "Y<id> <json>" (its stdio queued), "K<id>",
- * "G<id> <signal>", "P", "C", "Q", "T<id> <json>", "I<id> <json string>", "Z<id> <cols> <rows>". */
+/* One line from the session handle: "Y<id> <json>" (its stdio queued), "K<id>", "G<id> <signal>",
+ * "P", "C", "Q". */
 static void launcher_line(host *h, char *line) {
         char *sp = strchr(line, ' ');
         uint64_t id = strtoull(line + 1, NULL, 10);
-        if (line[0] == 'X' && sp)
-                start_exec(h, id, sp + 1);
-        else if (line[0] == 'Y' && sp) {
+        if (line[0] == 'Y' && sp) {
                 int stdio[3];
                 fdq_take3(h, stdio);
-                start_exec_fds(h, id, sp + 1, stdio);
+                start_exec(h, id, sp + 1, stdio);
         } else if (line[0] == 'P' || line[0] == 'C')
                 freeze(h, line[0] == 'P');
         else if (line[0] == 'Q')
                 quit(h);
-        else if (line[0] == 'T' && sp)
-                host_start_terminal(h, id, sp + 1);
-        else if ((line[0] == 'I' || line[0] == 'Z') && sp)
-                host_terminal_io(h, line[0], id, sp + 1);
         else if (line[0] == 'K')
                 kill_exec(h, id);
         else if (line[0] == 'G' && sp && host_find_exec(h, id))
@@ -640,7 +599,7 @@ static void launcher_line(host *h, char *line) {
 }
 
 /* What the launcher wrote: bytes (lines) and, with a "Y" line, its stdio (SCM_RIGHTS). */
-static void on_daemon(host *h) {
+static void on_link(host *h) {
         if (h->in_cap - h->in_len < 65536) {
                 size_t cap = h->in_cap ? h->in_cap * 2 : 65536;
                 char *nb = cap <= HOST_LINE_MAX ? realloc(h->in, cap) : NULL;
@@ -656,7 +615,7 @@ static void on_daemon(host *h) {
         struct iovec iov = { .iov_base = h->in + h->in_len, .iov_len = h->in_cap - h->in_len };
         struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
                              .msg_controllen = sizeof(ctl.buf) };
-        ssize_t n = recvmsg(h->dch, &mh, MSG_CMSG_CLOEXEC);
+        ssize_t n = recvmsg(h->link, &mh, MSG_CMSG_CLOEXEC);
         if (n < 0 && errno == EINTR)
                 return;
         if (n <= 0)
@@ -715,9 +674,9 @@ static _noreturn_ void serve(host *h) {
         short oom_events = 0;
         int oom_fd = cgroup_oom_fd(h->p->cgroup, &oom_events);
         for (;;) {
-                struct pollfd pfd[5 + 4 * HOST_EXECS_MAX];
+                struct pollfd pfd[5 + 3 * HOST_EXECS_MAX];
                 size_t n = 0;
-                int fixed[] = { h->dch, h->rep, h->px.report_fd, h->ctl, oom_fd };
+                int fixed[] = { h->link, h->rep, h->px.report_fd, h->ctl, oom_fd };
                 for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
                         pfd[n++] = (struct pollfd){ .fd = fixed[i],
                                                     .events = i == 4 ? oom_events : POLLIN };
@@ -726,7 +685,6 @@ static _noreturn_ void serve(host *h) {
                         pfd[n++] = (struct pollfd){ .fd = x->out, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->err, .events = POLLIN };
                         pfd[n++] = (struct pollfd){ .fd = x->rpt, .events = POLLIN };
-                        pfd[n++] = (struct pollfd){ .fd = x->pidfd, .events = POLLIN };
                 }
                 if (poll(pfd, n, expire(h)) < 0) {
                         if (errno == EINTR)
@@ -744,7 +702,7 @@ static _noreturn_ void serve(host *h) {
                 }
                 if (oom_fd >= 0 && (pfd[4].revents & oom_events))
                         check_oom(h);
-                for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 4) {
+                for (size_t i = 0, k = 5; i < h->n_execs; i++, k += 3) {
                         host_exec *x = h->execs[i];
                         if (pfd[k].revents & ready)
                                 drain_pipe(x, &x->out, false, false);
@@ -752,20 +710,18 @@ static _noreturn_ void serve(host *h) {
                                 drain_pipe(x, &x->err, true, false);
                         if (pfd[k + 2].revents & ready)
                                 exec_report(x);
-                        if (pfd[k + 3].revents & ready)
-                                host_local_exited(x);
                 }
                 if (pfd[3].revents & ready)
                         on_ctl(h);
                 for (size_t i = h->n_execs; i-- > 0;)
                         maybe_finish(h, i);
                 if (pfd[0].revents & ready)
-                        on_daemon(h);
+                        on_link(h);
         }
 }
 
 _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
-                                  const char *home, const char *workdir, int dch) {
+                                  const char *home, const char *workdir, int link) {
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) prctl(PR_SET_NAME, "cordond-session", 0, 0, 0);
         (void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* see quit() */
@@ -778,7 +734,7 @@ _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_
                 for (int i = 0; i < 3; i++)
                         (void) dup2(null, i);
         static host h;
-        h = (host){ .dch = dch, .rep = -1, .ctl = -1,
+        h = (host){ .link = link, .rep = -1, .ctl = -1,
                     .px = { .pid = -1, .listen_ch = -1, .report_fd = -1 } };
         (void) snprintf(h.session_id, sizeof(h.session_id), "%s", session_id);
         cordon_error err = { 0 };
@@ -786,6 +742,6 @@ _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_
                 send_fatal(&h, &err);
                 _exit(0);
         }
-        send_daemon(&h, "S\n", 2);
+        send_link(&h, "S\n", 2);
         serve(&h);
 }

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The warm session host (session-host.c): one process per warm session, forked by its launcher.
- * Part of the library, so that every launcher of a session shares one implementation. */
+/* The warm session host (session-host.c): one process per warm session, forked by the session
+ * handle (session-handle.c), the only one that speaks its lines. */
 #pragma once
 
 #include "cordon/cordon.h"
 #include "util/util.h"
 
 /* Builds the session's sandbox from the resolved policy `pol` and serves exec requests arriving on
- * `dch` until it closes. Never returns. */
+ * `link` until it closes. Never returns. */
 _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
-                                  const char *home, const char *workdir, int dch);
+                                  const char *home, const char *workdir, int link);

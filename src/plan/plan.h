@@ -118,8 +118,9 @@ typedef struct plan {
         name_rules names;
 
         plan_net net;
-        /* Set per command by a warm session's init, never by plan_build(): fd 0 is a terminal the
-         * command takes as its controlling terminal (session.terminal with backend native). */
+        /* Set per command, never by plan_build(): fd 0 is a terminal the command takes as its
+         * controlling terminal (CORDON_SPAWN_TTY: set by a warm session's init for an exec, by
+         * the launch for cordon_spawn()). */
         bool tty;
 
         strv env;              /* "NAME=value" entries, the command's whole environment */

@@ -3,7 +3,9 @@
  * `pkg-config --cflags --libs cordon` (tests/linux/process-api.sh), run as root and as an
  * unprivileged user. Two threads spawn sandboxed commands at once, each with its own pipes, and
  * read their output; the main thread waits for both on their pidfds with poll(); one command is
- * signalled, one killed; descriptors are handed over and refused; events arrive in order.
+ * signalled, one killed; descriptors are handed over and refused; events arrive in order. Warm
+ * sessions: one on its own thread, one driven by this program's poll() loop (event-loop mode,
+ * output captured to events); commands on a terminal (CORDON_SPAWN_TTY).
  *
  *   process-api [WORKDIR]     (default: $CORDON_TEST_TMP, as tests/lib/run-as-user.sh sets it)
  *
@@ -15,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -441,6 +444,244 @@ static void test_session(cordon_policy *pol) {
         cordon_session_destroy(s);
 }
 
+/* ---- a session driven by the caller's event loop ------------------------------------------ */
+
+typedef struct loop_exec {
+        cordon_process *proc;
+        char types[256];      /* the events' types in order, "starting,ready,stdout,..." */
+        char out[256];        /* the captured stdout */
+        pthread_t from;       /* the thread the last event came from */
+        char sid[128];        /* the first event's sessionId */
+        bool done;
+        int result;
+        cordon_run_result res;
+        cordon_error err;
+} loop_exec;
+
+static void loop_event(void *userdata, const char *line, size_t len) {
+        loop_exec *x = userdata;
+        x->from = pthread_self();
+        const char *id = memmem(line, len, "\"sessionId\":\"", 13);
+        if (id && !x->sid[0])
+                (void) snprintf(x->sid, sizeof(x->sid), "%.*s", (int) strcspn(id + 13, "\""),
+                                id + 13);
+        const char *t = memmem(line, len, "\"type\":\"", 8);
+        if (!t)
+                return;
+        t += 8;
+        size_t tl = strcspn(t, "\""), n = strlen(x->types);
+        if (n + tl + 2 < sizeof(x->types))
+                (void) snprintf(x->types + n, sizeof(x->types) - n, "%.*s,", (int) tl, t);
+        /* "data":"..." of a stdout chunk: these scripts write plain ASCII lines. */
+        const char *d = tl == 6 && memcmp(t, "stdout", 6) == 0 ? memmem(line, len, "\"data\":\"", 8)
+                                                               : NULL;
+        if (d) {
+                d += 8;
+                size_t dl = strcspn(d, "\""), m = strlen(x->out);
+                if (m + dl + 1 < sizeof(x->out))
+                        (void) snprintf(x->out + m, sizeof(x->out) - m, "%.*s", (int) dl, d);
+        }
+}
+
+/* Polls the session's fd and the execs' result fds, dispatching, until every exec is done. */
+static bool loop_until_done(cordon_session *s, loop_exec *xs, size_t n) {
+        for (int rounds = 0; rounds < 2000; rounds++) {
+                struct pollfd pfd[4] = { { .fd = cordon_session_fd(s), .events = POLLIN } };
+                bool all = true;
+                for (size_t i = 0; i < n; i++) {
+                        pfd[i + 1] = (struct pollfd){ .fd = xs[i].done ? -1
+                                                                    : cordon_process_fd(xs[i].proc),
+                                                      .events = POLLIN };
+                        all = all && xs[i].done;
+                }
+                if (all)
+                        return true;
+                if (poll(pfd, n + 1, 10000) <= 0) {
+                        fprintf(stderr, "loop: nothing to read for 10 s\n");
+                        return false;
+                }
+                cordon_error err = { 0 };
+                if ((pfd[0].revents & POLLIN) && cordon_session_dispatch(s, &err) < 0) {
+                        fprintf(stderr, "loop: %s\n", err.message);
+                        return false;
+                }
+                for (size_t i = 0; i < n; i++)
+                        if (!xs[i].done && (pfd[i + 1].revents & POLLIN)) {
+                                xs[i].result = cordon_process_wait(xs[i].proc, 0, &xs[i].res,
+                                                                   &xs[i].err);
+                                xs[i].done = xs[i].result != 1;
+                        }
+        }
+        return false;
+}
+
+static int loop_exec_start(cordon_session *s, loop_exec *x, const char *script,
+                           cordon_spawn_options *o, cordon_error *err) {
+        char *argv[] = { "sh", "-c", (char *) script, NULL };
+        memset(x, 0, sizeof(*x));
+        o->on_event = loop_event;
+        o->event_userdata = x;
+        return cordon_session_exec(s, argv, o, &x->proc, err);
+}
+
+static void test_event_loop(cordon_policy *pol) {
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.cwd = workdir;
+        so.flags = CORDON_SESSION_EVENT_LOOP;
+        cordon_session *s = NULL;
+        cordon_error err = { 0 };
+        int r = cordon_session_launch(pol, &so, &s, &err);
+        check(r == 0 && cordon_session_get_state(s) == CORDON_SESSION_CREATED &&
+                      cordon_session_fd(s) >= 0,
+              "event loop: launch returns at once, in state created", err.message);
+        if (r < 0)
+                return;
+        for (int i = 0; i < 500 && cordon_session_get_state(s) == CORDON_SESSION_CREATED; i++) {
+                struct pollfd pfd = { .fd = cordon_session_fd(s), .events = POLLIN };
+                if (poll(&pfd, 1, 10000) > 0 && cordon_session_dispatch(s, &err) < 0)
+                        break;
+        }
+        check(cordon_session_get_state(s) == CORDON_SESSION_WARM && !cordon_session_error(s),
+              "event loop: dispatch makes it warm", err.message);
+        /* Two execs at once: one captured to events, one on a pipe of ours. */
+        loop_exec xs[2];
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.stdout_fd = CORDON_FD_NULL;
+        o.capture = CORDON_CAPTURE_STDOUT;
+        r = loop_exec_start(s, &xs[0], "echo captured; touch .env 2>/dev/null; echo after", &o, &err);
+        check(r == 0, "event loop: exec with capture to events", err.message);
+        int pp[2];
+        if (r < 0 || pipe2(pp, O_CLOEXEC) < 0)
+                exit(2);
+        cordon_spawn_options_init(&o);
+        o.stdout_fd = pp[1];
+        r = loop_exec_start(s, &xs[1], "echo piped", &o, &err);
+        (void) close(pp[1]);
+        check(r == 0, "event loop: a second exec beside it", err.message);
+        if (r < 0)
+                exit(2);
+        cordon_error werr = { 0 };
+        r = cordon_process_wait(xs[0].proc, 100, NULL, &werr);
+        check(r == -EDEADLK && werr.code == CORDON_USAGE,
+              "event loop: waiting on the loop's thread fails instead of hanging", werr.message);
+        bool done = loop_until_done(s, xs, 2);
+        char piped[64];
+        read_all(pp[0], piped, sizeof(piped));
+        (void) close(pp[0]);
+        char what[1200];
+        (void) snprintf(what, sizeof(what), "done %d, result %d, exit %d, violations %u: %s",
+                        done, xs[0].result, xs[0].res.exit_code, xs[0].res.violations,
+                        xs[0].err.message);
+        check(done && xs[0].result == 0 && xs[0].res.exit_code == 0 && xs[0].res.violations == 1,
+              "event loop: the captured exec ran, its refusal counted", what);
+        check(strcmp(xs[0].out, "captured\\nafter\\n") == 0, "event loop: its output as events",
+              xs[0].out);
+        const char *v = strstr(xs[0].types, "violation");
+        const char *last_out = strstr(xs[0].types, "stdout,exit,");
+        check(strncmp(xs[0].types, "starting,ready,", 15) == 0 && v && last_out &&
+                      v < last_out && pthread_equal(xs[0].from, pthread_self()),
+              "event loop: events in order, the refusal before the output after it, on this "
+              "thread", xs[0].types);
+        (void) snprintf(what, sizeof(what), "result %d, output '%s', events %s", xs[1].result,
+                        piped, xs[1].types);
+        const char *sid = cordon_session_id(s);
+        check(sid && sid[0] && strcmp(xs[0].sid, sid) == 0 && strcmp(xs[1].sid, sid) == 0,
+              "event loop: every exec's events carry the session's id", xs[0].sid);
+        check(xs[1].result == 0 && strcmp(piped, "piped\n") == 0 &&
+                      strcmp(xs[1].types, "starting,ready,exit,") == 0,
+              "event loop: the piped exec", what);
+        cordon_process_free(xs[0].proc);
+        cordon_process_free(xs[1].proc);
+        /* Capture of a stream with a descriptor of ours is refused. */
+        cordon_spawn_options_init(&o);
+        o.capture = CORDON_CAPTURE_STDERR;
+        char *t[] = { "true", NULL };
+        cordon_process *p = NULL;
+        r = cordon_session_exec(s, t, &o, &p, &err);
+        check(r < 0 && err.code == CORDON_USAGE, "capture to a descriptor is refused", err.message);
+        /* A handle freed while its command runs: killed, and free returns at once. */
+        char *slow[] = { "sleep", "100", NULL };
+        cordon_spawn_options_init(&o);
+        r = cordon_session_exec(s, slow, &o, &p, &err);
+        check(r == 0, "event loop: a long exec", err.message);
+        cordon_process_free(p);
+        check(cordon_session_get_state(s) == CORDON_SESSION_WARM,
+              "event loop: freeing a running exec ends it", NULL);
+        cordon_session_destroy(s);
+}
+
+/* ---- commands on a terminal ------------------------------------------------------------- */
+
+/* What the PTY shows until `want` appears (or 10 s pass). */
+static bool pty_read_until(int master, const char *want, char *buf, size_t size) {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < 100 && !strstr(buf, want); i++) {
+                struct pollfd pfd = { .fd = master, .events = POLLIN };
+                if (poll(&pfd, 1, 100) <= 0)
+                        continue;
+                ssize_t r = read(master, buf + n, size - 1 - n);
+                if (r <= 0)
+                        break;
+                n += (size_t) r;
+                buf[n] = '\0';
+        }
+        return strstr(buf, want) != NULL;
+}
+
+/* The command's shell has fd 0 as its controlling terminal (tty_nr of /proc/PID/stat). */
+static const char tty_script[] = "read -r _ _ _ _ _ _ t _ < /proc/$$/stat; test -t 1 && "
+                                 "[ \"$t\" != 0 ] && echo ctty-ok";
+
+static void test_tty(cordon_policy *pol) {
+        int m, sl;
+        if (openpty(&m, &sl, NULL, NULL, NULL) < 0) {
+                check(0, "openpty", strerror(errno));
+                return;
+        }
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.stdin_fd = o.stdout_fd = o.stderr_fd = sl;
+        o.flags = CORDON_SPAWN_TTY;
+        o.cwd = workdir;
+        char *argv[] = { "sh", "-c", (char *) tty_script, NULL };
+        cordon_process *p = NULL;
+        cordon_error err = { 0 };
+        int r = cordon_spawn(pol, argv, &o, &p, &err);
+        check(r == 0, "cordon_spawn with CORDON_SPAWN_TTY", err.message);
+        char buf[512];
+        check(r == 0 && pty_read_until(m, "ctty-ok", buf, sizeof(buf)),
+              "spawn: the PTY is the command's controlling terminal", buf);
+        cordon_run_result res = { 0 };
+        check(r == 0 && cordon_process_wait(p, 10000, &res, &err) == 0 && res.exit_code == 0,
+              "spawn: the terminal's command exits 0", err.message);
+        cordon_process_free(p);
+        /* The same in a warm session. */
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.cwd = workdir;
+        cordon_session *s = NULL;
+        r = cordon_session_launch(pol, &so, &s, &err);
+        if (r == 0)
+                r = cordon_session_exec(s, argv, &o, &p, &err);
+        check(r == 0, "cordon_session_exec with CORDON_SPAWN_TTY", err.message);
+        check(r == 0 && pty_read_until(m, "ctty-ok", buf, sizeof(buf)),
+              "session: the PTY is the command's controlling terminal", buf);
+        check(r == 0 && cordon_process_wait(p, 10000, &res, &err) == 0 && res.exit_code == 0,
+              "session: the terminal's command exits 0", err.message);
+        cordon_process_free(p);
+        /* Not a terminal: refused. */
+        o.stdin_fd = CORDON_FD_NULL;
+        p = NULL;
+        check(s && cordon_session_exec(s, argv, &o, &p, &err) < 0 && err.code == CORDON_USAGE,
+              "CORDON_SPAWN_TTY without a terminal is refused", err.message);
+        cordon_session_destroy(s);
+        (void) close(sl);
+        (void) close(m);
+}
+
 int main(int argc, char **argv) {
         workdir = argc > 1 ? argv[1] : getenv("CORDON_TEST_TMP");
         if (argc > 2 || !workdir || workdir[0] != '/') {
@@ -460,6 +701,8 @@ int main(int argc, char **argv) {
         test_kill(pol);
         test_fds(pol);
         test_session(pol);
+        test_event_loop(pol);
+        test_tty(pol);
         cordon_policy_free(pol);
         printf("%d failed\n", failures);
         return failures ? 1 : 0;
