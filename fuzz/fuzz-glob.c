@@ -65,12 +65,21 @@ static const char *check_tokens(const char *p, size_t len, char *lit, bool *ret_
         return first;
 }
 
+static char *copy_bytes(const uint8_t *p, size_t n) {
+        char *c = malloc(n + 1);
+        if (c) {
+                memcpy(c, p, n);
+                c[n] = '\0';
+        }
+        return c;
+}
+
 static const char *run(const uint8_t *data, size_t size) {
         const uint8_t *nul = memchr(data, '\0', size);
         size_t plen = nul ? (size_t) (nul - data) : size;
-        char *pat = strndup((const char *) data, plen);
-        char *name = nul ? strndup((const char *) nul + 1, size - plen - 1)
-                         : strndup((const char *) data, plen);
+        /* Copies, NUL-terminated (the input has no terminator of its own). */
+        char *pat = copy_bytes(data, plen);
+        char *name = nul ? copy_bytes(nul + 1, size - plen - 1) : copy_bytes(data, plen);
         char *lit = malloc(plen + 1);
         if (!pat || !name || !lit)
                 abort();
