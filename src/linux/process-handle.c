@@ -34,21 +34,9 @@ void cordon_spawn_options_init(cordon_spawn_options *opts) {
 int process_options_read(const cordon_spawn_options *in, cordon_spawn_options *out,
                          cordon_error *err) {
         cordon_spawn_options_init(out);
-        if (!in)
-                return 0;
-        if (in->size < sizeof(size_t))
-                return cordon_set_error(err, CORDON_USAGE, EINVAL,
-                                        "cordon_spawn_options.size is not set; hint: call "
-                                        "cordon_spawn_options_init() first");
-        size_t n = in->size < sizeof(*out) ? in->size : sizeof(*out);
-        memcpy(out, in, n);
-        for (size_t i = sizeof(*out); i < in->size; i++)
-                if (((const unsigned char *) in)[i] != 0)
-                        return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
-                                                "cordon_spawn_options has fields this libcordon "
-                                                "(%s) does not know; hint: link the libcordon "
-                                                "the program was built against",
-                                                cordon_version());
+        int r = options_read_sized(out, sizeof(*out), in, "cordon_spawn_options", err);
+        if (r < 0)
+                return r;
         if (out->flags & ~(unsigned) CORDON_SPAWN_TTY)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "cordon_spawn_options.flags: unknown flags 0x%x",

@@ -388,20 +388,9 @@ static void session_free(cordon_session *s) {
 static int options_read(const cordon_session_options *in, cordon_session_options *out,
                         cordon_error *err) {
         cordon_session_options_init(out);
-        if (!in)
-                return 0;
-        if (in->size < sizeof(size_t))
-                return cordon_set_error(err, CORDON_USAGE, EINVAL,
-                                        "cordon_session_options.size is not set; hint: call "
-                                        "cordon_session_options_init() first");
-        memcpy(out, in, in->size < sizeof(*out) ? in->size : sizeof(*out));
-        out->size = sizeof(*out);
-        for (size_t i = sizeof(*out); i < in->size; i++)
-                if (((const unsigned char *) in)[i] != 0)
-                        return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
-                                                "cordon_session_options has fields this "
-                                                "libcordon (%s) does not know",
-                                                cordon_version());
+        int r = options_read_sized(out, sizeof(*out), in, "cordon_session_options", err);
+        if (r < 0)
+                return r;
         if (out->flags & ~(unsigned) SESSION_KNOWN_FLAGS)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "cordon_session_options.flags: unknown flags 0x%x",

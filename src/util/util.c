@@ -111,6 +111,28 @@ int read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char *
         return 0;
 }
 
+int options_read_sized(void *out, size_t out_size, const void *in, const char *name,
+                       cordon_error *err) {
+        if (!in)
+                return 0;
+        size_t in_size;
+        memcpy(&in_size, in, sizeof(in_size));
+        if (in_size < sizeof(size_t))
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "%s.size is not set; hint: call %s_init() first", name,
+                                        name);
+        memcpy(out, in, in_size < out_size ? in_size : out_size);
+        memcpy(out, &out_size, sizeof(out_size));
+        for (size_t i = out_size; i < in_size; i++)
+                if (((const unsigned char *) in)[i] != 0)
+                        return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                                "%s has fields this libcordon does not know "
+                                                "(it is older than the header the program was "
+                                                "built with: cordon_version()); hint: link the "
+                                                "libcordon the program was built against", name);
+        return 0;
+}
+
 int cordon_set_error(cordon_error *err, cordon_code code, int sys_errno, const char *fmt, ...) {
         if (sys_errno < 0)
                 sys_errno = -sys_errno;

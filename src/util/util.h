@@ -77,6 +77,14 @@ int read_fd_bounded(int fd, size_t max, char **ret, size_t *ret_len);
 int read_file_at(int dirfd, const char *path, size_t max, unsigned flags, char **ret,
                  size_t *ret_len);
 
+/* Copies a public options struct that carries its own size in its first member (`size_t size`,
+ * set by its _init()) into `out` (out_size bytes, already initialised to the defaults): a smaller
+ * one (an older caller) leaves the rest at the defaults; a larger one (a newer caller) may only
+ * carry zeros beyond out_size: a field this library cannot honour is refused (CORDON_USAGE),
+ * never ignored. out's size member ends up out_size. `name` names the struct in errors. */
+int options_read_sized(void *out, size_t out_size, const void *in, const char *name,
+                       cordon_error *err);
+
 /* Error reporting into a public cordon_error (NULL-safe). Returns -abs(sys_errno) or -EINVAL so
  * callers can `return cordon_set_error(...)`. */
 int cordon_set_error(cordon_error *err, cordon_code code, int sys_errno, const char *fmt, ...)

@@ -342,6 +342,31 @@ static void test_fds(cordon_policy *pol) {
               "an unconnected socket is refused", err.message);
         cordon_process_free(p);
         (void) close(s);
+        /* Options that grow: a newer caller's larger struct is honoured while what this library
+         * does not know is zero, refused otherwise; an unset size is refused. */
+        struct {
+                cordon_spawn_options o;
+                uint64_t newer_field;
+        } big;
+        memset(&big, 0, sizeof(big));
+        cordon_spawn_options_init(&big.o);
+        big.o.size = sizeof(big);
+        p = spawn_sh(pol, "true", &big.o, &fd, &err);
+        check(p != NULL, "a larger options struct with zeros beyond is accepted", err.message);
+        if (p) {
+                check(cordon_process_wait(p, -1, NULL, &err) == 0, "and runs", err.message);
+                cordon_process_free(p);
+                (void) close(fd);
+        }
+        big.newer_field = 1;
+        p = spawn_sh(pol, "true", &big.o, &fd, &err);
+        check(p == NULL && err.code == CORDON_USAGE, "a field this library does not know is refused",
+              err.message);
+        cordon_spawn_options unset;
+        memset(&unset, 0, sizeof(unset));
+        p = spawn_sh(pol, "true", &unset, &fd, &err);
+        check(p == NULL && err.code == CORDON_USAGE && strstr(err.message, "_init()"),
+              "an options struct without its size is refused", err.message);
         /* Bad maps are usage errors. */
         cordon_fd_map bad[] = { { .fd = 0, .child_fd = 1 } };
         o.fds = bad;
