@@ -20,12 +20,6 @@
 
 extern char **environ;
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const proxy_proc no_proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 };
 
 void launch_init(launch *l) {
@@ -48,7 +42,7 @@ static void attempt_state(launch *l) {
                 .proxy_fd = l->px.report_fd, .kill_fd = l->kill_fd,
                 .cancel_fd = l->opts.cancel_fd > 2 ? l->opts.cancel_fd : -1,
                 .until_ready = session,
-                .deadline = p->timeout_ms && !session ? now_ms() + (int64_t) p->timeout_ms : -1 };
+                .deadline = p->timeout_ms && !session ? capture_now_ms() + (int64_t) p->timeout_ms : -1 };
 }
 
 /* In the forked child: the caller's descriptors, the capture pipes, then the sandbox's first

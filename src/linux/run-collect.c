@@ -13,12 +13,6 @@
 #include "linux/cgroup.h"
 #include "linux/launch.h"
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A refusal the supervisor or the proxy reported (report_msg_violation() decodes both). */
 static void violation_delivered(run_state *st, const report_msg *m) {
         cordon_violation v;
@@ -210,7 +204,7 @@ static void reports_before_output(void *userdata) {
 static int deadline_wait(const run_state *st) {
         if (st->deadline < 0 || st->timed_out)
                 return -1;
-        int64_t left = st->deadline - now_ms();
+        int64_t left = st->deadline - capture_now_ms();
         return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
 }
 

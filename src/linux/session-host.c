@@ -42,12 +42,6 @@
 
 extern char **environ;
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void send_link(host *h, const char *s, size_t n) {
         while (n > 0) {
                 ssize_t w = write(h->link, s, n);
@@ -240,7 +234,7 @@ static host_exec *exec_new(host *h, uint64_t id) {
 
 static void exec_started(host *h, host_exec *x) {
         events_ready(&x->ev, CORDON_BACKEND_NATIVE);
-        x->deadline = h->p->timeout_ms ? now_ms() + (int64_t) h->p->timeout_ms : 0;
+        x->deadline = h->p->timeout_ms ? capture_now_ms() + (int64_t) h->p->timeout_ms : 0;
         h->execs[h->n_execs++] = x;
 }
 
@@ -636,7 +630,7 @@ static void on_link(host *h) {
 
 /* limits.timeout per exec: its process group is killed; the stream ends with "killed". */
 static int expire(host *h) {
-        int64_t now = now_ms(), next = -1;
+        int64_t now = capture_now_ms(), next = -1;
         for (size_t i = 0; i < h->n_execs; i++) {
                 host_exec *x = h->execs[i];
                 if (!x->deadline || x->timed_out || x->exited)
