@@ -48,7 +48,8 @@ static void header_safe(char *dst, size_t size, const char *src) {
         dst[n] = '\0';
 }
 
-/* Answers with `status`, an X-Cordon-Error header and a one-line body, then closes. */
+/* Answers with `status`, an X-Cordon-Error header and a one-line body, then closes
+ * (conn_finish()). */
 static void answer_error(conn *c, int status, const char *error, const char *body_fmt_target) {
         char err[320], body[512], head[1024];
         header_safe(err, sizeof(err), error);
@@ -78,10 +79,7 @@ static void answer_error(conn *c, int status, const char *error, const char *bod
                 c->up.fd = -1;
                 c->up_connected = false;
         }
-        c->state = CS_CLOSING;
-        int r = outq_flush(&c->to_client, c->cl.fd);
-        if (r != 0 || conn_watch(c, &c->cl, EPOLLOUT) < 0)
-                conn_close(c);
+        conn_finish(c);
 }
 
 static void close_upstream(conn *c) {
@@ -247,11 +245,7 @@ static void response_done(conn *c, bool upstream_reusable) {
         if (!upstream_reusable)
                 close_upstream(c);
         if (!c->client_keep_alive) {
-                c->state = CS_CLOSING;
-                if (outq_flush(&c->to_client, c->cl.fd) != 0)
-                        conn_close(c);
-                else
-                        (void) conn_watch(c, &c->cl, EPOLLOUT);
+                conn_finish(c);
                 return;
         }
         c->state = CS_HTTP_HEAD;
@@ -385,15 +379,10 @@ void http_on_upstream(conn *c, uint32_t events) {
 }
 
 void http_on_client(conn *c, uint32_t events) {
-        if (events & EPOLLOUT) {
-                int r = outq_flush(&c->to_client, c->cl.fd);
-                if (r < 0 || (r == 1 && c->state == CS_CLOSING)) {
-                        conn_close(c);
-                        return;
-                }
-        }
-        if (c->state == CS_CLOSING)
+        if ((events & EPOLLOUT) && outq_flush(&c->to_client, c->cl.fd) < 0) {
+                conn_close(c);
                 return;
+        }
         if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
                 bool head = c->state == CS_HTTP_HEAD;
                 bool first_bytes = head && c->in_len == 0;

@@ -25,6 +25,10 @@
 #define PROXY_HANDSHAKE_MS 10000
 #define PROXY_DIAL_MS 15000
 #define PROXY_IDLE_MS 60000
+/* After a final answer: how long, and how many bytes, the proxy keeps reading what the client
+ * still sends before it closes (conn_finish()). */
+#define PROXY_LINGER_MS 2000
+#define PROXY_LINGER_MAX (1024 * 1024)
 
 #define PROXY_MAX_CONNS 4096      /* per session; more are accepted and closed at once */
 #define PROXY_MAX_ADDRS 8         /* resolved addresses tried per destination */
@@ -42,7 +46,8 @@ typedef enum conn_state {
         CS_FWD_REQ_BODY,   /* forward: the request body, client → upstream */
         CS_FWD_RESP_HEAD,  /* forward: reading the upstream's response head */
         CS_FWD_RESP_BODY,  /* forward: the response body, upstream → client */
-        CS_CLOSING,        /* flushing a final answer (a refusal), then close */
+        CS_CLOSING,        /* flushing a final answer (a refusal), then linger */
+        CS_LINGER,         /* answer sent, our side shut down: discarding input until EOF */
 } conn_state;
 
 typedef struct proxy proxy;
@@ -98,6 +103,7 @@ struct conn {
         struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */
+        size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
 
         /* Tunnels. */
         splice_dir c2u, u2c;
@@ -140,6 +146,7 @@ struct proxy {
 int64_t proxy_now_ms(void);
 int conn_watch(conn *c, endpoint *e, uint32_t events);
 void conn_close(conn *c);
+void conn_finish(conn *c);
 void conn_report(conn *c, const char *proto, const char *rule);
 int outq_push(outq *q, const void *data, size_t len);
 /* Writes what it can; returns 1 when empty, 0 when bytes remain (EAGAIN), -errno on error. */

@@ -13,16 +13,13 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-/* Sends a last message and closes once it is written (or at once if the socket is full: a
- * client that does not read its refusal loses nothing it was owed). */
+/* Sends a last message and closes once it is written (conn_finish()). */
 static void answer_and_close(conn *c, const void *msg, size_t len) {
-        if (outq_push(&c->to_client, msg, len) < 0 || outq_flush(&c->to_client, c->cl.fd) != 0) {
+        if (outq_push(&c->to_client, msg, len) < 0) {
                 conn_close(c);
                 return;
         }
-        c->state = CS_CLOSING;
-        if (conn_watch(c, &c->cl, EPOLLOUT) < 0)
-                conn_close(c);
+        conn_finish(c);
 }
 
 static void reply_and_close(conn *c, uint8_t rep) {
@@ -126,11 +123,6 @@ static int on_request(conn *c) {
 }
 
 void socks_on_client(conn *c, uint32_t events) {
-        if (c->state == CS_CLOSING) {
-                if (outq_flush(&c->to_client, c->cl.fd) != 0)
-                        conn_close(c);
-                return;
-        }
         ssize_t r = conn_read_client(c, 1024);
         if (r == 0 || (r < 0 && r != -EAGAIN)) {
                 conn_close(c);

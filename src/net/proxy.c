@@ -95,6 +95,50 @@ void conn_close(conn *c) {
         tunnel_free(c);
 }
 
+/* A final answer (a refusal, the last response of a connection the client asked to close) is
+ * flushed, then the connection lingers instead of closing at once. A client still sending (the
+ * body of a chunked upload to a refused port) has unread bytes in our receive queue, and closing
+ * a socket with unread input sends a reset that can overtake the answer: the client would see
+ * "connection reset" instead of the 403 whose X-Cordon-Error names the rule that refused it. So
+ * the proxy shuts its side down for writing and reads and discards what still arrives, closing at
+ * the client's EOF, after PROXY_LINGER_MS, or after PROXY_LINGER_MAX bytes — a client cannot hold
+ * the connection open by sending forever. */
+static void conn_linger(conn *c) {
+        c->state = CS_LINGER;
+        c->deadline = c->px->now + PROXY_LINGER_MS;
+        c->linger_left = PROXY_LINGER_MAX;
+        endpoint_close(c->px, &c->up); /* nothing more goes to or comes from the upstream */
+        if (shutdown(c->cl.fd, SHUT_WR) < 0 || conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
+                conn_close(c);
+}
+
+void conn_finish(conn *c) {
+        c->state = CS_CLOSING;
+        int r = outq_flush(&c->to_client, c->cl.fd);
+        if (r < 0)
+                conn_close(c);
+        else if (r == 1)
+                conn_linger(c);
+        else if (conn_watch(c, &c->cl, EPOLLOUT) < 0)
+                conn_close(c);
+}
+
+static void linger_on_client(conn *c) {
+        char sink[16384];
+        for (;;) {
+                ssize_t n = recv(c->cl.fd, sink, sizeof(sink), 0);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0 && errno == EAGAIN)
+                        return;
+                if (n <= 0 || (size_t) n >= c->linger_left) {
+                        conn_close(c);
+                        return;
+                }
+                c->linger_left -= (size_t) n;
+        }
+}
+
 static void conn_free(conn *c) {
         outq_free(&c->to_client);
         outq_free(&c->to_upstream);
@@ -169,6 +213,16 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                 return;
         if (c->state == CS_TUNNEL) {
                 tunnel_on_event(c, e, events);
+                return;
+        }
+        if (c->state == CS_CLOSING && e->kind == EP_CLIENT) {
+                if (events & EPOLLOUT)
+                        conn_finish(c);
+                return;
+        }
+        if (c->state == CS_LINGER) {
+                if (e->kind == EP_CLIENT)
+                        linger_on_client(c);
                 return;
         }
         if (e->kind == EP_UPSTREAM && c->state == CS_CONNECTING) {

@@ -30,6 +30,12 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
   netcli.py udp PORT MSG           one datagram to 127.0.0.1:PORT
   netcli.py connect PORT           a direct TCP connect (no proxy): "connected" or "error: ..."
   netcli.py urllib URL             urllib GET (it honours http_proxy): "status N" or "error N"
+  netcli.py late-body URL          a chunked POST head for URL through 127.0.0.1:3128, its
+                                   answer read to the proxy's end of it, then the body sent
+                                   after all (two 64 KiB pieces, 200 ms apart): prints the status
+                                   line, then "body sent" or the error the sending met (a proxy
+                                   that closed instead of draining makes the second piece meet
+                                   a reset)
 """
 import errno
 import re
@@ -275,11 +281,30 @@ def cmd_urllib(url):
     return 0
 
 
+def cmd_late_body(url):
+    host = url.split("/")[2]
+    head = (f"POST {url} HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n")
+    piece = b"10000\r\n" + b"x" * 0x10000 + b"\r\n"
+    with socket.create_connection(("127.0.0.1", 3128), timeout=20) as s:
+        s.sendall(head.encode())
+        answer = recv_all(s, 20)
+        print(answer.split(b"\r\n", 1)[0].decode("latin-1") or "(closed)")
+        try:
+            s.sendall(piece)
+            time.sleep(0.2)
+            s.sendall(piece)
+            print("body sent")
+        except OSError as e:
+            print(f"error: {errno.errorcode.get(e.errno, e) if e.errno else e}")
+    return 0
+
+
 def main(argv):
     cmds = {
         "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
+        "late-body": (cmd_late_body, 1),
     }
     if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:
         return cmds[argv[1]][0](*argv[2:])

@@ -402,6 +402,11 @@ t_bodies() {
                 "127.0.0.1:$P2" - $LOCAL -- \
                 curl $chunked -o /dev/null -w '%{http_code}/%{http_connect}' \
                 "http://127.0.0.1:$P2/echo/@M@"
+        # The refusal is answered before the body arrives; the proxy must then drain what the
+        # client still sends rather than close with it unread (a reset that can overtake the 403).
+        net "chunked: a body sent after the refusal is drained, not reset" 0 \
+                "HTTP/1.1 403 Forbidden body sent" "127.0.0.1:$P2" - $LOCAL -- \
+                $CLI late-body "http://127.0.0.1:$P2/echo/@M@"
         net "chunked: a chunked response passes through unchanged (--raw)" 0 \
                 "8 chunk-1 8 chunk-2 8 chunk-3 0" - + \
                 $LOCAL -- curl -s --raw --max-time 20 "http://127.0.0.1:$P/chunked/@M@"
