@@ -11,7 +11,7 @@
 
 #include "util/base64.h"
 #include "daemon/fs-ops.h"
-#include "linux/events.h"
+#include "run/events.h"
 #include "plan/plan.h"
 #include "util/utf8.h"
 #include "util/util.h"

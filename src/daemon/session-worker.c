@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "linux/events.h"
+#include "run/events.h"
 #include "util/util.h"
 
 extern char **environ;

@@ -25,7 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "linux/events.h"
+#include "run/events.h"
 #include "util/util.h"
 
 extern char **environ;

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "linux/events.h"
+#include "run/events.h"
 
 #define CAPTURE_CHUNK 16384 /* bytes per read, and so at most per event */
 

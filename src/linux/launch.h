@@ -16,7 +16,7 @@
 #include "linux/backend-landlock.h"
 #include "linux/capture.h"
 #include "linux/cgroup.h"
-#include "linux/events.h"
+#include "run/events.h"
 #include "report/report.h"
 #include "linux/proxy-proc.h"
 #include "plan/plan.h"

@@ -12,6 +12,7 @@
 
 #include "linux/cgroup.h"
 #include "linux/launch.h"
+#include "run/run-end.h"
 
 /* A refusal the supervisor or the proxy reported (report_msg_violation() decodes both). */
 static void violation_delivered(run_state *st, const report_msg *m) {
@@ -267,10 +268,7 @@ int run_result(launch *l, int cst, cordon_run_result *ret, cordon_error *err) {
         if (st->killed && !st->timed_out)
                 return killed_error(st, l->p, err);
         if (st->timed_out)
-                return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
-                                        "the command ran longer than limits.timeout (%llu ms) "
-                                        "and was killed with everything it started",
-                                        (unsigned long long) l->p->timeout_ms);
+                return run_timeout_error(err, l->p->timeout_ms, "everything it started");
         if (st->have_fatal) {
                 if (err)
                         *err = st->fatal;
@@ -285,8 +283,7 @@ int run_result(launch *l, int cst, cordon_run_result *ret, cordon_error *err) {
                                         (unsigned) cst);
         ret->wait_status = status;
         ret->violations = st->violations;
-        ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
-                         : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 125;
+        ret->exit_code = run_exit_code(status);
         events_exit(st->ev, status, ret->exit_code);
         return 0;
 }

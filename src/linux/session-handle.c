@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "linux/events.h"
+#include "run/events.h"
 #include "linux/process-handle.h"
 #include "linux/process.h"
 #include "linux/session-host.h"

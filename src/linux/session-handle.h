@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "cordon/cordon.h"
-#include "linux/events.h"
+#include "run/events.h"
 
 #define SESSION_LINE_MAX (4 * 1024 * 1024) /* as the host's (session-host-internal.h) */
 

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "linux/events.h"
+#include "run/events.h"
 #include "linux/proxy-proc.h"
 #include "linux/session-init.h"
 #include "plan/plan.h"

@@ -34,7 +34,8 @@
 #include <unistd.h>
 
 #include "linux/cgroup.h"
-#include "linux/events.h"
+#include "run/events.h"
+#include "run/run-end.h"
 #include "linux/launch.h"
 #include "linux/session-init.h"
 #include "plan/plan.h"
@@ -82,9 +83,7 @@ static void send_result(host *h, host_exec *x) {
                               "message", x->fatal.message);
         else {
                 int st = x->status;
-                int code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-                                                                             : 125;
-                o = json_pack("{s:i,s:i,s:i}", "exitCode", code, "waitStatus", st,
+                o = json_pack("{s:i,s:i,s:i}", "exitCode", run_exit_code(st), "waitStatus", st,
                               "violations", (int) x->violations);
         }
         char *t = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
@@ -362,16 +361,11 @@ static void maybe_finish(host *h, size_t i) {
                 exec_report(x);
         if (x->timed_out) {
                 x->have_fatal = true;
-                (void) cordon_set_error(&x->fatal, CORDON_TIMEOUT, ETIME,
-                                        "the command ran longer than limits.timeout (%llu ms) "
-                                        "and was killed with its process group",
-                                        (unsigned long long) h->p->timeout_ms);
+                (void) run_timeout_error(&x->fatal, h->p->timeout_ms, "its process group");
         } else if (x->have_fatal)
                 events_error(&x->ev, &x->fatal);
         else
-                events_exit(&x->ev, x->status,
-                            WIFEXITED(x->status) ? WEXITSTATUS(x->status)
-                            : WIFSIGNALED(x->status) ? 128 + WTERMSIG(x->status) : 125);
+                events_exit(&x->ev, x->status, run_exit_code(x->status));
         send_result(h, x);
         exec_free(x);
         h->execs[i] = h->execs[--h->n_execs];

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cordon_run() on macOS (built there only; src/linux/launch.c is the Linux version): the same
  * plan, written as a Seatbelt profile (seatbelt.h), applied by /usr/bin/sandbox-exec to the
- * command, which gets the plan's scrubbed environment and a private TMPDIR. What this backend
- * does not do, and why: docs/design/seatbelt.md. */
+ * command, which gets the plan's scrubbed environment and a private TMPDIR. Its events are the
+ * run core's (src/run/): starting, ready, then exit, killed (timeout) or error, as on Linux.
+ * What this backend does not do, and why: docs/design/seatbelt.md. */
 #include <limits.h>
 #include <stdio.h>
-#include <sys/wait.h>
 
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
+#include "run/events.h"
+#include "run/run-end.h"
 #include "seatbelt/seatbelt-exec.h"
 #include "seatbelt/seatbelt.h"
 
@@ -66,7 +68,7 @@ static int env_with_tmpdir(const strv *env, const char *tmpdir, strv *out) {
 }
 
 static int run_confined(const plan *p, const cordon_policy *policy, char *const argv[],
-                        seatbelt_exec_result *res, cordon_error *err) {
+                        const events *ev, seatbelt_exec_result *res, cordon_error *err) {
         char base[PATH_MAX];
         temp_base(base, sizeof(base));
         _cleanup_free_ char *tmpdir = NULL, *profile = NULL;
@@ -85,6 +87,7 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
                 seatbelt_exec_params x = { .sandbox_exec = SEATBELT_SANDBOX_EXEC,
                                            .profile = profile, .argv = argv, .envp = env.v,
                                            .workdir = p->workdir, .timeout_ms = p->timeout_ms };
+                events_ready(ev, CORDON_BACKEND_NATIVE);
                 r = seatbelt_exec_run(&x, res, err);
         }
         strv_done(&env);
@@ -93,10 +96,28 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
         return r;
 }
 
+/* What this launcher cannot do yet is refused, never ignored: a caller that asked for its
+ * output in the events, or for a descriptor that stops the run, would otherwise get a run that
+ * silently does neither. */
+static int check_options(const cordon_run_options *opts, cordon_error *err) {
+        if (opts && opts->capture)
+                return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                        "capture is not supported on macOS yet; hint: read the "
+                                        "command's stdout and stderr yourself");
+        if (opts && opts->cancel_fd)
+                return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                        "cancel_fd is not supported on macOS yet; hint: use "
+                                        "limits.timeout");
+        return 0;
+}
+
 static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
-               cordon_run_result *ret, cordon_error *err) {
+               events *ev, cordon_run_result *ret, cordon_error *err) {
         if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
+        int r = check_options(opts, err);
+        if (r < 0)
+                return r;
         cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
         char *const *env = opts && opts->environ ? opts->environ : environ;
         _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
@@ -106,7 +127,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                                         home ? "current" : "home");
         plan *p = NULL;
         /* The tool cache root is created here, not by the (side-effect-free) planner. */
-        int r = tool_caches_prepare(policy, env, home, err);
+        r = tool_caches_prepare(policy, env, home, err);
         if (r >= 0)
                 r = plan_build(policy, home, cwd, env, &p, err);
         if (r < 0)
@@ -126,32 +147,40 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
         if (r >= 0 && unconfined) {
                 seatbelt_exec_params x = { .argv = argv, .envp = p->env.v,
                                            .workdir = p->workdir, .timeout_ms = p->timeout_ms };
+                events_ready(ev, CORDON_BACKEND_NONE);
                 r = seatbelt_exec_run(&x, &res, err);
         } else if (r >= 0)
-                r = run_confined(p, policy, argv, &res, err);
+                r = run_confined(p, policy, argv, ev, &res, err);
         uint64_t timeout = p->timeout_ms;
         plan_free(p);
         if (r < 0)
                 return r;
-        if (res.timed_out)
-                return cordon_set_error(err, CORDON_TIMEOUT, ETIME,
-                                        "the command ran longer than limits.timeout (%llu ms) "
-                                        "and was killed with its process group",
-                                        (unsigned long long) timeout);
+        if (res.timed_out) {
+                events_killed(ev, "timeout");
+                return run_timeout_error(err, timeout, "its process group");
+        }
         int st = res.wait_status;
         *ret = (cordon_run_result) {
                 .backend = unconfined ? CORDON_BACKEND_NONE : CORDON_BACKEND_NATIVE,
                 .wait_status = st,
-                .exit_code = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-                                                                              : 125,
+                .exit_code = run_exit_code(st),
         };
+        events_exit(ev, st, ret->exit_code);
         return 0;
 }
 
-/* Events and violations are not produced on macOS yet: Seatbelt reports its refusals to the
- * system log, not to the process that applied the profile (docs/design/seatbelt.md). */
+/* The same stream as Linux's, but without "violation" events: Seatbelt reports its refusals to
+ * the system log, not to the process that applied the profile (docs/design/seatbelt.md). A
+ * failure ends the stream with "error" (after "killed", the first terminal event stands). */
 int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                cordon_run_result *ret, cordon_error *err) {
         cordon_error local = { 0 };
-        return run(policy, argv, opts, ret, err ? err : &local);
+        cordon_error *e = err ? err : &local;
+        events ev;
+        events_init(&ev, opts, policy ? policy->session_id : NULL);
+        events_starting(&ev, opts ? opts->backend : CORDON_BACKEND_AUTO);
+        int r = run(policy, argv, opts, &ev, ret, e);
+        if (r < 0)
+                events_error(&ev, e);
+        return r;
 }

@@ -32,6 +32,9 @@ CASES = [
     # Not linux/landlock.h or linux/seccomp.h: a quoted include falls back to the system
     # directories, where the kernel's headers of those names are (check-layers.py refuses them).
     ("seatbelt", '#include "linux/sandbox.h"', "missing"),
+    ("seatbelt", '#include "run/events.h"', "ok"),  # macOS ends a run through the run core
+    ("run", '#include "plan/plan.h"', "missing"),    # the run core knows no plan or backend
+    ("run", '#include "linux/launch.h"', "missing"),
     ("net", '#include "linux/process.h"', "missing"),  # the proxy does not start processes
     ("net", '#include "plan/plan.h"', "missing"),
     ("net", '#include "report/report.h"', "ok"),
@@ -39,7 +42,7 @@ CASES = [
     ("linux", '#include "seatbelt/seatbelt.h"', "missing"),
     ("linux", '#include "net/proxy.h"', "ok"),
     ("settings", '#include "linux/probe.h"', "missing"),  # settings is platform-neutral
-    ("explain", '#include "linux/events.h"', "missing"),
+    ("explain", '#include "run/events.h"', "missing"),
     ("cli", '#include "linux/sandbox.h"', "missing"),
     ("cli", '#include "cordon/cordon.h"', "ok"),
     ("daemon", '#include "settings/settings.h"', "missing"),

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cordon/cordon.h"
-#include "linux/events.h"
+#include "run/events.h"
 
 #define MAX_EVENTS 32
 

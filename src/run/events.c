@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Formatting of run events as JSON lines (see events.h). */
-#include "linux/events.h"
+#include "run/events.h"
 
 #include <jansson.h>
 #include <signal.h>

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The run core every launcher ends a run through (src/run/): the exit code for each kind of wait
+ * status, the timeout's error, and the events stream's rule that exactly one terminal event is
+ * emitted, whichever of exit, killed and error is called first and however often. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "run/events.h"
+#include "run/run-end.h"
+
+/* Wait statuses as the kernel encodes them (the W* macros decode exactly these). */
+#define EXITED(code) ((code) << 8)
+#define SIGNALLED(sig) (sig)
+#define STOPPED(sig) (((sig) << 8) | 0x7f)
+
+static void exit_codes(void **state) {
+        (void) state;
+        assert_int_equal(run_exit_code(EXITED(0)), 0);
+        assert_int_equal(run_exit_code(EXITED(3)), 3);
+        assert_int_equal(run_exit_code(EXITED(255)), 255);
+        assert_int_equal(run_exit_code(SIGNALLED(SIGKILL)), 128 + SIGKILL);
+        assert_int_equal(run_exit_code(SIGNALLED(SIGTERM) | 0x80), 128 + SIGTERM); /* core dumped */
+        /* Neither exited nor killed: not the command's status, so cordon's own. */
+        assert_int_equal(run_exit_code(STOPPED(SIGSTOP)), 125);
+}
+
+static void timeout_error(void **state) {
+        (void) state;
+        cordon_error err = { 0 };
+        assert_int_equal(run_timeout_error(&err, 1500, "its process group"), -ETIME);
+        assert_int_equal(err.code, CORDON_TIMEOUT);
+        assert_string_equal(err.message, "the command ran longer than limits.timeout (1500 ms) "
+                                         "and was killed with its process group");
+        assert_int_equal(run_timeout_error(NULL, 1, "everything it started"), -ETIME);
+}
+
+typedef struct lines {
+        char types[8][16];
+        size_t n;
+} lines;
+
+static void collect(void *userdata, const char *line, size_t len) {
+        lines *l = userdata;
+        json_error_t e;
+        json_t *o = json_loadb(line, len, 0, &e);
+        assert_non_null(o);
+        assert_true(l->n < 8);
+        snprintf(l->types[l->n++], sizeof(l->types[0]), "%s",
+                 json_string_value(json_object_get(o, "type")));
+        json_decref(o);
+}
+
+static void one_terminal_event(void **state) {
+        (void) state;
+        lines l = { 0 };
+        cordon_run_options o = { .on_event = collect, .event_userdata = &l };
+        events ev;
+        events_init(&ev, &o, "s-1");
+        events_starting(&ev, CORDON_BACKEND_AUTO);
+        events_ready(&ev, CORDON_BACKEND_NATIVE);
+        events_killed(&ev, "timeout");
+        cordon_error err = { 0 };
+        (void) run_timeout_error(&err, 10, "its process group");
+        events_error(&ev, &err);             /* a launcher reports its failure after the kill */
+        events_exit(&ev, EXITED(0), 0);
+        assert_int_equal(l.n, 3);
+        assert_string_equal(l.types[0], "starting");
+        assert_string_equal(l.types[1], "ready");
+        assert_string_equal(l.types[2], "killed");
+        assert_true(ev.ended);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(exit_codes),
+                cmocka_unit_test(timeout_error),
+                cmocka_unit_test(one_terminal_event),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
