@@ -148,6 +148,10 @@ static int advise_network_reason(explain_violation *v, const char *t) {
                                     "connect only to its egress proxy: this client connected "
                                     "directly, ignoring HTTP_PROXY/HTTPS_PROXY/ALL_PROXY; make it "
                                     "use the proxy, then --allow-domain decides");
+        if (strstr(v->rule, "resolver never gave out"))
+                return set(&v->why, "the command connected to an address of the sandbox's own "
+                                    "range (198.18.0.0/15) that its resolver gave to no name in "
+                                    "this run (one kept from an earlier run?): connect by name");
         if (strncmp(v->rule, "resolves only to", 16) == 0)
                 return set(&v->why, "the name %s: the proxy never dials loopback, link-local, "
                                     "metadata or the host's own addresses for a name; a local "

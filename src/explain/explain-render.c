@@ -10,9 +10,10 @@
 #include "util/util.h"
 
 #define NETWORK_NOTE                                                                              \
-        "tools that ignore the proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) cannot "     \
-        "connect anywhere from inside the sandbox, not even to allowed hosts (plain ssh, many "  \
-        "database drivers, Go's own DNS resolver): point them at the proxy"
+        "on the native backend every TCP client meets the same rules, proxy variables or not "   \
+        "(its names resolve only when allowed); on the landlock backend tools that ignore the "  \
+        "proxy variables (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY) cannot connect anywhere, not "    \
+        "even to allowed hosts: point them at the proxy"
 
 /* A character that must not reach a terminal or a one-line message: C0 and C1 controls, DEL,
  * and the bidirectional overrides that reorder what a reader sees (U+202A-U+202E,

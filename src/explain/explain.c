@@ -27,20 +27,23 @@ const explain_hint_def explain_hint_defs[EXPLAIN_HINT_KINDS] = {
           "a write outside the writable roots (EROFS): everything else is mounted read-only; "
           "--writable DIR allows writing there", false },
         { "Could not resolve host", "name-resolution",
-          "there is no DNS and no direct network inside the sandbox: only the proxy in "
-          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects, to allowed hosts (--allow-domain HOST)",
+          "the sandbox's resolver answers only names the egress rules allow (--allow-domain "
+          "HOST); on the landlock backend there is no DNS at all: only the proxy in "
+          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects",
           true },
         { "Temporary failure in name resolution", "name-resolution",
-          "there is no DNS and no direct network inside the sandbox: only the proxy in "
-          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects, to allowed hosts (--allow-domain HOST)",
+          "the sandbox's resolver answers only names the egress rules allow (--allow-domain "
+          "HOST); on the landlock backend there is no DNS at all: only the proxy in "
+          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects",
           true },
         { "Name or service not known", "name-resolution",
-          "there is no DNS and no direct network inside the sandbox: only the proxy in "
-          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects, to allowed hosts (--allow-domain HOST)",
+          "the sandbox's resolver answers only names the egress rules allow (--allow-domain "
+          "HOST); on the landlock backend there is no DNS at all: only the proxy in "
+          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects",
           true },
         { "Network is unreachable", "network-unreachable",
-          "the sandbox's network namespace has only loopback: only the proxy in "
-          "HTTP_PROXY/HTTPS_PROXY/ALL_PROXY connects, to allowed hosts (--allow-domain HOST)",
+          "the sandbox's network namespace has only loopback: only its egress proxy connects, "
+          "to allowed hosts (--allow-domain HOST)",
           true },
         { "Bad system call", "bad-system-call",
           "the command died of SIGSYS: a system call the seccomp filter ends the process for",

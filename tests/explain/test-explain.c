@@ -231,7 +231,7 @@ static void test_network_advice(void **state) {
         json_decref(o);
         char *text = cordon_explanation_to_text(x);
         assert_contains(text, "to allow it: --allow-domain api.example.com:443");
-        assert_contains(text, "note: tools that ignore the proxy variables");
+        assert_contains(text, "note: on the native backend every TCP client meets the same rules");
         free(text);
         cordon_explanation_free(x);
 }
