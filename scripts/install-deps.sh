@@ -6,6 +6,9 @@ pkgs="build-essential meson ninja-build pkg-config libjansson-dev libseccomp-dev
       clang libclang-rt-14-dev bubblewrap util-linux passwd git python3 make curl"
 # libcrypto (SHA-256 of project settings files for the trust store, docs/settings.md).
 pkgs="$pkgs libssl-dev"
+# libnftnl and libmnl (the transparent-egress rules in the sandbox's network namespace,
+# src/linux/intercept.c: the netfilter project's own libraries for nf_tables and netlink).
+pkgs="$pkgs libnftnl-dev libmnl-dev"
 # The network suite (tests/net/it): clients inside the sandbox and the loopback servers they talk
 # to (sshd for git over ssh, nc for GIT_SSH_COMMAND's SOCKS5 ProxyCommand, openssl for the test
 # certificate, pip against a local index).

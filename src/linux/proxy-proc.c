@@ -33,8 +33,8 @@
 
 /* ---- the listeners (run by the monitor inside the sandbox's network namespace) -------------- */
 
-static int listen_on(int family, uint16_t port) {
-        int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+static int listen_on(int family, int type, uint16_t port) {
+        int fd = socket(family, type | SOCK_CLOEXEC, 0);
         if (fd < 0)
                 return -errno;
         int one = 1;
@@ -55,7 +55,8 @@ static int listen_on(int family, uint16_t port) {
                 s6->sin6_addr = in6addr_loopback;
                 len = sizeof(*s6);
         }
-        if (bind(fd, (struct sockaddr *) &ss, len) < 0 || listen(fd, SOMAXCONN) < 0) {
+        if (bind(fd, (struct sockaddr *) &ss, len) < 0 ||
+            (type == SOCK_STREAM && listen(fd, SOMAXCONN) < 0)) {
                 int e = errno;
                 (void) close(fd);
                 return -e;
@@ -64,12 +65,20 @@ static int listen_on(int family, uint16_t port) {
 }
 
 int proxy_listeners_send(int listen_ch) {
-        static const struct { int family; uint16_t port; } want[] = {
-                { AF_INET, PROXY_HTTP_PORT },  { AF_INET, PROXY_SOCKS_PORT },
-                { AF_INET6, PROXY_HTTP_PORT }, { AF_INET6, PROXY_SOCKS_PORT },
+        /* The proxy's two ports, and the ports the interception rules redirect to
+         * (linux/intercept.h): every other TCP connection, and DNS. */
+        static const struct { int family, type; uint16_t port; } want[] = {
+                { AF_INET, SOCK_STREAM, PROXY_HTTP_PORT },
+                { AF_INET, SOCK_STREAM, PROXY_SOCKS_PORT },
+                { AF_INET, SOCK_STREAM, PROXY_TRANSPARENT_PORT },
+                { AF_INET, SOCK_DGRAM, PROXY_DNS_PORT },
+                { AF_INET6, SOCK_STREAM, PROXY_HTTP_PORT },
+                { AF_INET6, SOCK_STREAM, PROXY_SOCKS_PORT },
+                { AF_INET6, SOCK_STREAM, PROXY_TRANSPARENT_PORT },
+                { AF_INET6, SOCK_DGRAM, PROXY_DNS_PORT },
         };
         for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-                int fd = listen_on(want[i].family, want[i].port);
+                int fd = listen_on(want[i].family, want[i].type, want[i].port);
                 /* ::1 exists only when the kernel has IPv6; 127.0.0.1 is required. */
                 if (fd < 0 && want[i].family == AF_INET6 &&
                     (fd == -EAFNOSUPPORT || fd == -EADDRNOTAVAIL))
@@ -93,9 +102,22 @@ static int listener_kind(int fd, proxy_listener_kind *kind) {
                 return -errno;
         uint16_t port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *) &ss)->sin_port
                                                       : ((struct sockaddr_in6 *) &ss)->sin6_port);
-        if (port != PROXY_HTTP_PORT && port != PROXY_SOCKS_PORT)
+        int type = 0;
+        socklen_t tl = sizeof(type);
+        if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tl) < 0)
+                return -errno;
+        if (type == SOCK_DGRAM && port == PROXY_DNS_PORT)
+                *kind = PROXY_LISTENER_DNS;
+        else if (type != SOCK_STREAM)
                 return -EINVAL;
-        *kind = port == PROXY_HTTP_PORT ? PROXY_LISTENER_HTTP : PROXY_LISTENER_SOCKS5;
+        else if (port == PROXY_HTTP_PORT)
+                *kind = PROXY_LISTENER_HTTP;
+        else if (port == PROXY_SOCKS_PORT)
+                *kind = PROXY_LISTENER_SOCKS5;
+        else if (port == PROXY_TRANSPARENT_PORT)
+                *kind = PROXY_LISTENER_TRANSPARENT;
+        else
+                return -EINVAL;
         return 0;
 }
 

@@ -18,6 +18,7 @@
 
 #include "linux/cgroup.h"
 #include "linux/fdpass.h"
+#include "linux/intercept.h"
 #include "linux/landlock.h"
 #include "linux/mount.h"
 #include "linux/process.h"
@@ -231,6 +232,17 @@ static void enter_namespaces(const plan *p, int report_fd) {
         r = loopback_up();
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "cannot bring up loopback");
+        /* Every other TCP connection and every DNS query to the egress proxy
+         * (linux/intercept.h), so clients that ignore proxy variables meet the same rules. A
+         * kernel without nf_tables NAT runs without it: proxy-aware clients still reach what the
+         * rules allow, and nothing else leaves either way (the namespace has loopback only), so
+         * that is less reach, never more (docs/design/network.md). */
+        r = intercept_install(PROXY_TRANSPARENT_PORT, PROXY_DNS_PORT);
+        if (r < 0 && r != -EPROTONOSUPPORT && r != -EOPNOTSUPP && r != -ENOENT &&
+            r != -EAFNOSUPPORT)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                     "cannot install the egress interception rules in the sandbox's network "
+                     "namespace");
 }
 
 typedef struct monitor_ctx {

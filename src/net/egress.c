@@ -83,8 +83,12 @@ static int entry_cmp(const void *a, const void *b) {
         return c ? c : (int) x->port - (int) y->port;
 }
 
-/* The entry for (key, port): one naming this port, else one for every port, else NULL. */
-static const entry *table_find(const table *t, const char *key, uint16_t port) {
+/* A query port that matches an entry whatever port it names (egress_decide_name()). */
+#define ANY_PORT UINT32_MAX
+
+/* The entry for (key, port): one naming this port, else one for every port, else NULL; with
+ * ANY_PORT, the first entry for key. */
+static const entry *table_find(const table *t, const char *key, uint32_t port) {
         size_t lo = 0, hi = t->n;
         while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -95,7 +99,7 @@ static const entry *table_find(const table *t, const char *key, uint16_t port) {
         }
         const entry *any = NULL;
         for (size_t i = lo; i < t->n && strcmp(t->v[i].key, key) == 0; i++) {
-                if (t->v[i].port == port)
+                if (t->v[i].port == port || port == ANY_PORT)
                         return &t->v[i];
                 if (t->v[i].port == 0 && !any)
                         any = &t->v[i];
@@ -129,7 +133,7 @@ static void side_sort(side *s) {
 }
 
 /* "a.b.c.d" against middle patterns: the name with each inner label replaced by '*'. */
-static const entry *middle_match(const side *s, const char *name, uint16_t port) {
+static const entry *middle_match(const side *s, const char *name, uint32_t port) {
         char key[NET_HOST_NAME_MAX + 1];
         size_t labels = count_labels(name);
         if (labels >= 128 || !(s->middle_labels[labels / 64] & (UINT64_C(1) << (labels % 64))))
@@ -152,7 +156,7 @@ static const entry *middle_match(const side *s, const char *name, uint16_t port)
 
 /* The most specific entry of a side matching (h, port); *exact says it is an exact name or
  * address entry naming this port. */
-static const entry *side_match(const side *s, const net_host *h, uint16_t port, bool *exact) {
+static const entry *side_match(const side *s, const net_host *h, uint32_t port, bool *exact) {
         const entry *e;
         *exact = false;
         if (h->kind != NET_HOST_NAME) {
@@ -300,6 +304,29 @@ void egress_decide(const egress_rules *r, const net_host *h, uint16_t port, egre
         if (e) {
                 v->allowed = true;
                 v->exact_port = exact;
+                set_rule(v, e->rule);
+                return;
+        }
+        set_rule(v, r->network_enabled ? "not in allowlist" : "network disabled");
+}
+
+void egress_decide_name(const egress_rules *r, const net_host *h, egress_verdict *v) {
+        bool exact;
+        memset(v, 0, sizeof(*v));
+        if (!r || !host_is_canonical_shape(h) || h->kind != NET_HOST_NAME) {
+                set_rule(v, "invalid destination");
+                return;
+        }
+        /* Port 0 finds the deny entries for every port only: "github.com:22" denied leaves the
+         * name resolvable (its 443 may be allowed); the connection is judged with its port. */
+        const entry *e = side_match(&r->deny, h, 0, &exact);
+        if (e) {
+                set_rule(v, e->rule);
+                return;
+        }
+        e = side_match(&r->allow, h, ANY_PORT, &exact);
+        if (e) {
+                v->allowed = true;
                 set_rule(v, e->rule);
                 return;
         }

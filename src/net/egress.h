@@ -45,6 +45,10 @@ typedef struct egress_verdict {
  * port, then without, then the longest "*.suffix", then a middle wildcard). Port 0 is refused. */
 void egress_decide(const egress_rules *r, const net_host *h, uint16_t port, egress_verdict *v);
 
+/* Whether a name may be resolved at all (the sandbox's DNS responder, net/proxy-dns.c): a deny
+ * entry for every port refuses, then an allow entry for any port allows. The connection that
+ * follows is still judged by egress_decide() with its port. */
+void egress_decide_name(const egress_rules *r, const net_host *h, egress_verdict *v);
 /* True when an address entry (127.0.0.1, [::1]:3000, ...) of the deny side (deny = true) or the
  * allow side names `addr` (kind IPV4 or IPV6) on `port` or on every port. The allow side is empty
  * when the network is disabled. */

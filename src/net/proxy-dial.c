@@ -180,8 +180,18 @@ void resolver_drain(proxy *px) {
 
 /* ---- judging and connecting ----------------------------------------------------------------- */
 
+/* The violation's "syscall": how the connection came (a redirected one: "tcp"). */
 static const char *proto_name(const conn *c) {
-        return c->proto == PROXY_LISTENER_HTTP ? "http" : "socks5";
+        switch (c->proto) {
+        case PROXY_LISTENER_HTTP:
+                return "http";
+        case PROXY_LISTENER_TRANSPARENT:
+                return "tcp";
+        case PROXY_LISTENER_SOCKS5:
+        case PROXY_LISTENER_DNS:
+        default:
+                return "socks5";
+        }
 }
 
 static void refuse(conn *c, const char *rule) {

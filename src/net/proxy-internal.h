@@ -138,6 +138,10 @@ struct proxy {
          * address that appears later (a VPN, a new container bridge) is refused too. */
         net_local_addrs own;
         int64_t own_loaded;
+        /* The sandbox's resolver (proxy-dns.c): the synthetic addresses it gave out, and the
+         * names it refused (each reported once). */
+        struct name_map *names;
+        struct name_map *dns_refused;
 };
 
 #define OWN_RELOAD_MS 10000
@@ -180,6 +184,15 @@ void http_on_upstream(conn *c, uint32_t events);
 void http_connected(conn *c);
 void http_refused(conn *c, const char *rule);
 void http_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-transparent.c: a connection the sandbox's NAT rule redirected here. */
+void transparent_start(conn *c);
+void transparent_connected(conn *c);
+void transparent_refused(conn *c, const char *rule);
+void transparent_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-dns.c: queries on the resolver's socket. */
+void dns_on_readable(proxy *px, endpoint *l);
 
 /* proxy-socks.c */
 void socks_on_client(conn *c, uint32_t events);

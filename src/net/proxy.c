@@ -4,6 +4,7 @@
  * proxy-socks.c), enforces the time limits, and frees closed connections at the end of each
  * iteration (so no handler ever touches a freed connection). Why epoll and splice(2) rather
  * than an event library: docs/design/network.md. */
+#include "net/name-map.h"
 #include "net/proxy-internal.h"
 
 #include <errno.h>
@@ -196,16 +197,51 @@ void conn_consume_in(conn *c, size_t n) {
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
 void proto_connected(conn *c) {
-        c->proto == PROXY_LISTENER_HTTP ? http_connected(c) : socks_connected(c);
+        switch (c->proto) {
+        case PROXY_LISTENER_HTTP:
+                http_connected(c);
+                return;
+        case PROXY_LISTENER_TRANSPARENT:
+                transparent_connected(c);
+                return;
+        case PROXY_LISTENER_SOCKS5:
+        case PROXY_LISTENER_DNS:
+        default:
+                socks_connected(c);
+                return;
+        }
 }
 
 void proto_refused(conn *c, const char *rule) {
-        c->proto == PROXY_LISTENER_HTTP ? http_refused(c, rule) : socks_refused(c, rule);
+        switch (c->proto) {
+        case PROXY_LISTENER_HTTP:
+                http_refused(c, rule);
+                return;
+        case PROXY_LISTENER_TRANSPARENT:
+                transparent_refused(c, rule);
+                return;
+        case PROXY_LISTENER_SOCKS5:
+        case PROXY_LISTENER_DNS:
+        default:
+                socks_refused(c, rule);
+                return;
+        }
 }
 
 void proto_dial_failed(conn *c, int err, bool resolve_failed) {
-        c->proto == PROXY_LISTENER_HTTP ? http_dial_failed(c, err, resolve_failed)
-                                        : socks_dial_failed(c, err, resolve_failed);
+        switch (c->proto) {
+        case PROXY_LISTENER_HTTP:
+                http_dial_failed(c, err, resolve_failed);
+                return;
+        case PROXY_LISTENER_TRANSPARENT:
+                transparent_dial_failed(c, err, resolve_failed);
+                return;
+        case PROXY_LISTENER_SOCKS5:
+        case PROXY_LISTENER_DNS:
+        default:
+                socks_dial_failed(c, err, resolve_failed);
+                return;
+        }
 }
 
 static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
@@ -229,6 +265,8 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                 dial_on_writable(c);
                 return;
         }
+        if (c->proto == PROXY_LISTENER_TRANSPARENT)
+                return; /* nothing is read before the tunnel (proxy-transparent.c) */
         if (c->proto == PROXY_LISTENER_SOCKS5)
                 socks_on_client(c, events);
         else if (e->kind == EP_CLIENT)
@@ -289,7 +327,9 @@ static void on_accept(proxy *px, endpoint *l) {
                         continue;
                 }
                 conn_name_client(c, (const struct sockaddr *) &peer, pl);
-                if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
+                if (l->lkind == PROXY_LISTENER_TRANSPARENT)
+                        transparent_start(c);
+                else if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
                         conn_close(c);
         }
 }
@@ -367,6 +407,8 @@ static int reload_own(proxy *px) {
 
 static void shutdown_all(proxy *px) {
         net_local_addrs_free(&px->own);
+        name_map_free(px->names);
+        name_map_free(px->dns_refused);
         for (conn *c = px->conns; c; c = c->next)
                 conn_close(c);
         reap(px);
@@ -381,7 +423,11 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
         if (px.epfd < 0)
                 return -errno;
         endpoint stop_ep = { .kind = EP_LISTENER, .fd = stop_fd, .lkind = (proxy_listener_kind) -1 };
-        int r = add_listeners(&px, listen_fds, kinds, n);
+        int r = name_map_new(&px.names);
+        if (r >= 0)
+                r = name_map_new(&px.dns_refused);
+        if (r >= 0)
+                r = add_listeners(&px, listen_fds, kinds, n);
         if (r >= 0)
                 r = resolver_start(&px);
         if (r >= 0)
@@ -402,6 +448,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
                         endpoint *e = evs[i].data.ptr;
                         if (e == &stop_ep)
                                 px.stopping = true;
+                        else if (e->kind == EP_LISTENER && e->lkind == PROXY_LISTENER_DNS)
+                                dns_on_readable(&px, e);
                         else if (e->kind == EP_LISTENER)
                                 on_accept(&px, e);
                         else if (e->kind == EP_RESOLVER)

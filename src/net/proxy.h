@@ -17,12 +17,18 @@
 
 #define PROXY_HTTP_PORT 3128
 #define PROXY_SOCKS_PORT 1080
-#define PROXY_MAX_LISTENERS 8
+/* Inside the sandbox's network namespace only (src/linux/intercept.h): where the kernel sends
+ * every other TCP connection, and every DNS query. */
+#define PROXY_TRANSPARENT_PORT 3129
+#define PROXY_DNS_PORT 53
+#define PROXY_MAX_LISTENERS 12
 #define PROXY_CRED_MAX 64
 
 typedef enum proxy_listener_kind {
         PROXY_LISTENER_HTTP,
         PROXY_LISTENER_SOCKS5,
+        PROXY_LISTENER_TRANSPARENT, /* TCP the sandbox's NAT rule redirected (proxy-transparent.c) */
+        PROXY_LISTENER_DNS,         /* UDP: the sandbox's resolver (proxy-dns.c) */
 } proxy_listener_kind;
 
 struct egress_rules;

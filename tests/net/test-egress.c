@@ -49,6 +49,43 @@ static void expect(const egress_rules *r, const char *host, uint16_t port, bool 
                 fail_msg("%s:%u decided by '%s', want '%s'", host, port, v.rule, rule);
 }
 
+/* The resolver's question (egress_decide_name): may the name resolve at all? */
+static void expect_name(const egress_rules *r, const char *host, bool allowed, const char *rule) {
+        net_host h;
+        egress_verdict v;
+        assert_int_equal(net_host_canon(host, strlen(host), &h, NULL), 0);
+        egress_decide_name(r, &h, &v);
+        if (v.allowed != allowed || (rule && strcmp(v.rule, rule) != 0))
+                fail_msg("name %s %s by '%s', want %s by '%s'", host,
+                         v.allowed ? "allowed" : "refused", v.rule,
+                         allowed ? "allowed" : "refused", rule ? rule : "any rule");
+}
+
+static void test_names(void **state) {
+        (void) state;
+        _cleanup_egress_rules_ egress_rules *r = rules(
+                true, (const char *const[]) { "api.example.com:8443", "*.example.org", NULL },
+                (const char *const[]) { "bad.example.org", "ssh.example.org:22", NULL });
+        /* An entry for one port lets the name resolve: the connection is judged with its port. */
+        expect_name(r, "api.example.com", true, "api.example.com:8443");
+        expect(r, "api.example.com", 443, false, "not in allowlist");
+        expect_name(r, "a.example.org", true, "*.example.org");
+        expect_name(r, "example.org", false, "not in allowlist");
+        /* A deny for every port refuses the name; a deny for one port does not. */
+        expect_name(r, "bad.example.org", false, "bad.example.org");
+        expect_name(r, "ssh.example.org", true, "*.example.org");
+        expect(r, "ssh.example.org", 22, false, "ssh.example.org:22");
+        expect_name(r, "unlisted.test", false, "not in allowlist");
+        _cleanup_egress_rules_ egress_rules *off = rules(false, NULL, NULL);
+        expect_name(off, "api.example.com", false, "network disabled");
+        /* Only names: an address is never "resolved". */
+        net_host h;
+        egress_verdict v;
+        assert_int_equal(net_host_canon("1.2.3.4", 7, &h, NULL), 0);
+        egress_decide_name(r, &h, &v);
+        assert_false(v.allowed);
+}
+
 static void test_exact(void **state) {
         _cleanup_egress_rules_ egress_rules *r =
                 rules(true, (const char *const[]) { "API.Example.com.", NULL }, NULL);
@@ -403,6 +440,7 @@ int main(void) {
                 cmocka_unit_test(test_pattern_validator),
                 cmocka_unit_test(test_error_message),
                 cmocka_unit_test(test_many_patterns),
+                cmocka_unit_test(test_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

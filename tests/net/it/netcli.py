@@ -30,6 +30,11 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
   netcli.py udp PORT MSG           one datagram to 127.0.0.1:PORT
   netcli.py connect PORT           a direct TCP connect (no proxy): "connected" or "error: ..."
   netcli.py urllib URL             urllib GET (it honours http_proxy): "status N" or "error N"
+  netcli.py tcp HOST PORT DATA     a plain TCP client, no proxy of any kind: HOST is resolved by
+                                   the system's resolver, DATA sent, the first line of the answer
+                                   printed, or "error: ERRNO" (a reset: "error: ECONNRESET")
+  netcli.py dns SERVER NAME        one A query for NAME over UDP to SERVER:53: prints "A ADDRESS"
+                                   for each answer, "rcode N" when there is none, "timeout"
   netcli.py late-body URL          a chunked POST head for URL through 127.0.0.1:3128, its
                                    answer read to the proxy's end of it, then the body sent
                                    after all (two 64 KiB pieces, 200 ms apart): prints the status
@@ -281,6 +286,49 @@ def cmd_urllib(url):
     return 0
 
 
+def cmd_tcp(host, port, data):
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(unescape(data))
+            got = recv_all(s, 20)
+            if not got:
+                print("(closed)")
+            else:
+                print(got.split(b"\r\n", 1)[0].decode("latin-1"))
+    except OSError as e:
+        print(f"error: {errno.errorcode.get(e.errno, e) if e.errno else e}")
+    return 0
+
+
+def cmd_dns(server, name):
+    qid = 0x4242
+    q = struct.pack("!HHHHHH", qid, 0x0100, 1, 0, 0, 0)
+    for label in name.split("."):
+        q += bytes([len(label)]) + label.encode()
+    q += b"\0" + struct.pack("!HH", 1, 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.settimeout(5)
+        s.sendto(q, (server, 53))
+        try:
+            a = s.recv(512)
+        except socket.timeout:
+            print("timeout")
+            return 0
+    rid, flags, qd, an = struct.unpack("!HHHH", a[:8])
+    if rid != qid:
+        print("wrong id")
+        return 0
+    off = len(q)  # the question is echoed: the answers follow it
+    out = []
+    for _ in range(an):
+        _, rtype, _, _, rdlen = struct.unpack("!HHHIH", a[off:off + 12])
+        if rtype == 1 and rdlen == 4:
+            out.append("A " + socket.inet_ntoa(a[off + 12:off + 16]))
+        off += 12 + rdlen
+    print("\n".join(out) if out else f"rcode {flags & 0xf}")
+    return 0
+
+
 def cmd_late_body(url):
     host = url.split("/")[2]
     head = (f"POST {url} HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -304,7 +352,7 @@ def main(argv):
         "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
-        "late-body": (cmd_late_body, 1),
+        "late-body": (cmd_late_body, 1), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
     }
     if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:
         return cmds[argv[1]][0](*argv[2:])

@@ -632,8 +632,8 @@ t_bypass() {
                 $CLI raw 3128 "$(rq CONNECT localhost:1080 localhost:1080)"
         net "own ports: SOCKS5 CONNECT to 127.0.0.1:3128 (refused)" 0 "rep=2" \
                 "127.0.0.1:3128" . $LOCAL -- $CLI socks ipv4 127.0.0.1 3128
-        net "bypass: curl --noproxy '*' cannot connect" 7 "000/000" - - \
-                $LOCAL -- $CURL --noproxy '*' "http://127.0.0.1:$P/hello/@M@"
+        net "bypass: curl --noproxy '*' to the sandbox's own 127.0.0.1 reaches nothing" 7 \
+                "000/000" - - $LOCAL -- $CURL --noproxy '*' "http://127.0.0.1:$P/hello/@M@"
         net "bypass: a plain socket connect (no proxy) cannot connect" 0 "error: ECONNREFUSED" \
                 - . $LOCAL -- $CLI connect "$P"
         run_in "$WS" $CLI connect "$P"
@@ -654,6 +654,66 @@ t_bypass() {
 }
 
 # ---- --no-network ----------------------------------------------------------------------------
+
+# ---- every TCP client: interception without proxy variables (src/linux/intercept.c) ---------
+# The clients here ignore the proxy variables: their names are answered by the sandbox's resolver
+# with synthetic addresses (198.18.0.0/15) and their connections redirected to the proxy, which
+# judges each as name:port. "a.example.test" is mapped to the host's 127.0.0.1 by NAMES; LOCAL
+# lets the proxy dial that address.
+
+t_transparent() {
+        tr="--allow-domain a.example.test:$P $LOCAL $NAMES"
+        net "transparent: curl --noproxy reaches an allowed name:port" 0 "200/000" - + \
+                $tr -- $CURL --noproxy '*' "http://a.example.test:$P/hello/@M@"
+        net "transparent: ... the same name on a port not allowed is reset" "!0" "000/000" \
+                "a.example.test:$P2~not in allowlist" - $tr -- \
+                $CURL --noproxy '*' "http://a.example.test:$P2/hello/@M@"
+        net "transparent: a plain TCP client (no proxy support at all)" 0 "HTTP/1.? 200 OK" - + \
+                $tr -- $CLI tcp a.example.test "$P" "GET /hello/@M@ HTTP/1.0\r\n\r\n"
+        net "transparent: a plain TCP client refused by rule is reset" 0 "error: ECONNRESET" \
+                "a.example.test:$P2~not in allowlist" - $tr -- \
+                $CLI tcp a.example.test "$P2" "GET /hello/@M@ HTTP/1.0\r\n\r\n"
+        net "transparent: a name not allowed does not even resolve" 0 "error: *not known*" \
+                "b.example.test~not in allowlist" - $tr -- \
+                $CLI tcp b.example.test "$P" "GET /hello/@M@ HTTP/1.0\r\n\r\n"
+        net "transparent: Python urllib with proxies disabled" 0 "200" - + $tr -- $PY -c \
+                "import urllib.request as u; o = u.build_opener(u.ProxyHandler({}));
+print(o.open('http://a.example.test:$P/hello/@M@', timeout=20).status)"
+        if command -v node >/dev/null; then
+                # Node's built-in fetch ignores HTTP(S)_PROXY.
+                net "transparent: Node's built-in fetch" 0 "200" - + $tr -- node -e \
+                        "fetch('http://a.example.test:$P/hello/@M@').then(r => console.log(r.status))"
+        else
+                skip "transparent: Node's built-in fetch" "node missing (scripts/install-deps.sh)"
+        fi
+        net "transparent: an IPv4 literal not allowed is reset" "!0" "000/000" \
+                "192.0.2.1:81~not in allowlist" . $tr -- $CURL --noproxy '*' "http://192.0.2.1:81/@M@"
+        net "transparent: an IPv6 literal not allowed is reset" "!0" "000/000" \
+                "[2001:db8::1]:81~not in allowlist" . $tr -- $CURL --noproxy '*' "http://[2001:db8::1]:81/@M@"
+        net "transparent: a synthetic address nothing resolved is reset" "!0" "000/000" \
+                "198.18.200.1:80~*never gave out" . $tr -- $CURL --noproxy '*' "http://198.18.200.1/@M@"
+        # Allowed by name, but its address is one the guard refuses (no LOCAL entry for it).
+        net "transparent: a name that resolves only to refused addresses is reset" "!0" \
+                "000/000" "a.example.test:$P~resolves only to refused addresses*" - \
+                --allow-domain a.example.test:$P $NAMES -- $CURL --noproxy '*' "http://a.example.test:$P/@M@"
+}
+
+# ---- the sandbox's resolver (src/net/proxy-dns.c) --------------------------------------------
+
+t_dns() {
+        net "dns: an allowed name resolves to a synthetic address" 0 "198.18.0.1 a.example.test" \
+                - . --allow-domain a.example.test -- sh -c "getent hosts a.example.test | tr -s ' '"
+        net "dns: a name not allowed is NXDOMAIN, reported once" 2 "" \
+                "unlisted.example.invalid~not in allowlist" . -- \
+                sh -c "getent hosts unlisted.example.invalid; getent ahosts unlisted.example.invalid"
+        net "dns: a query sent to another server is answered by the sandbox's resolver" 0 \
+                "A 198.18.0.1" - . --allow-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
+        net "dns: ... and never forwarded for a name not allowed" 0 "rcode 3" \
+                "leak.example.invalid~not in allowlist" . -- $CLI dns 192.0.2.53 leak.example.invalid
+        net "dns: an allowed name denied for every port is NXDOMAIN" 0 "rcode 3" \
+                "a.example.test~a.example.test" . --allow-domain '*.example.test' \
+                --deny-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
+}
 
 t_nonet() {
         net "--no-network: an explicitly allowed address:port is refused, and reported" 0 \
@@ -759,9 +819,29 @@ t_git_ssh() {
                         $SSH_USER@ssh.example.test >/dev/null && cat c-sftp"
                 rm -f "$WS/c-sftp"
         fi
-        net "ssh: plain ssh without the ProxyCommand cannot connect" 255 "" - . \
+        net "ssh: plain ssh to the sandbox's own 127.0.0.1 reaches nothing" 255 "" - . \
                 --allow-domain ssh.example.test $s -- \
                 ssh $opts -p "$S" "$SSH_USER@127.0.0.1" true
+        # No ProxyCommand, no GIT_SSH_COMMAND: the name resolves inside, the connection is
+        # redirected to the proxy and judged as ssh.example.test:PORT (src/linux/intercept.c).
+        printf 'get %s c-sftp\n' "$ROOT/repo.git/HEAD" > "$WS/sftp-batch"
+        net "ssh: plain sftp to an allowed name, intercepted (no ProxyCommand)" 0 \
+                "ref: refs/heads/main" - . --allow-domain "ssh.example.test:$S" $s -- \
+                sh -c "sftp -q $opts -b sftp-batch -P $S $SSH_USER@ssh.example.test >/dev/null &&
+                cat c-sftp"
+        rm -f "$WS/c-sftp"
+        if [ "$SSH_GIT" = 1 ]; then
+                net "git: clone over plain ssh, intercepted (GIT_SSH_COMMAND without nc)" 0 \
+                        "cordon-net-it repository" - . --allow-domain "ssh.example.test:$S" $s -- \
+                        sh -c "GIT_SSH_COMMAND=\"ssh $opts\" git clone -q \
+                        ssh://$SSH_USER@ssh.example.test:$S$ROOT/repo.git c-@M@ && cat c-@M@/README"
+        fi
+        before=$(sshd_connections)
+        net "ssh: plain ssh to a port not allowed is reset, never reaching sshd" 255 "" \
+                "ssh.example.test:$S~not in allowlist" . --allow-domain ssh.example.test:22 $s -- \
+                ssh $opts -p "$S" "$SSH_USER@ssh.example.test" true
+        if [ "$(sshd_connections)" = "$before" ]; then ok "ssh: the reset ssh never reached sshd"
+        else not_ok "ssh: the reset ssh never reached sshd"; fi
         before=$(sshd_connections)
         net "git: clone over ssh to a host not allowed is refused" 128 "" \
                 "ssh.example.test:$S~not in allowlist" . $s -- \
@@ -826,7 +906,8 @@ t_sanitizers() {
 }
 
 ONLY=${CORDON_IT_ONLY:-}
-for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass nonet \
+for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
+        transparent dns nonet \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"

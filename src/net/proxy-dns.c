@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The sandbox's resolver (docs/design/network.md, "Names without a leak"): every DNS query the
+ * command sends, to whatever address, reaches this socket (src/linux/intercept.h). It answers
+ * from the egress rules alone and never forwards a query: a name the rules allow gets its
+ * synthetic address (net/name-map.h), any other NXDOMAIN. So the sandbox's DNS is no channel out —
+ * "<secret>.attacker.example" reaches no server — and a client learns no real address to
+ * connect to past the proxy. Only A queries get an address: AAAA and every other type of an
+ * allowed name are answered with no records (the client then uses IPv4, which the proxy dials
+ * over whatever the host has). */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "net/dns.h"
+#include "net/name-map.h"
+#include "net/proxy-internal.h"
+
+#define DNS_TTL 60 /* seconds; the mapping itself holds for the whole run */
+
+/* Each refused name is reported once per run: a resolver retries, and asks for A and AAAA. */
+static void report_refused(proxy *px, const char *name, const char *rule) {
+        struct in_addr ignored;
+        size_t before = name_map_count(px->dns_refused);
+        if (px->cfg->report_fd < 0 || name_map_address(px->dns_refused, name, &ignored) < 0 ||
+            name_map_count(px->dns_refused) == before)
+                return;
+        report_net_violation(px->cfg->report_fd, "dns", name, rule, "");
+}
+
+static size_t answer(proxy *px, const uint8_t *msg, size_t len, uint8_t *out, size_t size) {
+        dns_query q;
+        int rc = dns_parse_query(msg, len, &q);
+        if (rc < 0)
+                return 0;
+        if (rc != DNS_RCODE_NOERROR)
+                return dns_build_response(&q, msg, (uint8_t) rc, NULL, 0, 0, out, size);
+        if (q.qclass != DNS_CLASS_IN)
+                return dns_build_response(&q, msg, DNS_RCODE_REFUSED, NULL, 0, 0, out, size);
+        net_host h;
+        egress_verdict v = { .allowed = false };
+        if (net_host_canon(q.name, q.name_len, &h, NULL) < 0 || h.kind != NET_HOST_NAME)
+                return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
+        egress_decide_name(px->cfg->rules, &h, &v);
+        if (!v.allowed) {
+                report_refused(px, h.text, v.rule);
+                return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
+        }
+        if (q.qtype != DNS_TYPE_A)
+                return dns_build_response(&q, msg, DNS_RCODE_NOERROR, NULL, 0, 0, out, size);
+        struct in_addr a;
+        int r = name_map_address(px->names, h.text, &a);
+        if (r < 0) {
+                /* A run that resolved NAME_MAP_MAX names is refused more, not given a reused
+                 * address that would judge one name's connection as another's. */
+                report_refused(px, h.text, "too many names resolved in this run");
+                return dns_build_response(&q, msg, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, size);
+        }
+        return dns_build_response(&q, msg, DNS_RCODE_NOERROR, &a, sizeof(a), DNS_TTL, out, size);
+}
+
+void dns_on_readable(proxy *px, endpoint *l) {
+        /* A bounded batch per wake-up: a flood of queries cannot starve the tunnels. */
+        for (int i = 0; i < 64; i++) {
+                uint8_t msg[1500], out[DNS_UDP_MAX];
+                struct sockaddr_storage peer;
+                socklen_t pl = sizeof(peer);
+                ssize_t n = recvfrom(l->fd, msg, sizeof(msg), MSG_DONTWAIT, (struct sockaddr *) &peer,
+                                     &pl);
+                if (n < 0)
+                        return; /* EAGAIN, or an ICMP error of an earlier answer's */
+                size_t len = answer(px, msg, (size_t) n, out, sizeof(out));
+                if (len > 0)
+                        (void) sendto(l->fd, out, len, MSG_DONTWAIT, (struct sockaddr *) &peer, pl);
+        }
+}
