@@ -16,12 +16,24 @@
 #include "net/proxy-internal.h"
 
 #define DNS_TTL 60 /* seconds; the mapping itself holds for the whole run */
+/* Refused names reported one by one; then one more report says the rest are not. A command
+ * that asks for random names must not flood the events (nor grow the proxy: the set is capped
+ * with it). */
+#define DNS_REPORTS_MAX 256
 
 /* Each refused name is reported once per run: a resolver retries, and asks for A and AAAA. */
 static void report_refused(proxy *px, const char *name, const char *rule) {
         struct in_addr ignored;
         size_t before = name_map_count(px->dns_refused);
-        if (px->cfg->report_fd < 0 || name_map_address(px->dns_refused, name, &ignored) < 0 ||
+        if (px->cfg->report_fd < 0 || before > DNS_REPORTS_MAX)
+                return;
+        if (before == DNS_REPORTS_MAX) {
+                report_net_violation(px->cfg->report_fd, "dns", "*",
+                                     "more names refused; not reported one by one", "");
+                (void) name_map_address(px->dns_refused, "", &ignored); /* counts the report */
+                return;
+        }
+        if (name_map_address(px->dns_refused, name, &ignored) < 0 ||
             name_map_count(px->dns_refused) == before)
                 return;
         report_net_violation(px->cfg->report_fd, "dns", name, rule, "");
