@@ -35,10 +35,11 @@ __attribute__((noreturn)) static void broken(const char *what) {
 static void check_name(const dns_query *q) {
         CHECK(q->name_len <= NET_HOST_NAME_MAX && strlen(q->name) == q->name_len);
         size_t label = 0;
+        if (q->name_len == 0)
+                return; /* the root */
         for (size_t i = 0; i <= q->name_len; i++) {
                 if (i == q->name_len || q->name[i] == '.') {
-                        /* A label may hold a '.' byte itself; only the bounds are promised. */
-                        CHECK(label <= NET_HOST_LABEL_MAX);
+                        CHECK(label >= 1 && label <= NET_HOST_LABEL_MAX);
                         label = 0;
                 } else
                         label++;

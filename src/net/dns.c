@@ -34,6 +34,10 @@ static size_t parse_name(const uint8_t *msg, size_t len, size_t off, dns_query *
                         return 0;
                 if (n + (n ? 1 : 0) + l > NET_HOST_NAME_MAX)
                         return 0;
+                /* A NUL or a '.' inside a label would make the dotted text name another
+                 * name than the one asked ("a.b" as one label is not a.b): refused. */
+                if (memchr(msg + off, '\0', l) || memchr(msg + off, '.', l))
+                        return 0;
                 if (n)
                         q->name[n++] = '.';
                 memcpy(q->name + n, msg + off, l);
