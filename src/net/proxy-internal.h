@@ -42,6 +42,8 @@ typedef enum conn_state {
         CS_SOCKS_REQUEST,  /* the CONNECT request */
         CS_RESOLVING,      /* waiting for the resolver thread */
         CS_CONNECTING,     /* a non-blocking connect() in flight */
+        CS_INSPECT,        /* redirected, by name: the client's first bytes before the tunnel
+                            * (their SNI or Host must be that name: net/peek-name.h) */
         CS_TUNNEL,         /* CONNECT / SOCKS5: bytes both ways, spliced */
         CS_FWD_REQ_BODY,   /* forward: the request body, client → upstream */
         CS_FWD_RESP_HEAD,  /* forward: reading the upstream's response head */
@@ -104,6 +106,7 @@ struct conn {
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */
         size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
+        bool by_name;          /* redirected to a synthetic address: c->host is its name */
 
         /* Tunnels. */
         splice_dir c2u, u2c;
@@ -190,6 +193,7 @@ void transparent_start(conn *c);
 void transparent_connected(conn *c);
 void transparent_refused(conn *c, const char *rule);
 void transparent_dial_failed(conn *c, int err, bool resolve_failed);
+void transparent_on_inspect(conn *c, endpoint *e);
 
 /* proxy-dns.c: queries on the resolver's socket. */
 void dns_on_readable(proxy *px, endpoint *l);

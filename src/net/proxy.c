@@ -251,6 +251,10 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                 tunnel_on_event(c, e, events);
                 return;
         }
+        if (c->state == CS_INSPECT) {
+                transparent_on_inspect(c, e);
+                return;
+        }
         if (c->state == CS_CLOSING && e->kind == EP_CLIENT) {
                 if (events & EPOLLOUT)
                         conn_finish(c);

@@ -290,7 +290,13 @@ def cmd_tcp(host, port, data):
     try:
         with socket.create_connection((host, int(port)), timeout=10) as s:
             s.sendall(unescape(data))
-            got = recv_all(s, 20)
+            s.settimeout(20)
+            got = b""
+            while b"\r\n" not in got:  # a reset here is reported, not taken for the end
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
             if not got:
                 print("(closed)")
             else:

@@ -692,6 +692,25 @@ print(o.open('http://a.example.test:$P/hello/@M@', timeout=20).status)"
                 "[2001:db8::1]:81~not in allowlist" . $tr -- $CURL --noproxy '*' "http://[2001:db8::1]:81/@M@"
         net "transparent: a synthetic address nothing resolved is reset" "!0" "000/000" \
                 "198.18.200.1:80~*never gave out" . $tr -- $CURL --noproxy '*' "http://198.18.200.1/@M@"
+        # Domain fronting: a connection made by name asks its server for another name.
+        net "transparent: HTTP to an allowed name asking for another Host is reset" "!0" \
+                "000/000" "a.example.test:$P~asks for b.example.test*" - $tr -- \
+                $CURL --noproxy '*' -H "Host: b.example.test" "http://a.example.test:$P/hello/@M@"
+        net "transparent: ... or naming another host in an absolute-form target" 0 \
+                "error: ECONNRESET" "a.example.test:$P~asks for b.example.test*" - $tr -- \
+                $CLI tcp a.example.test "$P" "GET http://b.example.test/hello/@M@ HTTP/1.0\r\n\r\n"
+        net "transparent: ... or a target and a Host that disagree (a server may use either)" 0 \
+                "error: ECONNRESET" "a.example.test:$P~*names no single valid host" - $tr -- \
+                $CLI tcp a.example.test "$P" \
+                "GET http://b.example.test/hello/@M@ HTTP/1.1\r\nHost: a.example.test\r\n\r\n"
+        tl="--allow-domain tls.example.test:$T --allow-domain 127.0.0.1:$T $NAMES"
+        net "transparent: TLS to an allowed name with its own server name" 0 "200/000" - + \
+                $tl -- $CURL --noproxy '*' --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "transparent: TLS whose server name is another than the name resolved is reset" \
+                "!0" "000/000*" "tls.example.test:$T~asks for other.example.test*" - $tl -- \
+                sh -c "getent hosts tls.example.test >/dev/null &&
+                exec $CURL --noproxy '*' -k --resolve other.example.test:$T:198.18.0.1 \
+                https://other.example.test:$T/hello/@M@"
         # Allowed by name, but its address is one the guard refuses (no LOCAL entry for it).
         net "transparent: a name that resolves only to refused addresses is reset" "!0" \
                 "000/000" "a.example.test:$P~resolves only to refused addresses*" - \
