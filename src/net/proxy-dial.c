@@ -180,22 +180,8 @@ void resolver_drain(proxy *px) {
 
 /* ---- judging and connecting ----------------------------------------------------------------- */
 
-/* The violation's "syscall": how the connection came (a redirected one: "tcp"). */
-static const char *proto_name(const conn *c) {
-        switch (c->proto) {
-        case PROXY_LISTENER_HTTP:
-                return "http";
-        case PROXY_LISTENER_TRANSPARENT:
-                return "tcp";
-        case PROXY_LISTENER_SOCKS5:
-        case PROXY_LISTENER_DNS:
-        default:
-                return "socks5";
-        }
-}
-
 static void refuse(conn *c, const char *rule) {
-        conn_report(c, proto_name(c), rule);
+        conn_report(c, conn_proto_name(c), rule);
         proto_refused(c, rule);
 }
 

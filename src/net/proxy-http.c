@@ -421,8 +421,10 @@ void http_connected(conn *c) {
                 return;
         }
         static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-        if (outq_push(&c->to_client, ok, sizeof(ok) - 1) < 0 || tunnel_start(c) < 0)
+        if (outq_push(&c->to_client, ok, sizeof(ok) - 1) < 0)
                 conn_close(c);
+        else
+                tunnel_or_inspect(c);
 }
 
 void http_refused(conn *c, const char *rule) {

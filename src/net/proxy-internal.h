@@ -42,8 +42,8 @@ typedef enum conn_state {
         CS_SOCKS_REQUEST,  /* the CONNECT request */
         CS_RESOLVING,      /* waiting for the resolver thread */
         CS_CONNECTING,     /* a non-blocking connect() in flight */
-        CS_INSPECT,        /* redirected, by name: the client's first bytes before the tunnel
-                            * (their SNI or Host must be that name: net/peek-name.h) */
+        CS_INSPECT,        /* a tunnel to a name: its first client bytes before the splice
+                            * (their SNI or Host must be that name: proxy-inspect.c) */
         CS_TUNNEL,         /* CONNECT / SOCKS5: bytes both ways, spliced */
         CS_FWD_REQ_BODY,   /* forward: the request body, client → upstream */
         CS_FWD_RESP_HEAD,  /* forward: reading the upstream's response head */
@@ -106,7 +106,6 @@ struct conn {
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */
         size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
-        bool by_name;          /* redirected to a synthetic address: c->host is its name */
 
         /* Tunnels. */
         splice_dir c2u, u2c;
@@ -155,6 +154,11 @@ int conn_watch(conn *c, endpoint *e, uint32_t events);
 void conn_close(conn *c);
 void conn_finish(conn *c);
 void conn_report(conn *c, const char *proto, const char *rule);
+/* Closes the client connection with a reset (SO_LINGER 0), not a FIN: a client of a tunnel
+ * already answered must not take the refusal for the end of the stream. */
+void conn_reset(conn *c);
+/* How the connection came, for reports: "http", "socks5", "tcp" (redirected). */
+const char *conn_proto_name(const conn *c);
 int outq_push(outq *q, const void *data, size_t len);
 /* Writes what it can; returns 1 when empty, 0 when bytes remain (EAGAIN), -errno on error. */
 int outq_flush(outq *q, int fd);
@@ -193,7 +197,11 @@ void transparent_start(conn *c);
 void transparent_connected(conn *c);
 void transparent_refused(conn *c, const char *rule);
 void transparent_dial_failed(conn *c, int err, bool resolve_failed);
-void transparent_on_inspect(conn *c, endpoint *e);
+
+/* proxy-inspect.c: every tunnel starts here once its upstream is connected and its answer (if
+ * any) queued in to_client. */
+void tunnel_or_inspect(conn *c);
+void inspect_on_event(conn *c, endpoint *e, uint32_t events);
 
 /* proxy-dns.c: queries on the resolver's socket. */
 void dns_on_readable(proxy *px, endpoint *l);

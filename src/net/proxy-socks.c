@@ -151,8 +151,10 @@ void socks_connected(conn *c) {
                         ? socks5_request_reply(out, SOCKS5_REP_SUCCEEDED,
                                                (struct sockaddr *) &bound)
                         : socks5_request_reply(out, SOCKS5_REP_SUCCEEDED, NULL);
-        if (n < 0 || outq_push(&c->to_client, out, (size_t) n) < 0 || tunnel_start(c) < 0)
+        if (n < 0 || outq_push(&c->to_client, out, (size_t) n) < 0)
                 conn_close(c);
+        else
+                tunnel_or_inspect(c);
 }
 
 void socks_refused(conn *c, const char *rule) {

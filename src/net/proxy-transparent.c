@@ -6,23 +6,18 @@
  * for, and from there the connection is judged, resolved and dialled exactly as a CONNECT
  * request (proxy-dial.c), then spliced. Nothing is read from the client before the verdict:
  * whatever it sent waits in the socket for the tunnel. A connection made by name is looked at
- * once more, after the dial: its first bytes, when they are a TLS ClientHello or an HTTP
- * request, must ask for that same name (net/peek-name.h), or a client could reach an allowed
- * name's server (a CDN) and ask it for another.
+ * once more, after the dial, as every tunnel to a name is (proxy-inspect.c).
  *
  * A refusal cannot be an answer here (the client speaks no proxy protocol, and the TCP handshake
  * is already done): the connection is reset, which a client reports at once as "connection
  * reset by peer", and the violation event says which rule refused it. */
 #include <errno.h>
-#include <stdio.h>
-#include <sys/epoll.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "net/name-map.h"
-#include "net/peek-name.h"
 #include "net/proxy-internal.h"
 
 /* The getsockopt names of <linux/netfilter_ipv4.h> and <linux/netfilter_ipv6/ip6_tables.h>
@@ -43,13 +38,6 @@ static int original_destination(int fd, struct sockaddr_storage *ss) {
         return -errno;
 }
 
-/* An RST, not a FIN: the client must not take the refusal for an empty answer. */
-static void reset(conn *c) {
-        struct linger l = { .l_onoff = 1, .l_linger = 0 };
-        (void) setsockopt(c->cl.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
-        conn_close(c);
-}
-
 /* The host to judge: the name behind a synthetic address, else the address itself. */
 static const char *target_host(conn *c, const struct sockaddr_storage *ss, net_host *h) {
         if (ss->ss_family == AF_INET) {
@@ -58,7 +46,6 @@ static const char *target_host(conn *c, const struct sockaddr_storage *ss, net_h
                         const char *name = name_map_name(c->px->names, a);
                         if (!name)
                                 return "an address the sandbox's resolver never gave out";
-                        c->by_name = true;
                         return net_host_canon(name, strlen(name), h, NULL) < 0
                                        ? "invalid destination" : NULL;
                 }
@@ -70,7 +57,7 @@ static const char *target_host(conn *c, const struct sockaddr_storage *ss, net_h
 void transparent_start(conn *c) {
         struct sockaddr_storage ss;
         if (original_destination(c->cl.fd, &ss) < 0) {
-                reset(c);
+                conn_reset(c);
                 return;
         }
         uint16_t port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *) &ss)->sin_port
@@ -82,7 +69,7 @@ void transparent_start(conn *c) {
                 if (net_host_from_sockaddr((struct sockaddr *) &ss, &h) == 0)
                         conn_set_target(c, &h, port);
                 conn_report(c, "tcp", why);
-                reset(c);
+                conn_reset(c);
                 return;
         }
         conn_set_target(c, &h, port);
@@ -92,83 +79,17 @@ void transparent_start(conn *c) {
         dial_start(c);
 }
 
-static void start_tunnel(conn *c) {
-        if (tunnel_start(c) < 0)
-                conn_close(c);
-}
-
 void transparent_connected(conn *c) {
-        if (!c->by_name) {
-                start_tunnel(c);
-                return;
-        }
-        /* Client-first protocols (TLS, HTTP) say what they want in their first bytes; a server
-         * that speaks first (SSH's banner, SMTP, MySQL) means neither, and the tunnel starts. */
-        c->state = CS_INSPECT;
-        c->deadline = c->px->now + PROXY_HANDSHAKE_MS;
-        if (conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0 ||
-            conn_watch(c, &c->up, EPOLLIN | EPOLLRDHUP) < 0)
-                conn_close(c);
-}
-
-static void refuse_fronting(conn *c, const char *rule) {
-        conn_report(c, "tcp", rule);
-        reset(c);
-}
-
-void transparent_on_inspect(conn *c, endpoint *e) {
-        if (e->kind == EP_UPSTREAM) {
-                start_tunnel(c); /* what the client sent so far goes first (tunnel_start) */
-                return;
-        }
-        ssize_t n = conn_read_client(c, PEEK_MAX);
-        if (n == -EAGAIN)
-                return;
-        if (n == -ENOBUFS) { /* full, and still no verdict (peek_name stops at PEEK_MAX) */
-                refuse_fronting(c, "a TLS ClientHello or HTTP request head too large to read");
-                return;
-        }
-        if (n <= 0) {
-                conn_close(c);
-                return;
-        }
-        net_host asked;
-        switch (peek_name((const uint8_t *) c->in, c->in_len, &asked)) {
-        case PEEK_MORE:
-                if (c->in_len >= PEEK_MAX)
-                        refuse_fronting(c, "a TLS ClientHello or HTTP request head too large to "
-                                           "read");
-                return;
-        case PEEK_NONE:
-                start_tunnel(c);
-                return;
-        case PEEK_NAME:
-                if (strcmp(asked.text, c->host.text) == 0) {
-                        start_tunnel(c);
-                        return;
-                }
-                char rule[340];
-                (void) snprintf(rule, sizeof(rule),
-                                "asks for %s (TLS server name or HTTP Host), not the name it "
-                                "resolved",
-                                asked.text);
-                refuse_fronting(c, rule);
-                return;
-        case PEEK_INVALID:
-        default:
-                refuse_fronting(c, "a TLS ClientHello or HTTP request head that names no single "
-                                   "valid host");
-                return;
-        }
+        tunnel_or_inspect(c);
 }
 
 void transparent_refused(conn *c, const char *rule) {
         (void) rule;
-        reset(c);
+        conn_reset(c);
 }
 
 void transparent_dial_failed(conn *c, int err, bool resolve_failed) {
         (void) err;
         (void) resolve_failed;
-        reset(c);
+        conn_reset(c);
 }

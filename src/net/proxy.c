@@ -164,6 +164,26 @@ void conn_report(conn *c, const char *proto, const char *rule) {
                 report_net_violation(fd, proto, c->target, rule, c->client);
 }
 
+void conn_reset(conn *c) {
+        struct linger l = { .l_onoff = 1, .l_linger = 0 };
+        if (c->cl.fd >= 0)
+                (void) setsockopt(c->cl.fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+        conn_close(c);
+}
+
+const char *conn_proto_name(const conn *c) {
+        switch (c->proto) {
+        case PROXY_LISTENER_HTTP:
+                return "http";
+        case PROXY_LISTENER_TRANSPARENT:
+                return "tcp";
+        case PROXY_LISTENER_SOCKS5:
+        case PROXY_LISTENER_DNS:
+        default:
+                return "socks5";
+        }
+}
+
 ssize_t conn_read_client(conn *c, size_t cap) {
         if (c->in_cap < cap) {
                 char *nb = realloc(c->in, cap);
@@ -252,7 +272,7 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                 return;
         }
         if (c->state == CS_INSPECT) {
-                transparent_on_inspect(c, e);
+                inspect_on_event(c, e, events);
                 return;
         }
         if (c->state == CS_CLOSING && e->kind == EP_CLIENT) {

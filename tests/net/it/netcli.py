@@ -13,6 +13,9 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    a SOCKS5 CONNECT (no authentication) through 127.0.0.1:1080;
                                    ATYP is domain, ipv4 or ipv6; prints "rep=N", then with PATH
                                    and rep 0 the status line of a GET PATH through the tunnel
+  netcli.py socks-host HOST PORT ASKED PATH
+                                   a SOCKS5 CONNECT to the name HOST, then GET PATH with Host:
+                                   ASKED: prints "rep=N", then the status line or "(closed)"
   netcli.py seq PORT SECS DATA...  requests on one connection to 127.0.0.1:PORT, each after the
                                    previous answer and SECS of quiet: prints each status line
   netcli.py socks-cmd CMD          a SOCKS5 request with command CMD (2 BIND, 3 UDP ASSOCIATE):
@@ -114,6 +117,24 @@ def socks_request(atyp, host, port):
         struct.pack(">H", port)
 
 
+def cmd_socks_host(host, port, asked, path):
+    """A SOCKS5 CONNECT to the name `host`, then an HTTP request for the Host `asked`."""
+    with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
+        s.sendall(b"\x05\x01\x00")
+        recv_exact(s, 2)
+        s.sendall(socks_request("domain", host, int(port)))
+        head = recv_exact(s, 4)
+        print(f"rep={head[1]}")
+        if head[1] != 0:
+            return 0
+        alen = {1: 4, 4: 16}.get(head[3])
+        recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {asked}\r\n\r\n".encode())
+        got = recv_all(s, 20).decode("latin-1")
+        print(got.split("\r\n", 1)[0] if got else "(closed)")
+    return 0
+
+
 def cmd_socks(atyp, host, port, path=None):
     with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
         s.sendall(b"\x05\x01\x00")
@@ -128,7 +149,10 @@ def cmd_socks(atyp, host, port, path=None):
         alen = {1: 4, 4: 16}.get(head[3])
         recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
         if path:
-            s.sendall(f"GET {path} HTTP/1.1\r\nHost: socks.test\r\nConnection: close\r\n\r\n"
+            # The Host a client sends is the name it asked the tunnel for (a tunnel to a name
+            # refuses another: docs/design/network.md, "Fronting").
+            name = host if atyp == "domain" else "socks.test"
+            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n"
                       .encode())
             print(recv_all(s, 20).decode("latin-1").split("\r\n", 1)[0])
     return 0
@@ -358,7 +382,7 @@ def main(argv):
         "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
-        "late-body": (cmd_late_body, 1), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
+        "late-body": (cmd_late_body, 1), "socks-host": (cmd_socks_host, 4), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
     }
     if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:
         return cmds[argv[1]][0](*argv[2:])

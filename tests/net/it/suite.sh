@@ -246,6 +246,16 @@ t_https() {
         net "https: CONNECT to an allowed name (local TLS server, --cacert)" 0 "200/200" - + \
                 --allow-domain tls.example.test $tls -- \
                 $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        # Fronting through the proxy: CONNECT names an allowed host, the TLS server name another.
+        net "https: a CONNECT tunnel whose TLS server name is another host is reset" 35 \
+                "000/200" "tls.example.test:$T~asks for other.example.test*" - \
+                --allow-domain tls.example.test $tls -- $CURL -k \
+                --connect-to "other.example.test:$T:tls.example.test:$T" \
+                "https://other.example.test:$T/hello/@M@"
+        net "socks: a SOCKS5 tunnel to a name whose HTTP Host is another is reset" 0 \
+                "rep=0 (closed)" "a.example.test:$P~asks for b.example.test*" - \
+                --allow-domain a.example.test $LOCAL $NAMES -- \
+                $CLI socks-host a.example.test "$P" b.example.test "/hello/@M@"
         net "https: CONNECT to a name not allowed is refused (403)" 56 "000/403" \
                 "tls.example.test:$T~not in allowlist" - \
                 $tls -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
