@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "util/base64.h"
-#include "daemon/fs-ops.h"
 #include "linux/events.h"
+#include "linux/fs-ops.h"
 #include "plan/plan.h"
 #include "util/utf8.h"
 #include "util/util.h"

@@ -4,7 +4,7 @@
  * the backend: the deepest mount over a path says what the sandbox shows there (a writable root,
  * the read-only host, a protected read-only bind, a hidden secret, a private tmpfs), the name
  * rules say what may come into existence, paths.secrets what may never be read. */
-#include "daemon/fs-internal.h"
+#include "linux/fs-internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>

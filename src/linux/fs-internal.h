@@ -5,7 +5,7 @@
 
 #include <sys/stat.h>
 
-#include "daemon/fs-ops.h"
+#include "linux/fs-ops.h"
 #include "util/util.h"
 
 /* Errors into c->err; each returns a negative errno for `return fs_fail(...)`. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The fs.* operations (src/daemon/fs-ops.c) on real trees under /var/tmp, against the plan
+/* The fs.* operations (src/linux/fs-ops.c) on real trees under /var/tmp, against the plan
  * plan_build() makes for the default session policy: each rule tried the allowed way and the
  * refused way, and the races a sandboxed command can run against them (a parent directory
  * swapped for a symlink while writes run, a file swapped during an edit). */
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "daemon/fs-ops.h"
+#include "linux/fs-ops.h"
 #include "plan/plan.h"
 #include "policy/policy.h"
 #include "tmptree.h"

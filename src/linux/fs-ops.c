@@ -14,7 +14,7 @@
  *      RENAME_EXCHANGE for an existing one, after which the file swapped out must be the one
  *      checked (else it is swapped back). No write ever goes through a symlink or into a file
  *      with other names: a rename replaces the name, never what it pointed to. */
-#include "daemon/fs-internal.h"
+#include "linux/fs-internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
