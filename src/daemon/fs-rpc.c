@@ -44,7 +44,7 @@ static void send_event(void *userdata, const char *line, size_t len) {
 
 /* The refusal as the sandbox reports its own: one `violation` event, tagged with the request. */
 static void send_violation(client *c, uint64_t id, const session *s, proto_method m,
-                           const fs_refusal *ref) {
+                           const cordon_fs_refusal *ref) {
         event_sink sink = { c, id };
         cordon_run_options o = { .on_event = send_event, .event_userdata = &sink };
         events ev;
@@ -99,7 +99,7 @@ static int set_content(fs_ctx *c, json_t *o, const char *data, size_t len, proto
 }
 
 static json_t *do_read(fs_ctx *c, const proto_fs *f) {
-        fs_data d;
+        cordon_fs_data d;
         if (fs_read(c, f->path, f->offset, f->length, &d) < 0)
                 return NULL;
         json_t *o = json_pack("{s:s,s:I,s:I,s:b}", "path", f->path, "size", (json_int_t) d.size,
@@ -110,12 +110,12 @@ static json_t *do_read(fs_ctx *c, const proto_fs *f) {
                 json_decref(o);
                 o = NULL;
         }
-        fs_data_done(&d);
+        cordon_fs_data_free(&d);
         return o;
 }
 
 static json_t *do_write(fs_ctx *c, const proto_fs *f, bool edit) {
-        fs_written w;
+        cordon_fs_written w;
         int r = edit ? fs_edit(c, f->path, f->old_string, f->old_len, f->new_string, f->new_len,
                                &w)
                      : fs_write(c, f->path, f->content, f->content_len, &w);
@@ -128,20 +128,21 @@ static json_t *do_write(fs_ctx *c, const proto_fs *f, bool edit) {
 }
 
 /* type, size, mode (octal text), mtime (RFC 3339, ms) and mtimeNs (ns since the epoch). */
-static json_t *entry_json(const fs_entry *e) {
+static json_t *entry_json(const cordon_fs_entry *e) {
         char mode[8], when[40];
         (void) snprintf(mode, sizeof(mode), "%04o", (unsigned) e->mode);
-        events_format_time(when, sizeof(when), (int64_t) e->mtime.tv_sec, e->mtime.tv_nsec);
-        json_int_t ns = (json_int_t) e->mtime.tv_sec * 1000000000 + e->mtime.tv_nsec;
-        json_t *o = json_pack("{s:s,s:I,s:s,s:s,s:I}", "type", fs_type_name(e->type), "size",
-                              (json_int_t) e->size, "mode", mode, "mtime", when, "mtimeNs", ns);
+        events_format_time(when, sizeof(when), e->mtime_sec, (long) e->mtime_nsec);
+        json_int_t ns = (json_int_t) e->mtime_sec * 1000000000 + e->mtime_nsec;
+        json_t *o = json_pack("{s:s,s:I,s:s,s:s,s:I}", "type",
+                              cordon_fs_type_to_string(e->type), "size", (json_int_t) e->size,
+                              "mode", mode, "mtime", when, "mtimeNs", ns);
         if (o && e->secret)
                 (void) json_object_set_new(o, "secret", json_true());
         return o;
 }
 
 static json_t *do_stat(fs_ctx *c, const proto_fs *f) {
-        fs_entry e;
+        cordon_fs_entry e;
         if (fs_stat(c, f->path, &e) < 0)
                 return NULL;
         json_t *o = entry_json(&e);
@@ -154,7 +155,7 @@ static json_t *do_stat(fs_ctx *c, const proto_fs *f) {
 
 /* A name is text when it is valid UTF-8; other bytes come as "nameBase64", so every entry can
  * be named back exactly. */
-static json_t *list_entry_json(const fs_entry *e) {
+static json_t *list_entry_json(const cordon_fs_entry *e) {
         json_t *o = entry_json(e);
         size_t n = strlen(e->name);
         bool text = valid_utf8(e->name, n);
@@ -169,7 +170,7 @@ static json_t *list_entry_json(const fs_entry *e) {
 }
 
 static json_t *do_list(fs_ctx *c, const proto_fs *f) {
-        fs_entry *e = NULL;
+        cordon_fs_entry *e = NULL;
         size_t n = 0;
         bool truncated = false;
         if (fs_list(c, f->path, &e, &n, &truncated) < 0)
@@ -180,7 +181,7 @@ static json_t *do_list(fs_ctx *c, const proto_fs *f) {
                         json_decref(a);
                         a = NULL;
                 }
-        fs_entries_free(e, n);
+        cordon_fs_entries_free(e, n);
         json_t *o = a ? json_pack("{s:s,s:o,s:b}", "path", f->path, "entries", a, "truncated",
                                   truncated)
                       : NULL;
