@@ -20,7 +20,8 @@
  * loaders, *_free) need it to themselves. cordon_process and cordon_session are the exceptions:
  * their calls are safe from several threads at once as their sections say. cordon_run() and
  * cordon_spawn() read the process's working directory and `environ` unless given `cwd` and
- * `environ`; nothing else of the process (no chdir, no signal disposition, no umask) changes.
+ * `environ` (cordon_fs_*: `environ`, and the working directory unless given `cwd`); nothing else
+ * of the process (no chdir, no signal disposition, no umask) changes.
  *
  * Error convention (docs/design/errors.md): every public function that can fail returns 0 on
  * success or a negative errno, and, when given a non-NULL cordon_error, fills it with a code from
@@ -537,7 +538,7 @@ CORDON_PUBLIC void cordon_session_destroy(cordon_session *s);
  *     root; never on or beneath a protected path (.git/config, .git/hooks, .bashrc, .vscode,
  *     protectedPaths, denyWrite, ..., also one that does not exist yet) or an ancestor of one (a
  *     file named .git), never to a name denyCreateNames denies (also for a file that exists),
- *     never into a .cordon directory at any depth, a repository's config or its hooks; never
+ *     never into a .cordon directory at any depth, a git repository's config or hooks; never
  *     through a symlink (the directory is walked from the writable root without following one,
  *     so a parent swapped for a symlink meanwhile fails the walk) and never into a file with
  *     other hard links. The content goes into a new file in the same directory, which then takes
@@ -574,7 +575,7 @@ CORDON_PUBLIC void cordon_session_destroy(cordon_session *s);
  *     the file or its directory changed while being written: then nothing was written).
  *   CORDON_USAGE, -EINVAL: a bad argument (a relative path, an empty old text).
  *   CORDON_LAUNCH_FAILED: out of memory, no home or current directory.
- * On failure nothing is left to free and nothing was written.
+ * On failure nothing is left to free.
  *
  * Ownership and threads: the inputs are read during the call only. *ret of cordon_fs_read and
  * the entries of cordon_fs_list are the caller's, freed with cordon_fs_data_free() and
@@ -675,12 +676,13 @@ CORDON_PUBLIC int cordon_fs_list(const cordon_policy *policy, const char *cwd, c
 /* Frees an array cordon_fs_list() returned, with its names. NULL: no-op. */
 CORDON_PUBLIC void cordon_fs_entries_free(cordon_fs_entry *entries, size_t n);
 
-/* The same in a session: under the policy the session was launched with (a copy kept by the
- * session), its directory (cordon_session_options.cwd, or the launching thread's current
- * directory), its home, and the XDG_CACHE_HOME of its environment, planned afresh at each call
- * as above. The session's sandbox is not entered: the caller's files are acted on, which the
- * session's commands see at the same paths. Any state but DESTROYED and ERROR (SUSPENDED too);
- * in those two, CORDON_USAGE (-ESRCH). Safe from any thread, also while execs run. */
+/* The same in a session: under the policy the session was launched with, with its directory
+ * (cordon_session_options.cwd, or the launching thread's current directory), its home and its
+ * environment (cordon_session_options.environ, or `environ` at the launch) — copies the session
+ * keeps — planned afresh at each call as above. The session's sandbox is not entered: the
+ * caller's files are acted on, which the session's commands see at the same paths. Any state but
+ * DESTROYED and ERROR (SUSPENDED too, and CREATED while an event-loop launch is under way); in
+ * those two, CORDON_USAGE (-ESRCH). Safe from any thread, also while execs run. */
 CORDON_PUBLIC int cordon_session_fs_read(cordon_session *s, const char *path, uint64_t offset,
                                          uint64_t length, cordon_fs_data *ret,
                                          cordon_fs_refusal *refusal, cordon_error *err);
