@@ -10,6 +10,8 @@
  *                  cordon_process_free().
  *   cordon_session: cordon_session_launch() → cordon_session_exec()... → cordon_session_destroy().
  *   cordon_probe:  cordon_probe_run() → cordon_probe_to_json()/..._to_text() → cordon_probe_free().
+ *   file operations: cordon_fs_read() / cordon_session_fs_read() → cordon_fs_data_free();
+ *                  cordon_fs_list() → cordon_fs_entries_free(); write, edit, stat: nothing to free.
  *
  * Threads (docs/design/library.md): the library keeps no process-wide mutable state but caches
  * of what the kernel supports (behind a lock, or atomic). Any function may be called from any thread. An object may be
@@ -18,7 +20,8 @@
  * loaders, *_free) need it to themselves. cordon_process and cordon_session are the exceptions:
  * their calls are safe from several threads at once as their sections say. cordon_run() and
  * cordon_spawn() read the process's working directory and `environ` unless given `cwd` and
- * `environ`; nothing else of the process (no chdir, no signal disposition, no umask) changes.
+ * `environ` (cordon_fs_*: `environ`, and the working directory unless given `cwd`); nothing else
+ * of the process (no chdir, no signal disposition, no umask) changes.
  *
  * Error convention (docs/design/errors.md): every public function that can fail returns 0 on
  * success or a negative errno, and, when given a non-NULL cordon_error, fills it with a code from
@@ -524,6 +527,180 @@ CORDON_PUBLIC int cordon_session_resume(cordon_session *s, cordon_error *err);
  * be freed. Returns once the host has ended (normally a few milliseconds; a host still there
  * after 3 s is killed); in event-loop mode nothing more is dispatched. NULL: no-op. */
 CORDON_PUBLIC void cordon_session_destroy(cordon_session *s);
+
+/* ---- Policy-checked file operations (docs/design/fs-ops.md) --------------------------------
+ * A harness's own file tools (read, write, edit, list) run in the harness, outside any sandbox.
+ * These calls act on the host's files only as a command under `policy` could, decided on the
+ * plan the native backend would mount for a command started now: each call plans `policy`
+ * afresh (so a protected path created since, a `.vscode` made later, counts) and checks the path
+ * the kernel reports for what was actually opened, not the path string:
+ *   - writes (cordon_fs_write, cordon_fs_edit) only where the plan's deepest mount is a writable
+ *     root; never on or beneath a protected path (.git/config, .git/hooks, .bashrc, .vscode,
+ *     protectedPaths, denyWrite, ..., also one that does not exist yet) or an ancestor of one (a
+ *     file named .git), never to a name denyCreateNames denies (also for a file that exists),
+ *     never into a .cordon directory at any depth, a git repository's config or hooks; never
+ *     through a symlink (the directory is walked from the writable root without following one,
+ *     so a parent swapped for a symlink meanwhile fails the walk) and never into a file with
+ *     other hard links. The content goes into a new file in the same directory, which then takes
+ *     the name by a rename (readers see the old or the new file, never a mix; a new file gets
+ *     mode 0644 less the umask, a replaced one keeps its permission bits). No directory is made.
+ *   - reads (cordon_fs_read, _stat, _list) never of the secret set (the policy's secret paths
+ *     and denyRead), also not through a symlink or another hard link; never of the sandbox's
+ *     private /tmp and /dev/shm (the host's are not what a command sees there). A FIFO or device
+ *     is never opened.
+ *   - never the calling process's own /proc and /dev, nor /sys for writes, in every mode (its
+ *     /proc/self/environ would be the caller's environment); in danger-full-access nothing else
+ *     is refused.
+ * Stricter than the sandbox on purpose: an existing .env cannot be written, a write never goes
+ * through a symlink even inside a writable root, a mount made inside a writable root is not
+ * crossed, and a writable root that is a single bound file cannot be replaced (EXEC_FAILED).
+ *
+ * Arguments: `path` absolute and lexically normalisable (no ".." component; "//" and "/./" are
+ * fine), else CORDON_USAGE. `cwd`: the directory a command would start in, as
+ * cordon_spawn_options.cwd (the plan's working directory when the policy sets none); NULL: the
+ * caller's current directory. The home directory is the one a run uses: $HOME when absolute,
+ * else the password database's; the environment is the process's (`environ`), as for a
+ * cordon_run() without cordon_run_options.environ: it places the tool cache root
+ * (XDG_CACHE_HOME). Nothing is created but the file written; the tool cache root is not
+ * (cordon_run() creates it before its plan; until then nothing is there to act on).
+ *
+ * Errors: 0, or a negative errno with `err` set:
+ *   CORDON_POLICY_UNENFORCEABLE, -EACCES, and *refusal filled (the `violation` a command's
+ *     refusal would be: action, target, rule): the policy refused. `refusal` may be NULL; when
+ *     given, its `action` is NULL after every call the policy did not refuse. A plan that cannot
+ *     be built also fails with CORDON_POLICY_UNENFORCEABLE (a field the backend cannot honour)
+ *     or CORDON_POLICY_INVALID, with no refusal: `action` tells the two apart.
+ *   CORDON_EXEC_FAILED: the operation itself failed; the message names the path and why, the
+ *     errno is the failure's (-ENOENT, -EISDIR, -EFBIG over CORDON_FS_CONTENT_MAX, -EAGAIN when
+ *     the file or its directory changed while being written: then nothing was written).
+ *   CORDON_USAGE, -EINVAL: a bad argument (a relative path, an empty old text).
+ *   CORDON_LAUNCH_FAILED: out of memory, no home or current directory.
+ * On failure nothing is left to free.
+ *
+ * Ownership and threads: the inputs are read during the call only. *ret of cordon_fs_read and
+ * the entries of cordon_fs_list are the caller's, freed with cordon_fs_data_free() and
+ * cordon_fs_entries_free(). The calls keep no state and change nothing of the process (no
+ * chdir, no umask): any number may run at once from any threads, on one shared `policy`. */
+
+#define CORDON_FS_CONTENT_MAX (8u * 1024 * 1024) /* bytes read, written or edited in one call */
+#define CORDON_FS_LIST_MAX 10000u                /* entries one cordon_fs_list() returns */
+
+typedef enum cordon_fs_type {
+        CORDON_FS_FILE = 0,
+        CORDON_FS_DIRECTORY,
+        CORDON_FS_SYMLINK,
+        CORDON_FS_FIFO,
+        CORDON_FS_SOCKET,
+        CORDON_FS_CHAR_DEVICE,
+        CORDON_FS_BLOCK_DEVICE,
+        CORDON_FS_OTHER,
+} cordon_fs_type;
+
+/* "file", "directory", "symlink", "fifo", "socket", "char-device", "block-device", "other";
+ * "unknown" outside the set. Static storage. */
+CORDON_PUBLIC const char *cordon_fs_type_to_string(cordon_fs_type type);
+
+/* What refused an operation: what the `violation` event of a refused command carries
+ * (cordon_violation). Strings longer than the arrays are cut. */
+typedef struct cordon_fs_refusal {
+        const char *action;  /* "file-read*", "file-write*", "file-create-name" (static storage);
+                              * NULL: not refused */
+        char target[4096];   /* the path the rule met, as resolved */
+        char rule[4096];     /* the rule: a secret or protected path, a name glob, or a reason
+                              * ("outside the writable roots", "symlink", "hard link") */
+} cordon_fs_refusal;
+
+typedef struct cordon_fs_data {
+        char *data;          /* the bytes, NUL-terminated after `len` (they may hold NUL) */
+        size_t len;
+        uint64_t size;       /* the file's size */
+        uint64_t offset;     /* where data starts */
+        bool eof;            /* data reaches the end of the file */
+} cordon_fs_data;
+
+typedef struct cordon_fs_written {
+        bool created;        /* the file did not exist (cordon_fs_edit: always false) */
+        uint64_t size;       /* bytes now in the file */
+} cordon_fs_written;
+
+typedef struct cordon_fs_entry {
+        char *name;          /* cordon_fs_list: the entry's name, bytes as on disk (not always
+                              * UTF-8); cordon_fs_stat: NULL */
+        cordon_fs_type type; /* of the entry itself: a symlink is not followed */
+        uint64_t size;       /* 0 for a secret */
+        uint32_t mode;       /* permission bits (07777) */
+        int64_t mtime_sec;   /* last modification: seconds since the epoch ... */
+        uint32_t mtime_nsec; /* ... and nanoseconds (0-999999999) */
+        bool secret;         /* in the secret set: the sandbox shows it empty (cordon_fs_list) */
+} cordon_fs_entry;
+
+/* `length` bytes (at most CORDON_FS_CONTENT_MAX, else CORDON_USAGE; 0: the rest of the file,
+ * which must then be at most that, else -EFBIG: read it in parts) from `offset` of the regular
+ * file at `path`. Symlinks are followed, as inside the sandbox; what was opened is checked. A
+ * read at or beyond the end is empty, with `eof`. Caller frees with cordon_fs_data_free(). */
+CORDON_PUBLIC int cordon_fs_read(const cordon_policy *policy, const char *cwd, const char *path,
+                                 uint64_t offset, uint64_t length, cordon_fs_data *ret,
+                                 cordon_fs_refusal *refusal, cordon_error *err);
+/* Frees what cordon_fs_read() put in *d (not `d` itself) and empties it. NULL: no-op. */
+CORDON_PUBLIC void cordon_fs_data_free(cordon_fs_data *d);
+
+/* Replaces (or creates) the regular file at `path` with `len` bytes of `data` (at most
+ * CORDON_FS_CONTENT_MAX; any bytes). Its directory must exist. */
+CORDON_PUBLIC int cordon_fs_write(const cordon_policy *policy, const char *cwd, const char *path,
+                                  const void *data, size_t len, cordon_fs_written *ret,
+                                  cordon_fs_refusal *refusal, cordon_error *err);
+
+/* Replaces the one occurrence of `old_text` (`old_len` > 0 bytes) in the existing file at `path`
+ * with `new_text` (`new_len` bytes, may be 0). No occurrence (-ENOENT), or more than one (-EEXIST;
+ * overlapping ones count: "aa" is twice in "aaa"), is CORDON_EXEC_FAILED saying which; so is a
+ * file changed between its read and the replacement (-EAGAIN): no concurrent write is lost. */
+CORDON_PUBLIC int cordon_fs_edit(const cordon_policy *policy, const char *cwd, const char *path,
+                                 const char *old_text, size_t old_len, const char *new_text,
+                                 size_t new_len, cordon_fs_written *ret,
+                                 cordon_fs_refusal *refusal, cordon_error *err);
+
+/* The entry at `path` itself (a final symlink is reported, not followed). ret->name is NULL:
+ * nothing to free. */
+CORDON_PUBLIC int cordon_fs_stat(const cordon_policy *policy, const char *cwd, const char *path,
+                                 cordon_fs_entry *ret, cordon_fs_refusal *refusal,
+                                 cordon_error *err);
+
+/* The entries of the directory at `path` (symlinks to it followed, as by cordon_fs_read),
+ * sorted by name (bytewise), "." and ".." left out, at most CORDON_FS_LIST_MAX: *ret_truncated
+ * says there were more. A secret inside it is listed as the sandbox shows it: `secret`, size 0.
+ * *ret is an array of *ret_n entries (NULL when empty); caller frees with
+ * cordon_fs_entries_free(). */
+CORDON_PUBLIC int cordon_fs_list(const cordon_policy *policy, const char *cwd, const char *path,
+                                 cordon_fs_entry **ret, size_t *ret_n, bool *ret_truncated,
+                                 cordon_fs_refusal *refusal, cordon_error *err);
+/* Frees an array cordon_fs_list() returned, with its names. NULL: no-op. */
+CORDON_PUBLIC void cordon_fs_entries_free(cordon_fs_entry *entries, size_t n);
+
+/* The same in a session: under the policy the session was launched with, with its directory
+ * (cordon_session_options.cwd, or the launching thread's current directory), its home and its
+ * environment (cordon_session_options.environ, or `environ` at the launch) — copies the session
+ * keeps — planned afresh at each call as above. The session's sandbox is not entered: the
+ * caller's files are acted on, which the session's commands see at the same paths. Any state but
+ * DESTROYED and ERROR (SUSPENDED too, and CREATED while an event-loop launch is under way); in
+ * those two, CORDON_USAGE (-ESRCH). Safe from any thread, also while execs run. */
+CORDON_PUBLIC int cordon_session_fs_read(cordon_session *s, const char *path, uint64_t offset,
+                                         uint64_t length, cordon_fs_data *ret,
+                                         cordon_fs_refusal *refusal, cordon_error *err);
+CORDON_PUBLIC int cordon_session_fs_write(cordon_session *s, const char *path, const void *data,
+                                          size_t len, cordon_fs_written *ret,
+                                          cordon_fs_refusal *refusal, cordon_error *err);
+CORDON_PUBLIC int cordon_session_fs_edit(cordon_session *s, const char *path,
+                                         const char *old_text, size_t old_len,
+                                         const char *new_text, size_t new_len,
+                                         cordon_fs_written *ret, cordon_fs_refusal *refusal,
+                                         cordon_error *err);
+CORDON_PUBLIC int cordon_session_fs_stat(cordon_session *s, const char *path,
+                                         cordon_fs_entry *ret, cordon_fs_refusal *refusal,
+                                         cordon_error *err);
+CORDON_PUBLIC int cordon_session_fs_list(cordon_session *s, const char *path,
+                                         cordon_fs_entry **ret, size_t *ret_n,
+                                         bool *ret_truncated, cordon_fs_refusal *refusal,
+                                         cordon_error *err);
 
 /* ---- Denial decoder (docs/design/errors.md; docs/explain.md)
  * ----------------------------------------- */

@@ -190,7 +190,7 @@ void terminal_free(exec_run *x);
 /* The session `id` unless destroyed, else NULL. */
 session *session_find(daemon_t *d, const char *id);
 /* The policy an exec without override runs under (deployment default < session layer): what the
- * fs.* methods plan with, so they and the backend share one writable-root set. */
+ * fs.* methods hand to cordon_fs_*, so they and the backend share one writable-root set. */
 int session_resolve_policy(daemon_t *d, const session *s, cordon_policy **ret, cordon_error *err);
 
 /* fs-rpc.c: fs.read, fs.write, fs.edit, fs.list, fs.stat (docs/protocol.md). */

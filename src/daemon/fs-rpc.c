@@ -1,20 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* cordond's fs.* methods (docs/protocol.md): the session's policy resolved and planned for each
- * call, by the same functions its execs use (session_resolve_policy(), plan_build()), then the
- * operation of fs-ops.c on that plan, and its answer as a protocol line. A policy refusal is
- * answered with a `violation` event (action, target, rule: docs/events.schema.json) and then an
- * error response with code POLICY_UNENFORCEABLE; a failed operation with EXEC_FAILED. */
+/* cordond's fs.* methods (docs/protocol.md) on libcordon's public file operations, as any client
+ * of the library would call them: the session's policy resolved for each call by the function
+ * its execs use (session_resolve_policy()), then cordon_fs_* on it with the session's workdir
+ * (the library plans it afresh, so a protected path created since launch counts), and the answer
+ * as a protocol line. Not cordon_session_fs_* for a warm session: that plans the policy the
+ * session was launched with, and the settings files a per-call resolution reads may have changed
+ * since. A policy refusal is answered with a `violation` event (action, target, rule:
+ * docs/events.schema.json) and then an error response with code POLICY_UNENFORCEABLE; a failed
+ * operation with EXEC_FAILED. */
 #include "daemon/daemon.h"
 
 #include <jansson.h>
 #include <stdio.h>
 
 #include "util/base64.h"
-#include "daemon/fs-ops.h"
 #include "run/events.h"
-#include "plan/plan.h"
 #include "util/utf8.h"
 #include "util/util.h"
+
+/* What the protocol accepts, the library must take in one call. */
+_Static_assert(PROTO_FS_CONTENT_MAX <= CORDON_FS_CONTENT_MAX,
+               "an fs.* request's content fits one cordon_fs_* call");
 
 /* Responses a client has not read yet: above this an fs.* call is refused rather than queued, so
  * a client that sends reads and never reads the answers cannot grow the daemon without bound
@@ -42,9 +48,17 @@ static void send_event(void *userdata, const char *line, size_t len) {
         (void) client_send(k->c, proto_event_line(k->id, line, len));
 }
 
+/* One fs.* call: what it runs under, and what the library said besides the result. */
+typedef struct fs_call {
+        const cordon_policy *policy;   /* the session's, resolved for this call */
+        const char *cwd;               /* the session's workdir */
+        cordon_error err;
+        cordon_fs_refusal refusal;
+} fs_call;
+
 /* The refusal as the sandbox reports its own: one `violation` event, tagged with the request. */
 static void send_violation(client *c, uint64_t id, const session *s, proto_method m,
-                           const fs_refusal *ref) {
+                           const cordon_fs_refusal *ref) {
         event_sink sink = { c, id };
         cordon_run_options o = { .on_event = send_event, .event_userdata = &sink };
         events ev;
@@ -81,7 +95,7 @@ static size_t ascii_json_len(const char *s, size_t n) {
 /* File content as a result member: text when asked for, or by default when it is valid UTF-8
  * and at most twice as long escaped (a file of control characters would grow six-fold: a 48 MiB
  * line for 8 MiB), base64 otherwise. */
-static int set_content(fs_ctx *c, json_t *o, const char *data, size_t len, proto_encoding want) {
+static int set_content(fs_call *c, json_t *o, const char *data, size_t len, proto_encoding want) {
         bool text = want == PROTO_ENCODING_UTF8 ||
                     (want == PROTO_ENCODING_DEFAULT && valid_utf8(data, len) &&
                      ascii_json_len(data, len) <= 2 * len + 64);
@@ -98,9 +112,10 @@ static int set_content(fs_ctx *c, json_t *o, const char *data, size_t len, proto
         return 0;
 }
 
-static json_t *do_read(fs_ctx *c, const proto_fs *f) {
-        fs_data d;
-        if (fs_read(c, f->path, f->offset, f->length, &d) < 0)
+static json_t *do_read(fs_call *c, const proto_fs *f) {
+        cordon_fs_data d;
+        if (cordon_fs_read(c->policy, c->cwd, f->path, f->offset, f->length, &d, &c->refusal,
+                           &c->err) < 0)
                 return NULL;
         json_t *o = json_pack("{s:s,s:I,s:I,s:b}", "path", f->path, "size", (json_int_t) d.size,
                               "offset", (json_int_t) d.offset, "eof", d.eof);
@@ -110,15 +125,16 @@ static json_t *do_read(fs_ctx *c, const proto_fs *f) {
                 json_decref(o);
                 o = NULL;
         }
-        fs_data_done(&d);
+        cordon_fs_data_free(&d);
         return o;
 }
 
-static json_t *do_write(fs_ctx *c, const proto_fs *f, bool edit) {
-        fs_written w;
-        int r = edit ? fs_edit(c, f->path, f->old_string, f->old_len, f->new_string, f->new_len,
-                               &w)
-                     : fs_write(c, f->path, f->content, f->content_len, &w);
+static json_t *do_write(fs_call *c, const proto_fs *f, bool edit) {
+        cordon_fs_written w;
+        int r = edit ? cordon_fs_edit(c->policy, c->cwd, f->path, f->old_string, f->old_len,
+                                      f->new_string, f->new_len, &w, &c->refusal, &c->err)
+                     : cordon_fs_write(c->policy, c->cwd, f->path, f->content, f->content_len,
+                                       &w, &c->refusal, &c->err);
         if (r < 0)
                 return NULL;
         if (edit)
@@ -128,21 +144,22 @@ static json_t *do_write(fs_ctx *c, const proto_fs *f, bool edit) {
 }
 
 /* type, size, mode (octal text), mtime (RFC 3339, ms) and mtimeNs (ns since the epoch). */
-static json_t *entry_json(const fs_entry *e) {
+static json_t *entry_json(const cordon_fs_entry *e) {
         char mode[8], when[40];
         (void) snprintf(mode, sizeof(mode), "%04o", (unsigned) e->mode);
-        events_format_time(when, sizeof(when), (int64_t) e->mtime.tv_sec, e->mtime.tv_nsec);
-        json_int_t ns = (json_int_t) e->mtime.tv_sec * 1000000000 + e->mtime.tv_nsec;
-        json_t *o = json_pack("{s:s,s:I,s:s,s:s,s:I}", "type", fs_type_name(e->type), "size",
-                              (json_int_t) e->size, "mode", mode, "mtime", when, "mtimeNs", ns);
+        events_format_time(when, sizeof(when), e->mtime_sec, (long) e->mtime_nsec);
+        json_int_t ns = (json_int_t) e->mtime_sec * 1000000000 + e->mtime_nsec;
+        json_t *o = json_pack("{s:s,s:I,s:s,s:s,s:I}", "type",
+                              cordon_fs_type_to_string(e->type), "size", (json_int_t) e->size,
+                              "mode", mode, "mtime", when, "mtimeNs", ns);
         if (o && e->secret)
                 (void) json_object_set_new(o, "secret", json_true());
         return o;
 }
 
-static json_t *do_stat(fs_ctx *c, const proto_fs *f) {
-        fs_entry e;
-        if (fs_stat(c, f->path, &e) < 0)
+static json_t *do_stat(fs_call *c, const proto_fs *f) {
+        cordon_fs_entry e;
+        if (cordon_fs_stat(c->policy, c->cwd, f->path, &e, &c->refusal, &c->err) < 0)
                 return NULL;
         json_t *o = entry_json(&e);
         if (o && json_object_set_new(o, "path", json_string(f->path)) < 0) {
@@ -154,7 +171,7 @@ static json_t *do_stat(fs_ctx *c, const proto_fs *f) {
 
 /* A name is text when it is valid UTF-8; other bytes come as "nameBase64", so every entry can
  * be named back exactly. */
-static json_t *list_entry_json(const fs_entry *e) {
+static json_t *list_entry_json(const cordon_fs_entry *e) {
         json_t *o = entry_json(e);
         size_t n = strlen(e->name);
         bool text = valid_utf8(e->name, n);
@@ -168,11 +185,12 @@ static json_t *list_entry_json(const fs_entry *e) {
         return o;
 }
 
-static json_t *do_list(fs_ctx *c, const proto_fs *f) {
-        fs_entry *e = NULL;
+static json_t *do_list(fs_call *c, const proto_fs *f) {
+        cordon_fs_entry *e = NULL;
         size_t n = 0;
         bool truncated = false;
-        if (fs_list(c, f->path, &e, &n, &truncated) < 0)
+        if (cordon_fs_list(c->policy, c->cwd, f->path, &e, &n, &truncated, &c->refusal,
+                           &c->err) < 0)
                 return NULL;
         json_t *a = json_array();
         for (size_t i = 0; a && i < n; i++)
@@ -180,7 +198,7 @@ static json_t *do_list(fs_ctx *c, const proto_fs *f) {
                         json_decref(a);
                         a = NULL;
                 }
-        fs_entries_free(e, n);
+        cordon_fs_entries_free(e, n);
         json_t *o = a ? json_pack("{s:s,s:o,s:b}", "path", f->path, "entries", a, "truncated",
                                   truncated)
                       : NULL;
@@ -189,7 +207,7 @@ static json_t *do_list(fs_ctx *c, const proto_fs *f) {
         return o;
 }
 
-static json_t *run_op(fs_ctx *c, proto_method m, const proto_fs *f) {
+static json_t *run_op(fs_call *c, proto_method m, const proto_fs *f) {
         switch (m) {
         case PROTO_FS_READ:
                 return do_read(c, f);
@@ -218,18 +236,6 @@ static json_t *run_op(fs_ctx *c, proto_method m, const proto_fs *f) {
         }
 }
 
-/* The plan the session's execs get now: its policy resolved per call (docs/policy.md, "Layers and
- * resolution") and planned against the filesystem as it is, so a protected path created since
- * launch counts too. */
-static int session_plan(daemon_t *d, const session *s, plan **ret, cordon_error *err) {
-        cordon_policy *pol = NULL;
-        int r = session_resolve_policy(d, s, &pol, err);
-        if (r >= 0)
-                r = plan_build(pol, d->home, s->workdir, NULL, ret, err);
-        cordon_policy_free(pol);
-        return r;
-}
-
 void fs_request(daemon_t *d, client *c, const proto_request *rq) {
         cordon_error err = { 0 };
         session *s = session_find(d, rq->fs.session_id);
@@ -247,14 +253,15 @@ void fs_request(daemon_t *d, client *c, const proto_request *rq) {
                 reply_error(c, rq->id, &err);
                 return;
         }
-        plan *p = NULL;
-        if (session_plan(d, s, &p, &err) < 0) {
+        /* The policy the session's execs get now (docs/policy.md, "Layers and resolution"). */
+        cordon_policy *pol = NULL;
+        if (session_resolve_policy(d, s, &pol, &err) < 0) {
                 reply_error(c, rq->id, &err);
                 return;
         }
-        fs_ctx ctx = { .plan = p };
+        fs_call ctx = { .policy = pol, .cwd = s->workdir };
         json_t *result = run_op(&ctx, rq->method, &rq->fs);
-        plan_free(p);
+        cordon_policy_free(pol);
         if (result) {
                 reply_json(c, rq->id, result);
                 return;

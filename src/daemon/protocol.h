@@ -76,10 +76,10 @@ typedef enum proto_encoding {
         PROTO_ENCODING_BASE64,
 } proto_encoding;
 
-/* fs.read, fs.write, fs.edit, fs.list, fs.stat (src/daemon/fs-ops.h). */
+/* fs.read, fs.write, fs.edit, fs.list, fs.stat (fs-rpc.c, on cordon_fs_* of cordon.h). */
 typedef struct proto_fs {
         char session_id[PROTO_ID_MAX + 1];
-        char *path;             /* absolute, as given (fs-ops normalises it) */
+        char *path;             /* absolute, as given (cordon_fs_* normalises it) */
         proto_encoding encoding;/* fs.read: of the answer; fs.write: of "content" */
         char *content;          /* fs.write: the bytes, NUL-terminated (base64: may hold NUL) */
         size_t content_len;     /* <= PROTO_FS_CONTENT_MAX */

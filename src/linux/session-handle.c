@@ -378,6 +378,8 @@ static void session_free(cordon_session *s) {
         free(s->buf);
         free(s->home);
         free(s->cwd);
+        strv_done(&s->env);
+        cordon_policy_free(s->policy);
         pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->write_lock);
         free(s);
@@ -416,7 +418,7 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
         if (!s)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         *s = (cordon_session) { .host = -1, .host_pidfd = -1, .link = -1, .start_fd = -1,
-                                .policy = policy, .opts = *opts,
+                                .opts = *opts,
                                 .event_loop = opts->flags & CORDON_SESSION_EVENT_LOOP };
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
@@ -426,10 +428,19 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
         events ev;
         events_init(&ev, &listened, policy->session_id);
         (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
-        s->home = home_dir_of(s->opts.environ ? s->opts.environ : environ);
+        char *const *env = s->opts.environ ? s->opts.environ : environ;
+        s->policy = policy_dup(policy);
+        s->home = home_dir_of(env);
         s->cwd = s->opts.cwd ? strdup(s->opts.cwd) : getcwd(NULL, 0);
         s->opts.cwd = NULL; /* the caller's string: s->cwd is ours */
         s->start_fd = s->event_loop ? -1 : eventfd(0, EFD_CLOEXEC);
+        int r = 0;
+        for (size_t i = 0; env && env[i] && r >= 0; i++)
+                r = strv_push(&s->env, env[i]);
+        if (!s->policy || r < 0) {
+                session_free(s);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        }
         if (!s->home || !s->cwd || (!s->event_loop && s->start_fd < 0)) {
                 int e = errno ? errno : ENOMEM;
                 session_free(s);
@@ -484,7 +495,6 @@ int cordon_session_launch(const cordon_policy *policy, const cordon_session_opti
         } else {
                 r = launch_threaded(s, err);
         }
-        s->policy = NULL;
         if (r < 0) {
                 session_free(s);
                 return r;

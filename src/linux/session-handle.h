@@ -11,6 +11,7 @@
 
 #include "cordon/cordon.h"
 #include "run/events.h"
+#include "util/util.h" /* strv */
 
 #define SESSION_LINE_MAX (4 * 1024 * 1024) /* as the host's (session-host-internal.h) */
 
@@ -29,10 +30,14 @@ struct cordon_session {
         bool event_loop;          /* CORDON_SESSION_EVENT_LOOP: no thread of ours */
         pthread_t thread;         /* threaded: the session's thread */
         pthread_t loop_thread;    /* event loop: the thread that launched (the host's parent) */
-        /* The launch, handed to the thread and answered by it. */
-        const cordon_policy *policy;
+        /* The launch, handed to the thread and answered by it. The policy, home and directory
+         * are the session's own copies, which the host is built from; with `env` (a copy of the
+         * environment the host got) they are what cordon_session_fs_* (fs-api.c) plan from at
+         * every call: the inputs the session's sandbox was planned from. */
+        cordon_policy *policy;
         cordon_session_options opts;
         char *home, *cwd;
+        strv env;                 /* opts.environ, else environ, at the launch */
         int start_fd;             /* an eventfd: the thread has launched (or failed to) */
         int start_result;         /* 1 while the host has not answered */
         cordon_error start_err;

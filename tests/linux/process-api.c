@@ -5,7 +5,8 @@
  * read their output; the main thread waits for both on their pidfds with poll(); one command is
  * signalled, one killed; descriptors are handed over and refused; events arrive in order. Warm
  * sessions: one on its own thread, one driven by this program's poll() loop (event-loop mode,
- * output captured to events); commands on a terminal (CORDON_SPAWN_TTY).
+ * output captured to events); commands on a terminal (CORDON_SPAWN_TTY); the policy-checked file
+ * operations of a session (cordon_session_fs_*), whose writes its execs see.
  *
  *   process-api [WORKDIR]     (default: $CORDON_TEST_TMP, as tests/lib/run-as-user.sh sets it)
  *
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int failures;
@@ -707,6 +709,97 @@ static void test_tty(cordon_policy *pol) {
         (void) close(m);
 }
 
+/* ---- file operations in a session ---------------------------------------------------------- */
+
+/* workdir + "/" + rel (static: one at a time). */
+static const char *at(const char *rel) {
+        static char buf[4096];
+        (void) snprintf(buf, sizeof(buf), "%s/%s", workdir, rel);
+        return buf;
+}
+
+static bool exists(const char *path) {
+        return access(path, F_OK) == 0;
+}
+
+/* The harness's own file tools through a warm session (cordon_session_fs_*): a write into the
+ * workspace that an exec of the same session reads back, an edit, a read; a protected path and
+ * a secret refused, with the refusal filled as a command's `violation` would be. */
+static void test_session_fs(void) {
+        cordon_policy *pol = policy();
+        char secret[4096];
+        (void) snprintf(secret, sizeof(secret), "%s", at("fs-secret.txt"));
+        int fd = open(secret, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        check(fd >= 0 && write(fd, "hunter2\n", 8) == 8, "fs: the secret file", strerror(errno));
+        (void) close(fd);
+        check(cordon_policy_add_deny_read(pol, secret) == 0, "fs: denyRead the secret", NULL);
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.cwd = workdir;
+        cordon_session *s = NULL;
+        cordon_error err = { 0 };
+        int r = cordon_session_launch(pol, &so, &s, &err);
+        check(r == 0, "fs: cordon_session_launch", err.message);
+        if (r < 0) {
+                cordon_policy_free(pol);
+                return;
+        }
+        static const char text[] = "written by the harness\n";
+        cordon_fs_written w = { 0 };
+        cordon_fs_refusal ref = { .action = "stale" };
+        r = cordon_session_fs_write(s, at("from-fs.txt"), text, strlen(text), &w, &ref, &err);
+        check(r == 0 && w.created && w.size == strlen(text) && !ref.action,
+              "fs: cordon_session_fs_write into the workspace", err.message);
+        char out[128];
+        cordon_run_result res = { 0 };
+        r = session_sh(s, "cat from-fs.txt", out, sizeof(out), &res, &err);
+        check(r == 0 && res.exit_code == 0 && strcmp(out, text) == 0,
+              "fs: an exec of the session reads it back", out);
+        r = cordon_session_fs_edit(s, at("from-fs.txt"), "harness", 7, "library", 7, &w, &ref,
+                                   &err);
+        cordon_fs_data d = { 0 };
+        if (r == 0)
+                r = cordon_session_fs_read(s, at("from-fs.txt"), 0, 0, &d, &ref, &err);
+        check(r == 0 && d.len == strlen(text) && strcmp(d.data, "written by the library\n") == 0
+                      && d.eof, "fs: cordon_session_fs_edit, then _read", err.message);
+        cordon_fs_data_free(&d);
+        /* A hooks directory the user made after the launch: planned at the call, protected. */
+        check(mkdir(at(".git"), 0755) == 0 && mkdir(at(".git/hooks"), 0755) == 0,
+              "fs: .git/hooks made", strerror(errno));
+        r = cordon_session_fs_write(s, at(".git/hooks/pre-commit"), "evil", 4, &w, &ref, &err);
+        check(r == -EACCES && err.code == CORDON_POLICY_UNENFORCEABLE && ref.action &&
+                      strcmp(ref.action, "file-write*") == 0 && strstr(ref.rule, ".git/hooks") &&
+                      strstr(ref.target, ".git/hooks/pre-commit"),
+              "fs: a write into .git/hooks is refused, the refusal filled", err.message);
+        check(!exists(at(".git/hooks/pre-commit")), "fs: nothing was written there", NULL);
+        r = cordon_session_fs_write(s, at(".bashrc"), "evil", 4, &w, &ref, &err);
+        check(r == -EACCES && err.code == CORDON_POLICY_UNENFORCEABLE && ref.action &&
+                      strstr(ref.rule, ".bashrc"),
+              "fs: a shell start-up file is refused", err.message);
+        check(!exists(at(".bashrc")), "fs: no .bashrc was made", NULL);
+        r = cordon_session_fs_read(s, secret, 0, 0, &d, &ref, &err);
+        check(r == -EACCES && err.code == CORDON_POLICY_UNENFORCEABLE && !d.data && ref.action &&
+                      strcmp(ref.action, "file-read*") == 0 && strstr(ref.rule, "fs-secret.txt"),
+              "fs: a read of a secret is refused, the refusal filled", err.message);
+        cordon_fs_entry *e = NULL;
+        size_t n = 0;
+        bool truncated = true;
+        r = cordon_session_fs_list(s, workdir, &e, &n, &truncated, NULL, &err);
+        bool listed = false;
+        for (size_t i = 0; r == 0 && i < n; i++)
+                if (strcmp(e[i].name, "fs-secret.txt") == 0)
+                        listed = e[i].secret && e[i].size == 0;
+        check(r == 0 && !truncated && listed, "fs: the listing shows the secret as the sandbox does",
+              err.message);
+        cordon_fs_entries_free(e, n);
+        check(cordon_session_fs_stat(NULL, workdir, &(cordon_fs_entry) { 0 }, NULL, &err) < 0 &&
+                      err.code == CORDON_USAGE, "fs: no session is a usage error", err.message);
+        cordon_session_destroy(s);
+        (void) rmdir(at(".git/hooks"));
+        (void) rmdir(at(".git"));
+        cordon_policy_free(pol);
+}
+
 int main(int argc, char **argv) {
         workdir = argc > 1 ? argv[1] : getenv("CORDON_TEST_TMP");
         if (argc > 2 || !workdir || workdir[0] != '/') {
@@ -728,6 +821,7 @@ int main(int argc, char **argv) {
         test_session(pol);
         test_event_loop(pol);
         test_tty(pol);
+        test_session_fs();
         cordon_policy_free(pol);
         printf("%d failed\n", failures);
         return failures ? 1 : 0;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the session's plan allows the fs.* operations to do with one path, and the small syscall
- * wrappers they use (fs-internal.h). The decisions read only the plan that plan_build() made for
- * the backend: the deepest mount over a path says what the sandbox shows there (a writable root,
- * the read-only host, a protected read-only bind, a hidden secret, a private tmpfs), the name
- * rules say what may come into existence, paths.secrets what may never be read. */
-#include "daemon/fs-internal.h"
+/* What the plan allows the policy-checked file operations to do with one path, and the small
+ * syscall wrappers they use (fs-internal.h). The decisions read only the plan that plan_build()
+ * made for the backend: the deepest mount over a path says what the sandbox shows there (a
+ * writable root, the read-only host, a protected read-only bind, a hidden secret, a private
+ * tmpfs), the name rules say what may come into existence, paths.secrets what may never be
+ * read. */
+#include "linux/fs-internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -123,9 +124,10 @@ bool fs_is_secret(const plan *p, const char *path) {
         return false;
 }
 
-/* The daemon's /proc, /dev and /sys are not the sandbox's: /proc/self/environ would be the
- * daemon's environment (unscrubbed), /dev/tty its terminal. Reads stop at /proc and /dev, writes
- * at all three, in every mode: these methods handle files, not kernel interfaces. */
+/* The calling process's /proc, /dev and /sys are not the sandbox's: /proc/self/environ would be
+ * the caller's environment (unscrubbed; cordond's, for its fs.* methods), /dev/tty its terminal.
+ * Reads stop at /proc and /dev, writes at all three, in every mode: these operations handle
+ * files, not kernel interfaces. */
 static const char *kernel_prefix(const char *path, bool write) {
         static const char *const prefixes[] = { "/proc", "/dev", "/sys" };
         for (size_t i = 0; i < ELEMENTSOF(prefixes) - !write; i++)
@@ -165,7 +167,7 @@ int fs_check_read(fs_ctx *c, const char *path) {
         const char *k = kernel_prefix(path, false);
         if (k)
                 return fs_refuse(c, "file-read*", path, k,
-                                 "'%s' is under %s, a kernel interface of the daemon, not the "
+                                 "'%s' is under %s, a kernel interface of the caller, not the "
                                  "sandbox's", path, k);
         const mount_op *m = covering_mount(c->plan, path);
         if (m && m->kind != MOUNT_OP_ROOT_RO && m->kind != MOUNT_OP_BIND_RW &&
@@ -200,8 +202,8 @@ static bool git_shaped(const char *dir) {
         return fd < 0 && errno != ENOENT; /* unknown: treated as a repository (fail closed) */
 }
 
-/* The supervisor vets what a repository created in the sandbox may hold; fs.write and fs.edit do
- * not parse git config, so they write neither a repository's config nor a file in its hooks
+/* The supervisor vets what a repository created in the sandbox may hold; writes and edits here
+ * do not parse git config, so they write neither a repository's config nor a file in its hooks
  * directory (host git would obey what they wrote). */
 static int refuse_repo_file(fs_ctx *c, const char *path) {
         char dir[PATH_MAX];

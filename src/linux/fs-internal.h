@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared by the files of the fs.* operations: fs-check.c (what the plan allows for a path, the
- * syscall wrappers) and fs-ops.c (the operations). */
+/* Shared by the files of the policy-checked file operations: fs-check.c (what the plan allows
+ * for a path, the syscall wrappers) and fs-ops.c (the operations). */
 #pragma once
 
 #include <sys/stat.h>
 
-#include "daemon/fs-ops.h"
+#include "linux/fs-ops.h"
 #include "util/util.h"
 
 /* Errors into c->err; each returns a negative errno for `return fs_fail(...)`. */

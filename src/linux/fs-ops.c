@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The fs.* operations (fs-ops.h). Reads open by the path as given (symlinks followed, as inside
- * the sandbox) and check the kernel's name for what was opened. Writes never trust a name twice:
+/* The policy-checked file operations on a plan (fs-ops.h). Reads open by the path as given
+ * (symlinks followed, as inside the sandbox) and check the kernel's name for what was opened.
+ * Writes never trust a name twice:
  *
  *   1. the directory is resolved, and the file's resolved path checked against the plan
  *      (writable root, protected paths, name rules);
@@ -14,7 +15,7 @@
  *      RENAME_EXCHANGE for an existing one, after which the file swapped out must be the one
  *      checked (else it is swapped back). No write ever goes through a symlink or into a file
  *      with other names: a rename replaces the name, never what it pointed to. */
-#include "daemon/fs-internal.h"
+#include "linux/fs-internal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -24,27 +25,29 @@
 
 #define RESOLVE_WALK (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
 
-const char *fs_type_name(fs_type t) {
+const char *cordon_fs_type_to_string(cordon_fs_type t) {
         static const char *const names[] = {
-                [FS_TYPE_FILE] = "file",     [FS_TYPE_DIR] = "directory",
-                [FS_TYPE_SYMLINK] = "symlink", [FS_TYPE_FIFO] = "fifo",
-                [FS_TYPE_SOCKET] = "socket", [FS_TYPE_CHAR] = "char-device",
-                [FS_TYPE_BLOCK] = "block-device", [FS_TYPE_OTHER] = "other",
+                [CORDON_FS_FILE] = "file",       [CORDON_FS_DIRECTORY] = "directory",
+                [CORDON_FS_SYMLINK] = "symlink", [CORDON_FS_FIFO] = "fifo",
+                [CORDON_FS_SOCKET] = "socket",   [CORDON_FS_CHAR_DEVICE] = "char-device",
+                [CORDON_FS_BLOCK_DEVICE] = "block-device", [CORDON_FS_OTHER] = "other",
         };
-        return (unsigned) t <= FS_TYPE_OTHER ? names[t] : "other";
+        return (unsigned) t < ELEMENTSOF(names) ? names[t] : "unknown";
 }
 
-static fs_type type_of(mode_t m) {
-        return S_ISREG(m) ? FS_TYPE_FILE : S_ISDIR(m) ? FS_TYPE_DIR : S_ISLNK(m) ? FS_TYPE_SYMLINK
-             : S_ISFIFO(m) ? FS_TYPE_FIFO : S_ISSOCK(m) ? FS_TYPE_SOCKET
-             : S_ISCHR(m) ? FS_TYPE_CHAR : S_ISBLK(m) ? FS_TYPE_BLOCK : FS_TYPE_OTHER;
+static cordon_fs_type type_of(mode_t m) {
+        return S_ISREG(m) ? CORDON_FS_FILE : S_ISDIR(m) ? CORDON_FS_DIRECTORY
+             : S_ISLNK(m) ? CORDON_FS_SYMLINK : S_ISFIFO(m) ? CORDON_FS_FIFO
+             : S_ISSOCK(m) ? CORDON_FS_SOCKET : S_ISCHR(m) ? CORDON_FS_CHAR_DEVICE
+             : S_ISBLK(m) ? CORDON_FS_BLOCK_DEVICE : CORDON_FS_OTHER;
 }
 
-static void fill_entry(fs_entry *e, const struct stat *st, bool secret) {
+static void fill_entry(cordon_fs_entry *e, const struct stat *st, bool secret) {
         e->type = type_of(st->st_mode);
         e->size = secret ? 0 : (uint64_t) st->st_size;
-        e->mode = st->st_mode & 07777;
-        e->mtime = st->st_mtim;
+        e->mode = (uint32_t) (st->st_mode & 07777);
+        e->mtime_sec = (int64_t) st->st_mtim.tv_sec;
+        e->mtime_nsec = (uint32_t) st->st_mtim.tv_nsec;
         e->secret = secret;
 }
 
@@ -162,7 +165,7 @@ static int lstat_target(fs_ctx *c, const wparent *w, struct stat *st, bool *exis
                 return fs_fail(c, EISDIR, "'%s' is a directory", w->path);
         if (!S_ISREG(st->st_mode))
                 return fs_fail(c, EINVAL, "'%s' is not a regular file (%s)", w->path,
-                               fs_type_name(type_of(st->st_mode)));
+                               cordon_fs_type_to_string(type_of(st->st_mode)));
         /* A hard link to a protected file made elsewhere would be changed through this name. */
         if (st->st_nlink > 1)
                 return fs_refuse(c, "file-write*", w->path, "hard link",
@@ -274,10 +277,12 @@ static int replace_file(fs_ctx *c, const wparent *w, const void *data, size_t le
         return r;
 }
 
-int fs_write(fs_ctx *c, const char *path, const void *data, size_t len, fs_written *ret) {
-        *ret = (fs_written) { 0 };
-        if (len > FS_CONTENT_MAX)
-                return fs_usage(c, "the content is longer than %u bytes", FS_CONTENT_MAX);
+int fs_write(fs_ctx *c, const char *path, const void *data, size_t len, cordon_fs_written *ret) {
+        *ret = (cordon_fs_written) { 0 };
+        if (!data && len > 0)
+                return fs_usage(c, "no content given for %zu bytes", len);
+        if (len > CORDON_FS_CONTENT_MAX)
+                return fs_usage(c, "the content is longer than %u bytes", CORDON_FS_CONTENT_MAX);
         _cleanup_free_ char *norm = NULL;
         _cleanup_(wparent_done) wparent w = { .root_fd = -1, .dir_fd = -1 };
         struct stat old;
@@ -291,7 +296,7 @@ int fs_write(fs_ctx *c, const char *path, const void *data, size_t len, fs_writt
                 r = replace_file(c, &w, data, len, exists ? &old : NULL, false);
         if (r < 0)
                 return r;
-        *ret = (fs_written) { .created = !exists, .size = len };
+        *ret = (cordon_fs_written) { .created = !exists, .size = len };
         return 0;
 }
 
@@ -300,9 +305,9 @@ int fs_write(fs_ctx *c, const char *path, const void *data, size_t len, fs_writt
 /* The whole file at the checked name, which must still be the inode `st` describes. */
 static int read_existing(fs_ctx *c, const wparent *w, const struct stat *st, char **ret,
                          size_t *ret_len) {
-        if ((uint64_t) st->st_size > FS_CONTENT_MAX)
-                return fs_fail(c, EFBIG, "'%s' is %jd bytes, more than fs.edit handles (%u)",
-                               w->path, (intmax_t) st->st_size, FS_CONTENT_MAX);
+        if ((uint64_t) st->st_size > CORDON_FS_CONTENT_MAX)
+                return fs_fail(c, EFBIG, "'%s' is %jd bytes, more than an edit handles (%u)",
+                               w->path, (intmax_t) st->st_size, CORDON_FS_CONTENT_MAX);
         _cleanup_close_ int pfd = openat(w->dir_fd, w->name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
         struct stat now;
         if (pfd < 0 || fstat(pfd, &now) < 0 || !same_file(&now, st, true))
@@ -347,9 +352,9 @@ static int splice_edit(fs_ctx *c, const wparent *w, const char *text, size_t n, 
                                           "context so that it occurs exactly once", count,
                                w->path);
         size_t len = n - old_len + new_len;
-        if (len > FS_CONTENT_MAX)
+        if (len > CORDON_FS_CONTENT_MAX)
                 return fs_fail(c, EFBIG, "'%s' would be %zu bytes, more than %u", w->path, len,
-                               FS_CONTENT_MAX);
+                               CORDON_FS_CONTENT_MAX);
         char *out = malloc(len + 1);
         if (!out)
                 return fs_fail(c, ENOMEM, "out of memory");
@@ -363,10 +368,17 @@ static int splice_edit(fs_ctx *c, const wparent *w, const char *text, size_t n, 
 }
 
 int fs_edit(fs_ctx *c, const char *path, const char *old, size_t old_len, const char *new,
-            size_t new_len, fs_written *ret) {
-        *ret = (fs_written) { 0 };
-        if (old_len == 0)
+            size_t new_len, cordon_fs_written *ret) {
+        *ret = (cordon_fs_written) { 0 };
+        if (old_len == 0 || !old)
                 return fs_usage(c, "oldString must not be empty");
+        if (!new && new_len > 0)
+                return fs_usage(c, "no newString given for %zu bytes", new_len);
+        /* Bounded before splice_edit() adds them up: the file's size less old_len plus new_len
+         * must not wrap around (a library caller's lengths are not the protocol's). */
+        if (old_len > CORDON_FS_CONTENT_MAX || new_len > CORDON_FS_CONTENT_MAX)
+                return fs_usage(c, "oldString or newString is longer than %u bytes",
+                                CORDON_FS_CONTENT_MAX);
         _cleanup_free_ char *norm = NULL, *text = NULL, *out = NULL;
         _cleanup_(wparent_done) wparent w = { .root_fd = -1, .dir_fd = -1 };
         struct stat st;
@@ -387,7 +399,7 @@ int fs_edit(fs_ctx *c, const char *path, const char *old, size_t old_len, const 
                 r = replace_file(c, &w, out, len, &st, true);
         if (r < 0)
                 return r;
-        *ret = (fs_written) { .size = len };
+        *ret = (cordon_fs_written) { .size = len };
         return 0;
 }
 
@@ -414,7 +426,7 @@ static int open_checked(fs_ctx *c, const char *norm, int flags, char real[static
         return fd;
 }
 
-static int read_range(fs_ctx *c, int fd, const char *norm, fs_data *d, uint64_t want) {
+static int read_range(fs_ctx *c, int fd, const char *norm, cordon_fs_data *d, uint64_t want) {
         d->data = malloc((size_t) want + 1);
         if (!d->data)
                 return fs_fail(c, ENOMEM, "out of memory");
@@ -434,8 +446,13 @@ static int read_range(fs_ctx *c, int fd, const char *norm, fs_data *d, uint64_t 
         return 0;
 }
 
-int fs_read(fs_ctx *c, const char *path, uint64_t offset, uint64_t length, fs_data *ret) {
-        *ret = (fs_data) { .offset = offset };
+int fs_read(fs_ctx *c, const char *path, uint64_t offset, uint64_t length, cordon_fs_data *ret) {
+        *ret = (cordon_fs_data) { .offset = offset };
+        /* The buffer is allocated for the whole range at once: a caller's length never sizes it
+         * beyond the limit. */
+        if (length > CORDON_FS_CONTENT_MAX)
+                return fs_usage(c, "length %ju is more than %u bytes: read in parts",
+                                (uintmax_t) length, CORDON_FS_CONTENT_MAX);
         _cleanup_free_ char *norm = NULL;
         char real[PATH_MAX];
         struct stat st;
@@ -448,29 +465,31 @@ int fs_read(fs_ctx *c, const char *path, uint64_t offset, uint64_t length, fs_da
         if (fstat(pfd, &st) < 0)
                 return fs_fail(c, errno, "'%s': %s", norm, strerror(errno));
         if (S_ISDIR(st.st_mode))
-                return fs_fail(c, EISDIR, "'%s' is a directory (fs.list lists it)", norm);
+                return fs_fail(c, EISDIR, "'%s' is a directory (list it instead)", norm);
         if (!S_ISREG(st.st_mode))
                 return fs_fail(c, EINVAL, "'%s' is not a regular file (%s)", norm,
-                               fs_type_name(type_of(st.st_mode)));
+                               cordon_fs_type_to_string(type_of(st.st_mode)));
         if ((r = fs_check_secret_inode(c, &st, real)) < 0)
                 return r;
         ret->size = (uint64_t) st.st_size;
         uint64_t rest = offset < ret->size ? ret->size - offset : 0;
-        if (length == 0 && rest > FS_CONTENT_MAX)
+        if (length == 0 && rest > CORDON_FS_CONTENT_MAX)
                 return fs_fail(c, EFBIG, "'%s' has %ju bytes from offset %ju, more than %u: "
                                          "read it in parts (offset, length)", norm,
-                               (uintmax_t) rest, (uintmax_t) offset, FS_CONTENT_MAX);
+                               (uintmax_t) rest, (uintmax_t) offset, CORDON_FS_CONTENT_MAX);
         uint64_t want = length == 0 || length > rest ? rest : length;
         _cleanup_close_ int fd = fs_reopen(pfd, O_RDONLY);
         if (fd < 0)
                 return fs_fail(c, -fd, "'%s': %s", norm, strerror(-fd));
         r = read_range(c, fd, norm, ret, want);
         if (r < 0)
-                fs_data_done(ret);
+                cordon_fs_data_free(ret);
         return r;
 }
 
-void fs_data_done(fs_data *d) {
+void cordon_fs_data_free(cordon_fs_data *d) {
+        if (!d)
+                return;
         free(d->data);
         d->data = NULL;
         d->len = 0;
@@ -478,8 +497,8 @@ void fs_data_done(fs_data *d) {
 
 /* ---- stat and list -------------------------------------------------------------------------- */
 
-int fs_stat(fs_ctx *c, const char *path, fs_entry *ret) {
-        *ret = (fs_entry) { 0 };
+int fs_stat(fs_ctx *c, const char *path, cordon_fs_entry *ret) {
+        *ret = (cordon_fs_entry) { 0 };
         _cleanup_free_ char *norm = NULL;
         char dir[PATH_MAX], name[NAME_MAX + 1], real[PATH_MAX], full[PATH_MAX];
         int r = fs_normalize(c, path, &norm);
@@ -510,11 +529,11 @@ int fs_stat(fs_ctx *c, const char *path, fs_entry *ret) {
 }
 
 static int compare_entries(const void *a, const void *b) {
-        return strcmp(((const fs_entry *) a)->name, ((const fs_entry *) b)->name);
+        return strcmp(((const cordon_fs_entry *) a)->name, ((const cordon_fs_entry *) b)->name);
 }
 
 /* One entry of the listed directory `real` appended to *e (*n of them, room for *cap). */
-static int list_one(fs_ctx *c, DIR *d, const char *real, const char *name, fs_entry **e,
+static int list_one(fs_ctx *c, DIR *d, const char *real, const char *name, cordon_fs_entry **e,
                     size_t *n, size_t *cap) {
         struct stat st;
         char full[PATH_MAX];
@@ -525,14 +544,14 @@ static int list_one(fs_ctx *c, DIR *d, const char *real, const char *name, fs_en
                 return r;
         if (*n == *cap) {
                 size_t ncap = *cap ? *cap * 2 : 64;
-                fs_entry *ne = realloc(*e, ncap * sizeof(*ne));
+                cordon_fs_entry *ne = realloc(*e, ncap * sizeof(*ne));
                 if (!ne)
                         return fs_fail(c, ENOMEM, "out of memory");
                 *e = ne;
                 *cap = ncap;
         }
-        fs_entry *x = &(*e)[*n];
-        *x = (fs_entry) { .name = strdup(name) };
+        cordon_fs_entry *x = &(*e)[*n];
+        *x = (cordon_fs_entry) { .name = strdup(name) };
         if (!x->name)
                 return fs_fail(c, ENOMEM, "out of memory");
         /* The sandbox shows a secret as an empty file or directory: so does the listing. */
@@ -541,7 +560,7 @@ static int list_one(fs_ctx *c, DIR *d, const char *real, const char *name, fs_en
         return 0;
 }
 
-static int list_dir(fs_ctx *c, int pfd, const char *real, fs_entry **ret, size_t *ret_n,
+static int list_dir(fs_ctx *c, int pfd, const char *real, cordon_fs_entry **ret, size_t *ret_n,
                     bool *ret_truncated) {
         int fd = fs_reopen(pfd, O_RDONLY | O_DIRECTORY);
         DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -550,14 +569,14 @@ static int list_dir(fs_ctx *c, int pfd, const char *real, fs_entry **ret, size_t
                 (void) safe_close(fd);
                 return fs_fail(c, e, "'%s': %s", real, strerror(e));
         }
-        fs_entry *e = NULL;
+        cordon_fs_entry *e = NULL;
         size_t n = 0, cap = 0;
         int r = 0;
         struct dirent *de;
         while (r >= 0 && (de = readdir(d))) {
                 if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
                         continue;
-                if (n == FS_LIST_MAX) {
+                if (n == CORDON_FS_LIST_MAX) {
                         *ret_truncated = true;
                         break;
                 }
@@ -565,7 +584,7 @@ static int list_dir(fs_ctx *c, int pfd, const char *real, fs_entry **ret, size_t
         }
         (void) closedir(d);
         if (r < 0) {
-                fs_entries_free(e, n);
+                cordon_fs_entries_free(e, n);
                 return r;
         }
         if (n > 0)
@@ -575,7 +594,8 @@ static int list_dir(fs_ctx *c, int pfd, const char *real, fs_entry **ret, size_t
         return 0;
 }
 
-int fs_list(fs_ctx *c, const char *path, fs_entry **ret, size_t *ret_n, bool *ret_truncated) {
+int fs_list(fs_ctx *c, const char *path, cordon_fs_entry **ret, size_t *ret_n,
+            bool *ret_truncated) {
         *ret = NULL;
         *ret_n = 0;
         *ret_truncated = false;
@@ -590,7 +610,7 @@ int fs_list(fs_ctx *c, const char *path, fs_entry **ret, size_t *ret_n, bool *re
         return list_dir(c, pfd, real, ret, ret_n, ret_truncated);
 }
 
-void fs_entries_free(fs_entry *e, size_t n) {
+void cordon_fs_entries_free(cordon_fs_entry *e, size_t n) {
         for (size_t i = 0; e && i < n; i++)
                 free(e[i].name);
         free(e);
