@@ -122,6 +122,14 @@ void settings_file_key(const settings_file *f, int field, const char *item, char
 /* The position of a dotted key ("sandbox.env.pass") in f's text; false when unknown. */
 bool settings_file_key_pos(const settings_file *f, const char *key, json_pos *ret);
 
+/* Where a switch was set, for messages: "managed settings /etc/cordon/managed-settings.json:3:5
+ * (allowUnsandboxedCommands: false)" (settings-resolve.c). */
+void settings_switch_where(settings_layer_kind kind, const char *origin,
+                           const settings_switch *sw, char *buf, size_t size);
+/* Refuses an unconfined run (`what`: "--sandbox off", "backend none", ...) that the switch
+ * described by `where` forbids: POLICY_INVALID, EPERM. Returns -EPERM. */
+int settings_refuse_unconfined(const char *what, const char *where, cordon_error *err);
+
 /* ---- the policy fields, as data (settings-fields.c) ------------------------------------------ */
 
 typedef enum settings_field {
