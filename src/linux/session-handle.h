@@ -30,7 +30,8 @@ struct cordon_session {
         pthread_t thread;         /* threaded: the session's thread */
         pthread_t loop_thread;    /* event loop: the thread that launched (the host's parent) */
         /* The launch, handed to the thread and answered by it. */
-        const cordon_policy *policy;
+        const cordon_policy *policy; /* the caller's, or `managed` */
+        cordon_policy *managed;   /* owned: the caller's with the managed settings applied */
         cordon_session_options opts;
         char *home, *cwd;
         int start_fd;             /* an eventfd: the thread has launched (or failed to) */

@@ -460,6 +460,10 @@ int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **
         int r = settings_new(o->cwd, o->home, &s, err);
         if (r < 0 || (r = load_files(s, o, err)) < 0 || (r = resolve_loaded(s, o, err)) < 0)
                 return r;
+        /* The managed file was consulted (read, or found missing): a launch of this policy must
+         * not read it again, maybe changed since or at another path than o->managed_path, and
+         * stack it a second time (settings-managed.c). Skipped here, they are still to come. */
+        s->resolved->managed_applied = !(o->flags & CORDON_SETTINGS_NO_MANAGED);
         *ret = TAKE_PTR(s);
         return 0;
 }
