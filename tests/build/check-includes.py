@@ -33,6 +33,7 @@ CASES = [
     # directories, where the kernel's headers of those names are (check-layers.py refuses them).
     ("seatbelt", '#include "linux/sandbox.h"', "missing"),
     ("seatbelt", '#include "run/events.h"', "ok"),  # macOS ends a run through the run core
+    ("seatbelt", '#include "settings/settings.h"', "ok"),  # macOS cordon_run: managed settings
     ("run", '#include "plan/plan.h"', "missing"),    # the run core knows no plan or backend
     ("run", '#include "linux/launch.h"', "missing"),
     ("net", '#include "linux/process.h"', "missing"),  # the proxy does not start processes
