@@ -301,7 +301,18 @@ typedef struct cordon_run_result {
 /* Runs argv[0] (searched in the sandbox's PATH) under `policy`, with the caller's fds 0-2, and
  * waits for it. Returns 0 when the command ran (whatever its status), or a negative errno with
  * `err` set when the sandbox could not be built or the command could not be executed: then nothing
- * of the command ran unconfined. */
+ * of the command ran unconfined.
+ *
+ * Managed settings (docs/settings.md, "Library callers"): every launch — cordon_run(),
+ * cordon_spawn(), cordon_session_launch() — applies the administrator's
+ * /etc/cordon/managed-settings.json, when it exists, over `policy` as cordon_settings_resolve()
+ * would (its values win over the caller's; its lists are added), unless `policy` came from
+ * cordon_settings_resolve(), which applied them already. A managed file that cannot be read or
+ * parsed, or that anyone but root (or the caller) could modify, fails the launch
+ * (CORDON_POLICY_INVALID); with allowUnsandboxedCommands false, backend CORDON_BACKEND_NONE or
+ * mode danger-full-access is refused (CORDON_POLICY_INVALID, -EPERM). cordon_run() has no way
+ * to opt out: a caller that must run without them uses cordon_spawn() with
+ * CORDON_SPAWN_NO_MANAGED_SETTINGS and cordon_process_wait(). */
 CORDON_PUBLIC int cordon_run(const cordon_policy *policy, char *const argv[],
                              const cordon_run_options *opts, cordon_run_result *ret,
                              cordon_error *err);
@@ -373,6 +384,14 @@ typedef struct cordon_spawn_options {
  * session of the command's own, so no other terminal can be reached. stdin_fd must be a
  * terminal (isatty), else CORDON_USAGE. Give the same PTY as stdout_fd and stderr_fd. */
 #define CORDON_SPAWN_TTY (1u << 0)
+/* cordon_spawn_options.flags: run under `policy` alone, without the administrator's managed
+ * settings (cordon_run(), "Managed settings"), which the launch otherwise applies. An explicit
+ * opt-out, for a harness that enforces the administrator's rules itself or answers to no
+ * administrator: it can drop a managed deny rule or allowUnsandboxedCommands: false, so set it
+ * only on a decision of whoever is accountable for the host, never from a request of the
+ * command's or of a repository's. Refused by cordon_session_exec() (CORDON_USAGE): a session's
+ * managed settings are settled at cordon_session_launch(). */
+#define CORDON_SPAWN_NO_MANAGED_SETTINGS (1u << 1)
 
 /* Sets every field to its default and `size` to sizeof(cordon_spawn_options). */
 CORDON_PUBLIC void cordon_spawn_options_init(cordon_spawn_options *opts);
@@ -471,11 +490,17 @@ typedef struct cordon_session_options {
  * returns at once. Stopping to dispatch (e.g. while a consumer of the output falls behind) stops
  * the host, and in turn the commands, at their next write: backpressure, memory stays bounded. */
 #define CORDON_SESSION_EVENT_LOOP (1u << 0)
+/* cordon_session_options.flags: the session's sandbox is built from `policy` alone, without the
+ * administrator's managed settings, which cordon_session_launch() otherwise applies (cordon_run(),
+ * "Managed settings"); the same explicit opt-out as CORDON_SPAWN_NO_MANAGED_SETTINGS. */
+#define CORDON_SESSION_NO_MANAGED_SETTINGS (1u << 1)
 
 CORDON_PUBLIC void cordon_session_options_init(cordon_session_options *opts);
 
 /* Builds the session's sandbox and returns once it is ready (state WARM), or a negative errno
- * with `err` set when it could not be built (nothing is left running). Caller frees with
+ * with `err` set when it could not be built (nothing is left running). The managed settings are
+ * applied here, before anything is forked, as for cordon_run(); every exec runs under them.
+ * Caller frees with
  * cordon_session_destroy(). With CORDON_SESSION_EVENT_LOOP it returns once the host is forked
  * (state CREATED): a sandbox that cannot be built ends in state ERROR during a later dispatch,
  * with the reason in cordon_session_error(); execs may be started meanwhile (they run once the
@@ -508,7 +533,9 @@ CORDON_PUBLIC int cordon_session_dispatch(cordon_session *s, cordon_error *err);
  * only (n_fds must be 0); `capture` only of streams whose fd is CORDON_FD_NULL (their output
  * comes only as "stdout"/"stderr" events, read by the session's host, each after the refusals
  * reported before it; a captured stream with a descriptor of the caller's is refused with
- * CORDON_USAGE); CORDON_SPAWN_TTY as for cordon_spawn(); `environ` entries are set over the
+ * CORDON_USAGE); CORDON_SPAWN_TTY as for cordon_spawn(), CORDON_SPAWN_NO_MANAGED_SETTINGS
+ * refused (CORDON_USAGE: the session's sandbox holds them or not since its launch); `environ`
+ * entries are set over the
  * session's environment
  * (the proxy variables stay the session's); `cwd` defaults to the session's directory; `backend`
  * is ignored. The descriptors are checked as cordon_spawn() checks them. Returns 0 with *ret a
@@ -813,7 +840,8 @@ typedef struct cordon_settings cordon_settings;
 
 #define CORDON_SETTINGS_NO_USER (1u << 0)    /* skip ~/.config/cordon/settings.json */
 #define CORDON_SETTINGS_NO_PROJECT (1u << 1) /* skip the project settings file */
-#define CORDON_SETTINGS_NO_MANAGED (1u << 2) /* skip the managed settings file */
+#define CORDON_SETTINGS_NO_MANAGED (1u << 2) /* skip the managed settings file here; the
+                                              * launch then applies it (cordon_run()) */
 #define CORDON_SETTINGS_NO_TRUST (1u << 3)   /* never read the trust store: the project file's
                                               * loosening items are always ignored */
 
@@ -823,7 +851,8 @@ typedef struct cordon_settings_options {
         const char *managed_path; /* NULL: /etc/cordon/managed-settings.json. A caller that lets
                                    * someone else choose this path lets them drop the admin's
                                    * rules: the CLI takes it from CORDON_MANAGED_SETTINGS only
-                                   * (docs/settings.md) */
+                                   * (docs/settings.md). The launch of the resolved policy does
+                                   * not read /etc/cordon/managed-settings.json over this one */
         const char *const *files; /* --settings FILEs, lowest precedence first (must exist) */
         size_t n_files;
         const cordon_policy *command_line;        /* may be NULL; copied */
@@ -836,8 +865,16 @@ typedef struct cordon_settings_options {
 } cordon_settings_options;
 
 /* Loads and resolves. Fails with CORDON_POLICY_INVALID ("file:line:col: key 'k': what; hint")
- * for a malformed file, a file that grants authority but that other users can modify, or a
- * resolved mode danger-full-access that the settings forbid. Caller frees *ret. */
+ * for a malformed file, a file that grants authority (or a managed file, whatever it says) but
+ * that other users can modify, or a resolved mode danger-full-access that the settings forbid.
+ * Caller frees *ret.
+ * Unless resolved with CORDON_SETTINGS_NO_MANAGED, the resolved policy (cordon_settings_policy)
+ * holds the managed settings, and no launch applies them again: neither to it, nor to a copy of
+ * it, nor after the setters changed it, nor to cordon_policy_resolve()'s result when it is the
+ * highest layer given (a layer over it could override what they set: that result gets them again
+ * at launch). The resolver's caller enforces their switches itself
+ * (cordon_settings_check_unconfined, as the CLI does): only it can tell an excludedCommands run
+ * from any other unconfined one. */
 CORDON_PUBLIC int cordon_settings_resolve(const cordon_settings_options *opts,
                                           cordon_settings **ret, cordon_error *err);
 CORDON_PUBLIC void cordon_settings_free(cordon_settings *s);

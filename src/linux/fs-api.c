@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "linux/session-handle.h"
+#include "settings/settings.h"
 #include "util/util.h"
 
 extern char **environ;
@@ -43,7 +44,10 @@ static int fs_plan(fs_call *f, const cordon_policy *policy, const char *home, co
         return r;
 }
 
-/* The caller's home, environment and directory, as cordon_run() without options takes them. */
+/* The caller's home, environment and directory, as cordon_run() without options takes them;
+ * and, as at every launch, the administrator's managed settings over the caller's own policy
+ * (settings-managed.c: not again over a policy cordon_settings_resolve() made): a harness's file
+ * tools must not write where the administrator's rules keep its commands out. */
 static int plan_for_caller(fs_call *f, const cordon_policy *policy, const char *cwd) {
         _cleanup_free_ char *home = home_dir_of(environ);
         _cleanup_free_ char *here = cwd ? strdup(cwd) : getcwd(NULL, 0);
@@ -52,7 +56,15 @@ static int plan_for_caller(fs_call *f, const cordon_policy *policy, const char *
                                         errno ? errno : ENOENT,
                                         "cannot determine the %s directory",
                                         home ? "current" : "home");
-        return fs_plan(f, policy, home, here, environ);
+        if (!policy)
+                return cordon_set_error(&f->ctx.err, CORDON_USAGE, EINVAL, "no policy");
+        cordon_policy *managed = NULL;
+        int r = settings_managed_apply(policy, here, home, CORDON_BACKEND_AUTO, &managed,
+                                       &f->ctx.err);
+        if (r >= 0)
+                r = fs_plan(f, managed ? managed : policy, home, here, environ);
+        cordon_policy_free(managed);
+        return r;
 }
 
 /* The session's own: the policy, home, directory and environment its sandbox was built from. */

@@ -17,6 +17,7 @@
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
 #include "report/report.h"
+#include "settings/settings.h"
 
 extern char **environ;
 
@@ -258,17 +259,42 @@ static void keep_handed_fds(launch *l) {
         l->p->n_keep_fds = l->fds.n_map;
 }
 
-/* The plan, from the policy and the caller's environment and directory. */
-static int launch_plan(launch *l, const cordon_policy *policy, cordon_error *err) {
-        char *const *env = l->opts.environ ? l->opts.environ : environ;
+/* The run's home and directory: the caller's, else from its environment and getcwd(). */
+static int launch_dirs(const launch *l, char *const *env, char **ret_home, char **ret_cwd,
+                       cordon_error *err) {
         _cleanup_free_ char *home = l->home ? strdup(l->home) : home_dir_of(env);
         _cleanup_free_ char *cwd = l->cwd ? strdup(l->cwd) : getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
                                         "cannot determine the %s directory",
                                         home ? "current" : "home");
+        *ret_home = TAKE_PTR(home);
+        *ret_cwd = TAKE_PTR(cwd);
+        return 0;
+}
+
+int launch_managed(const launch *l, const cordon_policy *policy, bool opt_out,
+                   cordon_policy **ret, cordon_error *err) {
+        *ret = NULL;
+        /* No policy: launch_start() refuses the run. */
+        if (opt_out || !policy)
+                return 0;
+        char *const *env = l->opts.environ ? l->opts.environ : environ;
+        _cleanup_free_ char *home = NULL, *cwd = NULL;
+        int r = launch_dirs(l, env, &home, &cwd, err);
+        return r < 0 ? r
+                     : settings_managed_apply(policy, cwd, home, l->opts.backend, ret, err);
+}
+
+/* The plan, from the policy and the caller's environment and directory. */
+static int launch_plan(launch *l, const cordon_policy *policy, cordon_error *err) {
+        char *const *env = l->opts.environ ? l->opts.environ : environ;
+        _cleanup_free_ char *home = NULL, *cwd = NULL;
+        int r = launch_dirs(l, env, &home, &cwd, err);
+        if (r < 0)
+                return r;
         /* The tool cache root is created here, not by the (side-effect-free) planner. */
-        int r = tool_caches_prepare(policy, env, home, err);
+        r = tool_caches_prepare(policy, env, home, err);
         if (r >= 0)
                 r = plan_build(policy, home, cwd, env, &l->p, err);
         if (r >= 0)

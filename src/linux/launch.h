@@ -112,6 +112,15 @@ struct launch {
 
 /* launch.c */
 void launch_init(launch *l);
+/* The administrator's managed settings over the caller's `policy`, for a cordon_run() or
+ * cordon_spawn() about to launch with `l`'s options, directory and home (settings-managed.c):
+ * *ret is NULL when there is nothing to apply — no managed file, a policy that
+ * cordon_settings_resolve() produced, `opt_out` (CORDON_SPAWN_NO_MANAGED_SETTINGS) — and the
+ * launch runs `policy`; else a copy with them applied that the launch runs instead and the caller
+ * frees after launch_start(). Decided before the event stream starts, so that its sessionId is
+ * the policy's that runs. 0, or -errno with `err` set: nothing may run then. */
+int launch_managed(const launch *l, const cordon_policy *policy, bool opt_out,
+                   cordon_policy **ret, cordon_error *err);
 /* The front of the run and its start: plans `policy`, checks what it can enforce, creates the
  * cgroup, forks the sandbox (stepping down from native to the landlock backend as
  * docs/design/backends.md allows) and reads its reports until the command's process has started.

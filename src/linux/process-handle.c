@@ -20,6 +20,11 @@
 #include "util/uapi.h"
 #include "policy/policy.h"
 
+#define SPAWN_KNOWN_FLAGS (CORDON_SPAWN_TTY | CORDON_SPAWN_NO_MANAGED_SETTINGS)
+
+static void policy_freep(cordon_policy **p) {
+        cordon_policy_free(*p);
+}
 
 void cordon_spawn_options_init(cordon_spawn_options *opts) {
         if (!opts)
@@ -37,10 +42,10 @@ int process_options_read(const cordon_spawn_options *in, cordon_spawn_options *o
         int r = options_read_sized(out, sizeof(*out), in, "cordon_spawn_options", err);
         if (r < 0)
                 return r;
-        if (out->flags & ~(unsigned) CORDON_SPAWN_TTY)
+        if (out->flags & ~(unsigned) SPAWN_KNOWN_FLAGS)
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "cordon_spawn_options.flags: unknown flags 0x%x",
-                                        out->flags & ~(unsigned) CORDON_SPAWN_TTY);
+                                        out->flags & ~(unsigned) SPAWN_KNOWN_FLAGS);
         return 0;
 }
 
@@ -200,11 +205,25 @@ int cordon_spawn(const cordon_policy *policy, char *const argv[],
                 r = process_new(&o, &p, err);
         if (r < 0)
                 return r;
-        events_init(&p->l.ev, &p->l.opts, policy ? policy->session_id : NULL);
         cordon_error local = { 0 };
+        p->start_err = err ? err : &local;
+        /* On the caller's thread, before the run's: a managed file that fails the launch fails it
+         * here, and the run's thread launches the policy that holds them. */
+        _cleanup_(policy_freep) cordon_policy *managed = NULL;
+        r = launch_managed(&p->l, policy, o.flags & CORDON_SPAWN_NO_MANAGED_SETTINGS, &managed,
+                           p->start_err);
+        if (managed)
+                policy = managed;
+        events_init(&p->l.ev, &p->l.opts, policy ? policy->session_id : NULL);
+        if (r < 0) {
+                /* As a launch that fails on the run's thread tells it (run_thread). */
+                events_starting(&p->l.ev, p->l.opts.backend);
+                events_error(&p->l.ev, p->start_err);
+                process_release(p);
+                return r;
+        }
         p->policy = policy;
         p->argv = argv;
-        p->start_err = err ? err : &local;
         if ((r = start_thread(p)) < 0) {
                 process_release(p);
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
@@ -366,12 +385,18 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
         launch_init(&l);
         if (opts)
                 l.opts = *opts;
-        events_init(&l.ev, opts, policy ? policy->session_id : NULL);
-        events_starting(&l.ev, l.opts.backend);
         cordon_error local = { 0 };
         cordon_error *e = err ? err : &local;
-        int r = ret ? launch_start(&l, policy, argv, e)
+        /* No opt-out here: cordon_run_options has no flags (docs/design/library.md). */
+        _cleanup_(policy_freep) cordon_policy *managed = NULL;
+        int r = ret ? launch_managed(&l, policy, false, &managed, e)
                     : cordon_set_error(e, CORDON_USAGE, EINVAL, "no command to run");
+        if (managed)
+                policy = managed;
+        events_init(&l.ev, opts, policy ? policy->session_id : NULL);
+        events_starting(&l.ev, l.opts.backend);
+        if (r >= 0)
+                r = launch_start(&l, policy, argv, e);
         if (r >= 0)
                 r = launch_finish(&l, ret, e);
         else if (ret)

@@ -69,6 +69,16 @@ static int exec_check_options(const cordon_spawn_options *o, cordon_error *err) 
                 return cordon_set_error(err, CORDON_USAGE, ENOTTY,
                                         "cordon_session_exec: CORDON_SPAWN_TTY needs a terminal "
                                         "as stdin_fd (fd %d is not one)", o->stdin_fd);
+        /* Refused, not ignored: the exec runs in the session's sandbox, built under the managed
+         * settings or not at cordon_session_launch(); a caller setting the flag expects
+         * something this exec cannot give. */
+        if (o->flags & CORDON_SPAWN_NO_MANAGED_SETTINGS)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_session_exec: CORDON_SPAWN_NO_MANAGED_SETTINGS "
+                                        "does not apply to an exec: the session's sandbox was "
+                                        "built at its launch; hint: launch the session with "
+                                        "CORDON_SESSION_NO_MANAGED_SETTINGS, or use "
+                                        "cordon_spawn()");
         return 0;
 }
 

@@ -36,10 +36,11 @@
 #include "linux/process.h"
 #include "linux/session-host.h"
 #include "policy/policy.h"
+#include "settings/settings.h"
 
 extern char **environ;
 
-#define SESSION_KNOWN_FLAGS CORDON_SESSION_EVENT_LOOP
+#define SESSION_KNOWN_FLAGS (CORDON_SESSION_EVENT_LOOP | CORDON_SESSION_NO_MANAGED_SETTINGS)
 #define SESSION_QUIT_MS 3000 /* how long destroy waits for the host to end the session */
 
 void cordon_session_options_init(cordon_session_options *opts) {
@@ -380,6 +381,7 @@ static void session_free(cordon_session *s) {
         free(s->cwd);
         strv_done(&s->env);
         cordon_policy_free(s->policy);
+        cordon_policy_free(s->managed);
         pthread_mutex_destroy(&s->lock);
         pthread_mutex_destroy(&s->write_lock);
         free(s);
@@ -411,7 +413,7 @@ static void no_listener(void *userdata, const char *line, size_t len) {
         (void) len;
 }
 
-/* The session's options, its id, its home and directory. */
+/* The session's options, its home and directory. */
 static int session_new(const cordon_policy *policy, const cordon_session_options *opts,
                        cordon_session **ret, cordon_error *err) {
         cordon_session *s = calloc(1, sizeof(*s));
@@ -422,12 +424,6 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
                                 .event_loop = opts->flags & CORDON_SESSION_EVENT_LOOP };
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->write_lock, NULL);
-        /* The policy's session id, else a random UUID (as a run's events have): events_init()
-         * makes one only for a stream that has a listener. */
-        cordon_run_options listened = { .on_event = no_listener };
-        events ev;
-        events_init(&ev, &listened, policy->session_id);
-        (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
         char *const *env = s->opts.environ ? s->opts.environ : environ;
         s->policy = policy_dup(policy);
         s->home = home_dir_of(env);
@@ -448,6 +444,30 @@ static int session_new(const cordon_policy *policy, const cordon_session_options
                                         "cannot determine the home or current directory");
         }
         *ret = s;
+        return 0;
+}
+
+/* The administrator's managed settings over the caller's policy (settings-managed.c), unless
+ * the caller opted out: applied here, on the caller's thread and before the host is forked, so
+ * that a managed file that fails the launch fails it with its own error, and the host builds
+ * the sandbox from the policy that holds them — its own launch (session-host.c) never reads
+ * them again. Then the session's id: the sessionId of the policy that runs, else a random UUID
+ * (as a run's events have: events_init() makes one only for a stream that has a listener). */
+static int session_managed(cordon_session *s, cordon_error *err) {
+        int r = 0;
+        if (!(s->opts.flags & CORDON_SESSION_NO_MANAGED_SETTINGS))
+                r = settings_managed_apply(s->policy, s->cwd, s->home, s->opts.backend,
+                                           &s->managed, err);
+        if (r < 0)
+                return r;
+        if (s->managed) { /* the session runs this one, and its file operations plan from it */
+                cordon_policy_free(s->policy);
+                s->policy = TAKE_PTR(s->managed);
+        }
+        cordon_run_options listened = { .on_event = no_listener };
+        events ev;
+        events_init(&ev, &listened, s->policy->session_id);
+        (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
         return 0;
 }
 
@@ -487,6 +507,10 @@ int cordon_session_launch(const cordon_policy *policy, const cordon_session_opti
                 r = session_new(policy, &o, &s, err);
         if (r < 0 || !s)
                 return r < 0 ? r : -ENOMEM;
+        if ((r = session_managed(s, err)) < 0) {
+                session_free(s);
+                return r;
+        }
         if (s->event_loop) {
                 /* The host's answer comes through cordon_session_dispatch(). */
                 s->start_result = 1;

@@ -30,11 +30,13 @@ struct cordon_session {
         bool event_loop;          /* CORDON_SESSION_EVENT_LOOP: no thread of ours */
         pthread_t thread;         /* threaded: the session's thread */
         pthread_t loop_thread;    /* event loop: the thread that launched (the host's parent) */
-        /* The launch, handed to the thread and answered by it. The policy, home and directory
-         * are the session's own copies, which the host is built from; with `env` (a copy of the
-         * environment the host got) they are what cordon_session_fs_* (fs-api.c) plan from at
-         * every call: the inputs the session's sandbox was planned from. */
+        /* The launch, handed to the thread and answered by it. The policy (the caller's, with
+         * the administrator's managed settings applied unless it opted out: session_managed()),
+         * home and directory are the session's own copies, which the host is built from; with
+         * `env` (a copy of the environment the host got) they are what cordon_session_fs_*
+         * (fs-api.c) plan from at every call: the inputs the session's sandbox was planned from. */
         cordon_policy *policy;
+        cordon_policy *managed;   /* during the launch only: the managed settings applied */
         cordon_session_options opts;
         char *home, *cwd;
         strv env;                 /* opts.environ, else environ, at the launch */

@@ -100,7 +100,9 @@ static void send_result(host *h, host_exec *x) {
 
 /* The session's sandbox, built by the launch sequence every run uses (launch.c) in its session
  * mode: plan, checks, cgroup, egress proxy, monitor; complete once init is ready to serve. The
- * host then holds what the launch made: the report channel, the proxy, the monitor, the plan. */
+ * host then holds what the launch made: the report channel, the proxy, the monitor, the plan.
+ * `pol` holds the managed settings already (or the caller opted out of them):
+ * cordon_session_launch() settled them before the fork (session-handle.c, session_managed). */
 static int build(host *h, const cordon_policy *pol, const char *home, const char *workdir,
                  cordon_error *err) {
         int ctl[2];

@@ -637,6 +637,7 @@ cordon_policy *policy_dup(const cordon_policy *p) {
         _cleanup_policy_ cordon_policy *c = cordon_policy_new();
         if (!c || policy_merge(c, p) < 0)
                 return NULL;
+        c->managed_applied = p->managed_applied;
         return TAKE_PTR(c);
 }
 
@@ -657,6 +658,9 @@ int cordon_policy_resolve(const cordon_policy *deployment_default, const cordon_
         for (size_t i = 0; i < ELEMENTSOF(layers); i++) {
                 if (!layers[i])
                         continue;
+                /* The highest layer decides: the managed settings a resolved layer holds stay
+                 * applied only while no layer above it can override what they set. */
+                res->managed_applied = layers[i]->managed_applied;
                 int r = policy_merge(res, layers[i]);
                 if (r == -E2BIG)
                         return cordon_set_error(err, CORDON_POLICY_INVALID, E2BIG,

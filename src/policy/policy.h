@@ -53,6 +53,14 @@ struct cordon_policy {
         /* Why the most recent refused setter call refused (cordon_policy_last_error): not part
          * of the policy, never merged, copied or printed. */
         cordon_error last_error;
+        /* The administrator's managed settings are in this policy already: cordon_settings_resolve
+         * consulted them (read the managed file, or found none), so a launch does not apply them
+         * a second time (src/settings/settings-managed.c). Where the policy came from, not what
+         * it says: never read from JSON or printed, not merged (policy_merge); kept by a copy
+         * (policy_dup, policy_swap) and by the setters, and by cordon_policy_resolve only when
+         * its highest layer has it, since a layer over it may override what the managed
+         * settings set (docs/settings.md, "Library callers"). */
+        bool managed_applied;
         bool mode_set;
         cordon_mode mode;
 
@@ -111,7 +119,7 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src);
  * -ENOMEM. A per-call override with any is an escalation (docs/policy.md, "Layers and resolution").
  * */
 int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out);
-/* A deep copy; NULL on allocation failure. */
+/* A deep copy, managed_applied included; NULL on allocation failure. */
 cordon_policy *policy_dup(const cordon_policy *p);
 /* Swaps the contents of two policies (for "parse into a scratch copy, then commit"). */
 void policy_swap(cordon_policy *a, cordon_policy *b);

@@ -13,8 +13,13 @@
 #include "run/run-end.h"
 #include "seatbelt/seatbelt-exec.h"
 #include "seatbelt/seatbelt.h"
+#include "settings/settings.h"
 
 extern char **environ;
+
+static void policy_freep(cordon_policy **p) {
+        cordon_policy_free(*p);
+}
 
 /* docs/design/backends.md: an explicitly requested backend never steps down, and nothing runs
  * unconfined unless that was asked for. */
@@ -169,17 +174,41 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
         return 0;
 }
 
+/* The administrator's managed settings over the caller's policy, as every launch on Linux
+ * applies them (src/settings/settings-managed.c): *ret NULL when there is nothing to apply, else
+ * the policy to run (caller frees). cordon_run has no opt-out. */
+static int apply_managed(const cordon_policy *policy, const cordon_run_options *opts,
+                         cordon_policy **ret, cordon_error *err) {
+        *ret = NULL;
+        if (!policy)
+                return 0; /* run() refuses it */
+        char *const *env = opts && opts->environ ? opts->environ : environ;
+        _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
+        if (!home || !cwd)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
+                                        "cannot determine the %s directory",
+                                        home ? "current" : "home");
+        return settings_managed_apply(policy, cwd, home,
+                                      opts ? opts->backend : CORDON_BACKEND_AUTO, ret, err);
+}
+
 /* The same stream as Linux's, but without "violation" events: Seatbelt reports its refusals to
  * the system log, not to the process that applied the profile (docs/design/seatbelt.md). A
- * failure ends the stream with "error" (after "killed", the first terminal event stands). */
+ * failure ends the stream with "error" (after "killed", the first terminal event stands). The
+ * managed settings come first, so that the stream's sessionId is the policy's that runs. */
 int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                cordon_run_result *ret, cordon_error *err) {
         cordon_error local = { 0 };
         cordon_error *e = err ? err : &local;
+        _cleanup_(policy_freep) cordon_policy *managed = NULL;
+        int r = apply_managed(policy, opts, &managed, e);
+        if (managed)
+                policy = managed;
         events ev;
         events_init(&ev, opts, policy ? policy->session_id : NULL);
         events_starting(&ev, opts ? opts->backend : CORDON_BACKEND_AUTO);
-        int r = run(policy, argv, opts, &ev, ret, e);
+        if (r >= 0)
+                r = run(policy, argv, opts, &ev, ret, e);
         if (r < 0)
                 events_error(&ev, e);
         return r;

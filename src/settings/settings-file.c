@@ -2,7 +2,8 @@
 /* Reading a settings file from disk, and the ownership check (like doas.conf's): settings that
  * grant authority (a writable path, a domain, an excluded command, ...) are only as trustworthy
  * as whoever can edit the file. A file (or the directory holding it) that other users can modify
- * lets them widen this user's sandbox, so such a file is refused when it grants anything. */
+ * lets them widen this user's sandbox, so such a file is refused when it grants anything; a
+ * managed file, always. */
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
@@ -68,38 +69,50 @@ static int stat_parent(const char *path, struct stat *ret, cordon_error *err) {
         return 0;
 }
 
-/* Refuses a file that grants authority when someone else could have written it. */
+/* Refuses a file that grants authority when someone else could have written it, and a managed
+ * file whenever someone else could have: the administrator's mandate binds every run of every
+ * user (docs/settings.md, "Ownership"), and whoever else can edit it could drop its deny rules
+ * as easily as add a grant, so even a file that only restricts is not the administrator's then. */
 static int refuse_foreign(const settings_file *f, cordon_error *err) {
-        char grant[96];
-        if (!f->have_stat || !settings_file_grants(f, grant, sizeof(grant)))
+        char grant[96], what[160], owner_hint[PATH_MAX + 64];
+        bool managed = f->kind == SETTINGS_LAYER_MANAGED;
+        bool grants = settings_file_grants(f, grant, sizeof(grant));
+        if (!f->have_stat || (!grants && !managed))
                 return 0;
+        if (grants)
+                (void) snprintf(what, sizeof(what), "the settings grant authority (%s)", grant);
+        else
+                (void) snprintf(what, sizeof(what), "managed settings bind every run");
+        if (managed)
+                (void) snprintf(owner_hint, sizeof(owner_hint), "make root its owner: chown root %s",
+                                f->origin);
+        else
+                (void) snprintf(owner_hint, sizeof(owner_hint), "copy it to a file you own");
         uid_t me = geteuid();
         const struct stat *st = &f->st, *dir = &f->dir_st;
         if (st->st_uid != me && st->st_uid != 0)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                        "%s: the settings grant authority (%s) but the file "
-                                        "belongs to uid %u, who could change them; copy it to a "
-                                        "file you own",
-                                        f->origin, grant, (unsigned) st->st_uid);
+                                        "%s: %s but the file belongs to uid %u, who could change "
+                                        "them; %s",
+                                        f->origin, what, (unsigned) st->st_uid, owner_hint);
         if (st->st_mode & (S_IWGRP | S_IWOTH))
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                        "%s: the settings grant authority (%s) but the file is "
-                                        "writable by other users (mode %04o); run chmod go-w %s",
-                                        f->origin, grant, (unsigned) (st->st_mode & 07777),
+                                        "%s: %s but the file is writable by other users (mode "
+                                        "%04o); run chmod go-w %s",
+                                        f->origin, what, (unsigned) (st->st_mode & 07777),
                                         f->origin);
         /* A sticky directory (/tmp, /var/tmp) lets nobody else rename or delete our file. */
         if (dir->st_uid != me && dir->st_uid != 0 && !(dir->st_mode & S_ISVTX))
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                        "%s: the settings grant authority (%s) but the file's "
-                                        "directory belongs to uid %u, who could replace it; "
-                                        "move the file to a directory you own",
-                                        f->origin, grant, (unsigned) dir->st_uid);
+                                        "%s: %s but the file's directory belongs to uid %u, who "
+                                        "could replace it; move the file to a directory you own",
+                                        f->origin, what, (unsigned) dir->st_uid);
         if ((dir->st_mode & (S_IWGRP | S_IWOTH)) && !(dir->st_mode & S_ISVTX))
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                        "%s: the settings grant authority (%s) but the file's "
-                                        "directory is writable by other users (mode %04o), who "
-                                        "could replace it; run chmod go-w on the directory",
-                                        f->origin, grant, (unsigned) (dir->st_mode & 07777));
+                                        "%s: %s but the file's directory is writable by other "
+                                        "users (mode %04o), who could replace it; run chmod go-w "
+                                        "on the directory",
+                                        f->origin, what, (unsigned) (dir->st_mode & 07777));
         return 0;
 }
 

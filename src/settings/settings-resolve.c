@@ -460,6 +460,10 @@ int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **
         int r = settings_new(o->cwd, o->home, &s, err);
         if (r < 0 || (r = load_files(s, o, err)) < 0 || (r = resolve_loaded(s, o, err)) < 0)
                 return r;
+        /* The managed file was consulted (read, or found missing): a launch of this policy must
+         * not read it again, maybe changed since or at another path than o->managed_path, and
+         * stack it a second time (settings-managed.c). Skipped here, they are still to come. */
+        s->resolved->managed_applied = !(o->flags & CORDON_SETTINGS_NO_MANAGED);
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -488,18 +492,30 @@ int settings_resolve_texts(const settings_text *docs, size_t n, const char *cwd,
 
 /* ---- unconfined runs -------------------------------------------------------------------------- */
 
+void settings_switch_where(settings_layer_kind kind, const char *origin,
+                           const settings_switch *sw, char *buf, size_t size) {
+        if (sw->pos.line)
+                (void) snprintf(buf, size, "%s %s:%u:%u (%s: %s)", settings_layer_label(kind),
+                                origin, sw->pos.line, sw->pos.column, sw->key,
+                                sw->value ? "true" : "false");
+        else
+                (void) snprintf(buf, size, "%s %s (%s: %s)", settings_layer_label(kind), origin,
+                                sw->key, sw->value ? "true" : "false");
+}
+
 void settings_describe_switch(const cordon_settings *s, const settings_effective *e, char *buf,
                               size_t size) {
         const settings_layer *l = &s->layers[e->layer];
-        if (e->from->pos.line)
-                (void) snprintf(buf, size, "%s %s:%u:%u (%s: %s)",
-                                settings_layer_label(l->kind), settings_layer_origin(l),
-                                e->from->pos.line, e->from->pos.column, e->from->key,
-                                e->value ? "true" : "false");
-        else
-                (void) snprintf(buf, size, "%s %s (%s: %s)", settings_layer_label(l->kind),
-                                settings_layer_origin(l), e->from->key,
-                                e->value ? "true" : "false");
+        settings_switch_where(l->kind, settings_layer_origin(l), e->from, buf, size);
+}
+
+int settings_refuse_unconfined(const char *what, const char *where, cordon_error *err) {
+        /* The whole point of the switch: no request, however explicit, runs a command outside
+         * the sandbox once it is off. */
+        return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
+                                "%s: unsandboxed commands are forbidden by %s; run the command "
+                                "sandboxed",
+                                what ? what : "an unconfined run", where);
 }
 
 int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
@@ -508,12 +524,7 @@ int cordon_settings_check_unconfined(const cordon_settings *s, const char *what,
                 return 0;
         char where[1024];
         settings_describe_switch(s, &s->allow_unsandboxed, where, sizeof(where));
-        /* The whole point of the switch: no request, however explicit, runs a command outside
-         * the sandbox once it is off. */
-        return cordon_set_error(err, CORDON_POLICY_INVALID, EPERM,
-                                "%s: unsandboxed commands are forbidden by %s; run the command "
-                                "sandboxed",
-                                what ? what : "an unconfined run", where);
+        return settings_refuse_unconfined(what, where, err);
 }
 
 /* ---- accessors ------------------------------------------------------------------------------------ */

@@ -122,6 +122,38 @@ void settings_file_key(const settings_file *f, int field, const char *item, char
 /* The position of a dotted key ("sandbox.env.pass") in f's text; false when unknown. */
 bool settings_file_key_pos(const settings_file *f, const char *key, json_pos *ret);
 
+/* Where a switch was set, for messages: "managed settings /etc/cordon/managed-settings.json:3:5
+ * (allowUnsandboxedCommands: false)" (settings-resolve.c). */
+void settings_switch_where(settings_layer_kind kind, const char *origin,
+                           const settings_switch *sw, char *buf, size_t size);
+/* Refuses an unconfined run (`what`: "--sandbox off", "backend none", ...) that the switch
+ * described by `where` forbids: POLICY_INVALID, EPERM. Returns -EPERM. */
+int settings_refuse_unconfined(const char *what, const char *where, cordon_error *err);
+
+/* ---- the managed settings at a launch (settings-managed.c) -------------------------------------- */
+
+/* Tests only: the managed settings file a launch reads instead of SETTINGS_MANAGED_FILE (NULL:
+ * that one). Set by the white-box test programs, which link the layers themselves
+ * (tests/linux/test-managed.c); nothing in src/ sets it, and libcordon.so does not export it
+ * (src/libcordon.sym: everything not listed is local). No environment variable, file, flag or
+ * option reaches it, so nothing a sandboxed command can write or set points a later launch at a
+ * file of its choosing. cordon_settings_resolve never reads it: its caller names the file
+ * (cordon_settings_options.managed_path). */
+extern const char *settings_managed_test_path;
+
+/* The administrator's managed settings applied at a launch (cordon_run, cordon_spawn,
+ * cordon_session_launch) over the caller's `policy`, with the precedence the resolver gives them
+ * (over every other layer), unless the policy already holds them (managed_applied). The file is
+ * read with the resolver's loader and ownership check; a missing file is nothing. `cwd` and
+ * `home` (absolute) resolve an srt-format file's relative and "~/" paths, as the resolver does.
+ * With allowUnsandboxedCommands false a `backend` CORDON_BACKEND_NONE or a resulting mode
+ * danger-full-access is refused (POLICY_INVALID, EPERM), as cordon_settings_check_unconfined
+ * refuses it for the CLI. *ret: NULL when there is nothing to apply (use `policy`), else a new
+ * policy with them applied, managed_applied set (caller frees). Returns 0 or -errno with `err`
+ * set; an unreadable, invalid or foreign-writable file fails the launch (POLICY_INVALID). */
+int settings_managed_apply(const cordon_policy *policy, const char *cwd, const char *home,
+                           cordon_backend backend, cordon_policy **ret, cordon_error *err);
+
 /* ---- the policy fields, as data (settings-fields.c) ------------------------------------------ */
 
 typedef enum settings_field {

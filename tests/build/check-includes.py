@@ -33,19 +33,22 @@ CASES = [
     # directories, where the kernel's headers of those names are (check-layers.py refuses them).
     ("seatbelt", '#include "linux/sandbox.h"', "missing"),
     ("seatbelt", '#include "run/events.h"', "ok"),  # macOS ends a run through the run core
+    ("seatbelt", '#include "settings/settings.h"', "ok"),  # macOS cordon_run: managed settings
     ("run", '#include "plan/plan.h"', "missing"),    # the run core knows no plan or backend
     ("run", '#include "linux/launch.h"', "missing"),
     ("net", '#include "linux/process.h"', "missing"),  # the proxy does not start processes
     ("net", '#include "plan/plan.h"', "missing"),
     ("net", '#include "report/report.h"', "ok"),
-    ("linux", '#include "settings/settings.h"', "missing"),
+    # The launch applies the managed settings (src/settings/settings-managed.c).
+    ("linux", '#include "settings/settings.h"', "ok"),
+    ("linux", '#include "explain/explain.h"', "missing"),
     ("linux", '#include "seatbelt/seatbelt.h"', "missing"),
     ("linux", '#include "net/proxy.h"', "ok"),
     ("settings", '#include "linux/probe.h"', "missing"),  # settings is platform-neutral
     ("explain", '#include "run/events.h"', "missing"),
     ("cli", '#include "linux/sandbox.h"', "missing"),
     ("cli", '#include "cordon/cordon.h"', "ok"),
-    ("daemon", '#include "settings/settings.h"', "missing"),
+    ("daemon", '#include "explain/explain.h"', "missing"),
     ("daemon", '#include "linux/sandbox.h"', "ok"),
     # Why the views are -iquote and never -I: the kernel's header, not src/linux/seccomp.h.
     ("linux", "#include <linux/seccomp.h>\n#ifndef _LINUX_SECCOMP_H\n"

@@ -6,7 +6,8 @@
  * signalled, one killed; descriptors are handed over and refused; events arrive in order. Warm
  * sessions: one on its own thread, one driven by this program's poll() loop (event-loop mode,
  * output captured to events); commands on a terminal (CORDON_SPAWN_TTY); the policy-checked file
- * operations of a session (cordon_session_fs_*), whose writes its execs see.
+ * operations of a session (cordon_session_fs_*), whose writes its execs see; the managed
+ * settings' opt-out flags.
  *
  *   process-api [WORKDIR]     (default: $CORDON_TEST_TMP, as tests/lib/run-as-user.sh sets it)
  *
@@ -800,6 +801,39 @@ static void test_session_fs(void) {
         cordon_policy_free(pol);
 }
 
+/* ---- the managed settings' opt-outs ---------------------------------------------------- */
+
+/* The flags through the public header: accepted by cordon_spawn and cordon_session_launch, refused
+ * by cordon_session_exec (the session's sandbox settled them at its launch). What they opt out of
+ * is tests/linux/test-managed.c's (it points the launch at a managed file of its own). */
+static void test_managed_opt_out(cordon_policy *pol) {
+        char *argv[] = { "true", NULL };
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.cwd = workdir;
+        o.flags = CORDON_SPAWN_NO_MANAGED_SETTINGS;
+        cordon_process *p = NULL;
+        cordon_error err = { 0 };
+        cordon_run_result res = { 0 };
+        int r = cordon_spawn(pol, argv, &o, &p, &err);
+        check(r == 0 && cordon_process_wait(p, 10000, &res, &err) == 0 && res.exit_code == 0,
+              "cordon_spawn with CORDON_SPAWN_NO_MANAGED_SETTINGS", err.message);
+        cordon_process_free(p);
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.cwd = workdir;
+        so.flags = CORDON_SESSION_NO_MANAGED_SETTINGS;
+        cordon_session *s = NULL;
+        r = cordon_session_launch(pol, &so, &s, &err);
+        check(r == 0, "cordon_session_launch with CORDON_SESSION_NO_MANAGED_SETTINGS",
+              err.message);
+        p = NULL;
+        check(s && cordon_session_exec(s, argv, &o, &p, &err) < 0 && err.code == CORDON_USAGE &&
+                      !p,
+              "cordon_session_exec refuses CORDON_SPAWN_NO_MANAGED_SETTINGS", err.message);
+        cordon_session_destroy(s);
+}
+
 int main(int argc, char **argv) {
         workdir = argc > 1 ? argv[1] : getenv("CORDON_TEST_TMP");
         if (argc > 2 || !workdir || workdir[0] != '/') {
@@ -822,6 +856,7 @@ int main(int argc, char **argv) {
         test_event_loop(pol);
         test_tty(pol);
         test_session_fs();
+        test_managed_opt_out(pol);
         cordon_policy_free(pol);
         printf("%d failed\n", failures);
         return failures ? 1 : 0;

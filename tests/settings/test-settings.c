@@ -555,6 +555,24 @@ static void test_permission_check(void **state) {
                     0666);
         cordon_settings_free(resolve_ok(&f));
 
+        /* Not a managed file: whoever else can edit the administrator's deny rules can drop
+         * them, so it is refused whatever it says. */
+        tmptree_write(f.root, MANAGED, "{\"sandbox\": {\"denyRead\": [\"/var/tmp/s\"]}}", 0666);
+        snprintf(msg, sizeof(msg), "%s: managed settings bind every run but the file is writable "
+                 "by other users (mode 0666); run chmod go-w %s", tmptree_at(f.root, MANAGED),
+                 tmptree_at(f.root, MANAGED));
+        assert_string_equal(resolve_err(&f), msg);
+        assert_int_equal(chmod(tmptree_at(f.root, MANAGED), 0644), 0);
+        cordon_settings_free(resolve_ok(&f));
+        if (geteuid() == 0) {
+                assert_int_equal(chown(tmptree_at(f.root, MANAGED), 65534, 65534), 0);
+                snprintf(msg, sizeof(msg), "%s: managed settings bind every run but the file "
+                         "belongs to uid 65534, who could change them; make root its owner: "
+                         "chown root %s", tmptree_at(f.root, MANAGED), tmptree_at(f.root, MANAGED));
+                assert_string_equal(resolve_err(&f), msg);
+                assert_int_equal(chown(tmptree_at(f.root, MANAGED), 0, 0), 0);
+        }
+
         /* Owned by another (non-root) user. */
         if (geteuid() == 0) {
                 tmptree_write(f.root, "dir/cli.json", grants, 0644);
