@@ -158,7 +158,9 @@ int exec_watch(daemon_t *d, exec_run *x, bool on);
  * and terminal.c: an exec's policy (override and cwd may be NULL), the worker's main and its
  * stdin, the warm session's epoll watch, launch and close, and a session handle as a reply. */
 int exec_resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
-                        cordon_policy **ret, cordon_error *err);
+                        const char *unconfined, cordon_policy **ret, cordon_error *err);
+/* "backend none" for a session whose execs run unconfined, else NULL (exec_resolve_policy). */
+const char *unconfined_what(const session *s);
 _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, int fd,
                                  const strv *widening);
 /* {"error": {"code", "message"}}, a result exec_response() answers as an error. */

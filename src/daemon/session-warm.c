@@ -36,7 +36,7 @@ int host_watch(daemon_t *d, host_link *l, bool on) {
  * session's resolved policy; the launch is answered once the state leaves "created". */
 int host_launch(daemon_t *d, session *s, client *c, uint64_t id, cordon_error *err) {
         cordon_policy *pol = NULL;
-        int r = exec_resolve_policy(d, s, NULL, NULL, &pol, err);
+        int r = exec_resolve_policy(d, s, NULL, NULL, NULL, &pol, err);
         /* The session's id names it in every event of its execs (cordon_session_id()). */
         if (r >= 0 && cordon_policy_set_session_id(pol, s->id) < 0)
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");

@@ -101,7 +101,8 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
         cordon_error err = { 0 };
         cordon_run_result res = { 0 };
         cordon_policy *pol = NULL;
-        int r = exec_resolve_policy(d, s, e->policy_override, e->cwd, &pol, &err);
+        int r = exec_resolve_policy(d, s, e->policy_override, e->cwd, unconfined_what(s), &pol,
+                                    &err);
         /* cordon_run() takes the workspace from the working directory, as `cordon run` does:
          * the session's, never the daemon's (a cold exec would otherwise run in, and may write
          * to, whatever directory cordond was started from). */

@@ -88,9 +88,11 @@ static int random_id(char out[PROTO_ID_MAX + 1]) {
 /* The policy an exec runs under, resolved by the same library call as `cordon run`'s
  * (cordon_settings_resolve, docs/policy.md, "Layers and resolution", and docs/settings.md): managed
  * settings > approved escalation > the session's layer > user > project settings of the session's
- * workspace > deployment default. */
-int exec_resolve_policy(daemon_t *d, const session *s, const char *override,
-                        const char *cwd, cordon_policy **ret, cordon_error *err) {
+ * workspace > deployment default. `unconfined` (NULL for a confined run) names an unconfined one,
+ * which the settings must allow: a resolved policy carries the managed settings, so no launch
+ * enforces their allowUnsandboxedCommands for it — the resolver's caller does, as the CLI does. */
+int exec_resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
+                        const char *unconfined, cordon_policy **ret, cordon_error *err) {
         cordon_policy *esc = NULL;
         int r = 0;
         if (override) {
@@ -107,6 +109,8 @@ int exec_resolve_policy(daemon_t *d, const session *s, const char *override,
                                        .command_line = s->layer, .approved_escalation = esc };
         if (r >= 0)
                 r = cordon_settings_resolve(&so, &st, err);
+        if (r >= 0 && unconfined)
+                r = cordon_settings_check_unconfined(st, unconfined, err);
         if (r >= 0) {
                 *ret = policy_dup(cordon_settings_policy(st));
                 if (!*ret)
@@ -123,14 +127,18 @@ session *session_find(daemon_t *d, const char *id) {
 }
 
 int session_resolve_policy(daemon_t *d, const session *s, cordon_policy **ret, cordon_error *err) {
-        return exec_resolve_policy(d, s, NULL, NULL, ret, err);
+        return exec_resolve_policy(d, s, NULL, NULL, NULL, ret, err);
+}
+
+const char *unconfined_what(const session *s) {
+        return s->backend == CORDON_BACKEND_NONE ? "backend none" : NULL;
 }
 
 /* Validates the session by planning it once: a policy the backend cannot enforce fails here, at
  * launch, rather than at its first exec. */
 static int check_session(daemon_t *d, session *s, cordon_error *err) {
         cordon_policy *res = NULL;
-        int r = exec_resolve_policy(d, s, NULL, NULL, &res, err);
+        int r = exec_resolve_policy(d, s, NULL, NULL, unconfined_what(s), &res, err);
         if (r < 0)
                 return r;
         plan *p = NULL;
@@ -359,7 +367,7 @@ static int override_widening(daemon_t *d, const session *s, const char *override
                                                  "params.policyOverride", err)
                      : -ENOMEM;
         if (r >= 0)
-                r = exec_resolve_policy(d, s, NULL, NULL, &base, err);
+                r = exec_resolve_policy(d, s, NULL, NULL, NULL, &base, err);
         if (r >= 0)
                 r = policy_widening_fields(base, over, out);
         if (r == -ENOMEM)

@@ -231,7 +231,9 @@ static int start_local(daemon_t *d, session *s, exec_run *x, char *const argv[],
         x->local = true;
         cordon_policy *pol = NULL;
         _cleanup_free_ char **env = local_environ();
-        int r = env ? exec_resolve_policy(d, s, NULL, NULL, &pol, err)
+        /* A host shell is an unconfined command: allowUnsandboxedCommands: false forbids it. */
+        int r = env ? exec_resolve_policy(d, s, NULL, NULL, "an unconfined host terminal", &pol,
+                                          err)
                     : cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         if (r >= 0 && cordon_policy_set_session_id(pol, s->id) < 0) /* its events' sessionId */
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");

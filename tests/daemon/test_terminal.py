@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: Apache-2.0
 """session.terminal over cordond's socket with a real interactive program (sh -i in a PTY):
 backend native inside the session's sandbox and backend none (the user's own shell), input,
-resize, close, the refusal of a native terminal a session cannot provide, and `cordon terminal`.
+resize, close, the refusal of a native terminal a session cannot provide, `cordon terminal`, and
+managed settings that forbid unsandboxed commands refusing a host terminal.
 
 Usage: test_terminal.py CORDOND CORDON SCHEMA SOURCE_DIR [unittest args]"""
 import os
 import pty
 import select
+import shutil
 import sys
+import tempfile
 import time
 import unittest
 
@@ -170,6 +173,42 @@ class TerminalTest(td.DaemonTest):
         _, status = os.waitpid(pid, 0)
         os.close(fd)
         self.assertEqual(os.waitstatus_to_exitcode(status), 3, out)
+
+
+class ManagedForbidsUnsandboxed(td.DaemonTest):
+    """allowUnsandboxedCommands: false in the administrator's managed settings: a host terminal
+    and a backend-none session are unconfined commands, refused like `cordon run --sandbox off`
+    (the daemon's policies are resolved, so no launch enforces the switch for them)."""
+
+    open_terminal = TerminalTest.open_terminal
+    control = TerminalTest.control
+    finish = TerminalTest.finish
+
+    @classmethod
+    def setUpClass(cls):
+        cls.managed_dir = tempfile.mkdtemp(prefix="cordon-managed-")
+        path = os.path.join(cls.managed_dir, "managed-settings.json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write('{"allowUnsandboxedCommands": false}\n')
+        cls.daemon_env = {"CORDON_MANAGED_SETTINGS": path}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.managed_dir, ignore_errors=True)
+
+    def test_host_terminal_refused(self):
+        sid = self.launch_warm()
+        _, resp = self.c.request("session.terminal", {"sessionId": sid, "cols": 80, "rows": 24})
+        self.assertError(resp, "POLICY_INVALID", "allowUnsandboxedCommands")
+        rid = self.open_terminal(sid, "native")  # inside the sandbox: allowed
+        self.control("terminal.input", {"terminalId": rid, "data": "exit 4\n"})
+        self.assertEqual(self.finish(rid)["result"]["exitCode"], 4)
+
+    def test_backend_none_session_refused(self):
+        h = self.launch(backend="none")  # a session in state "error", with the reason
+        self.assertEqual(h["state"], "error", h)
+        self.assertEqual(h["error"]["code"], "POLICY_INVALID", h)
+        self.assertIn("allowUnsandboxedCommands", h["error"]["message"])
 
 
 if __name__ == "__main__":
