@@ -151,6 +151,9 @@ CORDON_PUBLIC int cordon_policy_set_host(cordon_policy *p, const char *name, con
 CORDON_PUBLIC int cordon_policy_set_timeout_ms(cordon_policy *p, uint64_t ms);
 CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t bytes);
 CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);
+/* limits.wildcardNames: how many distinct names one wildcard egress entry ("*.example.com") lets
+ * a run resolve, 1..65536 (default 64): each name can carry data to whoever runs the zone's DNS. */
+CORDON_PUBLIC int cordon_policy_set_wildcard_names(cordon_policy *p, uint64_t names);
 CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
 /* The sizes of the sandbox's private /tmp and /dev/shm (tmpfs, 1 MiB to 1 TiB); unset: the
  * built-in defaults (docs/policy.md, "limits"). A full one answers ENOSPC and is reported. */

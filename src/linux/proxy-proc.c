@@ -178,7 +178,7 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         proxy_raise_nofile();
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
-                             .report_fd = report_fd };
+                             .report_fd = report_fd, .wildcard_names = p->net.wildcard_names };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }

@@ -52,16 +52,29 @@ static struct in_addr address_of(uint32_t index) {
         return (struct in_addr) { htonl(NAME_MAP_NET + index) };
 }
 
-int name_map_address(name_map *m, const char *name, struct in_addr *ret) {
+/* The slot of `name`, or the empty slot where it would go (*found says which). */
+static uint32_t slot_of(const name_map *m, const char *name, bool *found) {
         uint32_t h = hash(name) & (SLOTS - 1);
         for (;; h = (h + 1) & (SLOTS - 1)) {
                 uint32_t i = m->slots[h];
-                if (i == 0)
-                        break;
-                if (strcmp(m->names[i - 1], name) == 0) {
-                        *ret = address_of(i);
-                        return 0;
-                }
+                *found = i != 0 && strcmp(m->names[i - 1], name) == 0;
+                if (i == 0 || *found)
+                        return h;
+        }
+}
+
+bool name_map_has(const name_map *m, const char *name) {
+        bool found;
+        (void) slot_of(m, name, &found);
+        return found;
+}
+
+int name_map_address(name_map *m, const char *name, struct in_addr *ret) {
+        bool found;
+        uint32_t h = slot_of(m, name, &found);
+        if (found) {
+                *ret = address_of(m->slots[h]);
+                return 0;
         }
         if (m->n >= NAME_MAP_MAX)
                 return -ENOSPC;

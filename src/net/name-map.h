@@ -24,6 +24,9 @@ void name_map_free(name_map *m);
  * when the run has NAME_MAP_MAX names already, or -ENOMEM. */
 int name_map_address(name_map *m, const char *name, struct in_addr *ret);
 
+/* Whether `name` has an address already (nothing is assigned). */
+bool name_map_has(const name_map *m, const char *name);
+
 /* Whether `a` is in the synthetic range at all (an address there that maps to no name is a
  * connection nothing resolved: refused, never dialled). */
 bool name_map_is_synthetic(struct in_addr a);

@@ -247,6 +247,12 @@ void dial_start(conn *c) {
                 refuse(c, v.rule);
                 return;
         }
+        char why[400];
+        if (c->host.kind == NET_HOST_NAME &&
+            budget_check(c->px, v.rule, c->host.text, why, sizeof(why))) {
+                refuse(c, why);
+                return;
+        }
         struct sockaddr_storage one;
         if (c->host.kind != NET_HOST_NAME) {
                 (void) sockaddr_from_text(c->host.text, &one);

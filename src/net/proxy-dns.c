@@ -57,6 +57,11 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, uint8_t *out, si
                 report_refused(px, h.text, v.rule);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
+        char why[400];
+        if (budget_check(px, v.rule, h.text, why, sizeof(why))) {
+                report_refused(px, h.text, why);
+                return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
+        }
         if (q.qtype != DNS_TYPE_A)
                 return dns_build_response(&q, msg, DNS_RCODE_NOERROR, NULL, 0, 0, out, size);
         struct in_addr a;

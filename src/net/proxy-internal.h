@@ -54,6 +54,7 @@ typedef enum conn_state {
 
 typedef struct proxy proxy;
 typedef struct conn conn;
+typedef struct budget budget;
 
 /* What an epoll event points at: one side of a connection, or a listener. */
 typedef enum ep_kind { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER } ep_kind;
@@ -144,6 +145,7 @@ struct proxy {
          * names it refused (each reported once). */
         struct name_map *names;
         struct name_map *dns_refused;
+        budget *budget;         /* proxy-budget.c */
 };
 
 #define OWN_RELOAD_MS 10000
@@ -202,6 +204,12 @@ void transparent_dial_failed(conn *c, int err, bool resolve_failed);
  * any) queued in to_client. */
 void tunnel_or_inspect(conn *c);
 void inspect_on_event(conn *c, endpoint *e, uint32_t events);
+
+/* proxy-budget.c: whether `name`, allowed by the egress entry `rule`, may be resolved under the
+ * run's wildcard budget; NULL, or the refusal's rule (written into why). */
+int budget_new(budget **ret);
+void budget_free(budget *b);
+const char *budget_check(proxy *px, const char *rule, const char *name, char *why, size_t size);
 
 /* proxy-dns.c: queries on the resolver's socket. */
 void dns_on_readable(proxy *px, endpoint *l);

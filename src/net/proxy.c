@@ -433,6 +433,7 @@ static void shutdown_all(proxy *px) {
         net_local_addrs_free(&px->own);
         name_map_free(px->names);
         name_map_free(px->dns_refused);
+        budget_free(px->budget);
         for (conn *c = px->conns; c; c = c->next)
                 conn_close(c);
         reap(px);
@@ -450,6 +451,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
         int r = name_map_new(&px.names);
         if (r >= 0)
                 r = name_map_new(&px.dns_refused);
+        if (r >= 0)
+                r = budget_new(&px.budget);
         if (r >= 0)
                 r = add_listeners(&px, listen_fds, kinds, n);
         if (r >= 0)

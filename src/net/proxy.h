@@ -44,6 +44,9 @@ typedef struct proxy_config {
         char user[PROXY_CRED_MAX + 1];
         char pass[PROXY_CRED_MAX + 1];
         int report_fd;                   /* REPORT_NET_VIOLATION messages; -1: none */
+        /* Distinct names one wildcard entry lets the run resolve (limits.wildcardNames); 0: no
+         * budget. */
+        uint64_t wildcard_names;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

@@ -127,6 +127,8 @@ static int check_enforceable(const plan_builder *b) {
 
 static int copy_net(const cordon_policy *pol, plan_net *net) {
         net->enabled = pol->network_set ? pol->network_enabled : true;
+        net->wildcard_names = pol->wildcard_names ? pol->wildcard_names
+                                                  : POLICY_DEFAULT_WILDCARD_NAMES;
         int r = strv_extend(&net->allow, &pol->egress_allowlist);
         if (r >= 0)
                 r = strv_extend(&net->deny, &pol->egress_denylist);

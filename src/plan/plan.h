@@ -98,6 +98,7 @@ typedef struct plan_net {
         strv deny;             /* egressDenylist */
         policy_host *hosts;    /* the hosts map */
         size_t n_hosts;
+        uint64_t wildcard_names; /* limits.wildcardNames, the default applied */
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */

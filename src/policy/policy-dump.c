@@ -120,7 +120,8 @@ static json_t *limits_to_json(const cordon_policy *p) {
             put(l, "pids", limit_or_null(p->pids)) &&
             put(l, "cpu", limit_or_null(p->cpu_seconds)) &&
             put(l, "tmpSize", limit_or_null(p->tmp_bytes)) &&
-            put(l, "shmSize", limit_or_null(p->shm_bytes)))
+            put(l, "shmSize", limit_or_null(p->shm_bytes)) &&
+            put(l, "wildcardNames", limit_or_null(p->wildcard_names)))
                 return l;
         json_decref(l);
         return NULL;
@@ -202,7 +203,9 @@ static json_t *limits_layer_to_json(const cordon_policy *p) {
             (!p->pids || put(l, "pids", limit_or_null(p->pids))) &&
             (!p->cpu_seconds || put(l, "cpu", limit_or_null(p->cpu_seconds))) &&
             (!p->tmp_bytes || put(l, "tmpSize", limit_or_null(p->tmp_bytes))) &&
-            (!p->shm_bytes || put(l, "shmSize", limit_or_null(p->shm_bytes))))
+            (!p->shm_bytes || put(l, "shmSize", limit_or_null(p->shm_bytes))) &&
+            (!p->wildcard_names ||
+             put(l, "wildcardNames", limit_or_null(p->wildcard_names))))
                 return l;
         json_decref(l);
         return NULL;
@@ -248,7 +251,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_if(o, "env", p->env_pass.n || p->env_scrub.n || p->n_env_set,
                          env_layer_to_json, p) &&
                   put_if(o, "limits", p->timeout_ms || p->memory_bytes || p->pids ||
-                                              p->cpu_seconds || p->tmp_bytes || p->shm_bytes,
+                                              p->cpu_seconds || p->tmp_bytes || p->shm_bytes ||
+                                              p->wildcard_names,
                          limits_layer_to_json, p) &&
                   put_if(o, "toolCaches", p->tool_caches_set || p->n_tool_caches,
                          tool_caches_layer_json, p);

@@ -525,6 +525,9 @@ static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
                                      "write bytes (1073741824) or a size (\"512M\", \"4G\")" },
         [POLICY_LIMIT_SHM_BYTES] = { POLICY_LIMIT_SHM_BYTES, parse_size, cordon_policy_set_shm_size,
                                      "write bytes (268435456) or a size (\"64M\", \"1G\")" },
+        [POLICY_LIMIT_WILDCARD_NAMES] = { POLICY_LIMIT_WILDCARD_NAMES, NULL,
+                                          cordon_policy_set_wildcard_names,
+                                          "write a number of names, e.g. 64" },
 };
 
 static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
@@ -562,6 +565,10 @@ static int parse_memory(parse_ctx *c, json_t *v, void *target) {
         return parse_limit(c, v, &limit_descs[POLICY_LIMIT_MEMORY_BYTES]);
 }
 
+static int parse_wildcard_names(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_WILDCARD_NAMES]);
+}
+
 static int parse_pids(parse_ctx *c, json_t *v, void *target) {
         return parse_limit(c, v, &limit_descs[POLICY_LIMIT_PIDS]);
 }
@@ -585,6 +592,7 @@ static const field limit_fields[] = {
         { "cpu", parse_cpu, NULL },
         { "tmpSize", parse_tmp_size, NULL },
         { "shmSize", parse_shm_size, NULL },
+        { "wildcardNames", parse_wildcard_names, NULL },
 };
 
 static int parse_limits(parse_ctx *c, json_t *v, void *target) {

@@ -156,6 +156,9 @@ const char *policy_check_limit(policy_limit which, uint64_t v) {
         case POLICY_LIMIT_CPU_SECONDS:
                 return v >= 1 && v <= POLICY_CPU_MAX_S ? NULL
                                                        : "must be between 1 and 2592000 seconds";
+        case POLICY_LIMIT_WILDCARD_NAMES:
+                return v >= 1 && v <= POLICY_WILDCARD_NAMES_MAX ? NULL
+                                                                : "must be between 1 and 65536";
         case POLICY_LIMIT_TMP_BYTES:
         case POLICY_LIMIT_SHM_BYTES:
                 return v >= POLICY_TMPFS_MIN && v <= POLICY_TMPFS_MAX
@@ -571,6 +574,10 @@ int cordon_policy_set_shm_size(cordon_policy *p, uint64_t bytes) {
         return set_limit(p, POLICY_LIMIT_SHM_BYTES, bytes, p ? &p->shm_bytes : NULL);
 }
 
+int cordon_policy_set_wildcard_names(cordon_policy *p, uint64_t names) {
+        return set_limit(p, POLICY_LIMIT_WILDCARD_NAMES, names, p ? &p->wildcard_names : NULL);
+}
+
 /* ---- merging and resolution ----------------------------------------------------------------- */
 
 static int merge_string(char **dst, const char *src) {
@@ -593,9 +600,10 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
             (r = merge_string(&dst->workdir, src->workdir)) < 0)
                 return r;
         const uint64_t *s[] = { &src->timeout_ms, &src->memory_bytes, &src->pids,
-                                &src->cpu_seconds, &src->tmp_bytes, &src->shm_bytes };
+                                &src->cpu_seconds, &src->tmp_bytes, &src->shm_bytes,
+                                &src->wildcard_names };
         uint64_t *d[] = { &dst->timeout_ms, &dst->memory_bytes, &dst->pids, &dst->cpu_seconds,
-                          &dst->tmp_bytes, &dst->shm_bytes };
+                          &dst->tmp_bytes, &dst->shm_bytes, &dst->wildcard_names };
         for (size_t i = 0; i < ELEMENTSOF(s); i++)
                 if (*s[i] != 0)
                         *d[i] = *s[i];

@@ -108,6 +108,9 @@ struct cordon_policy {
          * policy_default_tmp_bytes()/policy_default_shm_bytes()). */
         uint64_t tmp_bytes;
         uint64_t shm_bytes;
+        /* Distinct names one wildcard egress entry may let a run resolve (0: the default,
+         * POLICY_DEFAULT_WILDCARD_NAMES; docs/design/network.md, "Wildcard budget"). */
+        uint64_t wildcard_names;
 };
 
 /* Deep copy of src merged over dst (src wins scalars it sets; lists union; a bind or env.set entry
@@ -145,6 +148,7 @@ typedef enum policy_limit {
         POLICY_LIMIT_CPU_SECONDS,
         POLICY_LIMIT_TMP_BYTES,
         POLICY_LIMIT_SHM_BYTES,
+        POLICY_LIMIT_WILDCARD_NAMES,
         _POLICY_LIMIT_MAX,
 } policy_limit;
 const char *policy_check_limit(policy_limit which, uint64_t v);
@@ -164,6 +168,10 @@ bool policy_tool_caches_on(const cordon_policy *p);
 
 /* The limits a policy that sets none gets (policy-limits.c says why these). */
 #define POLICY_DEFAULT_PIDS 2048ULL
+/* Each name resolved under "*.example.com" can carry some 60 bytes to whoever runs that zone's
+ * DNS; 64 names is more than a toolchain uses under one wildcard and bounds that channel. */
+#define POLICY_DEFAULT_WILDCARD_NAMES 64ULL
+#define POLICY_WILDCARD_NAMES_MAX 65536ULL
 uint64_t policy_default_tmp_bytes(void); /* private /tmp: 2 GiB, at most a quarter of RAM */
 uint64_t policy_default_shm_bytes(void); /* private /dev/shm: 256 MiB, at most a quarter of RAM */
 /* The default policy's denyCreateNames (cordon_policy_new_default()). NULL-terminated. */

@@ -29,6 +29,7 @@ static const struct {
         [SF_CPU] = { "limits.cpu", 0, NULL },
         [SF_TMP_SIZE] = { "limits.tmpSize", 0, NULL },
         [SF_SHM_SIZE] = { "limits.shmSize", 0, NULL },
+        [SF_WILDCARD_NAMES] = { "limits.wildcardNames", 0, NULL },
         [SF_BINDS] = { "bindMounts", 0, NULL },
         [SF_HOSTS] = { "hosts", 0, NULL },
         [SF_ENV_SET] = { "env.set", 0, NULL },
@@ -80,6 +81,7 @@ static uint64_t scalar_number(const cordon_policy *p, settings_field f) {
                : f == SF_CPU    ? p->cpu_seconds
                : f == SF_TMP_SIZE ? p->tmp_bytes
                : f == SF_SHM_SIZE ? p->shm_bytes
+               : f == SF_WILDCARD_NAMES ? p->wildcard_names
                                 : 0;
 }
 
@@ -184,6 +186,8 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
                 r = cordon_policy_set_tmp_size(dst, src->tmp_bytes);
         if (r >= 0 && src->shm_bytes)
                 r = cordon_policy_set_shm_size(dst, src->shm_bytes);
+        if (r >= 0 && src->wildcard_names)
+                r = cordon_policy_set_wildcard_names(dst, src->wildcard_names);
         for (size_t i = 0; r >= 0 && i < src->n_env_set; i++)
                 r = cordon_policy_env_set(dst, src->env_set[i].name, src->env_set[i].value);
         /* toolCaches neither adds a host path nor a destination: the cache root is cordon's

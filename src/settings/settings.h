@@ -169,6 +169,7 @@ typedef enum settings_field {
         SF_CPU,
         SF_TMP_SIZE,
         SF_SHM_SIZE,
+        SF_WILDCARD_NAMES,
         SF_BINDS,
         SF_HOSTS,
         SF_ENV_SET,

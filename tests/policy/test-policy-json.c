@@ -108,6 +108,12 @@ static void test_bad_values(void **state) {
                      "t.json:1:24: key 'limits.shmSize': must be between 1M and 1T bytes");
         expect_error("{\"limits\": {\"tmpsize\": \"1G\"}}",
                      "t.json:1:13: key 'limits.tmpsize': unknown key; did you mean 'tmpSize'?");
+        expect_error("{\"limits\": {\"wildcardNames\": 0}}",
+                     "t.json:1:30: key 'limits.wildcardNames': must be between 1 and 65536");
+        expect_error("{\"limits\": {\"wildcardNames\": 65537}}",
+                     "t.json:1:30: key 'limits.wildcardNames': must be between 1 and 65536");
+        expect_error("{\"limits\": {\"wildcardNames\": \"many\"}}",
+                     "t.json:1:30: key 'limits.wildcardNames': expected an integer");
         expect_error("{\"limits\": {\"pids\": -1}}",
                      "t.json:1:21: key 'limits.pids': must not be negative");
         expect_error("{\"limits\": {\"timeout\": 0}}",
@@ -298,6 +304,11 @@ static void test_every_key(void **state) {
         assert_int_equal(t->tmp_bytes, 512ULL << 20);
         assert_int_equal(t->shm_bytes, 1048576);
         assert_int_equal(q->tmp_bytes, 0);
+        /* The wildcard budget: a count; unset stays 0 (the plan's default, 64). */
+        _cleanup_policy_ cordon_policy *w = cordon_policy_new();
+        assert_int_equal(load(w, "{\"limits\": {\"wildcardNames\": 8}}", &err), 0);
+        assert_int_equal(w->wildcard_names, 8);
+        assert_int_equal(t->wildcard_names, 0);
 }
 
 static char *dump(const cordon_policy *p) {

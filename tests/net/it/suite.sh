@@ -739,6 +739,17 @@ t_dns() {
                 "A 198.18.0.1" - . --allow-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
         net "dns: ... and never forwarded for a name not allowed" 0 "rcode 3" \
                 "leak.example.invalid~not in allowlist" . -- $CLI dns 192.0.2.53 leak.example.invalid
+        # The wildcard budget (limits.wildcardNames): names under one wildcard entry, per run.
+        printf '{"limits": {"wildcardNames": 2}}\n' > "$IT_TMP/wild2.json"
+        net "dns: a third name under one wildcard is past a budget of two" 0 \
+                "A 198.18.0.1 A 198.18.0.2 rcode 3 A 198.18.0.1" "c.wild.test~wildcard budget*" . \
+                --allow-domain '*.wild.test' --policy "$IT_TMP/wild2.json" -- sh -c \
+                "for n in a b c a; do $CLI dns 192.0.2.53 \$n.wild.test; done"
+        printf '{"limits": {"wildcardNames": 1}}\n' > "$IT_TMP/wild1.json"
+        net "dns: the budget holds for names the proxy resolves too" 0 "200/000?403/000?" \
+                "b.example.test:$P~wildcard budget*" . --allow-domain '*.example.test' $LOCAL \
+                $NAMES --policy "$IT_TMP/wild1.json" -- sh -c \
+                "$CURL http://a.example.test:$P/hello/@M@; $CURL http://b.example.test:$P/hello/@M@"
         net "dns: an allowed name denied for every port is NXDOMAIN" 0 "rcode 3" \
                 "a.example.test~a.example.test" . --allow-domain '*.example.test' \
                 --deny-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
