@@ -309,7 +309,7 @@ static void put_chain(batch *bt) {
         batch_next(bt);
 }
 
-static int install_rules(uint16_t tcp_port, uint16_t dns_port) {
+int intercept_rules_install(uint16_t tcp_port, uint16_t dns_port) {
         /* Seven small messages: a page and a half is plenty (the batch refuses to overflow). */
         char buf[8192];
         batch bt = { .b = mnl_nlmsg_batch_start(buf, sizeof(buf)), .seq = (uint32_t) time(NULL) };
@@ -345,5 +345,5 @@ int intercept_install(uint16_t tcp_port, uint16_t dns_port) {
         r = add_default_route(AF_INET6, lo);
         if (r < 0 && r != -EAFNOSUPPORT)
                 return r;
-        return install_rules(tcp_port, dns_port);
+        return intercept_rules_install(tcp_port, dns_port);
 }

@@ -23,3 +23,7 @@
  * Returns 0 or -errno; a failure must fail the launch (the command would otherwise run with
  * clients that ignore proxy variables unable to connect, where the policy promised rules). */
 int intercept_install(uint16_t tcp_port, uint16_t dns_port);
+
+/* The nf_tables part alone (the probe: in a throw-away network namespace, where the routes do
+ * not matter). Returns 0 or -errno. */
+int intercept_rules_install(uint16_t tcp_port, uint16_t dns_port);

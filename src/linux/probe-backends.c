@@ -109,6 +109,10 @@ static void hint_native_missing(const probe_facts *f, char *hint) {
         if (!f->seccomp_addfd_send)
                 hint_add(hint, "no SECCOMP_ADDFD_FLAG_SEND: creation-time name rules cannot be "
                                "enforced; policies that need them are refused");
+        if (!f->nft_nat)
+                hint_add(hint, "no nf_tables NAT in a network namespace (%s): only clients that "
+                               "honour the proxy variables connect, the rest reach nothing",
+                         strerror(f->nft_nat_errno));
         if (f->limits == PROBE_LIMITS_RLIMIT && f->root)
                 hint_add(hint, "no cgroup for limits, and RLIMIT_NPROC does not apply to root: "
                                "policies with limits.pids are refused, and the default process "
@@ -147,7 +151,8 @@ static void eval_native(const probe_facts *f, probe_backend *b) {
  * always "partial". */
 static const char landlock_lacks[] =
         "no PID namespace: other processes show in /proc (not their memory, environment or "
-        "signals); no private /tmp (a private TMPDIR instead); network: TCP to the host-loopback "
+        "signals); no private /tmp (a private TMPDIR instead); network: only clients that honour "
+        "the proxy variables (no namespace to redirect the rest in), TCP to the host-loopback "
         "proxy only, no listening sockets, git over SSH unproxied; names inside secret "
         "directories are listable; entries created after launch in a directory holding a secret "
         "or protected file are out of reach; no new terminals (/dev/pts); limits.pids needs a "
@@ -277,7 +282,7 @@ static json_t *facts_to_json(const probe_facts *f) {
                 (void) snprintf(userns_error, sizeof(userns_error), "%s: %s", f->userns_step,
                                 strerror(f->userns_errno));
         return json_pack("{s:s, s:b, s:b, s:s?, s:o, s:o, s:o, s:i, s:b, s:b, s:b, s:b, s:b, "
-                         "s:s, s:s, s:s, s:b}",
+                         "s:b, s:s, s:s, s:s, s:b}",
                          "release", f->release, "root", f->root, "userNamespaces", f->userns,
                          "userNamespacesError", f->userns ? NULL : userns_error,
                          "maxUserNamespaces", json_sysctl(f->max_user_namespaces),
@@ -287,7 +292,8 @@ static json_t *facts_to_json(const probe_facts *f) {
                          "seccompFilter", f->seccomp_filter, "seccompUserNotif",
                          f->seccomp_user_notif, "seccompWaitKillableRecv",
                          f->seccomp_wait_killable_recv, "seccompAddfdSend", f->seccomp_addfd_send,
-                         "openat2", f->openat2, "cgroup2", probe_cgroup_to_string(f->cgroup2),
+                         "openat2", f->openat2, "nftablesNat", f->nft_nat,
+                         "cgroup2", probe_cgroup_to_string(f->cgroup2),
                          "limits", probe_limits_to_string(f->limits), "limitsDetail",
                          f->limits_detail, "kvm", f->kvm);
 }
@@ -376,6 +382,11 @@ static void facts_to_text(const probe_facts *f, FILE *out) {
                 yes_no(f->seccomp_wait_killable_recv));
         fprintf(out, "  %-28s %s\n", "seccomp ADDFD_FLAG_SEND", yes_no(f->seccomp_addfd_send));
         fprintf(out, "  %-28s %s\n", "openat2", yes_no(f->openat2));
+        if (f->nft_nat)
+                fprintf(out, "  %-28s yes\n", "nf_tables NAT (every TCP)");
+        else
+                fprintf(out, "  %-28s no (%s)\n", "nf_tables NAT (every TCP)",
+                        strerror(f->nft_nat_errno));
         fprintf(out, "  %-28s %s\n", "cgroup v2", probe_cgroup_to_string(f->cgroup2));
         fprintf(out, "  %-28s %s (%s)\n", "limits (memory, pids)", probe_limits_to_string(f->limits),
                 f->limits_detail);

@@ -17,7 +17,9 @@
 #include <sys/wait.h>
 
 #include "linux/cgroup.h"
+#include "linux/intercept.h"
 #include "linux/probe.h"
+#include "net/proxy.h"
 #include "util/uapi.h"
 #include "util/util.h"
 
@@ -322,6 +324,33 @@ static void probe_limits_mechanism(probe_facts *f) {
                                 detail);
 }
 
+typedef struct nat_out {
+        int ok;
+        int err;
+} nat_out;
+
+/* In the child: a user and network namespace of its own (CAP_NET_ADMIN over it) and the native
+ * backend's interception table installed there. The namespace dies with the child. */
+static void nat_child(const void *arg, void *vout) {
+        (void) arg;
+        nat_out *out = vout;
+        int r = unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0 ? -errno : 0;
+        if (r == 0)
+                r = intercept_rules_install(PROXY_TRANSPARENT_PORT, PROXY_DNS_PORT);
+        out->ok = r == 0;
+        out->err = -r;
+}
+
+static int probe_nft_nat(probe_facts *f) {
+        nat_out out = { 0 };
+        int r = run_probe_child(nat_child, NULL, &out, sizeof(out));
+        if (r < 0)
+                return r;
+        f->nft_nat = out.ok;
+        f->nft_nat_errno = out.err;
+        return 0;
+}
+
 int probe_facts_collect(probe_facts *ret) {
         probe_facts f = { .max_user_namespaces = -1 };
         int r = probe_userns(&f);
@@ -332,6 +361,8 @@ int probe_facts_collect(probe_facts *ret) {
                 return r;
         probe_landlock(&f);
         probe_openat2(&f);
+        if ((r = probe_nft_nat(&f)) < 0)
+                return r;
         probe_misc(&f);
         probe_limits_mechanism(&f);
         *ret = f;

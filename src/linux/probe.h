@@ -45,6 +45,10 @@ typedef struct probe_facts {
         bool seccomp_addfd_send;
 
         bool openat2;
+        /* nf_tables NAT in a network namespace of a child's own (linux/intercept.h): the native
+         * backend redirects every TCP client and DNS query to its proxy. */
+        bool nft_nat;
+        int nft_nat_errno;
         probe_cgroup cgroup2;
         probe_limits limits;
         char limits_detail[256];   /* which hierarchy, or why none */

@@ -290,7 +290,7 @@ static probe_facts good_host(void) {
                 .unprivileged_userns_clone = -1, .apparmor_restrict_userns = -1,
                 .landlock_abi = 7, .seccomp_filter = true, .seccomp_user_notif = true,
                 .seccomp_wait_killable_recv = true, .seccomp_addfd_send = true, .openat2 = true,
-                .cgroup2 = PROBE_CGROUP_UNIFIED, .kvm = false, .kvm_errno = ENOENT,
+                .nft_nat = true, .cgroup2 = PROBE_CGROUP_UNIFIED, .kvm = false, .kvm_errno = ENOENT,
         };
 }
 
@@ -358,6 +358,15 @@ static void test_verdict_partial(void **state) {
         assert_int_equal(b[0].status, PROBE_PARTIAL);
         assert_enforces(&b[0], true, false, true, true, true);
         assert_non_null(strstr(b[0].hint, "no SECCOMP_ADDFD_FLAG_SEND"));
+        /* Without nf_tables NAT only proxy-aware clients connect: still confining, partial. */
+        f = good_host();
+        f.nft_nat = false;
+        f.nft_nat_errno = EOPNOTSUPP;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[0].status, PROBE_PARTIAL);
+        assert_enforces(&b[0], true, true, true, true, true);
+        assert_non_null(strstr(b[0].hint, "no nf_tables NAT in a network namespace"));
+        assert_int_equal(probe_default_backend(b), CORDON_BACKEND_NATIVE);
 }
 
 /* limits.memory/limits.pids: a cgroup, or rlimits, which cannot hold root's processes (RLIMIT_NPROC
@@ -482,7 +491,7 @@ static void check_kernel_json(json_t *k) {
                 "release", "root", "userNamespaces", "userNamespacesError", "maxUserNamespaces",
                 "unprivilegedUsernsClone", "apparmorRestrictUnprivilegedUserns", "landlockAbi",
                 "seccompFilter", "seccompUserNotif", "seccompWaitKillableRecv", "seccompAddfdSend",
-                "openat2", "cgroup2", "limits", "limitsDetail", "kvm",
+                "openat2", "nftablesNat", "cgroup2", "limits", "limitsDetail", "kvm",
         };
         assert_keys(k, keys, sizeof(keys) / sizeof(keys[0]));
         assert_int_equal(json_integer_value(json_object_get(k, "landlockAbi")), host.landlock_abi);
@@ -493,6 +502,7 @@ static void check_kernel_json(json_t *k) {
         assert_int_equal(json_is_true(json_object_get(k, "seccompWaitKillableRecv")),
                          host.seccomp_wait_killable_recv);
         assert_int_equal(json_is_true(json_object_get(k, "openat2")), host.openat2);
+        assert_int_equal(json_is_true(json_object_get(k, "nftablesNat")), host.nft_nat);
         assert_string_equal(json_string_value(json_object_get(k, "cgroup2")),
                             probe_cgroup_to_string(host.cgroup2));
         assert_true(host.userns ? json_is_null(json_object_get(k, "userNamespacesError"))
