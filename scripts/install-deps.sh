@@ -13,6 +13,9 @@ pkgs="$pkgs libnftnl-dev libmnl-dev"
 # to (sshd for git over ssh, nc for GIT_SSH_COMMAND's SOCKS5 ProxyCommand, openssl for the test
 # certificate, pip against a local index).
 pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
+# A database client that knows nothing of proxies, against its own server on loopback (the
+# transparent-egress tests: redis-cli to redis-server through the interception).
+pkgs="$pkgs redis-server redis-tools"
 # The compatibility suite (tests/compat): python3 -m venv, npm and npx. Node and npm are taken
 # from Debian unless the machine has them already from elsewhere (NodeSource's nodejs bundles
 # npm; Debian's npm package would conflict with it).

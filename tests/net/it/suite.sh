@@ -35,9 +35,10 @@ CURL="curl -s -o /dev/null --max-time 20 -w %{http_code}/%{http_connect}\n"
 O2="-o /dev/null"
 SRV_PID=
 SSHD_PID=
+REDIS_PID=
 
 stop_servers() {
-        for p in $SRV_PID $SSHD_PID; do kill "$p" 2>/dev/null; done
+        for p in $SRV_PID $SSHD_PID $REDIS_PID; do kill "$p" 2>/dev/null; done
         return 0
 }
 trap stop_servers EXIT
@@ -671,6 +672,30 @@ t_bypass() {
 # judges each as name:port. "a.example.test" is mapped to the host's 127.0.0.1 by NAMES; LOCAL
 # lets the proxy dial that address.
 
+# A database client that knows nothing of proxies (redis-cli) against a redis-server this suite
+# starts on the host's loopback.
+t_redis() {
+        if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+                skip "transparent: redis-cli" "redis-server or redis-cli missing (scripts/install-deps.sh)"
+                return 0
+        fi
+        R=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])')
+        redis-server --port "$R" --bind 127.0.0.1 --save '' --appendonly no \
+                --dir "$SRV" > "$SRV/redis.log" 2>&1 &
+        REDIS_PID=$!
+        for _ in $(seq 50); do redis-cli -p "$R" ping >/dev/null 2>&1 && break; sleep 0.1; done
+        rl="--allow-domain a.example.test:$R --allow-domain 127.0.0.1:$R $NAMES"
+        net "transparent: redis-cli to an allowed name:port" 0 "PONG" - . $rl -- \
+                redis-cli -h a.example.test -p "$R" ping
+        # (redis-cli tries twice: one violation per connection, so the count is not checked.)
+        net "transparent: redis-cli to a port not allowed is reset" "!0" "*" . . \
+                --allow-domain a.example.test:1 \
+                --allow-domain 127.0.0.1:$R $NAMES -- redis-cli -h a.example.test -p "$R" ping
+        kill "$REDIS_PID" 2>/dev/null
+        REDIS_PID=
+}
+
 t_transparent() {
         tr="--allow-domain a.example.test:$P $LOCAL $NAMES"
         net "transparent: curl --noproxy reaches an allowed name:port" 0 "200/000" - + \
@@ -702,6 +727,7 @@ print(o.open('http://a.example.test:$P/hello/@M@', timeout=20).status)"
                 "[2001:db8::1]:81~not in allowlist" . $tr -- $CURL --noproxy '*' "http://[2001:db8::1]:81/@M@"
         net "transparent: a synthetic address nothing resolved is reset" "!0" "000/000" \
                 "198.18.200.1:80~*never gave out" . $tr -- $CURL --noproxy '*' "http://198.18.200.1/@M@"
+        t_redis "$tr"
         # Domain fronting: a connection made by name asks its server for another name.
         net "transparent: HTTP to an allowed name asking for another Host is reset" "!0" \
                 "000/000" "a.example.test:$P~asks for b.example.test*" - $tr -- \
