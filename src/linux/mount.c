@@ -374,3 +374,38 @@ int mount_proc(cordon_error *err) {
                                         strerror(target < 0 ? -target : errno));
         return 0;
 }
+
+int mount_file_over(const char *path, const char *content) {
+        /* Symlinks are followed, as a reader of the path would (resolv.conf is often a link into
+         * /run), but only inside the sandbox's root: after the pivot "/" is that root, and
+         * RESOLVE_IN_ROOT keeps an absolute link from leaving it. */
+        struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+                                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+        _cleanup_close_ int target = (int) syscall(__NR_openat2, AT_FDCWD, path, &how, sizeof(how));
+        if (target < 0)
+                return -errno;
+        struct stat st;
+        if (fstat(target, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode))
+                return -ENOENT; /* not a file there: nothing a reader would take it for */
+        static const char *const opts[] = { "mode", "0755", "size", "65536", NULL };
+        _cleanup_close_ int fs = new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                                               MOUNT_ATTR_NOEXEC);
+        if (fs < 0)
+                return fs;
+        _cleanup_close_ int f = openat(fs, "file", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+        size_t len = strlen(content);
+        if (f < 0 || write(f, content, len) != (ssize_t) len)
+                return f < 0 ? -errno : -EIO;
+        _cleanup_close_ int tree = open_tree(fs, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (tree < 0)
+                return -errno;
+        int r = set_attr(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                       MOUNT_ATTR_NOEXEC, 0, false);
+        if (r < 0)
+                return r;
+        if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                return -errno;
+        return 0;
+}

@@ -14,3 +14,8 @@ int mount_build_root(const plan *p, cordon_error *err);
 /* Mounts a fresh procfs for the caller's PID namespace at /proc (called by the namespace's init,
  * before it drops its capabilities). */
 int mount_proc(cordon_error *err);
+
+/* After the pivot: a read-only file holding `content` over the file `path` names in the new
+ * root (its symlinks followed there, never past it). 0, -ENOENT when there is no such file (then
+ * nothing is mounted), or -errno. */
+int mount_file_over(const char *path, const char *content);

@@ -210,6 +210,11 @@ static int loopback_up(void) {
         return 0;
 }
 
+/* What the command's resolver reads: the proxy's resolver on the namespace's loopback
+ * (src/net/proxy-dns.c), nothing else. */
+#define SANDBOX_RESOLV_CONF "# cordon: the sandbox's resolver answers only names its egress rules allow\n" \
+                            "nameserver 127.0.0.1\n"
+
 static void enter_namespaces(const plan *p, int report_fd) {
         uid_t uid = getuid();
         gid_t gid = getgid();
@@ -243,6 +248,16 @@ static void enter_namespaces(const plan *p, int report_fd) {
                 fail(report_fd, CORDON_LAUNCH_FAILED, r,
                      "cannot install the egress interception rules in the sandbox's network "
                      "namespace");
+        /* The sandbox's own resolver, and no search domains: the host's would make every
+         * lookup of a name not allowed ask for NAME.SEARCH too (each refused, each reported), and
+         * name internal domains the sandbox cannot reach anyway. Queries to any other server are
+         * redirected all the same (intercept.h); this only spares them. */
+        if (r >= 0) {
+                r = mount_file_over("/etc/resolv.conf", SANDBOX_RESOLV_CONF);
+                if (r < 0 && r != -ENOENT)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                             "cannot mount the sandbox's /etc/resolv.conf");
+        }
 }
 
 typedef struct monitor_ctx {

@@ -765,6 +765,8 @@ t_dns() {
                 "A 198.18.0.1" - . --allow-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
         net "dns: ... and never forwarded for a name not allowed" 0 "rcode 3" \
                 "leak.example.invalid~not in allowlist" . -- $CLI dns 192.0.2.53 leak.example.invalid
+        net "dns: the sandbox's resolv.conf names its own resolver only (no search domains)" 0 \
+                "nameserver 127.0.0.1" - . -- sh -c "grep -v '^#' /etc/resolv.conf"
         # The wildcard budget (limits.wildcardNames): names under one wildcard entry, per run.
         printf '{"limits": {"wildcardNames": 2}}\n' > "$IT_TMP/wild2.json"
         net "dns: a third name under one wildcard is past a budget of two" 0 \
