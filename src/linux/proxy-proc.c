@@ -38,7 +38,11 @@ static int listen_on(int family, int type, uint16_t port) {
         if (fd < 0)
                 return -errno;
         int one = 1;
-        (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        /* Not for the resolver's UDP socket: there SO_REUSEADDR would let a second socket with
+         * it share the port and take the queries (the command could not bind 53 anyway, it holds
+         * no capability, but nothing is gained by allowing it). */
+        if (type == SOCK_STREAM)
+                (void) setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
         struct sockaddr_storage ss = { 0 };
         socklen_t len;
         if (family == AF_INET) {
