@@ -61,7 +61,7 @@ static input split(const uint8_t *data, size_t size) {
 /* The same input fed one byte at a time: NULL when refused. */
 static char *bytewise_json(const input *in) {
         cordon_explanation *x = NULL;
-        if (cordon_explanation_new(&x) < 0)
+        if (cordon_explanation_new(&x, NULL) < 0)
                 broken("out of memory");
         int r = 0;
         for (size_t i = 0; r >= 0 && i < in->events_len; i++)

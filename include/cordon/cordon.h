@@ -28,6 +28,11 @@
  * the closed set below and a message that says what failed and how to fix it. The library never
  * prints and never exits.
  *
+ * Every call that makes an object (cordon_policy_new(), cordon_explanation_new(),
+ * cordon_probe_run(), cordon_spawn(), ...) has the shape `int f(..., cordon_X **ret,
+ * cordon_error *err)`: 0 with *ret the new object, which the caller frees with its _free() (or
+ * _destroy()), or a negative errno with `err` set and *ret NULL.
+ *
  * Strings passed in are copied; strings returned with "caller frees" must be released with free().
  */
 #ifndef CORDON_CORDON_H
@@ -95,8 +100,9 @@ CORDON_PUBLIC const char *cordon_mode_to_string(cordon_mode mode);
 typedef struct cordon_policy cordon_policy;
 
 /* An empty policy layer: nothing set. Used for session and escalation layers. Caller frees with
- * cordon_policy_free(). Returns NULL only on allocation failure. */
-CORDON_PUBLIC cordon_policy *cordon_policy_new(void);
+ * cordon_policy_free(). Fails only for a NULL `ret` (-EINVAL, CORDON_USAGE) or out of memory
+ * (-ENOMEM, CORDON_LAUNCH_FAILED). */
+CORDON_PUBLIC int cordon_policy_new(cordon_policy **ret, cordon_error *err);
 
 /* The built-in deployment default (the "embedded default"): workspace = cwd (writable), the rest of
  * the filesystem readable, the secret set unreadable, the mandatory write-deny set inside every
@@ -771,8 +777,8 @@ typedef struct cordon_explained_violation {
  * stays bounded whatever the inputs' size. */
 typedef struct cordon_explanation cordon_explanation;
 
-/* Caller frees with cordon_explanation_free(). Returns 0 or -ENOMEM. */
-CORDON_PUBLIC int cordon_explanation_new(cordon_explanation **ret);
+/* Caller frees with cordon_explanation_free(). Returns 0 or -ENOMEM (CORDON_LAUNCH_FAILED). */
+CORDON_PUBLIC int cordon_explanation_new(cordon_explanation **ret, cordon_error *err);
 CORDON_PUBLIC void cordon_explanation_free(cordon_explanation *x);
 
 /* Feeds bytes of an events stream (what cordon_run's on_event produced, or a `cordon run

@@ -83,8 +83,9 @@ static int print_out(char *s) {
 
 int cli_cmd_explain(const cli_args *a) {
         cordon_explanation *x = NULL;
-        if (cordon_explanation_new(&x) < 0)
-                return fatal_code(CORDON_LAUNCH_FAILED, "out of memory");
+        cordon_error err = { 0 };
+        if (cordon_explanation_new(&x, &err) < 0)
+                return cli_fatal(&err);
         int status = 0;
         if (a->events_path || a->events_fd >= 0)
                 status = feed_input(x, "--events", a->events_path, a->events_fd, feed_events);
@@ -92,7 +93,6 @@ int cli_cmd_explain(const cli_args *a) {
                 status = feed_input(x, "--stderr", a->stderr_path, -1, feed_stderr);
         if (status == 0 && a->status_set)
                 (void) cordon_explanation_set_exit_status(x, a->status); /* 0-255: args.c */
-        cordon_error err = { 0 };
         if (status == 0 && cordon_explanation_finish(x, &err) < 0)
                 status = cli_fatal(&err);
         if (status == 0 && a->json) {
@@ -153,9 +153,14 @@ cli_run_report *cli_run_report_new(const cli_args *a, cordon_event_fn inner, voi
         if (!want_json && !tty_lines)
                 return NULL;
         cli_run_report *r = calloc(1, sizeof(*r));
-        if (!r || cordon_explanation_new(&r->x) < 0) {
-                free(r);
+        if (!r) {
                 *status = fatal_code(CORDON_LAUNCH_FAILED, "out of memory");
+                return NULL;
+        }
+        cordon_error err = { 0 };
+        if (cordon_explanation_new(&r->x, &err) < 0) {
+                free(r);
+                *status = cli_fatal(&err);
                 return NULL;
         }
         *r = (cli_run_report) { .inner = inner, .inner_userdata = inner_userdata, .x = r->x,

@@ -247,6 +247,9 @@ const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend
 /* ---- Public API --------------------------------------------------------------------------- */
 
 int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_probe_run: ret is NULL");
+        *ret = NULL;
         const probe_facts *facts;
         int r = probe_facts_get(&facts);
         if (r < 0)

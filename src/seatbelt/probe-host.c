@@ -21,6 +21,9 @@ static bool executable_file(const char *path) {
 }
 
 int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_probe_run: ret is NULL");
+        *ret = NULL;
         cordon_probe *p = calloc(1, sizeof(*p));
         if (!p)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "probe: out of memory");

@@ -460,7 +460,7 @@ static void test_sigsys_hint(void **state) {
 static void test_split_anywhere(void **state) {
         const char *ev = STARTING READY ENV_RULE EXIT(1);
         cordon_explanation *x = NULL;
-        assert_int_equal(cordon_explanation_new(&x), 0);
+        assert_int_equal(cordon_explanation_new(&x, NULL), 0);
         for (const char *p = ev; *p; p++)
                 assert_int_equal(cordon_explanation_add_events(x, p, 1, NULL), 0);
         const char *e = "a: Permission denied\n";
@@ -511,7 +511,7 @@ static void test_last_run_wins(void **state) {
 
 static void test_storm_is_bounded(void **state) {
         cordon_explanation *x = NULL;
-        assert_int_equal(cordon_explanation_new(&x), 0);
+        assert_int_equal(cordon_explanation_new(&x, NULL), 0);
         assert_int_equal(cordon_explanation_add_events(x, STARTING, strlen(STARTING), NULL), 0);
         for (int i = 0; i < 100000; i++)
                 assert_int_equal(cordon_explanation_add_events(x, ENV_RULE, strlen(ENV_RULE),

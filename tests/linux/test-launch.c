@@ -164,8 +164,8 @@ static void test_explicit_backend_never_steps_down(void **state) {
 static void test_per_call_policies(void **state) {
         (void) state;
         cordon_policy *def = default_policy();
-        cordon_policy *ro = cordon_policy_new();
-        assert_non_null(ro);
+        cordon_policy *ro = NULL;
+        assert_int_equal(cordon_policy_new(&ro, NULL), 0);
         assert_int_equal(cordon_policy_set_mode(ro, CORDON_MODE_READ_ONLY), 0);
         cordon_policy *ro_resolved = NULL, *rw_resolved = NULL;
         cordon_error err = { 0 };
@@ -180,7 +180,8 @@ static void test_per_call_policies(void **state) {
         assert_int_equal(access("ro.txt", F_OK), -1);
         assert_int_equal(access("rw.txt", F_OK), 0);
         /* An approved escalation widens a read-only session for one call only. */
-        cordon_policy *esc = cordon_policy_new(), *esc_resolved = NULL;
+        cordon_policy *esc = NULL, *esc_resolved = NULL;
+        assert_int_equal(cordon_policy_new(&esc, NULL), 0);
         assert_int_equal(cordon_policy_set_mode(esc, CORDON_MODE_WORKSPACE_WRITE), 0);
         assert_int_equal(cordon_policy_resolve(def, ro, esc, &esc_resolved, &err), 0);
         assert_int_equal(run(esc_resolved, "echo x > esc.txt", &o, &res, &err), 0);

@@ -356,7 +356,8 @@ static void test_resolved_policy_not_applied_twice(void **state) {
         assert_int_equal(run_read(copy, &err), 0);
         cordon_policy_free(copy);
         /* A layer over it could override what the managed settings set: they apply again. */
-        cordon_policy *layer = cordon_policy_new(), *over = NULL;
+        cordon_policy *layer = NULL, *over = NULL;
+        assert_int_equal(cordon_policy_new(&layer, NULL), 0);
         assert_int_equal(cordon_policy_set_timeout_ms(layer, 60000), 0);
         assert_int_equal(cordon_policy_resolve(resolved, layer, NULL, &over, &err), 0);
         assert_unread(run_read(over, &err));

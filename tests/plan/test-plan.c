@@ -544,7 +544,7 @@ static void test_unenforceable(void **state) {
         cordon_error err = { 0 };
         plan *pl = NULL;
         /* networkEnabled unset means true (docs/policy.md): the proxy enforces it. */
-        _cleanup_policy_ cordon_policy *a = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *a = test_policy_new();
         assert_int_equal(cordon_policy_add_bind(a, P("ws"), false), 0);
         plan *pa = build_ok(a, P("ws"));
         assert_true(pa->net.enabled);
