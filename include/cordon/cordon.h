@@ -31,7 +31,11 @@
  * Every call that makes an object (cordon_policy_new(), cordon_explanation_new(),
  * cordon_probe_run(), cordon_spawn(), ...) has the shape `int f(..., cordon_X **ret,
  * cordon_error *err)`: 0 with *ret the new object, which the caller frees with its _free() (or
- * _destroy()), or a negative errno with `err` set and *ret NULL.
+ * _destroy()), or a negative errno with `err` set and *ret NULL. Every call that writes an object
+ * out (cordon_policy_to_json(), cordon_probe_to_text(), ...) has the shape `int
+ * cordon_X_to_FORMAT(const cordon_X *x, ..., char **ret, cordon_error *err)`: 0 with *ret the text
+ * (NUL-terminated; the caller frees it with free()), or a negative errno with `err` set and *ret
+ * NULL.
  *
  * Strings passed in are copied; strings returned with "caller frees" must be released with free().
  */
@@ -811,9 +815,12 @@ CORDON_PUBLIC const cordon_explained_violation *
 cordon_explanation_violation(const cordon_explanation *x, size_t i);
 
 /* The verdict as one JSON object (schema in docs/explain.md; the same object `cordon run --json`
- * writes), or as text for people. Caller frees; NULL before finish() or on allocation failure. */
-CORDON_PUBLIC char *cordon_explanation_to_json(const cordon_explanation *x);
-CORDON_PUBLIC char *cordon_explanation_to_text(const cordon_explanation *x);
+ * writes), or as text for people. Caller frees *ret. Fails with -EINVAL (CORDON_USAGE) before a
+ * successful finish(), -ENOMEM (CORDON_LAUNCH_FAILED) out of memory. */
+CORDON_PUBLIC int cordon_explanation_to_json(const cordon_explanation *x, char **ret,
+                                             cordon_error *err);
+CORDON_PUBLIC int cordon_explanation_to_text(const cordon_explanation *x, char **ret,
+                                             cordon_error *err);
 
 /* One call for whole buffers: events (may be NULL), exit_status (< 0: unknown), stderr (may be
  * NULL). On success *ret is finished; caller frees. Errors as above. */
@@ -828,9 +835,9 @@ typedef struct cordon_probe cordon_probe;
 /* Probes the host once (user namespaces, Landlock ABI, seccomp user notification, KVM). */
 CORDON_PUBLIC int cordon_probe_run(cordon_probe **ret, cordon_error *err);
 CORDON_PUBLIC void cordon_probe_free(cordon_probe *probe);
-/* Caller frees. */
-CORDON_PUBLIC char *cordon_probe_to_json(const cordon_probe *probe);
-CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
+/* What the probe found, as JSON (`cordon probe --json`) or as text. Caller frees *ret. */
+CORDON_PUBLIC int cordon_probe_to_json(const cordon_probe *probe, char **ret, cordon_error *err);
+CORDON_PUBLIC int cordon_probe_to_text(const cordon_probe *probe, char **ret, cordon_error *err);
 
 /* ---- Settings files (docs/settings.md; docs/settings.md) ----------------------------------------
  * */
@@ -964,9 +971,10 @@ CORDON_PUBLIC int cordon_settings_match_excluded(const cordon_settings *s, char 
                                                  const char **ret_refusal);
 
 /* The resolved policy with the file and key each value came from, the switches, the excluded
- * commands and the ignored settings: as JSON (`json`) or as text. Caller frees *ret. */
-CORDON_PUBLIC int cordon_settings_explain(const cordon_settings *s, bool json, char **ret,
-                                          cordon_error *err);
+ * commands and the ignored settings (`cordon policy show --explain`): as JSON or as text. Caller
+ * frees *ret. */
+CORDON_PUBLIC int cordon_settings_to_json(const cordon_settings *s, char **ret, cordon_error *err);
+CORDON_PUBLIC int cordon_settings_to_text(const cordon_settings *s, char **ret, cordon_error *err);
 
 /* Reads a settings file of either format and returns the equivalent cordon-format settings
  * document (JSON text, caller frees). Relative srt paths resolve against `cwd`, "~/" against

@@ -271,7 +271,9 @@ static int print_out(const char *s, bool newline) {
 int cli_settings_show(const cli_args *a, const cordon_settings *s) {
         cordon_error err = { 0 };
         char *text = NULL;
-        if (cordon_settings_explain(s, a->json, &text, &err) < 0)
+        int r = a->json ? cordon_settings_to_json(s, &text, &err)
+                        : cordon_settings_to_text(s, &text, &err);
+        if (r < 0)
                 return cli_fatal(&err);
         int status = print_out(text, a->json);
         free(text);

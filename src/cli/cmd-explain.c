@@ -81,6 +81,22 @@ static int print_out(char *s) {
         return status;
 }
 
+/* The verdict as `cordon explain` prints it: the JSON object on a line of its own, or the text. */
+static int print_verdict(const cordon_explanation *x, bool json) {
+        cordon_error err = { 0 };
+        char *text = NULL, *line = NULL;
+        int r = json ? cordon_explanation_to_json(x, &text, &err)
+                     : cordon_explanation_to_text(x, &text, &err);
+        if (r < 0)
+                return cli_fatal(&err);
+        if (!json)
+                return print_out(text);
+        if (asprintf(&line, "%s\n", text) < 0)
+                line = NULL;
+        free(text);
+        return print_out(line);
+}
+
 int cli_cmd_explain(const cli_args *a) {
         cordon_explanation *x = NULL;
         cordon_error err = { 0 };
@@ -95,14 +111,8 @@ int cli_cmd_explain(const cli_args *a) {
                 (void) cordon_explanation_set_exit_status(x, a->status); /* 0-255: args.c */
         if (status == 0 && cordon_explanation_finish(x, &err) < 0)
                 status = cli_fatal(&err);
-        if (status == 0 && a->json) {
-                char *json = cordon_explanation_to_json(x), *line = NULL;
-                if (json && asprintf(&line, "%s\n", json) < 0)
-                        line = NULL;
-                free(json);
-                status = print_out(line);
-        } else if (status == 0)
-                status = print_out(cordon_explanation_to_text(x));
+        if (status == 0)
+                status = print_verdict(x, a->json);
         cordon_explanation_free(x);
         return status;
 }
@@ -200,11 +210,11 @@ static void print_tty_lines(const cordon_explanation *x) {
 }
 
 static void write_summary(cli_run_report *r) {
-        char *json = cordon_explanation_to_json(r->x), *line = NULL;
-        if (json && asprintf(&line, "%s\n", json) < 0)
-                line = NULL;
+        char *json = NULL, *line = NULL;
+        int e = -cordon_explanation_to_json(r->x, &json, NULL); /* 0 or an errno */
+        if (e == 0 && asprintf(&line, "%s\n", json) < 0)
+                e = ENOMEM;
         free(json);
-        int e = line ? 0 : ENOMEM;
         for (size_t off = 0, len = line ? strlen(line) : 0; e == 0 && off < len;) {
                 ssize_t n = cli_write_nosigpipe(r->json_fd, line + off, len - off);
                 if (n < 0 && errno == EINTR)

@@ -63,8 +63,12 @@ static int cmd_probe(const cli_args *a) {
         cordon_probe *probe = NULL;
         if (cordon_probe_run(&probe, &err) < 0)
                 return fatal(&err);
-        char *s = a->json ? cordon_probe_to_json(probe) : cordon_probe_to_text(probe);
+        char *s = NULL;
+        int r = a->json ? cordon_probe_to_json(probe, &s, &err)
+                        : cordon_probe_to_text(probe, &s, &err);
         cordon_probe_free(probe);
+        if (r < 0)
+                return fatal(&err);
         int status = print_text(s);
         if (status == 0 && a->json)
                 status = print_text("\n");
