@@ -274,13 +274,17 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *                                                           docs/events.schema.json: the same code and
  *                                                           message as the cordon_error)
  * A callback rather than a descriptor: the library never writes to a file it was not asked to,
- * and a zero-initialized options struct (on_event NULL) means no events. */
+ * and options fresh from cordon_run_options_init() (on_event NULL) mean no events. */
 typedef void (*cordon_event_fn)(void *userdata, const char *line, size_t len);
 
 #define CORDON_CAPTURE_STDOUT (1u << 0)
 #define CORDON_CAPTURE_STDERR (1u << 1)
 
+/* Options of cordon_run(). Initialize with cordon_run_options_init(), which sets `size` (the
+ * struct may grow in later releases; the library reads only the fields `size` covers, as for
+ * cordon_spawn_options). */
 typedef struct cordon_run_options {
+        size_t size;
         cordon_backend backend;
         char *const *environ;   /* the environment to filter for the command; NULL = environ */
         cordon_violation_fn on_violation; /* may be NULL; called from cordon_run's thread */
@@ -304,6 +308,10 @@ typedef struct cordon_run_options {
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
 } cordon_run_options;
 
+/* Sets every field to its default (AUTO, no callbacks, no cancel_fd, no capture) and `size` to
+ * sizeof(cordon_run_options). */
+CORDON_PUBLIC void cordon_run_options_init(cordon_run_options *opts);
+
 typedef struct cordon_run_result {
         cordon_backend backend; /* the backend actually used */
         int wait_status;        /* raw wait(2) status of the command */
@@ -314,7 +322,10 @@ typedef struct cordon_run_result {
 /* Runs argv[0] (searched in the sandbox's PATH) under `policy`, with the caller's fds 0-2, and
  * waits for it. Returns 0 when the command ran (whatever its status), or a negative errno with
  * `err` set when the sandbox could not be built or the command could not be executed: then nothing
- * of the command ran unconfined.
+ * of the command ran unconfined. `opts` may be NULL (the defaults); options whose `size` is not
+ * set, or that carry a field this library does not know (non-zero bytes beyond the size it
+ * knows: a program built against a newer header), are refused with CORDON_USAGE before anything
+ * runs and before any event.
  *
  * Managed settings (docs/settings.md, "Library callers"): every launch — cordon_run(),
  * cordon_spawn(), cordon_session_launch() — applies the administrator's

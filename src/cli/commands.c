@@ -317,15 +317,15 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         if (reason)
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                                 "%s\n", reason);
-        cordon_run_options opts = {
-                .backend = backend,
-                .environ = environ,
-                /* The report, when there is one, feeds the decoder and passes each line on. */
-                .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
-                .event_userdata = report ? (void *) report : (void *) &sink,
-                .capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0,
-                .on_backend_note = backend_note,
-        };
+        cordon_run_options opts;
+        cordon_run_options_init(&opts);
+        opts.backend = backend;
+        opts.environ = environ;
+        /* The report, when there is one, feeds the decoder and passes each line on. */
+        opts.on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL;
+        opts.event_userdata = report ? (void *) report : (void *) &sink;
+        opts.capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0;
+        opts.on_backend_note = backend_note;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */
