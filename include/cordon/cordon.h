@@ -35,7 +35,7 @@
  * out (cordon_policy_to_json(), cordon_probe_to_text(), ...) has the shape `int
  * cordon_X_to_FORMAT(const cordon_X *x, ..., char **ret, cordon_error *err)`: 0 with *ret the text
  * (NUL-terminated; the caller frees it with free()), or a negative errno with `err` set and *ret
- * NULL.
+ * NULL. tests/build/check-api-shape.py holds every declaration below to both shapes.
  *
  * Strings passed in are copied; strings returned with "caller frees" must be released with free().
  */
