@@ -655,6 +655,7 @@ static void test_json_output(void **state) {
         assert_int_equal(cordon_policy_add_bind(pol, "/", false), 0);
         assert_true(cordon_policy_to_json(pol, CORDON_JSON_WITH_PLAN, env2, &out, &err) < 0);
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_null(out); /* not the freed text of the call before */
 }
 
 /* A '[' or '\\' in a workspace path is part of a name, not glob syntax: every rule must still

@@ -351,6 +351,7 @@ static void test_public_api(void **state) {
         opts.tmpdir = "relative";
         assert_true(cordon_policy_to_seatbelt(def, &opts, &text, &err) < 0);
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_null(text); /* not the freed profile of the call before */
         cordon_policy_free(def);
         free(home);
         free(cwd);
