@@ -61,7 +61,7 @@ static input split(const uint8_t *data, size_t size) {
 /* The same input fed one byte at a time: NULL when refused. */
 static char *bytewise_json(const input *in) {
         cordon_explanation *x = NULL;
-        if (cordon_explanation_new(&x) < 0)
+        if (cordon_explanation_new(&x, NULL) < 0)
                 broken("out of memory");
         int r = 0;
         for (size_t i = 0; r >= 0 && i < in->events_len; i++)
@@ -72,7 +72,9 @@ static char *bytewise_json(const input *in) {
                 r = cordon_explanation_set_exit_status(x, in->status);
         if (r >= 0)
                 r = cordon_explanation_finish(x, NULL);
-        char *json = r >= 0 ? cordon_explanation_to_json(x) : NULL;
+        char *json = NULL;
+        if (r >= 0 && cordon_explanation_to_json(x, &json, NULL) < 0)
+                broken("a finished explanation without its JSON");
         cordon_explanation_free(x);
         return json;
 }
@@ -114,7 +116,10 @@ static int explain_checked(const uint8_t *data, size_t size) {
                         broken("a refusal without its code or message");
                 return r;
         }
-        char *json = cordon_explanation_to_json(x), *text = cordon_explanation_to_text(x);
+        char *json = NULL, *text = NULL;
+        if (cordon_explanation_to_json(x, &json, NULL) < 0 ||
+            cordon_explanation_to_text(x, &text, NULL) < 0)
+                broken("a finished explanation that cannot be written out");
         check_json(json);
         check_text(text);
         if (size <= 8192) {

@@ -48,17 +48,19 @@ static char *inner_policy(const char *out) {
 
 /* Returns the load result (0 or -errno) so the corpus runner can check it. */
 static int run_one(const uint8_t *data, size_t size, cordon_error *err) {
-        cordon_policy *p = cordon_policy_new();
-        if (!p)
-                return -ENOMEM;
-        int r = cordon_policy_load_string(p, (const char *) data, size, "fuzz", err);
+        cordon_policy *p = NULL;
+        int r = cordon_policy_new(&p, err);
+        if (r < 0)
+                return r;
+        r = cordon_policy_load_string(p, (const char *) data, size, "fuzz", err);
         if (r == 0) {
                 char *first = dump(p), *text = inner_policy(first);
-                cordon_policy *q = cordon_policy_new();
+                cordon_policy *q = NULL;
                 cordon_error err2;
-                if (!q || cordon_policy_load_string(q, text, strlen(text), "dump", &err2) < 0) {
-                        fprintf(stderr, "printed policy does not load: %s\n%s\n",
-                                q ? err2.message : "ENOMEM", text);
+                if (cordon_policy_new(&q, &err2) < 0 ||
+                    cordon_policy_load_string(q, text, strlen(text), "dump", &err2) < 0) {
+                        fprintf(stderr, "printed policy does not load: %s\n%s\n", err2.message,
+                                text);
                         abort();
                 }
                 free(text);

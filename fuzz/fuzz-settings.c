@@ -155,8 +155,8 @@ static char *policy_text(const cordon_policy *p) {
 static void check_explain(const cordon_settings *s) {
         char *text = NULL, *js = NULL;
         cordon_error err = { 0 };
-        if (cordon_settings_explain(s, false, &text, &err) < 0 ||
-            cordon_settings_explain(s, true, &js, &err) < 0)
+        if (cordon_settings_to_text(s, &text, &err) < 0 ||
+            cordon_settings_to_json(s, &js, &err) < 0)
                 die("explain failed: %s", err.message);
         json_t *root = json_loads(js, 0, NULL);
         char *a = root ? json_dumps(json_object_get(root, "policy"), JSON_COMPACT) : NULL;

@@ -28,6 +28,15 @@
  * the closed set below and a message that says what failed and how to fix it. The library never
  * prints and never exits.
  *
+ * Every call that makes an object (cordon_policy_new(), cordon_explanation_new(),
+ * cordon_probe_run(), cordon_spawn(), ...) has the shape `int f(..., cordon_X **ret,
+ * cordon_error *err)`: 0 with *ret the new object, which the caller frees with its _free() (or
+ * _destroy()), or a negative errno with `err` set and *ret NULL. Every call that writes an object
+ * out (cordon_policy_to_json(), cordon_probe_to_text(), ...) has the shape `int
+ * cordon_X_to_FORMAT(const cordon_X *x, ..., char **ret, cordon_error *err)`: 0 with *ret the text
+ * (NUL-terminated; the caller frees it with free()), or a negative errno with `err` set and *ret
+ * NULL. tests/build/check-api-shape.py holds every declaration below to both shapes.
+ *
  * Strings passed in are copied; strings returned with "caller frees" must be released with free().
  */
 #ifndef CORDON_CORDON_H
@@ -95,8 +104,9 @@ CORDON_PUBLIC const char *cordon_mode_to_string(cordon_mode mode);
 typedef struct cordon_policy cordon_policy;
 
 /* An empty policy layer: nothing set. Used for session and escalation layers. Caller frees with
- * cordon_policy_free(). Returns NULL only on allocation failure. */
-CORDON_PUBLIC cordon_policy *cordon_policy_new(void);
+ * cordon_policy_free(). Fails only for a NULL `ret` (-EINVAL, CORDON_USAGE) or out of memory
+ * (-ENOMEM, CORDON_LAUNCH_FAILED). */
+CORDON_PUBLIC int cordon_policy_new(cordon_policy **ret, cordon_error *err);
 
 /* The built-in deployment default (the "embedded default"): workspace = cwd (writable), the rest of
  * the filesystem readable, the secret set unreadable, the mandatory write-deny set inside every
@@ -264,13 +274,17 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *                                                           docs/events.schema.json: the same code and
  *                                                           message as the cordon_error)
  * A callback rather than a descriptor: the library never writes to a file it was not asked to,
- * and a zero-initialized options struct (on_event NULL) means no events. */
+ * and options fresh from cordon_run_options_init() (on_event NULL) mean no events. */
 typedef void (*cordon_event_fn)(void *userdata, const char *line, size_t len);
 
 #define CORDON_CAPTURE_STDOUT (1u << 0)
 #define CORDON_CAPTURE_STDERR (1u << 1)
 
+/* Options of cordon_run(). Initialize with cordon_run_options_init(), which sets `size` (the
+ * struct may grow in later releases; the library reads only the fields `size` covers, as for
+ * cordon_spawn_options). */
 typedef struct cordon_run_options {
+        size_t size;
         cordon_backend backend;
         char *const *environ;   /* the environment to filter for the command; NULL = environ */
         cordon_violation_fn on_violation; /* may be NULL; called from cordon_run's thread */
@@ -294,6 +308,10 @@ typedef struct cordon_run_options {
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
 } cordon_run_options;
 
+/* Sets every field to its default (AUTO, no callbacks, no cancel_fd, no capture) and `size` to
+ * sizeof(cordon_run_options). */
+CORDON_PUBLIC void cordon_run_options_init(cordon_run_options *opts);
+
 typedef struct cordon_run_result {
         cordon_backend backend; /* the backend actually used */
         int wait_status;        /* raw wait(2) status of the command */
@@ -304,7 +322,10 @@ typedef struct cordon_run_result {
 /* Runs argv[0] (searched in the sandbox's PATH) under `policy`, with the caller's fds 0-2, and
  * waits for it. Returns 0 when the command ran (whatever its status), or a negative errno with
  * `err` set when the sandbox could not be built or the command could not be executed: then nothing
- * of the command ran unconfined.
+ * of the command ran unconfined. `opts` may be NULL (the defaults); options whose `size` is not
+ * set, or that carry a field this library does not know (non-zero bytes beyond the size it
+ * knows: a program built against a newer header), are refused with CORDON_USAGE before anything
+ * runs and before any event.
  *
  * Managed settings (docs/settings.md, "Library callers"): every launch — cordon_run(),
  * cordon_spawn(), cordon_session_launch() — applies the administrator's
@@ -771,8 +792,8 @@ typedef struct cordon_explained_violation {
  * stays bounded whatever the inputs' size. */
 typedef struct cordon_explanation cordon_explanation;
 
-/* Caller frees with cordon_explanation_free(). Returns 0 or -ENOMEM. */
-CORDON_PUBLIC int cordon_explanation_new(cordon_explanation **ret);
+/* Caller frees with cordon_explanation_free(). Returns 0 or -ENOMEM (CORDON_LAUNCH_FAILED). */
+CORDON_PUBLIC int cordon_explanation_new(cordon_explanation **ret, cordon_error *err);
 CORDON_PUBLIC void cordon_explanation_free(cordon_explanation *x);
 
 /* Feeds bytes of an events stream (what cordon_run's on_event produced, or a `cordon run
@@ -805,9 +826,12 @@ CORDON_PUBLIC const cordon_explained_violation *
 cordon_explanation_violation(const cordon_explanation *x, size_t i);
 
 /* The verdict as one JSON object (schema in docs/explain.md; the same object `cordon run --json`
- * writes), or as text for people. Caller frees; NULL before finish() or on allocation failure. */
-CORDON_PUBLIC char *cordon_explanation_to_json(const cordon_explanation *x);
-CORDON_PUBLIC char *cordon_explanation_to_text(const cordon_explanation *x);
+ * writes), or as text for people. Caller frees *ret. Fails with -EINVAL (CORDON_USAGE) before a
+ * successful finish(), -ENOMEM (CORDON_LAUNCH_FAILED) out of memory. */
+CORDON_PUBLIC int cordon_explanation_to_json(const cordon_explanation *x, char **ret,
+                                             cordon_error *err);
+CORDON_PUBLIC int cordon_explanation_to_text(const cordon_explanation *x, char **ret,
+                                             cordon_error *err);
 
 /* One call for whole buffers: events (may be NULL), exit_status (< 0: unknown), stderr (may be
  * NULL). On success *ret is finished; caller frees. Errors as above. */
@@ -822,9 +846,9 @@ typedef struct cordon_probe cordon_probe;
 /* Probes the host once (user namespaces, Landlock ABI, seccomp user notification, KVM). */
 CORDON_PUBLIC int cordon_probe_run(cordon_probe **ret, cordon_error *err);
 CORDON_PUBLIC void cordon_probe_free(cordon_probe *probe);
-/* Caller frees. */
-CORDON_PUBLIC char *cordon_probe_to_json(const cordon_probe *probe);
-CORDON_PUBLIC char *cordon_probe_to_text(const cordon_probe *probe);
+/* What the probe found, as JSON (`cordon probe --json`) or as text. Caller frees *ret. */
+CORDON_PUBLIC int cordon_probe_to_json(const cordon_probe *probe, char **ret, cordon_error *err);
+CORDON_PUBLIC int cordon_probe_to_text(const cordon_probe *probe, char **ret, cordon_error *err);
 
 /* ---- Settings files (docs/settings.md; docs/settings.md) ----------------------------------------
  * */
@@ -958,9 +982,10 @@ CORDON_PUBLIC int cordon_settings_match_excluded(const cordon_settings *s, char 
                                                  const char **ret_refusal);
 
 /* The resolved policy with the file and key each value came from, the switches, the excluded
- * commands and the ignored settings: as JSON (`json`) or as text. Caller frees *ret. */
-CORDON_PUBLIC int cordon_settings_explain(const cordon_settings *s, bool json, char **ret,
-                                          cordon_error *err);
+ * commands and the ignored settings (`cordon policy show --explain`): as JSON or as text. Caller
+ * frees *ret. */
+CORDON_PUBLIC int cordon_settings_to_json(const cordon_settings *s, char **ret, cordon_error *err);
+CORDON_PUBLIC int cordon_settings_to_text(const cordon_settings *s, char **ret, cordon_error *err);
 
 /* Reads a settings file of either format and returns the equivalent cordon-format settings
  * document (JSON text, caller frees). Relative srt paths resolve against `cwd`, "~/" against

@@ -153,27 +153,16 @@ static int cli_errno_error(cordon_error *err, int r) {
         return r;
 }
 
-static int out_of_memory(cordon_error *err) {
-        if (err) {
-                err->code = CORDON_LAUNCH_FAILED;
-                err->sys_errno = ENOMEM;
-                (void) snprintf(err->message, sizeof(err->message), "out of memory");
-        }
-        return -ENOMEM;
-}
-
 int cli_policy_build(const cli_args *args, const char *cwd, const char *home,
                      cordon_policy **ret, cordon_error *err) {
         cordon_policy *deployment = NULL;
         int r = cordon_policy_new_default(cwd, home, &deployment, err);
         if (r < 0)
                 return r;
-        cordon_policy *session = cordon_policy_new();
-        if (!session) {
-                cordon_policy_free(deployment);
-                return out_of_memory(err);
-        }
-        r = cli_policy_apply(session, args, err);
+        cordon_policy *session = NULL;
+        r = cordon_policy_new(&session, err);
+        if (r >= 0)
+                r = cli_policy_apply(session, args, err);
         if (r >= 0)
                 r = cordon_policy_resolve(deployment, session, NULL, ret, err);
         cordon_policy_free(session);
@@ -188,10 +177,10 @@ int cli_policy_build(const cli_args *args, const char *cwd, const char *home,
 
 int cli_settings_build(const cli_args *args, const char *cwd, const char *home,
                        cordon_settings **ret, cordon_error *err) {
-        cordon_policy *flags = cordon_policy_new();
-        if (!flags)
-                return out_of_memory(err);
-        int r = cli_policy_apply(flags, args, err);
+        cordon_policy *flags = NULL;
+        int r = cordon_policy_new(&flags, err);
+        if (r >= 0)
+                r = cli_policy_apply(flags, args, err);
         if (r >= 0) {
                 /* From cordon's own environment only. Whoever sets it could as well not run
                  * cordon; a sandboxed command cannot set it for the harness's later runs, and the
@@ -282,7 +271,9 @@ static int print_out(const char *s, bool newline) {
 int cli_settings_show(const cli_args *a, const cordon_settings *s) {
         cordon_error err = { 0 };
         char *text = NULL;
-        if (cordon_settings_explain(s, a->json, &text, &err) < 0)
+        int r = a->json ? cordon_settings_to_json(s, &text, &err)
+                        : cordon_settings_to_text(s, &text, &err);
+        if (r < 0)
                 return cli_fatal(&err);
         int status = print_out(text, a->json);
         free(text);

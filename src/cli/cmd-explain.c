@@ -81,10 +81,27 @@ static int print_out(char *s) {
         return status;
 }
 
+/* The verdict as `cordon explain` prints it: the JSON object on a line of its own, or the text. */
+static int print_verdict(const cordon_explanation *x, bool json) {
+        cordon_error err = { 0 };
+        char *text = NULL, *line = NULL;
+        int r = json ? cordon_explanation_to_json(x, &text, &err)
+                     : cordon_explanation_to_text(x, &text, &err);
+        if (r < 0)
+                return cli_fatal(&err);
+        if (!json)
+                return print_out(text);
+        if (asprintf(&line, "%s\n", text) < 0)
+                line = NULL;
+        free(text);
+        return print_out(line);
+}
+
 int cli_cmd_explain(const cli_args *a) {
         cordon_explanation *x = NULL;
-        if (cordon_explanation_new(&x) < 0)
-                return fatal_code(CORDON_LAUNCH_FAILED, "out of memory");
+        cordon_error err = { 0 };
+        if (cordon_explanation_new(&x, &err) < 0)
+                return cli_fatal(&err);
         int status = 0;
         if (a->events_path || a->events_fd >= 0)
                 status = feed_input(x, "--events", a->events_path, a->events_fd, feed_events);
@@ -92,17 +109,10 @@ int cli_cmd_explain(const cli_args *a) {
                 status = feed_input(x, "--stderr", a->stderr_path, -1, feed_stderr);
         if (status == 0 && a->status_set)
                 (void) cordon_explanation_set_exit_status(x, a->status); /* 0-255: args.c */
-        cordon_error err = { 0 };
         if (status == 0 && cordon_explanation_finish(x, &err) < 0)
                 status = cli_fatal(&err);
-        if (status == 0 && a->json) {
-                char *json = cordon_explanation_to_json(x), *line = NULL;
-                if (json && asprintf(&line, "%s\n", json) < 0)
-                        line = NULL;
-                free(json);
-                status = print_out(line);
-        } else if (status == 0)
-                status = print_out(cordon_explanation_to_text(x));
+        if (status == 0)
+                status = print_verdict(x, a->json);
         cordon_explanation_free(x);
         return status;
 }
@@ -153,9 +163,14 @@ cli_run_report *cli_run_report_new(const cli_args *a, cordon_event_fn inner, voi
         if (!want_json && !tty_lines)
                 return NULL;
         cli_run_report *r = calloc(1, sizeof(*r));
-        if (!r || cordon_explanation_new(&r->x) < 0) {
-                free(r);
+        if (!r) {
                 *status = fatal_code(CORDON_LAUNCH_FAILED, "out of memory");
+                return NULL;
+        }
+        cordon_error err = { 0 };
+        if (cordon_explanation_new(&r->x, &err) < 0) {
+                free(r);
+                *status = cli_fatal(&err);
                 return NULL;
         }
         *r = (cli_run_report) { .inner = inner, .inner_userdata = inner_userdata, .x = r->x,
@@ -195,11 +210,11 @@ static void print_tty_lines(const cordon_explanation *x) {
 }
 
 static void write_summary(cli_run_report *r) {
-        char *json = cordon_explanation_to_json(r->x), *line = NULL;
-        if (json && asprintf(&line, "%s\n", json) < 0)
-                line = NULL;
+        char *json = NULL, *line = NULL;
+        int e = -cordon_explanation_to_json(r->x, &json, NULL); /* 0 or an errno */
+        if (e == 0 && asprintf(&line, "%s\n", json) < 0)
+                e = ENOMEM;
         free(json);
-        int e = line ? 0 : ENOMEM;
         for (size_t off = 0, len = line ? strlen(line) : 0; e == 0 && off < len;) {
                 ssize_t n = cli_write_nosigpipe(r->json_fd, line + off, len - off);
                 if (n < 0 && errno == EINTR)

@@ -242,10 +242,11 @@ static int call(const cli_args *a, const char *method, json_t *params, json_t **
  * (CORDON_JSON_LAYER: only what the flags set, env.set values included, so the daemon loads the
  * same layer; the display form would send "<redacted>" values and every unset default). */
 static int layer_document(const cli_args *a, json_t **ret, cordon_error *err) {
-        cordon_policy *layer = cordon_policy_new();
+        cordon_policy *layer = NULL;
         char *txt = NULL;
-        int r = layer ? cli_policy_apply(layer, a, err)
-                      : set_err(err, CORDON_LAUNCH_FAILED, "out of memory");
+        int r = cordon_policy_new(&layer, err);
+        if (r >= 0)
+                r = cli_policy_apply(layer, a, err);
         if (r >= 0)
                 r = cordon_policy_to_json(layer, CORDON_JSON_LAYER, NULL, &txt, err);
         cordon_policy_free(layer);

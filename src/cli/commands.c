@@ -63,8 +63,12 @@ static int cmd_probe(const cli_args *a) {
         cordon_probe *probe = NULL;
         if (cordon_probe_run(&probe, &err) < 0)
                 return fatal(&err);
-        char *s = a->json ? cordon_probe_to_json(probe) : cordon_probe_to_text(probe);
+        char *s = NULL;
+        int r = a->json ? cordon_probe_to_json(probe, &s, &err)
+                        : cordon_probe_to_text(probe, &s, &err);
         cordon_probe_free(probe);
+        if (r < 0)
+                return fatal(&err);
         int status = print_text(s);
         if (status == 0 && a->json)
                 status = print_text("\n");
@@ -313,15 +317,15 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         if (reason)
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                                 "%s\n", reason);
-        cordon_run_options opts = {
-                .backend = backend,
-                .environ = environ,
-                /* The report, when there is one, feeds the decoder and passes each line on. */
-                .on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL,
-                .event_userdata = report ? (void *) report : (void *) &sink,
-                .capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0,
-                .on_backend_note = backend_note,
-        };
+        cordon_run_options opts;
+        cordon_run_options_init(&opts);
+        opts.backend = backend;
+        opts.environ = environ;
+        /* The report, when there is one, feeds the decoder and passes each line on. */
+        opts.on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL;
+        opts.event_userdata = report ? (void *) report : (void *) &sink;
+        opts.capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0;
+        opts.on_backend_note = backend_note;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */

@@ -60,9 +60,8 @@ typedef struct fs_call {
 static void send_violation(client *c, uint64_t id, const session *s, proto_method m,
                            const cordon_fs_refusal *ref) {
         event_sink sink = { c, id };
-        cordon_run_options o = { .on_event = send_event, .event_userdata = &sink };
         events ev;
-        events_init(&ev, &o, s->id);
+        events_init(&ev, send_event, &sink, s->id);
         cordon_violation v = { .action = ref->action, .syscall = proto_method_name(m),
                                .target = ref->target, .rule = ref->rule };
         events_violation(&ev, &v);

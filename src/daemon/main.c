@@ -72,11 +72,10 @@ static void startup_line(const daemon_t *d) {
         cordon_probe *p = NULL;
         cordon_error err = { 0 };
         json_t *o = NULL;
-        if (cordon_probe_run(&p, &err) >= 0) {
-                char *txt = cordon_probe_to_json(p);
-                o = txt ? json_loads(txt, 0, NULL) : NULL;
-                free(txt);
-        }
+        char *txt = NULL;
+        if (cordon_probe_run(&p, &err) >= 0 && cordon_probe_to_json(p, &txt, &err) >= 0)
+                o = json_loads(txt, 0, NULL);
+        free(txt);
         const char *def = o ? json_string_value(json_object_get(o, "defaultBackend")) : NULL;
         const char *desc = def ? backend_field(o, def, "description") : NULL;
         const char *hint = o ? backend_field(o, "native", "hint") : NULL;

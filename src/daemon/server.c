@@ -406,12 +406,17 @@ void server_probe(daemon_t *d, client *c, const proto_request *rq) {
                 (void) client_send(c, proto_error_line(rq->id, err.code, err.message));
                 return;
         }
-        char *txt = cordon_probe_to_json(p);
+        char *txt = NULL;
+        int r = cordon_probe_to_json(p, &txt, &err);
         cordon_probe_free(p);
+        if (r < 0) {
+                (void) client_send(c, proto_error_line(rq->id, err.code, err.message));
+                return;
+        }
         /* The probe's JSON may end in a newline; a result is one line. */
-        for (char *q = txt; q && *q; q++)
+        for (char *q = txt; *q; q++)
                 if (*q == '\n')
                         *q = ' ';
-        (void) client_send(c, txt ? proto_result_line(rq->id, txt) : NULL);
+        (void) client_send(c, proto_result_line(rq->id, txt));
         free(txt);
 }

@@ -123,13 +123,17 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
         }
         worker_ctx w = { .fd = fd };
         /* stdout and stderr come back as events (captured); fd 1/2 here are /dev/null. */
-        cordon_run_options opts = { .backend = s->backend, .environ = environ,
-                                    .on_event = worker_event, .event_userdata = &w,
-                                    .capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR };
+        cordon_run_options opts;
+        cordon_run_options_init(&opts);
+        opts.backend = s->backend;
+        opts.environ = environ;
+        opts.on_event = worker_event;
+        opts.event_userdata = &w;
+        opts.capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR;
         if (r >= 0 && widening->n > 0) {
                 /* The approved escalation is part of this exec's record, before it starts. */
                 events ev;
-                events_init(&ev, &opts, s->id);
+                events_init(&ev, worker_event, &w, s->id);
                 events_escalation(&ev, (const char *const *) widening->v, widening->n);
         }
         if (r >= 0)

@@ -94,15 +94,13 @@ static int random_id(char out[PROTO_ID_MAX + 1]) {
 int exec_resolve_policy(daemon_t *d, const session *s, const char *override, const char *cwd,
                         const char *unconfined, cordon_policy **ret, cordon_error *err) {
         cordon_policy *esc = NULL;
-        int r = 0;
-        if (override) {
-                esc = cordon_policy_new();
-                r = esc ? cordon_policy_load_string(esc, override, strlen(override),
-                                                    "policyOverride", err)
-                        : -ENOMEM;
-        }
+        /* The exec's override and its directory make up the approved escalation layer. */
+        int r = override || cwd ? cordon_policy_new(&esc, err) : 0;
+        if (r >= 0 && override)
+                r = cordon_policy_load_string(esc, override, strlen(override), "policyOverride",
+                                              err);
         if (r >= 0 && cwd)
-                r = cordon_policy_set_workdir(esc ? esc : (esc = cordon_policy_new()), cwd);
+                r = cordon_policy_set_workdir(esc, cwd);
         cordon_settings *st = NULL;
         cordon_settings_options so = { .cwd = s->workdir, .home = d->home,
                                        .managed_path = d->managed_settings,
@@ -154,7 +152,7 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
                 return;
         }
         session *s = calloc(1, sizeof(*s));
-        if (!s || random_id(s->id) < 0 || !(s->layer = cordon_policy_new())) {
+        if (!s || random_id(s->id) < 0 || cordon_policy_new(&s->layer, NULL) < 0) {
                 free(s);
                 session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
                 return;
@@ -362,10 +360,11 @@ int exec_watch(daemon_t *d, exec_run *x, bool on) {
 /* The fields of an exec's override that widen the session's resolved policy. */
 static int override_widening(daemon_t *d, const session *s, const char *override, strv *out,
                              cordon_error *err) {
-        cordon_policy *base = NULL, *over = cordon_policy_new();
-        int r = over ? cordon_policy_load_string(over, override, strlen(override),
-                                                 "params.policyOverride", err)
-                     : -ENOMEM;
+        cordon_policy *base = NULL, *over = NULL;
+        int r = cordon_policy_new(&over, err);
+        if (r >= 0)
+                r = cordon_policy_load_string(over, override, strlen(override),
+                                              "params.policyOverride", err);
         if (r >= 0)
                 r = exec_resolve_policy(d, s, NULL, NULL, NULL, &base, err);
         if (r >= 0)

@@ -265,8 +265,7 @@ static int terminal_new(exec_run *x, const proto_terminal *pt, int *slave) {
                 return -ENOMEM;
         *t = (struct terminal){ .master = -1, .events_w = -1, .pty = { WATCH_PTY, x } };
         x->term = t;
-        cordon_run_options opts = { .on_event = pty_output, .event_userdata = x };
-        events_init(&t->ev, &opts, x->s->id);
+        events_init(&t->ev, pty_output, x, x->s->id);
         struct winsize ws = { .ws_col = pt->cols, .ws_row = pt->rows };
         if (openpty(&t->master, slave, NULL, NULL, &ws) < 0)
                 return -errno;

@@ -105,9 +105,7 @@ static void optional_json(const cordon_explanation *x, json_t *o) {
                                                      "message", x->error_message));
 }
 
-char *cordon_explanation_to_json(const cordon_explanation *x) {
-        if (!x || !x->finished)
-                return NULL;
+static char *explanation_json(const cordon_explanation *x) {
         json_t *o = json_pack("{s:s, s:s}", "status", cordon_outcome_to_string(x->outcome),
                               "reason", x->reason);
         json_t *v = json_array();
@@ -173,9 +171,7 @@ static void text_hints(const cordon_explanation *x, FILE *f) {
         }
 }
 
-char *cordon_explanation_to_text(const cordon_explanation *x) {
-        if (!x || !x->finished)
-                return NULL;
+static char *explanation_text(const cordon_explanation *x) {
         char *buf = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&buf, &size);
@@ -199,4 +195,31 @@ char *cordon_explanation_to_text(const cordon_explanation *x) {
                 return NULL;
         }
         return buf;
+}
+
+/* ---- the public serializers --------------------------------------------------------------- */
+
+/* Both formats' checks and result (include/cordon/cordon.h: *ret NULL on failure). `fn` names
+ * the call in the message. */
+static int render(const cordon_explanation *x, char *(*format)(const cordon_explanation *),
+                  const char *fn, char **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "%s: ret is NULL", fn);
+        *ret = NULL;
+        if (!x)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "%s: no explanation", fn);
+        if (!x->finished)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "%s: the explanation is not finished; hint: call "
+                                        "cordon_explanation_finish() first", fn);
+        *ret = format(x);
+        return *ret ? 0 : cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+}
+
+int cordon_explanation_to_json(const cordon_explanation *x, char **ret, cordon_error *err) {
+        return render(x, explanation_json, "cordon_explanation_to_json", ret, err);
+}
+
+int cordon_explanation_to_text(const cordon_explanation *x, char **ret, cordon_error *err) {
+        return render(x, explanation_text, "cordon_explanation_to_text", ret, err);
 }

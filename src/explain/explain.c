@@ -65,12 +65,14 @@ const char *cordon_outcome_to_string(cordon_outcome outcome) {
         }
 }
 
-int cordon_explanation_new(cordon_explanation **ret) {
+int cordon_explanation_new(cordon_explanation **ret, cordon_error *err) {
         if (!ret)
-                return -EINVAL;
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_explanation_new: ret is NULL");
+        *ret = NULL;
         cordon_explanation *x = calloc(1, sizeof(*x));
         if (!x)
-                return -ENOMEM;
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         x->start_ms = x->end_ms = -1;
         x->result_exit_code = -1;
         *ret = x;
@@ -720,10 +722,13 @@ int cordon_explain(const char *events, size_t events_len, int exit_status,
                    const char *stderr_text, size_t stderr_len, cordon_explanation **ret,
                    cordon_error *err) {
         cordon_explanation *x = NULL;
-        if (!ret || cordon_explanation_new(&x) < 0)
-                return cordon_set_error(err, ret ? CORDON_LAUNCH_FAILED : CORDON_USAGE,
-                                        ret ? ENOMEM : EINVAL, "cannot start an explanation");
-        int r = events ? cordon_explanation_add_events(x, events, events_len, err) : 0;
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_explain: ret is NULL");
+        *ret = NULL;
+        int r = cordon_explanation_new(&x, err);
+        if (r < 0)
+                return r;
+        r = events ? cordon_explanation_add_events(x, events, events_len, err) : 0;
         if (r >= 0 && stderr_text)
                 r = cordon_explanation_add_stderr(x, stderr_text, stderr_len);
         if (r >= 0 && exit_status >= 0 && cordon_explanation_set_exit_status(x, exit_status) < 0)

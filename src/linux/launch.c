@@ -203,7 +203,7 @@ static int attempt_with(launch *l, const launch_backend *be, char *const argv[],
  * Native is tried first and costs nothing extra when it works; only when it failed before the
  * command started does the probe (a few milliseconds) say whether this host lacks user namespaces
  * and can run the landlock backend. Then the step down is said once, through on_backend_note. */
-static bool step_down_to_landlock(const cordon_run_options *opts) {
+static bool step_down_to_landlock(const launch_options *opts) {
         const probe_facts *f = NULL;
         if (probe_facts_get(&f) < 0)
                 return false;

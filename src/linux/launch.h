@@ -21,9 +21,24 @@
 #include "linux/proxy-proc.h"
 #include "plan/plan.h"
 
+/* The callbacks and knobs of one run, copied from the caller's cordon_run_options or
+ * cordon_spawn_options once their size has been checked (process-handle.c). The launch's own
+ * copy: it has no `size`, as nothing but this library ever makes one. */
+typedef struct launch_options {
+        cordon_backend backend;
+        char *const *environ;   /* NULL: environ */
+        cordon_violation_fn on_violation;
+        void *userdata;         /* for on_violation and on_backend_note */
+        cordon_event_fn on_event;
+        void *event_userdata;
+        int cancel_fd;          /* > 2, else none */
+        unsigned capture;       /* CORDON_CAPTURE_* */
+        void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
+} launch_options;
+
 /* What the run has seen so far (run-collect.c fills it from the report channels). */
 typedef struct run_state {
-        const cordon_run_options *opts;
+        const launch_options *opts;
         events *ev;
         cordon_backend backend; /* the one running, named by "ready" */
         bool ready;             /* the command was about to be executed */
@@ -84,7 +99,7 @@ extern const launch_backend launch_backend_native, launch_backend_landlock,
 const launch_backend *launch_backend_for(cordon_backend id);
 
 struct launch {
-        cordon_run_options opts; /* the callbacks and knobs, copied from the caller's */
+        launch_options opts;     /* the callbacks and knobs, copied from the caller's */
         launch_fds fds;
         const char *cwd;         /* NULL: getcwd() */
         const char *home;        /* NULL: from the environment (home_dir_of) */

@@ -252,6 +252,9 @@ const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend
 /* ---- Public API --------------------------------------------------------------------------- */
 
 int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_probe_run: ret is NULL");
+        *ret = NULL;
         const probe_facts *facts;
         int r = probe_facts_get(&facts);
         if (r < 0)
@@ -309,7 +312,7 @@ static json_t *backend_to_json(const probe_backend *b) {
                          "description", b->description);
 }
 
-char *cordon_probe_to_json(const cordon_probe *probe) {
+static char *probe_json(const cordon_probe *probe) {
         json_t *backends = json_array();
         if (!backends)
                 return NULL;
@@ -393,7 +396,7 @@ static void facts_to_text(const probe_facts *f, FILE *out) {
         fprintf(out, "  %-28s %s\n", "KVM (/dev/kvm read-write)", yes_no(f->kvm));
 }
 
-char *cordon_probe_to_text(const cordon_probe *probe) {
+static char *probe_text(const cordon_probe *probe) {
         char *buf = NULL;
         size_t len = 0;
         FILE *out = open_memstream(&buf, &len);
@@ -407,4 +410,24 @@ char *cordon_probe_to_text(const cordon_probe *probe) {
                 return NULL;
         }
         return buf;
+}
+
+/* Both formats' checks and result (include/cordon/cordon.h: *ret NULL on failure). */
+static int probe_render(const cordon_probe *probe, char *(*format)(const cordon_probe *),
+                        const char *fn, char **ret, cordon_error *err) {
+        if (ret)
+                *ret = NULL;
+        if (!probe || !ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "%s: no probe or no ret", fn);
+        *ret = format(probe);
+        return *ret ? 0
+                    : cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "probe: out of memory");
+}
+
+int cordon_probe_to_json(const cordon_probe *probe, char **ret, cordon_error *err) {
+        return probe_render(probe, probe_json, "cordon_probe_to_json", ret, err);
+}
+
+int cordon_probe_to_text(const cordon_probe *probe, char **ret, cordon_error *err) {
+        return probe_render(probe, probe_text, "cordon_probe_to_text", ret, err);
 }

@@ -17,6 +17,7 @@
 
 #include "linux/launch.h"
 #include "linux/process-handle.h"
+#include "run/run-options.h"
 #include "util/uapi.h"
 #include "policy/policy.h"
 
@@ -85,12 +86,12 @@ static int check_fd_map(const cordon_spawn_options *o, cordon_error *err) {
 
 /* The launch's part of the options. */
 static void options_apply(const cordon_spawn_options *o, launch *l) {
-        l->opts = (cordon_run_options) { .backend = o->backend, .environ = o->environ,
-                                         .on_violation = o->on_violation,
-                                         .userdata = o->userdata, .on_event = o->on_event,
-                                         .event_userdata = o->event_userdata,
-                                         .cancel_fd = o->cancel_fd, .capture = o->capture,
-                                         .on_backend_note = o->on_backend_note };
+        l->opts = (launch_options) { .backend = o->backend, .environ = o->environ,
+                                     .on_violation = o->on_violation, .userdata = o->userdata,
+                                     .on_event = o->on_event,
+                                     .event_userdata = o->event_userdata,
+                                     .cancel_fd = o->cancel_fd, .capture = o->capture,
+                                     .on_backend_note = o->on_backend_note };
         l->fds.stdio[0] = o->stdin_fd;
         l->fds.stdio[1] = o->stdout_fd;
         l->fds.stdio[2] = o->stderr_fd;
@@ -99,6 +100,16 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
         l->fds.n_map = o->n_fds;
         l->cwd = o->cwd;
         l->tty = o->flags & CORDON_SPAWN_TTY;
+}
+
+/* The same for cordon_run()'s options: the command gets the caller's fds 0-2 (launch_init). */
+static void run_options_apply(const cordon_run_options *o, launch *l) {
+        l->opts = (launch_options) { .backend = o->backend, .environ = o->environ,
+                                     .on_violation = o->on_violation, .userdata = o->userdata,
+                                     .on_event = o->on_event,
+                                     .event_userdata = o->event_userdata,
+                                     .cancel_fd = o->cancel_fd, .capture = o->capture,
+                                     .on_backend_note = o->on_backend_note };
 }
 
 /* The run's end: the result, then done_fd. */
@@ -214,7 +225,8 @@ int cordon_spawn(const cordon_policy *policy, char *const argv[],
                            p->start_err);
         if (managed)
                 policy = managed;
-        events_init(&p->l.ev, &p->l.opts, policy ? policy->session_id : NULL);
+        events_init(&p->l.ev, p->l.opts.on_event, p->l.opts.event_userdata,
+                    policy ? policy->session_id : NULL);
         if (r < 0) {
                 /* As a launch that fails on the run's thread tells it (run_thread). */
                 events_starting(&p->l.ev, p->l.opts.backend);
@@ -381,19 +393,28 @@ void cordon_process_free(cordon_process *p) {
 
 int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                cordon_run_result *ret, cordon_error *err) {
+        /* Refused options end the call before the events stream starts, as for cordon_spawn():
+         * the caller learns of it from the return value and `err` alone. */
+        cordon_run_options o;
+        int r = run_options_read(opts, &o, err);
+        if (r < 0) {
+                if (ret)
+                        *ret = (cordon_run_result) { 0 };
+                return r;
+        }
         launch l;
         launch_init(&l);
-        if (opts)
-                l.opts = *opts;
+        run_options_apply(&o, &l);
         cordon_error local = { 0 };
         cordon_error *e = err ? err : &local;
         /* No opt-out here: cordon_run_options has no flags (docs/design/library.md). */
         _cleanup_(policy_freep) cordon_policy *managed = NULL;
-        int r = ret ? launch_managed(&l, policy, false, &managed, e)
-                    : cordon_set_error(e, CORDON_USAGE, EINVAL, "no command to run");
+        r = ret ? launch_managed(&l, policy, false, &managed, e)
+                : cordon_set_error(e, CORDON_USAGE, EINVAL, "no command to run");
         if (managed)
                 policy = managed;
-        events_init(&l.ev, opts, policy ? policy->session_id : NULL);
+        events_init(&l.ev, l.opts.on_event, l.opts.event_userdata,
+                    policy ? policy->session_id : NULL);
         events_starting(&l.ev, l.opts.backend);
         if (r >= 0)
                 r = launch_start(&l, policy, argv, e);

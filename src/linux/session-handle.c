@@ -464,9 +464,8 @@ static int session_managed(cordon_session *s, cordon_error *err) {
                 cordon_policy_free(s->policy);
                 s->policy = TAKE_PTR(s->managed);
         }
-        cordon_run_options listened = { .on_event = no_listener };
         events ev;
-        events_init(&ev, &listened, s->policy->session_id);
+        events_init(&ev, no_listener, NULL, s->policy->session_id);
         (void) snprintf(s->id, sizeof(s->id), "%s", ev.session_id);
         return 0;
 }

@@ -227,8 +227,7 @@ static host_exec *exec_new(host *h, uint64_t id) {
         if (!x)
                 return NULL;
         *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1 };
-        cordon_run_options opts = { .on_event = host_on_event, .event_userdata = x };
-        events_init(&x->ev, &opts, h->session_id);
+        events_init(&x->ev, host_on_event, x, h->session_id);
         events_starting(&x->ev, CORDON_BACKEND_NATIVE);
         return x;
 }

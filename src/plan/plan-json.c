@@ -220,6 +220,8 @@ static int add_plan(json_t *root, const cordon_policy *p, char *const *envp,
 
 int cordon_policy_to_json(const cordon_policy *p, unsigned flags, char *const *envp, char **ret,
                           cordon_error *err) {
+        if (ret)
+                *ret = NULL;
         if (!p || !ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_policy_to_json: no policy");

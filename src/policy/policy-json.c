@@ -680,7 +680,7 @@ int cordon_policy_load_string(cordon_policy *policy, const char *json, size_t le
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EFBIG,
                                         "%s: the policy is %zu bytes; at most %u are allowed",
                                         origin, len, POLICY_MAX_FILE);
-        _cleanup_(policy_freep) cordon_policy *layer = cordon_policy_new();
+        _cleanup_(policy_freep) cordon_policy *layer = policy_new();
         if (!layer)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         parse_ctx c = { .j = { .origin = origin, .text = json, .len = len, .err = err },

@@ -211,8 +211,18 @@ const char *cordon_mode_to_string(cordon_mode mode) {
 
 /* ---- lifecycle ------------------------------------------------------------------------------ */
 
-cordon_policy *cordon_policy_new(void) {
+cordon_policy *policy_new(void) {
         return calloc(1, sizeof(cordon_policy));
+}
+
+int cordon_policy_new(cordon_policy **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "cordon_policy_new: ret is NULL");
+        *ret = policy_new();
+        if (!*ret)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        return 0;
 }
 
 static void policy_clear(cordon_policy *p) {
@@ -642,7 +652,7 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
 }
 
 cordon_policy *policy_dup(const cordon_policy *p) {
-        _cleanup_policy_ cordon_policy *c = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *c = policy_new();
         if (!c || policy_merge(c, p) < 0)
                 return NULL;
         c->managed_applied = p->managed_applied;
@@ -652,11 +662,13 @@ cordon_policy *policy_dup(const cordon_policy *p) {
 int cordon_policy_resolve(const cordon_policy *deployment_default, const cordon_policy *session,
                           const cordon_policy *approved_escalation, cordon_policy **ret,
                           cordon_error *err) {
+        if (ret)
+                *ret = NULL;
         if (!deployment_default || !ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_policy_resolve: the deployment default is "
                                         "required; start from cordon_policy_new_default()");
-        _cleanup_policy_ cordon_policy *res = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *res = policy_new();
         if (!res)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         /* Lowest precedence first, so each higher layer overrides the scalars it sets. */
@@ -693,6 +705,7 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
         if (!ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_policy_new_default: ret is NULL");
+        *ret = NULL;
         if ((why = policy_check_path(cwd)))
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "default policy: the current directory '%s' %s",
@@ -702,7 +715,7 @@ int cordon_policy_new_default(const char *cwd, const char *home, cordon_policy *
                                         "default policy: the home directory '%s' %s; set HOME "
                                         "to an absolute path",
                                         home ? home : "(null)", why);
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = policy_new();
         if (!p)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         int r = cordon_policy_set_mode(p, CORDON_MODE_WORKSPACE_WRITE);

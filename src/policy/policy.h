@@ -122,6 +122,9 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src);
  * -ENOMEM. A per-call override with any is an escalation (docs/policy.md, "Layers and resolution").
  * */
 int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out);
+/* An empty layer, NULL on allocation failure: cordon_policy_new() without its cordon_error, for
+ * the library's own scratch policies, whose callers report the failure in their own terms. */
+cordon_policy *policy_new(void);
 /* A deep copy, managed_applied included; NULL on allocation failure. */
 cordon_policy *policy_dup(const cordon_policy *p);
 /* Swaps the contents of two policies (for "parse into a scratch copy, then commit"). */

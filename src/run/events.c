@@ -43,9 +43,8 @@ void events_format_time(char *buf, size_t size, int64_t sec, long nsec) {
         (void) snprintf(buf, size, "%.20s.%03dZ", base, ms);
 }
 
-void events_init(events *ev, const cordon_run_options *opts, const char *session_id) {
-        *ev = (events) { .fn = opts ? opts->on_event : NULL,
-                         .userdata = opts ? opts->event_userdata : NULL };
+void events_init(events *ev, cordon_event_fn fn, void *userdata, const char *session_id) {
+        *ev = (events) { .fn = fn, .userdata = userdata };
         if (!ev->fn)
                 return; /* no listener: nothing will carry the id, skip the getrandom() */
         if (session_id && session_id[0]) {

@@ -19,9 +19,9 @@ typedef struct events {
         bool ended;                      /* a terminal event (exit, killed, error) was emitted */
 } events;
 
-/* Binds the stream to `opts->on_event` (opts may be NULL) and fixes the session id: `session_id`
- * when non-NULL and non-empty, else a random version-4 UUID. */
-void events_init(events *ev, const cordon_run_options *opts, const char *session_id);
+/* Binds the stream to `fn` (NULL: no events) with `userdata` and fixes the session id:
+ * `session_id` when non-NULL and non-empty, else a random version-4 UUID. */
+void events_init(events *ev, cordon_event_fn fn, void *userdata, const char *session_id);
 
 /* One call per event type; each emits exactly one line (or nothing when ev->fn is NULL). The
  * terminal ones (exit, killed, error) emit only the first time one of them is called, so a run

@@ -11,6 +11,7 @@
 #include "policy/policy.h"
 #include "run/events.h"
 #include "run/run-end.h"
+#include "run/run-options.h"
 #include "seatbelt/seatbelt-exec.h"
 #include "seatbelt/seatbelt.h"
 #include "settings/settings.h"
@@ -105,17 +106,18 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
  * output in the events, or for a descriptor that stops the run, would otherwise get a run that
  * silently does neither. */
 static int check_options(const cordon_run_options *opts, cordon_error *err) {
-        if (opts && opts->capture)
+        if (opts->capture)
                 return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
                                         "capture is not supported on macOS yet; hint: read the "
                                         "command's stdout and stderr yourself");
-        if (opts && opts->cancel_fd)
+        if (opts->cancel_fd)
                 return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
                                         "cancel_fd is not supported on macOS yet; hint: use "
                                         "limits.timeout");
         return 0;
 }
 
+/* cordon_run() once its options are read (run_options_read: never NULL here). */
 static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                events *ev, cordon_run_result *ret, cordon_error *err) {
         if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
@@ -123,8 +125,8 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
         int r = check_options(opts, err);
         if (r < 0)
                 return r;
-        cordon_backend backend = opts ? opts->backend : CORDON_BACKEND_AUTO;
-        char *const *env = opts && opts->environ ? opts->environ : environ;
+        cordon_backend backend = opts->backend;
+        char *const *env = opts->environ ? opts->environ : environ;
         _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
@@ -176,20 +178,19 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
 
 /* The administrator's managed settings over the caller's policy, as every launch on Linux
  * applies them (src/settings/settings-managed.c): *ret NULL when there is nothing to apply, else
- * the policy to run (caller frees). cordon_run has no opt-out. */
+ * the policy to run (caller frees). cordon_run has no opt-out. `opts` as run() takes them. */
 static int apply_managed(const cordon_policy *policy, const cordon_run_options *opts,
                          cordon_policy **ret, cordon_error *err) {
         *ret = NULL;
         if (!policy)
                 return 0; /* run() refuses it */
-        char *const *env = opts && opts->environ ? opts->environ : environ;
+        char *const *env = opts->environ ? opts->environ : environ;
         _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
         if (!home || !cwd)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
                                         "cannot determine the %s directory",
                                         home ? "current" : "home");
-        return settings_managed_apply(policy, cwd, home,
-                                      opts ? opts->backend : CORDON_BACKEND_AUTO, ret, err);
+        return settings_managed_apply(policy, cwd, home, opts->backend, ret, err);
 }
 
 /* The same stream as Linux's, but without "violation" events: Seatbelt reports its refusals to
@@ -200,15 +201,20 @@ int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run
                cordon_run_result *ret, cordon_error *err) {
         cordon_error local = { 0 };
         cordon_error *e = err ? err : &local;
+        /* Refused options end the call before the stream starts, as on Linux. */
+        cordon_run_options o;
+        int r = run_options_read(opts, &o, e);
+        if (r < 0)
+                return r;
         _cleanup_(policy_freep) cordon_policy *managed = NULL;
-        int r = apply_managed(policy, opts, &managed, e);
+        r = apply_managed(policy, &o, &managed, e);
         if (managed)
                 policy = managed;
         events ev;
-        events_init(&ev, opts, policy ? policy->session_id : NULL);
-        events_starting(&ev, opts ? opts->backend : CORDON_BACKEND_AUTO);
+        events_init(&ev, o.on_event, o.event_userdata, policy ? policy->session_id : NULL);
+        events_starting(&ev, o.backend);
         if (r >= 0)
-                r = run(policy, argv, opts, &ev, ret, e);
+                r = run(policy, argv, &o, &ev, ret, e);
         if (r < 0)
                 events_error(&ev, e);
         return r;

@@ -21,6 +21,9 @@ static bool executable_file(const char *path) {
 }
 
 int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
+        if (!ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "cordon_probe_run: ret is NULL");
+        *ret = NULL;
         cordon_probe *p = calloc(1, sizeof(*p));
         if (!p)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "probe: out of memory");
@@ -44,10 +47,24 @@ void cordon_probe_free(cordon_probe *probe) {
         free(probe);
 }
 
-char *cordon_probe_to_json(const cordon_probe *probe) {
-        return portable_probe_json(&probe->facts, probe->backends);
+/* As the Linux version (src/linux/probe-backends.c): *ret NULL on failure. */
+static int probe_render(const cordon_probe *probe,
+                        char *(*format)(const portable_facts *,
+                                        const portable_backend[PORTABLE_N_BACKENDS]),
+                        const char *fn, char **ret, cordon_error *err) {
+        if (ret)
+                *ret = NULL;
+        if (!probe || !ret)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "%s: no probe or no ret", fn);
+        *ret = format(&probe->facts, probe->backends);
+        return *ret ? 0
+                    : cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "probe: out of memory");
 }
 
-char *cordon_probe_to_text(const cordon_probe *probe) {
-        return portable_probe_text(&probe->facts, probe->backends);
+int cordon_probe_to_json(const cordon_probe *probe, char **ret, cordon_error *err) {
+        return probe_render(probe, portable_probe_json, "cordon_probe_to_json", ret, err);
+}
+
+int cordon_probe_to_text(const cordon_probe *probe, char **ret, cordon_error *err) {
+        return probe_render(probe, portable_probe_text, "cordon_probe_to_text", ret, err);
 }

@@ -8,6 +8,8 @@ static void plan_freep(plan **p) {
 
 int cordon_policy_to_seatbelt(const cordon_policy *p, const cordon_seatbelt_options *opts,
                               char **ret, cordon_error *err) {
+        if (ret)
+                *ret = NULL;
         if (!p || !opts || !ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_policy_to_seatbelt: no policy or options");

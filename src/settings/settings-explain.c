@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `cordon policy show --explain` (cordon_settings_explain): every value of the resolved policy
+/* `cordon policy show --explain` (cordon_settings_to_json, cordon_settings_to_text): every value of the resolved policy
  * with the layer, file, key and position it came from; the switches; the excluded commands; and
  * every setting read but not applied, with the reason. A reviewer reads this to answer "why may
  * this command write there?" without replaying the merge by hand. */
@@ -286,10 +286,15 @@ static int explain(const cordon_settings *s, FILE *out, json_t *root) {
         return r;
 }
 
-int cordon_settings_explain(const cordon_settings *s, bool as_json, char **ret,
-                            cordon_error *err) {
+/* Both formats from one walk over the layers (include/cordon/cordon.h: *ret NULL on failure);
+ * `fn` names the call in the message. */
+static int render(const cordon_settings *s, bool as_json, const char *fn, char **ret,
+                  cordon_error *err) {
+        if (ret)
+                *ret = NULL;
         if (!s || !ret)
-                return cordon_set_error(err, CORDON_USAGE, EINVAL, "no settings to explain");
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "%s: no settings or no ret",
+                                        fn);
         char *text = NULL;
         size_t len = 0;
         FILE *out = as_json ? NULL : open_memstream(&text, &len);
@@ -307,4 +312,12 @@ int cordon_settings_explain(const cordon_settings *s, bool as_json, char **ret,
         }
         *ret = text;
         return 0;
+}
+
+int cordon_settings_to_json(const cordon_settings *s, char **ret, cordon_error *err) {
+        return render(s, true, "cordon_settings_to_json", ret, err);
+}
+
+int cordon_settings_to_text(const cordon_settings *s, char **ret, cordon_error *err) {
+        return render(s, false, "cordon_settings_to_text", ret, err);
 }

@@ -229,7 +229,7 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
 
 int settings_layer_filter(const cordon_policy *src, settings_drop_fn drop, void *userdata,
                           cordon_policy **ret) {
-        cordon_policy *dst = cordon_policy_new();
+        cordon_policy *dst = policy_new();
         if (!dst)
                 return -ENOMEM;
         int r = copy_scalars(src, dst);

@@ -233,7 +233,7 @@ static int push_file_layer(cordon_settings *s, const settings_file *f) {
                                                    : s->untrusted_why;
         if (f->kind != SETTINGS_LAYER_PROJECT || !because)
                 return push_layer(s, f->kind, f, policy_dup(f->layer));
-        int r = push_layer(s, f->kind, f, cordon_policy_new());
+        int r = push_layer(s, f->kind, f, policy_new());
         if (r < 0)
                 return r;
         settings_layer *l = &s->layers[s->n_layers - 1];
@@ -250,7 +250,7 @@ static int push_file_layer(cordon_settings *s, const settings_file *f) {
  * live, are protected: a sandboxed command that could write them would choose the next run's
  * sandbox (a configuration-based escape). */
 static cordon_policy *protection_layer(const cordon_settings *s) {
-        cordon_policy *p = cordon_policy_new();
+        cordon_policy *p = policy_new();
         _cleanup_free_ char *project = path_join(s->cwd, SETTINGS_PROJECT_DIR);
         _cleanup_free_ char *user = path_join(s->home, SETTINGS_USER_DIR);
         int r = p && project && user ? 0 : -ENOMEM;
@@ -326,7 +326,7 @@ static int build_stack(cordon_settings *s, const cordon_settings_options *o, cor
 }
 
 static int merge_stack(cordon_settings *s, cordon_error *err) {
-        if (!(s->resolved = cordon_policy_new()))
+        if (!(s->resolved = policy_new()))
                 return oom(err);
         /* Lowest precedence first: each layer overrides the scalars it sets. */
         for (size_t i = 0; i < s->n_layers; i++) {
@@ -454,6 +454,8 @@ static int settings_new(const char *cwd, const char *home, cordon_settings **ret
 int cordon_settings_resolve(const cordon_settings_options *o, cordon_settings **ret,
                             cordon_error *err) {
         _cleanup_(settings_freep) cordon_settings *s = NULL;
+        if (ret)
+                *ret = NULL;
         if (!o || !ret)
                 return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
                                         "cordon_settings_resolve: no options");

@@ -498,7 +498,7 @@ static int file_new(settings_layer_kind kind, const char *origin, const char *te
         f->kind = kind;
         f->origin = strdup(origin);
         f->text = malloc(len + 1);
-        f->layer = cordon_policy_new();
+        f->layer = policy_new();
         if (!f->origin || !f->text || !f->layer) {
                 settings_file_free(f);
                 return -ENOMEM;

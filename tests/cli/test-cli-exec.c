@@ -168,7 +168,8 @@ static void test_exit_status_unconfined(void **state) {
 static void test_exit_status_confined(void **state) {
         cordon_probe *p = NULL;
         assert_int_equal(cordon_probe_run(&p, NULL), 0);
-        char *json = cordon_probe_to_json(p);
+        char *json = NULL;
+        assert_int_equal(cordon_probe_to_json(p, &json, NULL), 0);
         cordon_probe_free(p);
         json_t *root = json_loads(json, 0, NULL);
         free(json);

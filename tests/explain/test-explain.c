@@ -53,8 +53,17 @@ static void explain_fails(const char *events, int status, const char *err_text, 
                 fail_msg("message '%s' lacks '%s'", err.message, message_part);
 }
 
+/* The text form (caller frees); the test fails when there is none. */
+static char *as_text(const cordon_explanation *x) {
+        char *s = NULL;
+        assert_int_equal(cordon_explanation_to_text(x, &s, NULL), 0);
+        assert_non_null(s);
+        return s;
+}
+
 static json_t *as_json(const cordon_explanation *x) {
-        char *s = cordon_explanation_to_json(x);
+        char *s = NULL;
+        assert_int_equal(cordon_explanation_to_json(x, &s, NULL), 0);
         assert_non_null(s);
         json_error_t e;
         json_t *o = json_loads(s, 0, &e);
@@ -154,7 +163,7 @@ static void test_error_event_is_broken(void **state) {
                                         "\"SANDBOX_UNAVAILABLE\",\"message\":\"no microvm\"}\n",
                                         -1, NULL);
         assert_outcome(x, "sandbox-broken");
-        char *text = cordon_explanation_to_text(x);
+        char *text = as_text(x);
         assert_contains(text, "sandbox-broken: cordon itself failed (SANDBOX_UNAVAILABLE): "
                               "no microvm");
         free(text);
@@ -229,7 +238,7 @@ static void test_network_advice(void **state) {
         json_t *o = as_json(x);
         assert_contains(jstr(o, "notes.0"), "ignore the proxy variables");
         json_decref(o);
-        char *text = cordon_explanation_to_text(x);
+        char *text = as_text(x);
         assert_contains(text, "to allow it: --allow-domain api.example.com:443");
         assert_contains(text, "note: on the native backend every TCP client meets the same rules");
         free(text);
@@ -385,11 +394,12 @@ static void test_inferred_never_observed(void **state) {
         assert_int_equal(json_integer_value(json_object_get(json_array_get(inf, 0), "count")), 2);
         assert_string_equal(jstr(o, "inferred.1.kind"), "name-resolution");
         assert_contains(jstr(o, "notes.0"), "proxy variables"); /* DNS hint: the proxy note */
-        char *s = cordon_explanation_to_json(x);
+        char *s = NULL;
+        assert_int_equal(cordon_explanation_to_json(x, &s, NULL), 0);
         assert_null(strstr(s, "observed\"")); /* "inferred" only, never "observed" */
         free(s);
         json_decref(o);
-        char *text = cordon_explanation_to_text(x);
+        char *text = as_text(x);
         assert_contains(text, "NOT observed");
         free(text);
         cordon_explanation_free(x);
@@ -455,12 +465,43 @@ static void test_sigsys_hint(void **state) {
         cordon_explanation_free(x);
 }
 
+/* ---- the constructor's and the serializers' shape ----------------------------------------- */
+
+/* include/cordon/cordon.h: 0 and the object or text, or -errno with err set and *ret NULL. */
+static void test_call_shapes(void **state) {
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_explanation_new(NULL, &err), -EINVAL);
+        assert_int_equal(err.code, CORDON_USAGE);
+        cordon_explanation *x = NULL;
+        assert_int_equal(cordon_explanation_new(&x, &err), 0);
+        char stale[] = "stale", *s = stale;
+        err = (cordon_error) { 0 };
+        assert_int_equal(cordon_explanation_to_json(x, &s, &err), -EINVAL);
+        assert_null(s);
+        assert_int_equal(err.code, CORDON_USAGE);
+        assert_contains(err.message, "call cordon_explanation_finish() first");
+        s = stale;
+        assert_int_equal(cordon_explanation_to_text(x, &s, NULL), -EINVAL);
+        assert_null(s);
+        assert_int_equal(cordon_explanation_to_text(NULL, &s, NULL), -EINVAL);
+        assert_int_equal(cordon_explanation_set_exit_status(x, 0), 0);
+        assert_int_equal(cordon_explanation_finish(x, NULL), 0);
+        assert_int_equal(cordon_explanation_to_json(x, NULL, &err), -EINVAL);
+        char *text = as_text(x);
+        assert_contains(text, "ok: ");
+        free(text);
+        cordon_explanation_free(x);
+        x = (cordon_explanation *) stale;
+        assert_int_equal(cordon_explain(NULL, 0, -1, NULL, 0, &x, &err), -ENODATA);
+        assert_null(x);
+}
+
 /* ---- input handling ----------------------------------------------------------------------- */
 
 static void test_split_anywhere(void **state) {
         const char *ev = STARTING READY ENV_RULE EXIT(1);
         cordon_explanation *x = NULL;
-        assert_int_equal(cordon_explanation_new(&x), 0);
+        assert_int_equal(cordon_explanation_new(&x, NULL), 0);
         for (const char *p = ev; *p; p++)
                 assert_int_equal(cordon_explanation_add_events(x, p, 1, NULL), 0);
         const char *e = "a: Permission denied\n";
@@ -511,7 +552,7 @@ static void test_last_run_wins(void **state) {
 
 static void test_storm_is_bounded(void **state) {
         cordon_explanation *x = NULL;
-        assert_int_equal(cordon_explanation_new(&x), 0);
+        assert_int_equal(cordon_explanation_new(&x, NULL), 0);
         assert_int_equal(cordon_explanation_add_events(x, STARTING, strlen(STARTING), NULL), 0);
         for (int i = 0; i < 100000; i++)
                 assert_int_equal(cordon_explanation_add_events(x, ENV_RULE, strlen(ENV_RULE),
@@ -542,7 +583,7 @@ static void test_output_is_clean(void **state) {
                 -1, "\x1b]0;title\x07 Permission denied \xff\xc2\x85\n");
         const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
         assert_string_equal(v->target, "/w/a?[31m?.env");
-        char *text = cordon_explanation_to_text(x);
+        char *text = as_text(x);
         for (const char *p = text; *p; p++)
                 assert_true(*p == '\n' || (unsigned char) *p >= 0x20);
         free(text);
@@ -597,6 +638,7 @@ int main(void) {
                 cmocka_unit_test(test_hints_from_captured_stderr),
                 cmocka_unit_test(test_overlong_stderr_line),
                 cmocka_unit_test(test_sigsys_hint),
+                cmocka_unit_test(test_call_shapes),
                 cmocka_unit_test(test_split_anywhere),
                 cmocka_unit_test(test_bad_input),
                 cmocka_unit_test(test_last_run_wins),

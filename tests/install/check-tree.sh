@@ -75,8 +75,12 @@ cat > "$scratch/hello.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 int main(void) {
-        cordon_policy *p = cordon_policy_new();
+        cordon_policy *p = NULL;
         cordon_error err = { 0 };
+        if (cordon_policy_new(&p, &err) < 0) {
+                fprintf(stderr, "cordon_policy_new: %s\n", err.message);
+                return 1;
+        }
         /* a well-formed document with a key the schema does not have: POLICY_INVALID */
         int r = cordon_policy_load_string(p, "{\"noSuchKey\": 1}", 15, "hello", &err);
         printf("%s %d %s\n", cordon_version(), r < 0, cordon_code_name(err.code));

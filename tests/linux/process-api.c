@@ -3,11 +3,11 @@
  * `pkg-config --cflags --libs cordon` (tests/linux/process-api.sh), run as root and as an
  * unprivileged user. Two threads spawn sandboxed commands at once, each with its own pipes, and
  * read their output; the main thread waits for both on their pidfds with poll(); one command is
- * signalled, one killed; descriptors are handed over and refused; events arrive in order. Warm
- * sessions: one on its own thread, one driven by this program's poll() loop (event-loop mode,
- * output captured to events); commands on a terminal (CORDON_SPAWN_TTY); the policy-checked file
- * operations of a session (cordon_session_fs_*), whose writes its execs see; the managed
- * settings' opt-out flags.
+ * signalled, one killed; descriptors are handed over and refused; events arrive in order;
+ * cordon_spawn_options and cordon_run_options grow by their size. Warm sessions: one on its own
+ * thread, one driven by this program's poll() loop (event-loop mode, output captured to events);
+ * commands on a terminal (CORDON_SPAWN_TTY); the policy-checked file operations of a session
+ * (cordon_session_fs_*), whose writes its execs see; the managed settings' opt-out flags.
  *
  *   process-api [WORKDIR]     (default: $CORDON_TEST_TMP, as tests/lib/run-as-user.sh sets it)
  *
@@ -375,6 +375,58 @@ static void test_fds(cordon_policy *pol) {
         o.fds = bad;
         p = spawn_sh(pol, "true", &o, &fd, &err);
         check(p == NULL && err.code == CORDON_USAGE, "child_fd below 3 is refused", err.message);
+}
+
+/* ---- cordon_run's options ------------------------------------------------------------------ */
+
+static void count_event(void *userdata, const char *line, size_t len) {
+        (void) line;
+        (void) len;
+        ++*(int *) userdata;
+}
+
+/* cordon_run_options grow as cordon_spawn_options do (test_fds): a newer caller's larger struct
+ * is honoured while what this library does not know is zero, refused otherwise, and so is an
+ * unset size; a refused struct runs nothing and starts no events stream. NULL: the defaults. */
+static void test_run_options(cordon_policy *pol) {
+        char marker[4096];
+        (void) snprintf(marker, sizeof(marker), "%s/run-options-ran", workdir);
+        char sh[] = "/bin/sh", dash_c[] = "-c", script[] = "echo ran > \"$0\"";
+        char *argv[] = { sh, dash_c, script, marker, NULL };
+        cordon_run_result res;
+        cordon_error err = { 0 };
+        int r = cordon_run(pol, argv, NULL, &res, &err);
+        check(r == 0 && res.exit_code == 0 && access(marker, F_OK) == 0,
+              "cordon_run without options runs with the defaults", err.message);
+        (void) unlink(marker);
+        struct {
+                cordon_run_options o;
+                uint64_t newer_field;
+        } big;
+        memset(&big, 0, sizeof(big));
+        cordon_run_options_init(&big.o);
+        big.o.size = sizeof(big);
+        int events = 0;
+        big.o.on_event = count_event;
+        big.o.event_userdata = &events;
+        r = cordon_run(pol, argv, &big.o, &res, &err);
+        check(r == 0 && res.exit_code == 0 && events > 0 && access(marker, F_OK) == 0,
+              "a larger cordon_run_options with zeros beyond is honoured", err.message);
+        (void) unlink(marker);
+        events = 0;
+        big.newer_field = 1;
+        r = cordon_run(pol, argv, &big.o, &res, &err);
+        check(r < 0 && err.code == CORDON_USAGE && events == 0 && access(marker, F_OK) < 0,
+              "a cordon_run_options field this library does not know is refused before anything "
+              "runs", err.message);
+        cordon_run_options unset;
+        memset(&unset, 0, sizeof(unset));
+        unset.on_event = count_event;
+        unset.event_userdata = &events;
+        r = cordon_run(pol, argv, &unset, &res, &err);
+        check(r < 0 && err.code == CORDON_USAGE && strstr(err.message, "cordon_run_options_init()") &&
+                      events == 0 && access(marker, F_OK) < 0,
+              "cordon_run_options without its size is refused", err.message);
 }
 
 /* ---- a warm session ------------------------------------------------------------------------ */
@@ -852,6 +904,7 @@ int main(int argc, char **argv) {
         test_signal(pol);
         test_kill(pol);
         test_fds(pol);
+        test_run_options(pol);
         test_session(pol);
         test_event_loop(pol);
         test_tty(pol);

@@ -103,8 +103,12 @@ static int run(const char *script, cordon_backend backend, uint64_t timeout_ms,
         char *argv[] = { sh, dash_c, (char *) script, NULL };
         snprintf(henv, sizeof(henv), "HOME=%s", home);
         char *env[] = { henv, path, NULL };
-        cordon_run_options o = { .backend = backend, .environ = env, .on_event = collect,
-                                 .event_userdata = s };
+        cordon_run_options o;
+        cordon_run_options_init(&o);
+        o.backend = backend;
+        o.environ = env;
+        o.on_event = collect;
+        o.event_userdata = s;
         cordon_run_result res = { 0 };
         int r = cordon_run(p, argv, &o, &res, err);
         cordon_policy_free(p);
@@ -207,9 +211,8 @@ static void test_time_format(void **state) {
 static void test_terminal_once_and_bytes(void **state) {
         (void) state;
         stream s = { 0 };
-        cordon_run_options o = { .on_event = collect, .event_userdata = &s };
         events ev;
-        events_init(&ev, &o, "id");
+        events_init(&ev, collect, &s, "id");
         events_violation(&ev, &(cordon_violation) { .action = "file-create-name",
                                                     .syscall = "openat", .target = "/w/\xff.env",
                                                     .rule = ".env" });
@@ -221,7 +224,7 @@ static void test_terminal_once_and_bytes(void **state) {
         assert_string_equal(field(&s, 0, "target"), "/w/?.env");
         stream_done(&s);
         /* Without a callback nothing is called and nothing fails. */
-        events_init(&ev, NULL, NULL);
+        events_init(&ev, NULL, NULL, NULL);
         events_exit(&ev, 0, 0);
         assert_true(ev.ended);
 }

@@ -71,6 +71,13 @@ static cordon_policy *default_policy(void) {
         return p;
 }
 
+/* Options as cordon_run_options_init() makes them, for the caller to set fields on. */
+static cordon_run_options run_options(void) {
+        cordon_run_options o;
+        cordon_run_options_init(&o);
+        return o;
+}
+
 static int run(cordon_policy *p, const char *script, cordon_run_options *o, cordon_run_result *res,
                cordon_error *err) {
         char sh[] = "/bin/sh", dash_c[] = "-c", path[] = "PATH=/usr/bin:/bin",
@@ -86,7 +93,9 @@ static void test_violation_reported_exactly(void **state) {
         (void) state;
         cordon_policy *p = default_policy();
         seen s = { 0 };
-        cordon_run_options o = { .on_violation = record, .userdata = &s };
+        cordon_run_options o = run_options();
+        o.on_violation = record;
+        o.userdata = &s;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         assert_int_equal(run(p, "touch .env 2>/dev/null; exit 4", &o, &res, &err), 0);
@@ -108,7 +117,9 @@ static void test_allowed_run_reports_nothing(void **state) {
         (void) state;
         cordon_policy *p = default_policy();
         seen s = { 0 };
-        cordon_run_options o = { .on_violation = record, .userdata = &s };
+        cordon_run_options o = run_options();
+        o.on_violation = record;
+        o.userdata = &s;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         assert_int_equal(run(p, "echo x > ok.txt && test -z \"$GITHUB_TOKEN\"", &o, &res, &err), 0);
@@ -121,7 +132,7 @@ static void test_allowed_run_reports_nothing(void **state) {
 static void test_signal_status(void **state) {
         (void) state;
         cordon_policy *p = default_policy();
-        cordon_run_options o = { 0 };
+        cordon_run_options o = run_options();
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         assert_int_equal(run(p, "kill -USR1 $$", &o, &res, &err), 0);
@@ -134,7 +145,7 @@ static void test_timeout_kills_everything(void **state) {
         (void) state;
         cordon_policy *p = default_policy();
         assert_int_equal(cordon_policy_set_timeout_ms(p, 300), 0);
-        cordon_run_options o = { 0 };
+        cordon_run_options o = run_options();
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         int r = run(p, "(sleep 30; touch late.txt) & sleep 30", &o, &res, &err);
@@ -148,7 +159,8 @@ static void test_timeout_kills_everything(void **state) {
 static void test_explicit_backend_never_steps_down(void **state) {
         (void) state;
         cordon_policy *p = default_policy();
-        cordon_run_options o = { .backend = CORDON_BACKEND_MICROVM };
+        cordon_run_options o = run_options();
+        o.backend = CORDON_BACKEND_MICROVM;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         int r = run(p, "touch ran.txt", &o, &res, &err);
@@ -164,14 +176,14 @@ static void test_explicit_backend_never_steps_down(void **state) {
 static void test_per_call_policies(void **state) {
         (void) state;
         cordon_policy *def = default_policy();
-        cordon_policy *ro = cordon_policy_new();
-        assert_non_null(ro);
+        cordon_policy *ro = NULL;
+        assert_int_equal(cordon_policy_new(&ro, NULL), 0);
         assert_int_equal(cordon_policy_set_mode(ro, CORDON_MODE_READ_ONLY), 0);
         cordon_policy *ro_resolved = NULL, *rw_resolved = NULL;
         cordon_error err = { 0 };
         assert_int_equal(cordon_policy_resolve(def, ro, NULL, &ro_resolved, &err), 0);
         assert_int_equal(cordon_policy_resolve(def, NULL, NULL, &rw_resolved, &err), 0);
-        cordon_run_options o = { 0 };
+        cordon_run_options o = run_options();
         cordon_run_result res = { 0 };
         assert_int_equal(run(ro_resolved, "echo x > ro.txt", &o, &res, &err), 0);
         assert_int_not_equal(res.exit_code, 0);
@@ -180,7 +192,8 @@ static void test_per_call_policies(void **state) {
         assert_int_equal(access("ro.txt", F_OK), -1);
         assert_int_equal(access("rw.txt", F_OK), 0);
         /* An approved escalation widens a read-only session for one call only. */
-        cordon_policy *esc = cordon_policy_new(), *esc_resolved = NULL;
+        cordon_policy *esc = NULL, *esc_resolved = NULL;
+        assert_int_equal(cordon_policy_new(&esc, NULL), 0);
         assert_int_equal(cordon_policy_set_mode(esc, CORDON_MODE_WORKSPACE_WRITE), 0);
         assert_int_equal(cordon_policy_resolve(def, ro, esc, &esc_resolved, &err), 0);
         assert_int_equal(run(esc_resolved, "echo x > esc.txt", &o, &res, &err), 0);
@@ -203,7 +216,7 @@ static int run_with_stdin(cordon_policy *p, const char *path, int flags, const c
         assert_true(saved >= 0 && fd >= 0);
         assert_int_equal(dup2(fd, 0), 0);
         close(fd);
-        cordon_run_options o = { 0 };
+        cordon_run_options o = run_options();
         int r = run(p, script, &o, res, err);
         assert_int_equal(dup2(saved, 0), 0);
         close(saved);

@@ -96,7 +96,9 @@ static char *read_argv(void) {
 static int run_read(const cordon_policy *p, cordon_error *err) {
         char sh[] = "/bin/sh", c[] = "-c";
         char *argv[] = { sh, c, read_argv(), NULL };
-        cordon_run_options o = { .environ = env };
+        cordon_run_options o;
+        cordon_run_options_init(&o);
+        o.environ = env;
         cordon_run_result res = { 0 };
         int r = cordon_run(p, argv, &o, &res, err);
         return r < 0 ? r : res.exit_code;
@@ -207,7 +209,9 @@ static void test_managed_scalars_win(void **state) {
         assert_int_equal(cordon_policy_set_mode(p, CORDON_MODE_WORKSPACE_WRITE), 0);
         char sh[] = "/bin/sh", c[] = "-c", touch[] = "touch written";
         char *argv[] = { sh, c, touch, NULL };
-        cordon_run_options o = { .environ = env };
+        cordon_run_options o;
+        cordon_run_options_init(&o);
+        o.environ = env;
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         assert_int_equal(cordon_run(p, argv, &o, &res, &err), 0);
@@ -356,7 +360,8 @@ static void test_resolved_policy_not_applied_twice(void **state) {
         assert_int_equal(run_read(copy, &err), 0);
         cordon_policy_free(copy);
         /* A layer over it could override what the managed settings set: they apply again. */
-        cordon_policy *layer = cordon_policy_new(), *over = NULL;
+        cordon_policy *layer = NULL, *over = NULL;
+        assert_int_equal(cordon_policy_new(&layer, NULL), 0);
         assert_int_equal(cordon_policy_set_timeout_ms(layer, 60000), 0);
         assert_int_equal(cordon_policy_resolve(resolved, layer, NULL, &over, &err), 0);
         assert_unread(run_read(over, &err));

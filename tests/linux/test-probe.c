@@ -513,7 +513,8 @@ static void test_public_json(void **state) {
         cordon_probe *p = NULL;
         cordon_error err = { 0 };
         assert_int_equal(cordon_probe_run(&p, &err), 0);
-        char *s = cordon_probe_to_json(p);
+        char *s = NULL;
+        assert_int_equal(cordon_probe_to_json(p, &s, &err), 0);
         assert_non_null(s);
         json_error_t jerr;
         json_t *root = json_loads(s, JSON_REJECT_DUPLICATES, &jerr);
@@ -542,7 +543,8 @@ static void test_public_json(void **state) {
 static void test_public_text(void **state) {
         cordon_probe *p = NULL;
         assert_int_equal(cordon_probe_run(&p, NULL), 0);
-        char *s = cordon_probe_to_text(p);
+        char *s = NULL;
+        assert_int_equal(cordon_probe_to_text(p, &s, NULL), 0);
         assert_non_null(s);
         static const char *const names[] = { "native", "landlock", "microvm", "none" };
         const char *line = strchr(s, '\n') + 1; /* after the header */
@@ -558,7 +560,16 @@ static void test_public_text(void **state) {
         snprintf(want, sizeof(want), "  %-28s %d\n", "landlock ABI", host.landlock_abi);
         assert_non_null(strstr(s, want));
         free(s);
+        /* The serializers' failure shape: -EINVAL (USAGE) with *ret NULL. */
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_probe_to_text(p, NULL, &err), -EINVAL);
+        assert_int_equal(err.code, CORDON_USAGE);
+        s = want;
+        assert_int_equal(cordon_probe_to_json(NULL, &s, NULL), -EINVAL);
+        assert_null(s);
         cordon_probe_free(p);
+        /* ... and a constructor's. */
+        assert_int_equal(cordon_probe_run(NULL, &err), -EINVAL);
 }
 
 int main(void) {

@@ -46,7 +46,7 @@ static bool has_name(const plan *p, const char *name) {
 }
 
 static void test_builtin_scrub(void **state) {
-        _cleanup_policy_ cordon_policy *pol = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *pol = test_policy_new();
         static const char *const scrubbed[] = {
                 "GITHUB_TOKEN=1",      "MY_TOKEN=1",       "MY_TOKEN_FILE=1",
                 "APP_SECRET=1",        "APP_SECRET_V2=1",  "DJANGO_SECRET_KEY=1",
@@ -95,7 +95,7 @@ static void test_builtin_scrub(void **state) {
 }
 
 static void test_pass_scrub_set(void **state) {
-        _cleanup_policy_ cordon_policy *pol = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *pol = test_policy_new();
         assert_int_equal(cordon_policy_env_pass(pol, "GITHUB_TOKEN"), 0);
         assert_int_equal(cordon_policy_env_scrub(pol, "*_COOKIE"), 0);
         assert_int_equal(cordon_policy_env_scrub(pol, "GIT_AUTHOR_*"), 0);
@@ -125,7 +125,7 @@ static void test_pass_scrub_set(void **state) {
 }
 
 static void test_malformed_and_duplicates(void **state) {
-        _cleanup_policy_ cordon_policy *pol = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *pol = test_policy_new();
         static const char *const in[] = { "A=1", "NOEQUALS", "=x", "A=2", "B=", "X_TOKEN=1",
                                           "X_TOKEN=2", NULL };
         int r;
@@ -146,7 +146,7 @@ static void test_malformed_and_duplicates(void **state) {
 }
 
 static void test_limits(void **state) {
-        _cleanup_policy_ cordon_policy *pol = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *pol = test_policy_new();
         const char **many = calloc(4098, sizeof(char *));
         char (*buf)[16] = calloc(4097, 16);
         assert_non_null(many);

@@ -544,7 +544,7 @@ static void test_unenforceable(void **state) {
         cordon_error err = { 0 };
         plan *pl = NULL;
         /* networkEnabled unset means true (docs/policy.md): the proxy enforces it. */
-        _cleanup_policy_ cordon_policy *a = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *a = test_policy_new();
         assert_int_equal(cordon_policy_add_bind(a, P("ws"), false), 0);
         plan *pa = build_ok(a, P("ws"));
         assert_true(pa->net.enabled);
@@ -655,6 +655,7 @@ static void test_json_output(void **state) {
         assert_int_equal(cordon_policy_add_bind(pol, "/", false), 0);
         assert_true(cordon_policy_to_json(pol, CORDON_JSON_WITH_PLAN, env2, &out, &err) < 0);
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_null(out); /* not the freed text of the call before */
 }
 
 /* A '[' or '\\' in a workspace path is part of a name, not glob syntax: every rule must still

@@ -22,7 +22,7 @@ static int load(cordon_policy *p, const char *json, cordon_error *err) {
 
 /* Loads `json` (len bytes) into a fresh policy and checks the message starts with `prefix`. */
 static void expect_error_n(const char *json, size_t len, const char *prefix) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
         assert_true(cordon_policy_load_string(p, json, len, "t.json", &err) < 0);
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
@@ -201,7 +201,7 @@ static void test_limits_on_input(void **state) {
         expect_error_n(buf, big, "t.json: the policy is 1048577 bytes; at most 1048576 are "
                                  "allowed");
         /* Exactly at the limit it parses. */
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
         buf[big - 2] = '}';
         assert_int_equal(cordon_policy_load_string(p, buf, big - 1, "t.json", &err), 0);
@@ -242,7 +242,7 @@ static const char full_policy[] =
         "}\n";
 
 static void test_every_key(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
         int r = load(p, full_policy, &err);
         if (r < 0)
@@ -282,7 +282,7 @@ static void test_every_key(void **state) {
         assert_int_equal(p->cpu_seconds, 30);
 
         /* Integer forms of timeout and memory; null for the optional strings. */
-        _cleanup_policy_ cordon_policy *q = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
         assert_int_equal(load(q,
                               "{\"limits\": {\"timeout\": 1500, \"memory\": 2097152, "
                               "\"pids\": null, \"cpu\": null}, \"sessionId\": null, "
@@ -297,7 +297,7 @@ static void test_every_key(void **state) {
         assert_int_equal(q->pids, 0);
 
         /* The tmpfs sizes: a size string or bytes; unset stays 0 (the plan's defaults). */
-        _cleanup_policy_ cordon_policy *t = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *t = test_policy_new();
         assert_int_equal(load(t, "{\"limits\": {\"tmpSize\": \"512M\", \"shmSize\": 1048576}}",
                               &err),
                          0);
@@ -305,7 +305,7 @@ static void test_every_key(void **state) {
         assert_int_equal(t->shm_bytes, 1048576);
         assert_int_equal(q->tmp_bytes, 0);
         /* The wildcard budget: a count; unset stays 0 (the plan's default, 64). */
-        _cleanup_policy_ cordon_policy *w = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *w = test_policy_new();
         assert_int_equal(load(w, "{\"limits\": {\"wildcardNames\": 8}}", &err), 0);
         assert_int_equal(w->wildcard_names, 8);
         assert_int_equal(t->wildcard_names, 0);
@@ -342,7 +342,7 @@ static void test_merge_and_atomicity(void **state) {
 
 static void test_load_file(void **state) {
         char *root = tmptree_new();
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
 
         char missing[4096];
@@ -396,7 +396,7 @@ static void test_load_file(void **state) {
 /* toolCaches (docs/design/tool-caches.md): both forms, every refusal with its position, and
  * layering: a later layer's "enabled" wins, extras union, a name is listed once per layer. */
 static void test_tool_caches(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
         assert_true(policy_tool_caches_on(p)); /* unset: on */
         assert_int_equal(load(p, "{\"toolCaches\": false}", &err), 0);
@@ -456,7 +456,7 @@ static void test_tool_caches(void **state) {
 
 /* The layer document keeps toolCaches exactly: loaded elsewhere it is the same layer. */
 static void test_tool_caches_layer(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         cordon_error err = { 0 };
         assert_int_equal(load(p,
                               "{\"toolCaches\": {\"enabled\": false, \"extra\": [{\"name\": "
@@ -467,7 +467,7 @@ static void test_tool_caches_layer(void **state) {
         char *s = json_dumps(j, 0);
         json_decref(j);
         assert_non_null(s);
-        _cleanup_policy_ cordon_policy *q = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
         assert_int_equal(load(q, s, &err), 0);
         free(s);
         assert_true(q->tool_caches_set);
@@ -475,13 +475,13 @@ static void test_tool_caches_layer(void **state) {
         assert_int_equal(q->n_tool_caches, 1);
         assert_string_equal(q->tool_caches[0].env, "COURSIER_CACHE");
         /* An empty layer prints no toolCaches at all. */
-        _cleanup_policy_ cordon_policy *e = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *e = test_policy_new();
         j = policy_layer_to_json(e);
         assert_null(json_object_get(j, "toolCaches"));
         json_decref(j);
         /* Turning caches back on over a base that turned them off widens; adding extras does
          * not (the root is writable either way). */
-        _cleanup_policy_ cordon_policy *on = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *on = test_policy_new();
         assert_int_equal(load(on, "{\"toolCaches\": true}", &err), 0);
         strv w = { 0 };
         assert_int_equal(policy_widening_fields(p, on, &w), 1);

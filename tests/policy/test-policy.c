@@ -43,7 +43,7 @@ static void test_modes(void **state) {
         assert_string_equal(cordon_mode_to_string(CORDON_MODE_DANGER_FULL_ACCESS),
                             "danger-full-access");
         assert_string_equal(cordon_mode_to_string((cordon_mode) 42), "unknown");
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         assert_int_equal(cordon_policy_set_mode(p, (cordon_mode) 3), -EINVAL);
         assert_false(p->mode_set);
         assert_int_equal(cordon_policy_set_mode(p, CORDON_MODE_READ_ONLY), 0);
@@ -53,7 +53,7 @@ static void test_modes(void **state) {
 typedef int (*path_setter)(cordon_policy *, const char *);
 
 static void check_path_setter(path_setter set, const strv *(*list)(const cordon_policy *)) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         static const char *const bad[] = {
                 "",           "relative/x", "./x",          "/a/../b",          "/a/..",
                 "/a\nb",      "/a\tb",      "/a\x7f",       "~/x",
@@ -95,13 +95,13 @@ static void test_path_setters(void **state) {
         check_path_setter(cordon_policy_add_deny_read, deny_read_of);
         check_path_setter(cordon_policy_add_deny_write, deny_write_of);
         /* Deny lists take globs (docs/policy.md). */
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         assert_int_equal(cordon_policy_add_deny_read(p, "/home/*/secret?.txt"), 0);
         assert_string_equal(p->deny_read.v[0], "/home/*/secret?.txt");
 }
 
 static void test_list_limit(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         char buf[64];
         for (unsigned i = 0; i < POLICY_MAX_LIST; i++) {
                 snprintf(buf, sizeof(buf), "/d/%u", i);
@@ -118,7 +118,7 @@ static void test_list_limit(void **state) {
 /* A refusing setter says why (cordon_policy_last_error): the value, quoted and cleaned, and the
  * validator's reason; never an environment variable's value. */
 static void test_setter_reasons(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         assert_null(cordon_policy_last_error(p));
         assert_int_equal(cordon_policy_add_bind(p, "relative/dir", false), -EINVAL);
         const cordon_error *e = cordon_policy_last_error(p);
@@ -143,7 +143,7 @@ static void test_setter_reasons(void **state) {
 }
 
 static void test_binds(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         assert_int_equal(cordon_policy_add_bind(p, "rel", false), -EINVAL);
         assert_int_equal(cordon_policy_add_bind(p, "/a/../b", false), -EINVAL);
         assert_int_equal(cordon_policy_add_bind(p, "/w//x/", false), 0);
@@ -158,7 +158,7 @@ static void test_binds(void **state) {
 }
 
 static void test_ids_and_workdir(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         static const char *const bad[] = { "", "a b", "a/b", "a\\b", "a\nb", "\xc3\xa9" };
         for (size_t i = 0; i < ELEMENTSOF(bad); i++)
                 assert_int_equal(cordon_policy_set_session_id(p, bad[i]), -EINVAL);
@@ -180,9 +180,9 @@ static void test_ids_and_workdir(void **state) {
 /* An override widens the base when it adds allow-type entries, turns things on, raises limits
  * or moves the mode towards danger-full-access; deny-type entries never widen. */
 static void test_widening_fields(void **state) {
-        _cleanup_policy_ cordon_policy *base = cordon_policy_new();
-        _cleanup_policy_ cordon_policy *narrow = cordon_policy_new();
-        _cleanup_policy_ cordon_policy *wide = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *base = test_policy_new();
+        _cleanup_policy_ cordon_policy *narrow = test_policy_new();
+        _cleanup_policy_ cordon_policy *wide = test_policy_new();
         assert_int_equal(cordon_policy_set_mode(base, CORDON_MODE_READ_ONLY), 0);
         assert_int_equal(cordon_policy_add_bind(base, "/w", true), 0);
         assert_int_equal(cordon_policy_set_timeout_ms(base, 1000), 0);
@@ -210,7 +210,7 @@ static void test_widening_fields(void **state) {
 }
 
 static void test_names_and_env(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         static const char *const bad_globs[] = { "", "a/b", "/x", ".", "..", "a\nb",
                                                  /* what the glob parser flags */
                                                  "a[bc", "[z-a]", "[[:nope:]]", "[[=a=]]",
@@ -255,7 +255,7 @@ static void test_names_and_env(void **state) {
 }
 
 static void test_limits(void **state) {
-        _cleanup_policy_ cordon_policy *p = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
         assert_int_equal(cordon_policy_set_timeout_ms(p, 0), -EINVAL);
         assert_int_equal(cordon_policy_set_timeout_ms(p, POLICY_TIMEOUT_MAX_MS + 1), -EINVAL);
         assert_int_equal(cordon_policy_set_timeout_ms(p, 1500), 0);
@@ -271,6 +271,27 @@ static void test_limits(void **state) {
         assert_int_equal(p->memory_bytes, 512ULL << 20);
         assert_int_equal(p->pids, 64);
         assert_int_equal(p->cpu_seconds, 60);
+}
+
+/* The constructors' one shape (include/cordon/cordon.h): 0 and a new object, or -errno with
+ * `err` set and *ret NULL, whatever *ret held before. */
+static void test_constructors(void **state) {
+        cordon_error err = { 0 };
+        assert_int_equal(cordon_policy_new(NULL, &err), -EINVAL);
+        assert_int_equal(err.code, CORDON_USAGE);
+        assert_non_null(strstr(err.message, "cordon_policy_new"));
+        _cleanup_policy_ cordon_policy *p = NULL;
+        assert_int_equal(cordon_policy_new(&p, NULL), 0);
+        assert_non_null(p);
+        assert_false(p->mode_set);
+        assert_int_equal(p->n_binds, 0);
+        cordon_policy *stale = p, *q = stale;
+        assert_int_equal(cordon_policy_new_default("rel", "/home/u", &q, NULL), -EINVAL);
+        assert_null(q);
+        q = stale;
+        assert_int_equal(cordon_policy_resolve(NULL, p, NULL, &q, &err), -EINVAL);
+        assert_int_equal(err.code, CORDON_POLICY_INVALID);
+        assert_null(q);
 }
 
 static void test_default(void **state) {
@@ -300,8 +321,8 @@ static void test_default(void **state) {
 
 /* Each pair of layers: the higher one wins every scalar it sets; unset scalars fall through. */
 static void test_resolve_precedence(void **state) {
-        _cleanup_policy_ cordon_policy *def = NULL, *ses = cordon_policy_new(),
-                                       *esc = cordon_policy_new(), *res = NULL;
+        _cleanup_policy_ cordon_policy *def = NULL, *ses = test_policy_new(),
+                                       *esc = test_policy_new(), *res = NULL;
         cordon_error err = { 0 };
         assert_int_equal(cordon_policy_new_default("/w", "/home/u", &def, &err), 0);
         assert_int_equal(cordon_policy_set_timeout_ms(def, 1000), 0);
@@ -348,6 +369,7 @@ static void test_resolve_precedence(void **state) {
         cordon_policy_free(TAKE_PTR(def));
         assert_string_equal(res->session_id, "s1");
         assert_string_equal(res->binds[0].host_path, "/w");
+        cordon_policy_free(TAKE_PTR(res));
 
         assert_int_equal(cordon_policy_resolve(NULL, NULL, NULL, &res, &err), -EINVAL);
         assert_int_equal(err.code, CORDON_POLICY_INVALID);
@@ -355,7 +377,7 @@ static void test_resolve_precedence(void **state) {
 
 /* Lists are unions: a session cannot remove the default's deny rules. */
 static void test_resolve_lists_union(void **state) {
-        _cleanup_policy_ cordon_policy *def = NULL, *ses = cordon_policy_new(), *res = NULL;
+        _cleanup_policy_ cordon_policy *def = NULL, *ses = test_policy_new(), *res = NULL;
         cordon_error err = { 0 };
         assert_int_equal(cordon_policy_new_default("/w", "/home/u", &def, &err), 0);
         assert_int_equal(cordon_policy_add_deny_write(def, "/w/ci.yml"), 0);
@@ -391,7 +413,7 @@ static void test_dup_and_swap(void **state) {
         assert_string_equal(b->binds[0].host_path, "/w");
         assert_ptr_not_equal(b->binds[0].host_path, a->binds[0].host_path);
         assert_string_equal(b->env_set[0].value, "y");
-        _cleanup_policy_ cordon_policy *empty = cordon_policy_new();
+        _cleanup_policy_ cordon_policy *empty = test_policy_new();
         policy_swap(a, empty);
         assert_int_equal(a->n_binds, 0);
         assert_int_equal(empty->n_binds, 1);
@@ -408,6 +430,7 @@ int main(void) {
                 cmocka_unit_test(test_names_and_env),
                 cmocka_unit_test(test_widening_fields),
                 cmocka_unit_test(test_limits),
+                cmocka_unit_test(test_constructors),
                 cmocka_unit_test(test_default),
                 cmocka_unit_test(test_resolve_precedence),
                 cmocka_unit_test(test_resolve_lists_union),

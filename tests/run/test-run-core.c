@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The run core every launcher ends a run through (src/run/): the exit code for each kind of wait
- * status, the timeout's error, and the events stream's rule that exactly one terminal event is
- * emitted, whichever of exit, killed and error is called first and however often. */
+ * status, the timeout's error, the events stream's rule that exactly one terminal event is
+ * emitted, whichever of exit, killed and error is called first and however often, and how
+ * cordon_run()'s options are read by their size. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 
 #include "run/events.h"
 #include "run/run-end.h"
+#include "run/run-options.h"
 
 /* Wait statuses as the kernel encodes them (the W* macros decode exactly these). */
 #define EXITED(code) ((code) << 8)
@@ -63,9 +65,8 @@ static void collect(void *userdata, const char *line, size_t len) {
 static void one_terminal_event(void **state) {
         (void) state;
         lines l = { 0 };
-        cordon_run_options o = { .on_event = collect, .event_userdata = &l };
         events ev;
-        events_init(&ev, &o, "s-1");
+        events_init(&ev, collect, &l, "s-1");
         events_starting(&ev, CORDON_BACKEND_AUTO);
         events_ready(&ev, CORDON_BACKEND_NATIVE);
         events_killed(&ev, "timeout");
@@ -80,11 +81,59 @@ static void one_terminal_event(void **state) {
         assert_true(ev.ended);
 }
 
+/* cordon_run_options grow as cordon_spawn_options do (tests/linux/process-api.c checks both
+ * through cordon_run/cordon_spawn): NULL is the defaults; an older caller's smaller struct gets
+ * the defaults beyond it; a newer caller's larger one is read while what is unknown here is zero,
+ * refused otherwise; an unset size is refused with the hint to call _init(). */
+static void run_options_by_size(void **state) {
+        (void) state;
+        cordon_run_options o;
+        cordon_error err = { 0 };
+        assert_int_equal(run_options_read(NULL, &o, &err), 0);
+        assert_int_equal(o.size, sizeof(o));
+        assert_int_equal(o.backend, CORDON_BACKEND_AUTO);
+        assert_null(o.on_event);
+
+        cordon_run_options older;
+        cordon_run_options_init(&older);
+        older.size = offsetof(cordon_run_options, capture);
+        older.backend = CORDON_BACKEND_LANDLOCK;
+        older.capture = CORDON_CAPTURE_STDERR; /* beyond its size: not the older caller's */
+        assert_int_equal(run_options_read(&older, &o, &err), 0);
+        assert_int_equal(o.size, sizeof(o));
+        assert_int_equal(o.backend, CORDON_BACKEND_LANDLOCK);
+        assert_int_equal(o.capture, 0);
+
+        struct {
+                cordon_run_options o;
+                uint64_t newer_field;
+        } big;
+        memset(&big, 0, sizeof(big));
+        cordon_run_options_init(&big.o);
+        big.o.size = sizeof(big);
+        big.o.capture = CORDON_CAPTURE_STDOUT;
+        assert_int_equal(run_options_read(&big.o, &o, &err), 0);
+        assert_int_equal(o.size, sizeof(o));
+        assert_int_equal(o.capture, CORDON_CAPTURE_STDOUT);
+        big.newer_field = 1;
+        assert_int_equal(run_options_read(&big.o, &o, &err), -ENOTSUP);
+        assert_int_equal(err.code, CORDON_USAGE);
+        assert_non_null(strstr(err.message, "cordon_run_options has fields"));
+
+        cordon_run_options unset;
+        memset(&unset, 0, sizeof(unset));
+        err = (cordon_error) { 0 };
+        assert_int_equal(run_options_read(&unset, &o, &err), -EINVAL);
+        assert_int_equal(err.code, CORDON_USAGE);
+        assert_non_null(strstr(err.message, "call cordon_run_options_init() first"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(exit_codes),
                 cmocka_unit_test(timeout_error),
                 cmocka_unit_test(one_terminal_event),
+                cmocka_unit_test(run_options_by_size),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,8 +159,8 @@ static void policy_freep(cordon_policy **p) {
 char *sbt_profile(const char *root, const char *json, uint16_t proxy_port, const char *tmpdir,
                   cordon_error *err) {
         _cleanup_free_ char *text = sbt_replace(json, "@T@", root);
-        _cleanup_(policy_freep) cordon_policy *pol = cordon_policy_new();
-        assert_non_null(pol);
+        _cleanup_(policy_freep) cordon_policy *pol = NULL;
+        assert_int_equal(cordon_policy_new(&pol, NULL), 0);
         if (cordon_policy_load_string(pol, text, strlen(text), "case", err) < 0)
                 return NULL;
         _cleanup_(plan_freep) plan *p = NULL;

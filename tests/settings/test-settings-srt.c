@@ -142,7 +142,7 @@ static void test_realistic_file_translates_exactly(void **state) {
 
         /* Provenance names the srt key each value came from. */
         char *text = NULL;
-        assert_int_equal(cordon_settings_explain(srt, false, &text, NULL), 0);
+        assert_int_equal(cordon_settings_to_text(srt, &text, NULL), 0);
         char want[PATH_MAX * 2];
         snprintf(want, sizeof(want), "%s/.netrc", home);
         const char *line = strstr(text, want);
