@@ -43,7 +43,7 @@ static _noreturn_ void native_child(launch *l, char *const argv[], int report_fd
 }
 
 const launch_backend launch_backend_native = {
-        .id = CORDON_BACKEND_NATIVE, .confined = true, .available = native_available,
+        .base = { .id = CORDON_BACKEND_NATIVE, .confined = true, .available = native_available },
         .proxy_open = native_proxy_open, .proxy_start = native_proxy_start,
         .child_main = native_child,
 };
@@ -87,7 +87,8 @@ static void landlock_done(launch *l) {
 }
 
 const launch_backend launch_backend_landlock = {
-        .id = CORDON_BACKEND_LANDLOCK, .confined = true, .available = landlock_available,
+        .base = { .id = CORDON_BACKEND_LANDLOCK, .confined = true,
+                  .available = landlock_available },
         .prepare = landlock_prepare, .proxy_open = landlock_proxy_open,
         .child_main = landlock_child, .done = landlock_done,
 };
@@ -99,7 +100,8 @@ static _noreturn_ void none_child(launch *l, char *const argv[], int report_fd, 
 }
 
 const launch_backend launch_backend_none = {
-        .id = CORDON_BACKEND_NONE, .confined = false, .child_main = none_child,
+        .base = { .id = CORDON_BACKEND_NONE, .confined = false },
+        .child_main = none_child,
 };
 
 /* ---- microvm: not in this build ------------------------------------------------------------- */
@@ -113,20 +115,21 @@ static int microvm_available(cordon_error *err) {
 }
 
 const launch_backend launch_backend_microvm = {
-        .id = CORDON_BACKEND_MICROVM, .confined = true, .available = microvm_available,
+        .base = { .id = CORDON_BACKEND_MICROVM, .confined = true, .available = microvm_available },
+};
+
+/* Linux's table: the unspecified backend's choice first. */
+static const run_backend *const linux_backends[] = {
+        &launch_backend_native.base, &launch_backend_landlock.base, &launch_backend_none.base,
+        &launch_backend_microvm.base,
 };
 
 const launch_backend *launch_backend_for(cordon_backend id) {
-        switch (id) {
-        case CORDON_BACKEND_LANDLOCK:
-                return &launch_backend_landlock;
-        case CORDON_BACKEND_MICROVM:
-                return &launch_backend_microvm;
-        case CORDON_BACKEND_NONE:
-                return &launch_backend_none;
-        case CORDON_BACKEND_AUTO:
-        case CORDON_BACKEND_NATIVE:
-        default:
-                return &launch_backend_native;
-        }
+        const run_backend *rb = NULL;
+        cordon_error ignored = { 0 };
+        if (run_backend_pick(linux_backends, ELEMENTSOF(linux_backends), id, "Linux", &rb,
+                             &ignored) < 0)
+                return &launch_backend_native; /* an id outside the enum: the most confining */
+        /* `base` is each entry's first member. */
+        return (const launch_backend *) (const void *) rb;
 }

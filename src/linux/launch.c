@@ -38,7 +38,7 @@ static void attempt_state(launch *l) {
         bool session = l->session_ctl >= 0;
         l->st = (run_state) {
                 .opts = &l->opts, .ev = &l->ev, .cg = p->cgroup, .pids = p->pids,
-                .backend = l->be->id,
+                .backend = l->be->base.id,
                 .want_sender = l->want_command_pidfd, .command_pidfd = -1,
                 .proxy_fd = l->px.report_fd, .kill_fd = l->kill_fd,
                 .cancel_fd = l->opts.cancel_fd > 2 ? l->opts.cancel_fd : -1,
@@ -169,10 +169,10 @@ static int attempt(launch *l, char *const argv[], bool *ret_ready, cordon_error 
         if (r < 0)
                 return r;
         attempt_state(l);
-        if (!l->be->confined)
-                events_ready(&l->ev, l->be->id); /* nothing to build: ready at once */
+        if (!l->be->base.confined)
+                events_ready(&l->ev, l->be->base.id); /* nothing to build: ready at once */
         r = run_collect(l, true);
-        *ret_ready = !l->be->confined || l->st.ready;
+        *ret_ready = !l->be->base.confined || l->st.ready;
         /* Started, and maybe over already (the channel's end came with the start). */
         l->at_eof = r == 0;
         if (r >= 0 && run_started(&l->st) && !l->st.timed_out && !l->st.killed)
@@ -194,7 +194,7 @@ static int attempt(launch *l, char *const argv[], bool *ret_ready, cordon_error 
 static int attempt_with(launch *l, const launch_backend *be, char *const argv[], bool *ret_ready,
                         cordon_error *err) {
         l->be = be;
-        l->backend = be->id;
+        l->backend = be->base.id;
         int r = be->prepare ? be->prepare(l, err) : 0;
         return r < 0 ? r : attempt(l, argv, ret_ready, err);
 }
@@ -316,15 +316,15 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
                 backend = CORDON_BACKEND_NONE;
         const launch_backend *be = launch_backend_for(backend);
         l->be = be;
-        l->backend = be->id;
+        l->backend = be->base.id;
         keep_handed_fds(l);
         r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
-        if (r >= 0 && be->available)
-                r = be->available(err);
-        if (r >= 0 && be->confined)
+        if (r >= 0 && be->base.available)
+                r = be->base.available(err);
+        if (r >= 0 && be->base.confined)
                 r = launch_fds_check(&l->fds, p, err);
         /* limits.memory and limits.pids: a cgroup of the run's own, or rlimits (linux/cgroup.h). */
-        if (r >= 0 && be->confined)
+        if (r >= 0 && be->base.confined)
                 r = cgroup_for_limits(p->memory_bytes, &p->pids, p->pids_default, &p->cgroup,
                                       err);
         /* Without limits, a cgroup of the session's own still serves suspend (the v2 freezer)

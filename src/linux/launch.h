@@ -17,6 +17,7 @@
 #include "linux/capture.h"
 #include "linux/cgroup.h"
 #include "run/events.h"
+#include "run/run-backend.h"
 #include "report/report.h"
 #include "linux/proxy-proc.h"
 #include "plan/plan.h"
@@ -73,13 +74,12 @@ typedef struct launch_fds {
 typedef struct launch launch;
 typedef struct proxy_channels proxy_channels;
 
-/* A backend as the launch sequence drives it (launch-backends.c). Every member but `id`,
- * `confined` and `child_main` may be NULL: nothing to do at that step. */
+/* A backend as the launch sequence drives it (launch-backends.c): its entry in Linux's table of
+ * backends (run/run-backend.h: id, whether it confines, whether this host can run it), first, so
+ * the table's entries are these, and the hooks of each step. Every hook but child_main may be
+ * NULL: nothing to do at that step. */
 typedef struct launch_backend {
-        cordon_backend id;
-        bool confined;           /* false: the none backend (danger-full-access) */
-        /* Whether this host can run it: 0, or -errno with SANDBOX_UNAVAILABLE saying why. */
-        int (*available)(cordon_error *err);
+        run_backend base;
         /* In the launcher, after the plan and the cgroup: what the backend builds first. */
         int (*prepare)(launch *l, cordon_error *err);
         /* Before the fork: the egress proxy's channels (l->px). */
@@ -95,7 +95,8 @@ typedef struct launch_backend {
 
 extern const launch_backend launch_backend_native, launch_backend_landlock,
         launch_backend_none, launch_backend_microvm;
-/* The backend that runs `id` (AUTO: native, which may step down to landlock). */
+/* The backend that runs `id`, picked from Linux's table by run_backend_pick() (AUTO: native,
+ * which may step down to landlock: launch.c's ladder). Every backend is in the table. */
 const launch_backend *launch_backend_for(cordon_backend id);
 
 struct launch {

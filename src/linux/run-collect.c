@@ -274,7 +274,7 @@ int run_result(launch *l, int cst, cordon_run_result *ret, cordon_error *err) {
                         *err = st->fatal;
                 return -(st->fatal.sys_errno ? st->fatal.sys_errno : EINVAL);
         }
-        bool direct = !l->be->confined; /* the none backend: the child is the command */
+        bool direct = !l->be->base.confined; /* the none backend: the child is the command */
         int status = direct ? cst : st->status;
         if (!direct && !st->have_status)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, ECHILD,

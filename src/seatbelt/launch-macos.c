@@ -10,6 +10,7 @@
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
 #include "run/events.h"
+#include "run/run-backend.h"
 #include "run/run-end.h"
 #include "run/run-options.h"
 #include "seatbelt/seatbelt-exec.h"
@@ -22,30 +23,35 @@ static void policy_freep(cordon_policy **p) {
         cordon_policy_free(*p);
 }
 
-/* docs/design/backends.md: an explicitly requested backend never steps down, and nothing runs
- * unconfined unless that was asked for. */
-static int check_backend(cordon_backend b, cordon_error *err) {
-        switch (b) {
-        case CORDON_BACKEND_AUTO:
-        case CORDON_BACKEND_NATIVE:
-                break;
-        case CORDON_BACKEND_LANDLOCK:
-        case CORDON_BACKEND_MICROVM:
-                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
-                                        "refusing to run the command unconfined: the %s backend "
-                                        "is not available on macOS; hint: use --backend native "
-                                        "(see 'cordon probe')",
-                                        cordon_backend_to_string(b));
-        case CORDON_BACKEND_NONE:
-        default:
-                return 0;
-        }
+/* Seatbelt applied by sandbox-exec: this platform's native backend, when the tool is there. */
+static int seatbelt_available(cordon_error *err) {
         if (access(SEATBELT_SANDBOX_EXEC, X_OK) < 0)
                 return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, errno,
                                         "refusing to run the command unconfined: %s is not "
                                         "usable (%s); hint: macOS: check /usr/bin/sandbox-exec",
                                         SEATBELT_SANDBOX_EXEC, strerror(errno));
         return 0;
+}
+
+static const run_backend seatbelt_native = { .id = CORDON_BACKEND_NATIVE, .confined = true,
+                                             .available = seatbelt_available };
+static const run_backend seatbelt_none = { .id = CORDON_BACKEND_NONE, .confined = false };
+
+/* macOS's table (run/run-backend.h): landlock and microvm are not in it, so asking for them is
+ * refused, never answered with another backend. */
+static const run_backend *const macos_backends[] = { &seatbelt_native, &seatbelt_none };
+
+/* The backend of this run: none for danger-full-access (asked for by the mode), else the
+ * requested one from the table, if this host can run it. */
+static int pick_backend(cordon_backend requested, bool danger, const run_backend **ret,
+                        cordon_error *err) {
+        if (danger)
+                requested = CORDON_BACKEND_NONE;
+        int r = run_backend_pick(macos_backends, ELEMENTSOF(macos_backends), requested, "macOS",
+                                 ret, err);
+        if (r >= 0 && (*ret)->available)
+                r = (*ret)->available(err);
+        return r;
 }
 
 /* The per-user temporary directory macOS gives each user (/var/folders/.../T), else /tmp. */
@@ -139,10 +145,10 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 r = plan_build(policy, home, cwd, env, &p, err);
         if (r < 0)
                 return r;
-        bool unconfined = p->mode == CORDON_MODE_DANGER_FULL_ACCESS ||
-                          backend == CORDON_BACKEND_NONE;
+        const run_backend *be = NULL;
+        r = pick_backend(backend, p->mode == CORDON_MODE_DANGER_FULL_ACCESS, &be, err);
+        bool unconfined = r >= 0 && !be->confined;
         seatbelt_exec_result res = { 0 };
-        r = unconfined ? 0 : check_backend(backend, err);
         /* docs/design/backends.md: refuse what cannot be enforced rather than drop it. The egress
          * proxy runs in the Linux sandbox's network namespace; on macOS there is none yet, so the
          * allowed destinations could not be reached (the profile allows no TCP without a proxy). */

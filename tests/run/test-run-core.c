@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The run core every launcher ends a run through (src/run/): the exit code for each kind of wait
  * status, the timeout's error, the events stream's rule that exactly one terminal event is
- * emitted, whichever of exit, killed and error is called first and however often, and how
- * cordon_run()'s options are read by their size. */
+ * emitted, whichever of exit, killed and error is called first and however often, how
+ * cordon_run()'s options are read by their size, and how a backend is picked from a platform's
+ * table. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <jansson.h>
 
 #include "run/events.h"
+#include "run/run-backend.h"
 #include "run/run-end.h"
 #include "run/run-options.h"
 
@@ -128,12 +130,38 @@ static void run_options_by_size(void **state) {
         assert_non_null(strstr(err.message, "call cordon_run_options_init() first"));
 }
 
+/* The one rule for choosing from a platform's table: AUTO is its first entry, an explicit
+ * backend its own, and one the table lacks is refused, never replaced (no step down, nothing
+ * unconfined unless asked for). */
+static void backend_pick(void **state) {
+        (void) state;
+        static const run_backend native = { .id = CORDON_BACKEND_NATIVE, .confined = true };
+        static const run_backend none = { .id = CORDON_BACKEND_NONE, .confined = false };
+        static const run_backend *const table[] = { &native, &none };
+        const run_backend *got = NULL;
+        cordon_error err = { 0 };
+        assert_int_equal(run_backend_pick(table, 2, CORDON_BACKEND_AUTO, "here", &got, &err), 0);
+        assert_ptr_equal(got, &native);
+        assert_int_equal(run_backend_pick(table, 2, CORDON_BACKEND_NONE, "here", &got, &err), 0);
+        assert_ptr_equal(got, &none);
+        assert_int_equal(run_backend_pick(table, 2, CORDON_BACKEND_LANDLOCK, "here", &got, &err),
+                         -ENOTSUP);
+        assert_null(got);
+        assert_int_equal(err.code, CORDON_SANDBOX_UNAVAILABLE);
+        assert_string_equal(err.message, "refusing to run the command unconfined: the landlock "
+                                         "backend is not available on here; hint: use --backend "
+                                         "native (see 'cordon probe')");
+        assert_int_equal(run_backend_pick(table, 0, CORDON_BACKEND_AUTO, "here", &got, NULL),
+                         -ENOTSUP);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(exit_codes),
                 cmocka_unit_test(timeout_error),
                 cmocka_unit_test(one_terminal_event),
                 cmocka_unit_test(run_options_by_size),
+                cmocka_unit_test(backend_pick),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
