@@ -12,7 +12,9 @@ way out is cordon's proxy (HTTP on 127.0.0.1:3128, SOCKS5 on 127.0.0.1:1080 insi
 network namespace, taken from $HTTP_PROXY / $ALL_PROXY). In the same run:
 
 (a) throughput: one download of --size-mib MiB per run, direct vs through a CONNECT tunnel, a
-    SOCKS5 tunnel and an absolute-form GET (HTTP forwarding); for reference also through
+    SOCKS5 tunnel, an absolute-form GET (HTTP forwarding) and a plain client that connects by
+    name with no proxy variables ("named": the sandbox's resolver and the kernel's redirection
+    to the proxy, docs/design/network.md "Every TCP client"); for reference also through
     netload's minimal splice relay on the host (one extra TCP hop, no sandbox, no policy: the
     floor of any proxy in the path). One verified warm-up run per path (every byte checked),
     then --rounds timed runs, the order rotated each round; medians. The time is the client's
@@ -47,8 +49,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import cpu_ticks, loadavg, machine, pct, write_section  # noqa: E402  (bench/run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VIAS = ("direct", "connect", "socks", "forward")   # latency
-TVIAS = ("direct", "relay", "connect", "socks", "forward")  # throughput
+VIAS = ("direct", "connect", "socks", "forward", "named")   # latency
+TVIAS = ("direct", "relay", "connect", "socks", "forward", "named")  # throughput
+NAME = "bench.test"  # the server's name for the intercepted path (mapped to 127.0.0.1 outside)
 F_GETPIPE_SZ = 1032
 LABEL = {
     "direct": "direct (host, no sandbox)",
@@ -56,6 +59,7 @@ LABEL = {
     "connect": "CONNECT tunnel (in sandbox)",
     "socks": "SOCKS5 tunnel (in sandbox)",
     "forward": "HTTP forward, absolute-form GET (in sandbox)",
+    "named": "plain client by name, intercepted (in sandbox, no proxy variables)",
 }
 
 
@@ -92,12 +96,16 @@ class Runner:
     def argv(self, via, *args):
         if via == "relay":
             return [self.exe, args[0], "direct", self.relay] + [str(a) for a in args[1:]]
-        cmd = [self.exe, args[0], via, self.hostport] + [str(a) for a in args[1:]]
+        port = self.hostport.rsplit(":", 1)[1]
+        target = f"{NAME}:{port}" if via == "named" else self.hostport
+        cmd = [self.exe, args[0], via, target] + [str(a) for a in args[1:]]
         if via == "direct":
             return cmd
         # The one explicit entry that lets the proxy reach the local server
-        # (docs/design/network.md).
-        return [self.cordon, "run", "--allow-domain", self.hostport, "--"] + cmd
+        # (docs/design/network.md); the intercepted client asks the sandbox's resolver for a
+        # name the proxy maps to that server (--resolve).
+        named = ["--allow-domain", target, "--resolve", f"{NAME}=127.0.0.1"] if via == "named" else []
+        return [self.cordon, "run", "--allow-domain", self.hostport] + named + ["--"] + cmd
 
     def json(self, via, *args):
         p = subprocess.run(self.argv(via, *args), cwd=self.cwd, env=self.env,

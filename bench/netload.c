@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -109,14 +110,35 @@ static void proxy_from_env(const char *var, struct sockaddr_storage *ss, socklen
 
 /* ---- what the client sends and expects ------------------------------------------------------ */
 
+/* NAME:PORT through getaddrinfo (IPv4: the sandbox's resolver gives A records). */
+static void resolve_named(target *t, const char *hostport) {
+        char host[256];
+        const char *colon = strrchr(hostport, ':');
+        if (!colon || (size_t) (colon - hostport) >= sizeof(host))
+                die("%s: not NAME:PORT", hostport);
+        memcpy(host, hostport, (size_t) (colon - hostport));
+        host[colon - hostport] = 0;
+        struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+        int e = getaddrinfo(host, colon + 1, &hints, &res);
+        if (e != 0)
+                die("%s: %s", host, gai_strerror(e));
+        memcpy(&t->server, res->ai_addr, res->ai_addrlen);
+        t->server_len = res->ai_addrlen;
+        freeaddrinfo(res);
+}
+
 static void target_init(target *t, const char *vianame, const char *hostport) {
-        static const char *const names[] = { "direct", "connect", "socks", "forward" };
+        static const char *const names[] = { "direct", "connect", "socks", "forward", "named" };
         size_t i = 0;
-        while (i < 4 && strcmp(vianame, names[i]) != 0)
+        while (i < 5 && strcmp(vianame, names[i]) != 0)
                 i++;
-        if (i == 4)
-                die("VIA must be direct, connect, socks or forward");
+        if (i == 5)
+                die("VIA must be direct, connect, socks, forward or named");
         *t = (target){ .v = (via) i, .hostport = hostport };
+        if (t->v == VIA_NAMED) {
+                resolve_named(t, hostport);
+                return;
+        }
         if (parse_hostport(hostport, &t->server, &t->server_len) < 0 || !is_loopback(&t->server))
                 die("%s: not a loopback ADDRESS:PORT", hostport);
         if (t->v == VIA_SOCKS && t->server.ss_family != AF_INET)
@@ -194,8 +216,9 @@ static int send_all(int fd, const char *p, size_t n) {
 }
 
 int dial(const target *t, bool nonblock) {
-        const struct sockaddr_storage *a = t->v == VIA_DIRECT ? &t->server : &t->proxy;
-        socklen_t len = t->v == VIA_DIRECT ? t->server_len : t->proxy_len;
+        bool to_server = t->v == VIA_DIRECT || t->v == VIA_NAMED;
+        const struct sockaddr_storage *a = to_server ? &t->server : &t->proxy;
+        socklen_t len = to_server ? t->server_len : t->proxy_len;
         int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0),
                         0);
         if (fd < 0)

@@ -44,7 +44,9 @@
 #define HEAD_MAX 4096
 #define ECHO_BUF (16u << 10)
 
-typedef enum via { VIA_DIRECT, VIA_CONNECT, VIA_SOCKS, VIA_FORWARD } via;
+/* VIA_NAMED: HOST:PORT by name, resolved by the system's resolver and connected to directly, as
+ * a client that knows nothing of proxies does (inside the sandbox: redirected to the proxy). */
+typedef enum via { VIA_DIRECT, VIA_CONNECT, VIA_SOCKS, VIA_FORWARD, VIA_NAMED } via;
 
 /* Where the client goes and how. */
 typedef struct target {
