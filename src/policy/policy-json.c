@@ -8,26 +8,11 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
-#include "policy/json-read.h"
-#include "policy/policy.h"
-
-typedef struct parse_ctx {
-        jread j; /* the document, the key path and the error (json-read.h) */
-        cordon_policy *layer;
-} parse_ctx;
-
-/* `target`: what the member is parsed into (NULL for top-level fields, which go to c->layer). */
-typedef int (*field_fn)(parse_ctx *c, json_t *v, void *target);
-
-typedef struct field {
-        const char *key;
-        field_fn parse;
-        const char *example; /* used in hints: how a correct value looks */
-} field;
+#include "policy/policy-json-internal.h"
 
 /* ---- error reporting ------------------------------------------------------------------------ */
 
-static int fail_errno(parse_ctx *c, int r) {
+int policy_json_fail_errno(parse_ctx *c, int r) {
         if (r == -E2BIG)
                 return jread_fail(&c->j, false, "split the policy or merge entries",
                                   "too many entries (at most %u)", POLICY_MAX_LIST);
@@ -47,9 +32,8 @@ static int fail_unknown_key(parse_ctx *c, const field *fields, size_t n) {
         return jread_unknown_key(&c->j, keys, n < FIELDS_MAX ? n : FIELDS_MAX);
 }
 
-/* Parses an object whose members are described by `fields`. */
-static int parse_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
-                        const char *example, void *target) {
+int policy_json_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
+                       const char *example, void *target) {
         int r = jread_expect(&c->j, obj, json_is_object(obj), "an object", example);
         if (r < 0)
                 return r;
@@ -71,12 +55,8 @@ static int parse_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n
 
 /* ---- scalar and list values ----------------------------------------------------------------- */
 
-typedef int (*string_adder)(cordon_policy *p, const char *s);
-
-/* A string value, checked by `check`, then handed to `add`. */
-static int parse_string_with(parse_ctx *c, json_t *v, const char *example,
-                             const char *(*check)(const char *), string_adder add,
-                             const char *hint) {
+int policy_json_string(parse_ctx *c, json_t *v, const char *example,
+                       const char *(*check)(const char *), string_adder add, const char *hint) {
         int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
         if (r < 0)
                 return r;
@@ -88,7 +68,7 @@ static int parse_string_with(parse_ctx *c, json_t *v, const char *example,
                                   jread_shorten(s, shown, sizeof(shown)), why);
         }
         r = add(c->layer, s);
-        return r < 0 ? fail_errno(c, r) : 0;
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 static int parse_list_with(parse_ctx *c, json_t *v, const char *example,
@@ -105,7 +85,7 @@ static int parse_list_with(parse_ctx *c, json_t *v, const char *example,
         json_t *e;
         json_array_foreach(v, i, e) {
                 jread_push_index(&c->j, i);
-                r = parse_string_with(c, e, example, check, add, hint);
+                r = policy_json_string(c, e, example, check, add, hint);
                 jread_pop(&c->j);
                 if (r < 0)
                         return r;
@@ -155,28 +135,28 @@ DEFINE_LIST(parse_env_scrub, cordon_policy_env_scrub, policy_check_env_glob, "[\
 static int parse_session_id(parse_ctx *c, json_t *v, void *target) {
         if (json_is_null(v))
                 return 0;
-        return parse_string_with(c, v, "\"sessionId\": \"s-123\"", policy_check_id,
+        return policy_json_string(c, v, "\"sessionId\": \"s-123\"", policy_check_id,
                                  cordon_policy_set_session_id, ID_HINT);
 }
 
 static int parse_workspace_id(parse_ctx *c, json_t *v, void *target) {
         if (json_is_null(v))
                 return 0;
-        return parse_string_with(c, v, "\"workspaceId\": \"w-1\"", policy_check_id,
+        return policy_json_string(c, v, "\"workspaceId\": \"w-1\"", policy_check_id,
                                  policy_set_workspace_id, ID_HINT);
 }
 
 static int parse_agent_id(parse_ctx *c, json_t *v, void *target) {
         if (json_is_null(v))
                 return 0;
-        return parse_string_with(c, v, "\"agentId\": \"a-1\"", policy_check_id,
+        return policy_json_string(c, v, "\"agentId\": \"a-1\"", policy_check_id,
                                  policy_set_agent_id, ID_HINT);
 }
 
 static int parse_workdir(parse_ctx *c, json_t *v, void *target) {
         if (json_is_null(v)) /* the current directory */
                 return 0;
-        return parse_string_with(c, v, "\"guestWorkdir\": \"/home/me/project\"",
+        return policy_json_string(c, v, "\"guestWorkdir\": \"/home/me/project\"",
                                  policy_check_path, cordon_policy_set_workdir, PATH_HINT);
 }
 
@@ -266,7 +246,7 @@ static bool layer_has_bind(const cordon_policy *p, const char *host) {
 static int parse_one_bind(parse_ctx *c, json_t *v) {
         static const char example[] = "{\"hostPath\": \"/home/me/project\", \"readOnly\": false}";
         bind_parse b = { 0 };
-        int r = parse_fields(c, v, bind_fields, ELEMENTSOF(bind_fields), example, &b);
+        int r = policy_json_fields(c, v, bind_fields, ELEMENTSOF(bind_fields), example, &b);
         if (r < 0)
                 return r;
         if (!b.host)
@@ -290,7 +270,7 @@ static int parse_one_bind(parse_ctx *c, json_t *v) {
                 return r;
         }
         r = cordon_policy_add_bind(c->layer, b.host, b.read_only);
-        return r < 0 ? fail_errno(c, r) : 0;
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 /* An array of at most POLICY_MAX_LIST objects, each handed to `each` with its index on the key
@@ -335,7 +315,7 @@ static int parse_env_set_one(parse_ctx *c, const char *name, json_t *val) {
         if ((why = policy_check_env_value(json_string_value(val))))
                 return jread_fail(&c->j, false, "shorten the value", "value %s", why);
         r = cordon_policy_env_set(c->layer, name, json_string_value(val));
-        return r < 0 ? fail_errno(c, r) : 0;
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 static int parse_env_set(parse_ctx *c, json_t *v, void *target) {
@@ -374,7 +354,7 @@ static int parse_host_one(parse_ctx *c, const char *name, json_t *val) {
                 return jread_fail(&c->j, false, "write an address such as \"127.0.0.1\" or \"::1\"",
                                   "address '%s' %s", json_string_value(val), why);
         r = cordon_policy_set_host(c->layer, name, json_string_value(val));
-        return r < 0 ? fail_errno(c, r) : 0;
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 static int parse_hosts(parse_ctx *c, json_t *v, void *target) {
@@ -404,7 +384,7 @@ static const field env_fields[] = {
 };
 
 static int parse_env(parse_ctx *c, json_t *v, void *target) {
-        return parse_fields(c, v, env_fields, ELEMENTSOF(env_fields),
+        return policy_json_fields(c, v, env_fields, ELEMENTSOF(env_fields),
                             "\"env\": {\"pass\": [], \"set\": {}, \"scrub\": []}", NULL);
 }
 
@@ -454,7 +434,7 @@ static const field tool_cache_fields[] = {
 
 static int parse_one_tool_cache(parse_ctx *c, json_t *v) {
         tool_cache_parse t = { 0 };
-        int r = parse_fields(c, v, tool_cache_fields, ELEMENTSOF(tool_cache_fields),
+        int r = policy_json_fields(c, v, tool_cache_fields, ELEMENTSOF(tool_cache_fields),
                              "{\"name\": \"sbt\", \"env\": \"COURSIER_CACHE\"}", &t);
         if (r < 0)
                 return r;
@@ -469,7 +449,7 @@ static int parse_one_tool_cache(parse_ctx *c, json_t *v) {
                                           strcmp(c->layer->tool_caches[i].name, t.name) == 0
                                                   ? "name" : "env");
         r = policy_add_tool_cache(c->layer, t.name, t.env);
-        return r < 0 ? fail_errno(c, r) : 0;
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 static int parse_cache_extra(parse_ctx *c, json_t *v, void *target) {
@@ -495,109 +475,8 @@ static int parse_tool_caches(parse_ctx *c, json_t *v, void *target) {
         if (!json_is_object(v))
                 return jread_fail(&c->j, false, "write true, false or " TOOL_CACHES_EXAMPLE,
                                   "expected a boolean or an object, got %s", jread_type_name(v));
-        return parse_fields(c, v, tool_caches_fields, ELEMENTSOF(tool_caches_fields),
+        return policy_json_fields(c, v, tool_caches_fields, ELEMENTSOF(tool_caches_fields),
                             TOOL_CACHES_EXAMPLE, NULL);
-}
-
-/* ---- limits --------------------------------------------------------------------------------- */
-
-typedef struct limit_desc {
-        policy_limit which;
-        int (*parse_text)(const char *s, uint64_t *ret); /* NULL: integers only */
-        int (*set)(cordon_policy *p, uint64_t v);
-        const char *hint;
-} limit_desc;
-
-static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
-        [POLICY_LIMIT_TIMEOUT_MS] = { POLICY_LIMIT_TIMEOUT_MS, parse_duration_ms,
-                                      cordon_policy_set_timeout_ms,
-                                      "write milliseconds (30000) or a duration (\"30s\", "
-                                      "\"500ms\", \"2m\", \"1h\")" },
-        [POLICY_LIMIT_MEMORY_BYTES] = { POLICY_LIMIT_MEMORY_BYTES, parse_size,
-                                        cordon_policy_set_memory_bytes,
-                                        "write bytes (536870912) or a size (\"512M\", \"2G\")" },
-        [POLICY_LIMIT_PIDS] = { POLICY_LIMIT_PIDS, NULL, cordon_policy_set_pids,
-                                "write a number of processes, e.g. 256" },
-        [POLICY_LIMIT_CPU_SECONDS] = { POLICY_LIMIT_CPU_SECONDS, NULL,
-                                       cordon_policy_set_cpu_seconds,
-                                       "write CPU seconds, e.g. 60" },
-        [POLICY_LIMIT_TMP_BYTES] = { POLICY_LIMIT_TMP_BYTES, parse_size, cordon_policy_set_tmp_size,
-                                     "write bytes (1073741824) or a size (\"512M\", \"4G\")" },
-        [POLICY_LIMIT_SHM_BYTES] = { POLICY_LIMIT_SHM_BYTES, parse_size, cordon_policy_set_shm_size,
-                                     "write bytes (268435456) or a size (\"64M\", \"1G\")" },
-        [POLICY_LIMIT_WILDCARD_NAMES] = { POLICY_LIMIT_WILDCARD_NAMES, NULL,
-                                          cordon_policy_set_wildcard_names,
-                                          "write a number of names, e.g. 64" },
-};
-
-static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
-        uint64_t val;
-        char shown[80];
-        if (json_is_null(v)) /* no limit */
-                return 0;
-        if (json_is_integer(v)) {
-                if (json_integer_value(v) < 0)
-                        return jread_fail(&c->j, false, d->hint, "must not be negative");
-                val = (uint64_t) json_integer_value(v);
-        } else if (d->parse_text && json_is_string(v)) {
-                if (d->parse_text(json_string_value(v), &val) < 0) {
-                        const char *text = json_string_value(v);
-                        return jread_fail(&c->j, false, d->hint, "'%s' is not a valid value",
-                                          jread_shorten(text, shown, sizeof(shown)));
-                }
-        } else {
-                return jread_fail(&c->j, false, d->hint, "expected %s, got %s",
-                                  d->parse_text ? "an integer or a string" : "an integer",
-                                  jread_type_name(v));
-        }
-        const char *why = policy_check_limit(d->which, val);
-        if (why)
-                return jread_fail(&c->j, false, d->hint, "%s", why);
-        int r = d->set(c->layer, val);
-        return r < 0 ? fail_errno(c, r) : 0;
-}
-
-static int parse_timeout(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_TIMEOUT_MS]);
-}
-
-static int parse_memory(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_MEMORY_BYTES]);
-}
-
-static int parse_wildcard_names(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_WILDCARD_NAMES]);
-}
-
-static int parse_pids(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_PIDS]);
-}
-
-static int parse_cpu(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_CPU_SECONDS]);
-}
-
-static int parse_tmp_size(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_TMP_BYTES]);
-}
-
-static int parse_shm_size(parse_ctx *c, json_t *v, void *target) {
-        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_SHM_BYTES]);
-}
-
-static const field limit_fields[] = {
-        { "timeout", parse_timeout, NULL },
-        { "memory", parse_memory, NULL },
-        { "pids", parse_pids, NULL },
-        { "cpu", parse_cpu, NULL },
-        { "tmpSize", parse_tmp_size, NULL },
-        { "shmSize", parse_shm_size, NULL },
-        { "wildcardNames", parse_wildcard_names, NULL },
-};
-
-static int parse_limits(parse_ctx *c, json_t *v, void *target) {
-        return parse_fields(c, v, limit_fields, ELEMENTSOF(limit_fields),
-                            "\"limits\": {\"timeout\": \"30s\", \"memory\": \"1G\"}", NULL);
 }
 
 /* ---- the document --------------------------------------------------------------------------- */
@@ -624,7 +503,7 @@ static const field root_fields[] = {
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },
         { "env", parse_env, NULL },
-        { "limits", parse_limits, NULL },
+        { "limits", policy_json_limits, NULL },
         { "toolCaches", parse_tool_caches, NULL },
 };
 
@@ -635,7 +514,7 @@ static int parse_document(parse_ctx *c) {
         if (r < 0)
                 return r;
         r = json_is_object(root)
-                    ? parse_fields(c, root, root_fields, ELEMENTSOF(root_fields), "{}", NULL)
+                    ? policy_json_fields(c, root, root_fields, ELEMENTSOF(root_fields), "{}", NULL)
                     : jread_fail(&c->j, false, "write the policy as { \"key\": value, ... }",
                                  "the policy must be a JSON object, not %s",
                                  jread_type_name(root));
@@ -662,7 +541,7 @@ int policy_parse_json_member(cordon_policy *layer, void *value, const char *orig
                 return jread_fail(&c.j, false,
                                   "write the policy keys as an object, e.g. {\"denyRead\": []}",
                                   "expected an object, got %s", jread_type_name(v));
-        return parse_fields(&c, v, root_fields, ELEMENTSOF(root_fields), "{}", NULL);
+        return policy_json_fields(&c, v, root_fields, ELEMENTSOF(root_fields), "{}", NULL);
 }
 
 static void policy_freep(cordon_policy **p) {
