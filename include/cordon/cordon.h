@@ -161,6 +161,11 @@ CORDON_PUBLIC int cordon_policy_set_host(cordon_policy *p, const char *name, con
 CORDON_PUBLIC int cordon_policy_set_timeout_ms(cordon_policy *p, uint64_t ms);
 CORDON_PUBLIC int cordon_policy_set_memory_bytes(cordon_policy *p, uint64_t bytes);
 CORDON_PUBLIC int cordon_policy_set_pids(cordon_policy *p, uint64_t pids);
+/* An egressDenylist entry with the reason it refuses (printable text, at most 200 bytes), which
+ * travels with every refusal it makes: the 403's body and X-Cordon-Reason header, and the
+ * violation's "reason". A bad reason fails the call and still adds the entry. */
+CORDON_PUBLIC int cordon_policy_add_egress_deny_reason(cordon_policy *p, const char *pattern,
+                                                       const char *reason);
 /* limits.wildcardNames: how many distinct names one wildcard egress entry ("*.example.com") lets
  * a run resolve, 1..65536 (default 64): each name can carry data to whoever runs the zone's DNS. */
 CORDON_PUBLIC int cordon_policy_set_wildcard_names(cordon_policy *p, uint64_t names);
@@ -247,6 +252,9 @@ typedef struct cordon_violation {
         const char *target;
         const char *rule;
         uint64_t count;
+        /* network-outbound: the deny entry's reason (cordon_policy_add_egress_deny_reason), or
+         * NULL. Added in 0.2: only read it from a library that fills it. */
+        const char *reason;
 } cordon_violation;
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);

@@ -101,8 +101,12 @@ int proxy_spawn_loopback(const plan *p, proxy_proc *out, proxy_loopback *lb, cor
         *lb = (proxy_loopback) { 0 };
         egress_rules *rules = NULL;
         int r = egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, err);
-        if (r < 0)
+        if (r >= 0 && egress_rules_add_reasons(rules, p->net.deny_reasons, p->net.n_deny_reasons) < 0)
+                r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
+        if (r < 0) {
+                egress_rules_free(rules);
                 return r;
+        }
         _cleanup_close_ int http = -1, socks = -1;
         int rep[2] = { -1, -1 };
         if ((r = make_credentials(lb)) < 0 || (r = http = listen_loopback(&lb->http_port)) < 0 ||

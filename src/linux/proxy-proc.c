@@ -194,7 +194,9 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
 static egress_rules *build_rules(const plan *p, int report_fd) {
         egress_rules *rules = NULL;
         cordon_error e = { 0 };
-        if (egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, &e) < 0) {
+        if (egress_rules_new(&rules, p->net.enabled, &p->net.allow, &p->net.deny, &e) < 0 ||
+            (egress_rules_add_reasons(rules, p->net.deny_reasons, p->net.n_deny_reasons) < 0 &&
+             cordon_set_error(&e, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory") < 0)) {
                 report_error(report_fd, &e);
                 _exit(1);
         }

@@ -17,6 +17,7 @@ typedef struct entry {
         char *key;
         uint16_t port; /* 0 = every port */
         char *rule;    /* the pattern as written, reported in verdicts */
+        char *reason;  /* deny entries: why, when the policy says (egress_rules_add_reasons) */
 } entry;
 
 typedef struct table {
@@ -112,6 +113,7 @@ static void side_done(side *s) {
                 for (size_t i = 0; i < s->t[k].n; i++) {
                         free(s->t[k].v[i].key);
                         free(s->t[k].v[i].rule);
+                        free(s->t[k].v[i].reason);
                 }
                 free(s->t[k].v);
         }
@@ -281,6 +283,24 @@ static void set_rule(egress_verdict *v, const char *rule) {
         v->rule[n] = '\0';
 }
 
+static void set_denied(egress_verdict *v, const entry *e) {
+        set_rule(v, e->rule);
+        if (e->reason)
+                (void) snprintf(v->reason, sizeof(v->reason), "%s", e->reason);
+}
+
+int egress_rules_add_reasons(egress_rules *r, const policy_reason *reasons, size_t n) {
+        for (size_t k = 0; k < _EGRESS_PATTERN_KIND_MAX; k++)
+                for (size_t i = 0; i < r->deny.t[k].n; i++) {
+                        entry *e = &r->deny.t[k].v[i];
+                        for (size_t j = 0; j < n && !e->reason; j++)
+                                if (strcmp(e->rule, reasons[j].pattern) == 0 &&
+                                    !(e->reason = strdup(reasons[j].reason)))
+                                        return -ENOMEM;
+                }
+        return 0;
+}
+
 static bool host_is_canonical_shape(const net_host *h) {
         return h && memchr(h->text, '\0', sizeof(h->text)) && h->text[0] &&
                (h->kind == NET_HOST_NAME || h->kind == NET_HOST_IPV4 ||
@@ -297,7 +317,7 @@ void egress_decide(const egress_rules *r, const net_host *h, uint16_t port, egre
         /* Deny first: a deny entry beats every allow entry, however specific. */
         const entry *e = side_match(&r->deny, h, port, &exact);
         if (e) {
-                set_rule(v, e->rule);
+                set_denied(v, e);
                 return;
         }
         e = side_match(&r->allow, h, port, &exact);
@@ -321,7 +341,7 @@ void egress_decide_name(const egress_rules *r, const net_host *h, egress_verdict
          * name resolvable (its 443 may be allowed); the connection is judged with its port. */
         const entry *e = side_match(&r->deny, h, 0, &exact);
         if (e) {
-                set_rule(v, e->rule);
+                set_denied(v, e);
                 return;
         }
         e = side_match(&r->allow, h, ANY_PORT, &exact);

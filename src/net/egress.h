@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "policy/egress-pattern.h"
+#include "policy/policy.h"
 #include "util/host.h"
 #include "util/util.h"
 
@@ -26,6 +27,9 @@ typedef struct egress_rules egress_rules;
 int egress_rules_new(egress_rules **out, bool network_enabled, const strv *allow,
                      const strv *deny, cordon_error *err);
 void egress_rules_free(egress_rules *r);
+/* Gives the deny entries written as one of `reasons`' patterns that reason (policy-reasons.c):
+ * a verdict they make then carries it. 0 or -ENOMEM. */
+int egress_rules_add_reasons(egress_rules *r, const policy_reason *reasons, size_t n);
 static inline void egress_rules_freep(egress_rules **r) {
         egress_rules_free(*r);
 }
@@ -38,6 +42,8 @@ typedef struct egress_verdict {
         char rule[300];
         /* The deciding allow entry names this exact host (no wildcard) and this port. */
         bool exact_port;
+        /* A refusing deny entry's reason (egress_rules_add_reasons), else "". */
+        char reason[POLICY_REASON_MAX + 1];
 } egress_verdict;
 
 /* The decision for a canonical host (net_host_canon()) and port: a deny match refuses, then an

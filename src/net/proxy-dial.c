@@ -185,6 +185,13 @@ static void refuse(conn *c, const char *rule) {
         proto_refused(c, rule);
 }
 
+/* A deny entry's refusal carries its reason (policy-reasons.c), for the report and the 403. */
+static void refuse_verdict(conn *c, const egress_verdict *v) {
+        free(c->reason);
+        c->reason = v->reason[0] ? strdup(v->reason) : NULL;
+        refuse(c, v->rule);
+}
+
 static void set_port(struct sockaddr_storage *ss, uint16_t port) {
         if (ss->ss_family == AF_INET)
                 ((struct sockaddr_in *) ss)->sin_port = htons(port);
@@ -244,7 +251,7 @@ void dial_start(conn *c) {
         egress_verdict v;
         egress_decide(cfg->rules, &c->host, c->port, &v);
         if (!v.allowed) {
-                refuse(c, v.rule);
+                refuse_verdict(c, &v);
                 return;
         }
         char why[400];

@@ -22,21 +22,21 @@
 #define DNS_REPORTS_MAX 256
 
 /* Each refused name is reported once per run: a resolver retries, and asks for A and AAAA. */
-static void report_refused(proxy *px, const char *name, const char *rule) {
+static void report_refused(proxy *px, const char *name, const char *rule, const char *reason) {
         struct in_addr ignored;
         size_t before = name_map_count(px->dns_refused);
         if (px->cfg->report_fd < 0 || before > DNS_REPORTS_MAX)
                 return;
         if (before == DNS_REPORTS_MAX) {
                 report_net_violation(px->cfg->report_fd, "dns", "*",
-                                     "more names refused; not reported one by one", "");
+                                     "more names refused; not reported one by one", "", NULL);
                 (void) name_map_address(px->dns_refused, "", &ignored); /* counts the report */
                 return;
         }
         if (name_map_address(px->dns_refused, name, &ignored) < 0 ||
             name_map_count(px->dns_refused) == before)
                 return;
-        report_net_violation(px->cfg->report_fd, "dns", name, rule, "");
+        report_net_violation(px->cfg->report_fd, "dns", name, rule, "", reason);
 }
 
 static size_t answer(proxy *px, const uint8_t *msg, size_t len, uint8_t *out, size_t size) {
@@ -54,12 +54,12 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, uint8_t *out, si
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         egress_decide_name(px->cfg->rules, &h, &v);
         if (!v.allowed) {
-                report_refused(px, h.text, v.rule);
+                report_refused(px, h.text, v.rule, v.reason[0] ? v.reason : NULL);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
         char why[400];
         if (budget_check(px, v.rule, h.text, why, sizeof(why))) {
-                report_refused(px, h.text, why);
+                report_refused(px, h.text, why, NULL);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
         if (q.qtype != DNS_TYPE_A)
@@ -69,7 +69,7 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, uint8_t *out, si
         if (r < 0) {
                 /* A run that resolved NAME_MAP_MAX names is refused more, not given a reused
                  * address that would judge one name's connection as another's. */
-                report_refused(px, h.text, "too many names resolved in this run");
+                report_refused(px, h.text, "too many names resolved in this run", NULL);
                 return dns_build_response(&q, msg, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, size);
         }
         return dns_build_response(&q, msg, DNS_RCODE_NOERROR, &a, sizeof(a), DNS_TTL, out, size);

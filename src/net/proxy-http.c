@@ -48,23 +48,30 @@ static void header_safe(char *dst, size_t size, const char *src) {
         dst[n] = '\0';
 }
 
-/* Answers with `status`, an X-Cordon-Error header and a one-line body, then closes
- * (conn_finish()). */
-static void answer_error(conn *c, int status, const char *error, const char *body_fmt_target) {
-        char err[320], body[512], head[1024];
+/* Answers with `status`, an X-Cordon-Error header (and X-Cordon-Reason when the refusing deny
+ * entry gives one) and a one-line body, then closes (conn_finish()). */
+static void answer_error_why(conn *c, int status, const char *error, const char *body_fmt_target,
+                             const char *reason) {
+        char err[320], why[POLICY_REASON_MAX + 1] = "", why_head[POLICY_REASON_MAX + 32] = "";
+        char body[1024], head[1280];
         header_safe(err, sizeof(err), error);
-        int bl = snprintf(body, sizeof(body), "cordon: %s%s%s\n", body_fmt_target,
-                          body_fmt_target[0] ? ": " : "", err);
+        if (reason) {
+                header_safe(why, sizeof(why), reason);
+                (void) snprintf(why_head, sizeof(why_head), "X-Cordon-Reason: %s\r\n", why);
+        }
+        int bl = snprintf(body, sizeof(body), "cordon: %s%s%s%s%s%s\n", body_fmt_target,
+                          body_fmt_target[0] ? ": " : "", err, why[0] ? " (" : "", why,
+                          why[0] ? ")" : "");
         if (bl < 0 || (size_t) bl >= sizeof(body))
                 bl = (int) strlen(body);
         int hl = snprintf(head, sizeof(head),
                           "HTTP/1.1 %d %s\r\n"
                           "Content-Type: text/plain; charset=utf-8\r\n"
                           "X-Cordon-Error: %s\r\n"
-                          "%s"
+                          "%s%s"
                           "Content-Length: %d\r\n"
                           "Connection: close\r\n\r\n",
-                          status, reason_phrase(status), err,
+                          status, reason_phrase(status), err, why_head,
                           status == 407 ? "Proxy-Authenticate: Basic realm=\"cordon\"\r\n" : "",
                           bl);
         if (hl < 0 || (size_t) hl >= sizeof(head) ||
@@ -80,6 +87,10 @@ static void answer_error(conn *c, int status, const char *error, const char *bod
                 c->up_connected = false;
         }
         conn_finish(c);
+}
+
+static void answer_error(conn *c, int status, const char *error, const char *body_fmt_target) {
+        answer_error_why(c, status, error, body_fmt_target, NULL);
 }
 
 static void close_upstream(conn *c) {
@@ -430,7 +441,7 @@ void http_connected(conn *c) {
 void http_refused(conn *c, const char *rule) {
         char what[340];
         (void) snprintf(what, sizeof(what), "egress to %s refused", c->target);
-        answer_error(c, 403, rule, what);
+        answer_error_why(c, 403, rule, what, c->reason);
 }
 
 void http_dial_failed(conn *c, int err, bool resolve_failed) {

@@ -107,6 +107,7 @@ struct conn {
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */
         size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
+        char *reason;          /* the refusing deny entry's reason (a copy), or NULL */
 
         /* Tunnels. */
         splice_dir c2u, u2c;

@@ -141,6 +141,7 @@ static void linger_on_client(conn *c) {
 }
 
 static void conn_free(conn *c) {
+        free(c->reason);
         outq_free(&c->to_client);
         outq_free(&c->to_upstream);
         free(c->in);
@@ -161,7 +162,7 @@ void conn_set_target(conn *c, const net_host *h, uint16_t port) {
 void conn_report(conn *c, const char *proto, const char *rule) {
         int fd = c->px->cfg->report_fd;
         if (fd >= 0)
-                report_net_violation(fd, proto, c->target, rule, c->client);
+                report_net_violation(fd, proto, c->target, rule, c->client, c->reason);
 }
 
 void conn_reset(conn *c) {

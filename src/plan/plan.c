@@ -134,6 +134,18 @@ static int copy_net(const cordon_policy *pol, plan_net *net) {
                 r = strv_extend(&net->deny, &pol->egress_denylist);
         if (r < 0)
                 return r;
+        if (pol->n_deny_reasons) {
+                net->deny_reasons = calloc(pol->n_deny_reasons, sizeof(*net->deny_reasons));
+                if (!net->deny_reasons)
+                        return -ENOMEM;
+        }
+        for (size_t i = 0; i < pol->n_deny_reasons; i++) {
+                net->deny_reasons[i].pattern = strdup(pol->deny_reasons[i].pattern);
+                net->deny_reasons[i].reason = strdup(pol->deny_reasons[i].reason);
+                net->n_deny_reasons++;
+                if (!net->deny_reasons[i].pattern || !net->deny_reasons[i].reason)
+                        return -ENOMEM;
+        }
         if (pol->n_hosts == 0)
                 return 0;
         net->hosts = calloc(pol->n_hosts, sizeof(*net->hosts));
@@ -427,6 +439,11 @@ void plan_free(plan *p) {
         strv_done(&p->unix_sockets);
         strv_done(&p->net.allow);
         strv_done(&p->net.deny);
+        for (size_t i = 0; i < p->net.n_deny_reasons; i++) {
+                free(p->net.deny_reasons[i].pattern);
+                free(p->net.deny_reasons[i].reason);
+        }
+        free(p->net.deny_reasons);
         for (size_t i = 0; i < p->net.n_hosts; i++) {
                 free(p->net.hosts[i].name);
                 free(p->net.hosts[i].address);

@@ -96,6 +96,8 @@ typedef struct plan_net {
         bool enabled;          /* networkEnabled (false: the allowlist is empty) */
         strv allow;            /* egressAllowlist */
         strv deny;             /* egressDenylist */
+        policy_reason *deny_reasons; /* the reasons some of them carry */
+        size_t n_deny_reasons;
         policy_host *hosts;    /* the hosts map */
         size_t n_hosts;
         uint64_t wildcard_names; /* limits.wildcardNames, the default applied */

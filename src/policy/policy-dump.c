@@ -24,6 +24,21 @@ static json_t *strv_to_json(const strv *s) {
         return a;
 }
 
+/* egressDenylist: each entry as written, an object where it has a reason (loads back). */
+static json_t *deny_to_json(const cordon_policy *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->egress_denylist.n; i++) {
+                const char *pat = p->egress_denylist.v[i], *why = policy_deny_reason(p, pat);
+                json_t *e = why ? json_pack("{s:s,s:s}", "host", pat, "reason", why)
+                                : json_string(pat);
+                if (json_array_append_new(a, e) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
 static json_t *binds_to_json(const cordon_policy *p) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < p->n_binds; i++) {
@@ -151,7 +166,7 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "networkEnabled",
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
                   put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
-                  put(o, "egressDenylist", strv_to_json(&p->egress_denylist)) &&
+                  put(o, "egressDenylist", deny_to_json(p)) &&
                   put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
@@ -244,7 +259,7 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_strv(o, "execGrantRoots", &p->exec_grant_roots) &&
                   put_if(o, "networkEnabled", p->network_set, network_json, p) &&
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
-                  put_strv(o, "egressDenylist", &p->egress_denylist) &&
+                  (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&
                   put_if(o, "hosts", p->n_hosts > 0, hosts_to_json, p) &&
                   put_strv(o, "allowUnixSockets", &p->allow_unix_sockets) &&
                   put_string(o, "guestWorkdir", p->workdir) &&

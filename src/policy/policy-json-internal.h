@@ -36,3 +36,5 @@ int policy_json_string(parse_ctx *c, json_t *v, const char *example,
 
 /* policy-json-limits.c */
 int policy_json_limits(parse_ctx *c, json_t *v, void *target);
+/* policy-json-egress.c */
+int policy_json_egress_deny(parse_ctx *c, json_t *v, void *target);

@@ -121,8 +121,6 @@ DEFINE_LIST(parse_allow_create_paths, policy_add_allow_create_path, policy_check
 DEFINE_LIST(parse_egress, cordon_policy_add_egress_allow, policy_check_host_pattern,
             "[\"*.example.com\", \"api.example.com:443\"]",
             "a host name, \"*.example.com\" or \"host:port\"")
-DEFINE_LIST(parse_egress_deny, cordon_policy_add_egress_deny, policy_check_host_pattern,
-            "[\"tracker.example.com\"]", "a host name, \"*.example.com\" or \"host:port\"")
 DEFINE_LIST(parse_env_pass, cordon_policy_env_pass, policy_check_env_name, "[\"GITHUB_TOKEN\"]",
             "a variable name such as \"MY_VAR\"")
 DEFINE_LIST(parse_env_scrub, cordon_policy_env_scrub, policy_check_env_glob, "[\"*_COOKIE\"]",
@@ -498,7 +496,7 @@ static const field root_fields[] = {
         { "execGrantRoots", parse_exec_grant, NULL },
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },
-        { "egressDenylist", parse_egress_deny, NULL },
+        { "egressDenylist", policy_json_egress_deny, NULL },
         { "hosts", parse_hosts, NULL },
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },

@@ -253,6 +253,7 @@ static void policy_clear(cordon_policy *p) {
         }
         free(p->env_set);
         policy_caches_clear(p);
+        policy_reasons_clear(p);
         memset(p, 0, sizeof(*p));
 }
 
@@ -279,7 +280,7 @@ void policy_swap(cordon_policy *a, cordon_policy *b) {
 /* Records why a setter refused (cordon_policy_last_error) and returns r. `value` is quoted in the
  * message with control characters shown as '?' (NULL: not shown, e.g. a variable's value, which
  * may be a secret); `why` is the validator's reason (NULL: the errno's). */
-static int refused(cordon_policy *p, int r, const char *value, const char *why) {
+int policy_refuse(cordon_policy *p, int r, const char *value, const char *why) {
         if (!p)
                 return r;
         char shown[201];
@@ -317,35 +318,35 @@ static int replace_string(char **slot, const char *value) {
 static int push_path(cordon_policy *p, strv *list, const char *path) {
         const char *why = policy_check_path(path);
         if (!p || why)
-                return refused(p, -EINVAL, path, why);
+                return policy_refuse(p, -EINVAL, path, why);
         _cleanup_free_ char *norm = NULL;
         int r = path_normalize(path, &norm);
         if (r < 0)
-                return refused(p, r, path, NULL);
+                return policy_refuse(p, r, path, NULL);
         if (strv_contains(list, norm))
                 return 0;
         if (list->n >= POLICY_MAX_LIST)
-                return refused(p, -E2BIG, path, NULL);
+                return policy_refuse(p, -E2BIG, path, NULL);
         r = strv_push_take(list, TAKE_PTR(norm));
-        return r < 0 ? refused(p, r, path, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, path, NULL) : r;
 }
 
 static int push_checked(cordon_policy *p, strv *list, const char *s,
                         const char *(*check)(const char *)) {
         const char *why = check(s);
         if (!p || why)
-                return refused(p, -EINVAL, s, why);
+                return policy_refuse(p, -EINVAL, s, why);
         if (strv_contains(list, s))
                 return 0;
         if (list->n >= POLICY_MAX_LIST)
-                return refused(p, -E2BIG, s, NULL);
+                return policy_refuse(p, -E2BIG, s, NULL);
         int r = strv_push(list, s);
-        return r < 0 ? refused(p, r, s, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, s, NULL) : r;
 }
 
 int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode) {
         if (!p || (unsigned) mode > CORDON_MODE_DANGER_FULL_ACCESS)
-                return refused(p, -EINVAL, NULL, "is not a mode (cordon_mode)");
+                return policy_refuse(p, -EINVAL, NULL, "is not a mode (cordon_mode)");
         p->mode = mode;
         p->mode_set = true;
         return 0;
@@ -358,9 +359,9 @@ cordon_mode cordon_policy_get_mode(const cordon_policy *p) {
 int cordon_policy_set_session_id(cordon_policy *p, const char *id) {
         const char *why = policy_check_id(id);
         if (!p || why)
-                return refused(p, -EINVAL, id, why);
+                return policy_refuse(p, -EINVAL, id, why);
         int r = replace_string(&p->session_id, id);
-        return r < 0 ? refused(p, r, id, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, id, NULL) : r;
 }
 
 int policy_set_workspace_id(cordon_policy *p, const char *id) {
@@ -378,11 +379,11 @@ int policy_set_agent_id(cordon_policy *p, const char *id) {
 int cordon_policy_set_workdir(cordon_policy *p, const char *dir) {
         const char *why = policy_check_path(dir);
         if (!p || why)
-                return refused(p, -EINVAL, dir, why);
+                return policy_refuse(p, -EINVAL, dir, why);
         _cleanup_free_ char *norm = NULL;
         int r = path_normalize(dir, &norm);
         if (r < 0)
-                return refused(p, r, dir, NULL);
+                return policy_refuse(p, r, dir, NULL);
         free(p->workdir);
         p->workdir = TAKE_PTR(norm);
         return 0;
@@ -430,9 +431,9 @@ static int bind_upsert(cordon_policy *p, const char *host_path, bool read_only) 
 int cordon_policy_add_bind(cordon_policy *p, const char *host_path, bool read_only) {
         const char *why = policy_check_path(host_path);
         if (!p || why)
-                return refused(p, -EINVAL, host_path, why);
+                return policy_refuse(p, -EINVAL, host_path, why);
         int r = bind_upsert(p, host_path, read_only);
-        return r < 0 ? refused(p, r, host_path, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, host_path, NULL) : r;
 }
 
 int cordon_policy_add_protected_path(cordon_policy *p, const char *path) {
@@ -472,11 +473,11 @@ static int set_host(cordon_policy *p, const char *name, const char *address);
 int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address) {
         const char *why = policy_check_host_name(name);
         if (!p || why)
-                return refused(p, -EINVAL, name, why);
+                return policy_refuse(p, -EINVAL, name, why);
         if ((why = policy_check_ip_address(address)))
-                return refused(p, -EINVAL, address, why);
+                return policy_refuse(p, -EINVAL, address, why);
         int r = set_host(p, name, address);
-        return r < 0 ? refused(p, r, name, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, name, NULL) : r;
 }
 
 static int set_host(cordon_policy *p, const char *name, const char *address) {
@@ -525,11 +526,11 @@ static int env_set(cordon_policy *p, const char *name, const char *value);
 int cordon_policy_env_set(cordon_policy *p, const char *name, const char *value) {
         const char *why = policy_check_env_name(name);
         if (!p || why)
-                return refused(p, -EINVAL, name, why);
+                return policy_refuse(p, -EINVAL, name, why);
         if ((why = policy_check_env_value(value)))
-                return refused(p, -EINVAL, NULL, why);
+                return policy_refuse(p, -EINVAL, NULL, why);
         int r = env_set(p, name, value);
-        return r < 0 ? refused(p, r, name, NULL) : r;
+        return r < 0 ? policy_refuse(p, r, name, NULL) : r;
 }
 
 static int env_set(cordon_policy *p, const char *name, const char *value) {
@@ -554,7 +555,7 @@ static int set_limit(cordon_policy *p, policy_limit which, uint64_t v, uint64_t 
         if (!p || why) {
                 char shown[24];
                 (void) snprintf(shown, sizeof(shown), "%llu", (unsigned long long) v);
-                return refused(p, -EINVAL, shown, why);
+                return policy_refuse(p, -EINVAL, shown, why);
         }
         *slot = v;
         return 0;
@@ -648,6 +649,8 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
         for (size_t i = 0; i < src->n_hosts; i++)
                 if ((r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address)) < 0)
                         return r;
+        if ((r = policy_reasons_merge(dst, src)) < 0)
+                return r;
         return policy_caches_merge(dst, src);
 }
 

@@ -43,6 +43,14 @@ typedef struct policy_tool_cache {
         char *env;      /* a variable name cordon does not set itself */
 } policy_tool_cache;
 
+/* Why an egressDenylist entry refuses (docs/policy.md): shown with every refusal it makes, in
+ * the 403's body and the violation event, for a harness to show the model. */
+typedef struct policy_reason {
+        char *pattern;  /* the deny entry, as written */
+        char *reason;   /* 1..POLICY_REASON_MAX bytes, no control characters */
+} policy_reason;
+#define POLICY_REASON_MAX 200
+
 typedef struct policy_host {
         char *name;     /* lower-case host name */
         char *address;  /* an IPv4 or IPv6 literal */
@@ -85,6 +93,8 @@ struct cordon_policy {
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
         strv egress_allowlist;  /* host patterns the egress proxy lets through (docs/design/network.md) */
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
+        policy_reason *deny_reasons; /* for some of egress_denylist's entries (policy-reasons.c) */
+        size_t n_deny_reasons;
         policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
         size_t n_hosts;
         strv allow_unix_sockets;/* path-selective AF_UNIX (not built yet): non-empty → unenforceable */
@@ -143,6 +153,9 @@ const char *policy_check_env_value(const char *s);
 const char *policy_check_host_pattern(const char *s);
 const char *policy_check_host_name(const char *s);   /* a DNS name, no wildcard, no port */
 const char *policy_check_ip_address(const char *s);  /* an IPv4 or IPv6 literal, no brackets */
+const char *policy_check_reason(const char *s);      /* printable text, 1..POLICY_REASON_MAX */
+/* A setter's refusal: records why in p->last_error (cordon_policy_last_error) and returns r. */
+int policy_refuse(cordon_policy *p, int r, const char *value, const char *why);
 
 typedef enum policy_limit {
         POLICY_LIMIT_TIMEOUT_MS,
@@ -166,6 +179,11 @@ int policy_set_tool_caches(cordon_policy *p, bool enabled);
 int policy_add_tool_cache(cordon_policy *p, const char *name, const char *env);
 int policy_caches_merge(cordon_policy *dst, const cordon_policy *src);
 void policy_caches_clear(cordon_policy *p);
+/* The deny entries' reasons (policy-reasons.c): merged as the list is (src wins for an entry
+ * both give a reason), and the reason of one entry, or NULL. */
+int policy_reasons_merge(cordon_policy *dst, const cordon_policy *src);
+void policy_reasons_clear(cordon_policy *p);
+const char *policy_deny_reason(const cordon_policy *p, const char *pattern);
 /* Whether tool caches are on in a resolved policy. */
 bool policy_tool_caches_on(const cordon_policy *p);
 

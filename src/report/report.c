@@ -74,9 +74,11 @@ void report_violation(int fd, const char *syscall, const char *path, const char 
 }
 
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
-                          const char *client) {
+                          const char *client, const char *reason) {
+        bool why = reason && *reason;
         report_strings(fd, REPORT_NET_VIOLATION, 0, 0,
-                       (const char *[]){ proto, target, rule, client }, client && *client ? 4 : 3);
+                       (const char *[]){ proto, target, rule, client ? client : "", reason },
+                       why ? 5 : client && *client ? 4 : 3);
 }
 
 void report_connection(int fd, pid_t sid, const char *client) {
@@ -111,8 +113,9 @@ void report_violation_action(int fd, const char *action, const char *syscall, co
 bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         if (m->type != REPORT_VIOLATION && m->type != REPORT_NET_VIOLATION)
                 return false;
-        /* "syscall\0target\0rule\0[action\0]" (the proxy: "protocol\0host:port\0rule\0"). */
-        const char *parts[4] = { "", "", "", "" };
+        /* "syscall\0target\0rule\0[action\0]" (the proxy: "protocol\0host:port\0rule\0"
+         * [client\0[reason\0]]). */
+        const char *parts[5] = { "", "", "", "", "" };
         size_t o = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
                 parts[i] = m->text + o;
@@ -120,9 +123,9 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         }
         *v = (cordon_violation){ .syscall = parts[0], .target = parts[1], .rule = parts[2],
                                  .count = m->status > 1 ? (uint64_t) m->status : 1 };
-        v->action = m->type == REPORT_NET_VIOLATION ? "network-outbound"
-                    : parts[3][0]                   ? parts[3]
-                                                    : "file-create-name";
+        bool net = m->type == REPORT_NET_VIOLATION;
+        v->action = net ? "network-outbound" : parts[3][0] ? parts[3] : "file-create-name";
+        v->reason = net && parts[4][0] ? parts[4] : NULL;
         return true;
 }
 

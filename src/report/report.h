@@ -24,7 +24,8 @@ typedef enum report_type {
         REPORT_READY,         /* the command is about to be executed */
         REPORT_NET_VIOLATION, /* an egress refusal: text = "protocol\0host:port\0rule" and
                                * optionally "client\0": the connection as report_conn_key()
-                               * names it (a warm session attributes by it) */
+                               * names it (a warm session attributes by it), then optionally
+                               * "reason\0": the deny entry's (policy-reasons.c) */
         REPORT_CONNECTION,    /* a warm session's supervisor connected a socket to the proxy:
                                * `sid` = the caller's session id, text = "client\0" (the
                                * connection, report_conn_key()) */
@@ -65,7 +66,7 @@ void report_violation_action(int fd, const char *action, const char *syscall, co
                              const char *rule, uint64_t count, pid_t sid);
 /* `client`: the connection (report_conn_key()), NULL or "" when unknown. */
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
-                          const char *client);
+                          const char *client, const char *reason);
 void report_connection(int fd, pid_t sid, const char *client);
 
 /* "127.0.0.1:41234" or "[::1]:41234", the one spelling both ends of a connection use for it:

@@ -134,6 +134,9 @@ void events_violation(const events *ev, const cordon_violation *v) {
         if (f && v->count > 1)
                 (void) json_object_set_new(json_object_get(f, "raw"), "count",
                                            json_integer((json_int_t) v->count));
+        /* A deny entry's reason, for a harness to show the model (policy-reasons.c). */
+        if (f && v->reason)
+                (void) json_object_set_new(json_object_get(f, "raw"), "reason", text(v->reason));
         emit(ev, "violation", f);
 }
 

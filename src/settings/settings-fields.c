@@ -241,6 +241,12 @@ int settings_layer_filter(const cordon_policy *src, settings_drop_fn drop, void 
                         if ((r = maybe_drop(src, (settings_field) f, i, drop, userdata)) == 0)
                                 r = fields[f].add(dst, s->v[i]);
         }
+        /* A deny entry's reason goes with it, for the entries that were kept (a deny entry is
+         * only ever narrowing, so none is dropped: the check keeps that true if it changes). */
+        for (size_t i = 0; r >= 0 && i < src->n_deny_reasons; i++)
+                if (strv_contains(&dst->egress_denylist, src->deny_reasons[i].pattern))
+                        r = cordon_policy_add_egress_deny_reason(dst, src->deny_reasons[i].pattern,
+                                                                 src->deny_reasons[i].reason);
         if (r < 0) {
                 cordon_policy_free(dst);
                 return r;

@@ -58,8 +58,10 @@ static void test_messages_carry_the_client(void **state) {
         int fds[2];
         assert_int_equal(report_channel(fds), 0);
         report_connection(fds[1], 42, "127.0.0.1:41234>3128");
-        report_net_violation(fds[1], "http", "a.example:80", "not allowed", "127.0.0.1:41234>3128");
-        report_net_violation(fds[1], "socks5", "b.example:80", "not allowed", NULL);
+        report_net_violation(fds[1], "http", "a.example:80", "not allowed", "127.0.0.1:41234>3128",
+                             NULL);
+        report_net_violation(fds[1], "socks5", "b.example:80", "not allowed", NULL, NULL);
+        report_net_violation(fds[1], "dns", "c.example", "c.example", NULL, "no paste sites");
         report_violation_action(fds[1], "network-outbound", "connect", "/x", "r", 0, 7);
         report_msg m;
         cordon_violation v;
@@ -77,6 +79,12 @@ static void test_messages_carry_the_client(void **state) {
         assert_int_equal(report_read(fds[0], &m), 1);
         assert_true(report_msg_violation(&m, &v));
         assert_string_equal(report_msg_client(&m), "");
+        assert_null(v.reason);
+        /* A deny entry's reason, after an empty client. */
+        assert_int_equal(report_read(fds[0], &m), 1);
+        assert_true(report_msg_violation(&m, &v));
+        assert_string_equal(report_msg_client(&m), "");
+        assert_string_equal(v.reason, "no paste sites");
         /* A supervisor refusal's fourth string is its action, not a client. */
         assert_int_equal(report_read(fds[0], &m), 1);
         assert_string_equal(report_msg_client(&m), "");

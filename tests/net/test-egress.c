@@ -86,6 +86,33 @@ static void test_names(void **state) {
         assert_false(v.allowed);
 }
 
+/* A deny entry's reason rides on its verdicts, for names with and without a port; another
+ * entry's verdict and an allow carry none. */
+static void test_reasons(void **state) {
+        (void) state;
+        _cleanup_egress_rules_ egress_rules *r = rules(
+                true, (const char *const[]) { "*.example.test", NULL },
+                (const char *const[]) { "paste.example.test", "*.bad.example.test:22", NULL });
+        char p1[] = "paste.example.test", r1[] = "no paste sites";
+        char p2[] = "*.bad.example.test:22", r2[] = "no ssh there";
+        policy_reason why[] = { { p1, r1 }, { p2, r2 } };
+        assert_int_equal(egress_rules_add_reasons(r, why, 2), 0);
+        egress_verdict v = decide(r, "paste.example.test", 443);
+        assert_false(v.allowed);
+        assert_string_equal(v.reason, "no paste sites");
+        v = decide(r, "x.bad.example.test", 22);
+        assert_string_equal(v.rule, "*.bad.example.test:22");
+        assert_string_equal(v.reason, "no ssh there");
+        v = decide(r, "x.bad.example.test", 443);
+        assert_true(v.allowed);
+        assert_string_equal(v.reason, "");
+        net_host h;
+        assert_int_equal(net_host_canon("paste.example.test", 18, &h, NULL), 0);
+        egress_decide_name(r, &h, &v);
+        assert_false(v.allowed);
+        assert_string_equal(v.reason, "no paste sites");
+}
+
 static void test_exact(void **state) {
         _cleanup_egress_rules_ egress_rules *r =
                 rules(true, (const char *const[]) { "API.Example.com.", NULL }, NULL);
@@ -441,6 +468,7 @@ int main(void) {
                 cmocka_unit_test(test_error_message),
                 cmocka_unit_test(test_many_patterns),
                 cmocka_unit_test(test_names),
+                cmocka_unit_test(test_reasons),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

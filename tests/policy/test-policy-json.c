@@ -491,6 +491,53 @@ static void test_tool_caches_layer(void **state) {
         strv_done(&w);
 }
 
+/* egressDenylist entries with reasons: both forms load, the layer prints them back as objects,
+ * a later layer's reason replaces an earlier one's, bad reasons and objects are refused with
+ * their position, and a reason never removes the entry. */
+static void test_deny_reasons(void **state) {
+        (void) state;
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
+        cordon_error err = { 0 };
+        assert_int_equal(load(p, "{\"egressDenylist\": [\"a.test\", {\"host\": \"paste.test\", "
+                                 "\"reason\": \"no paste sites\"}]}",
+                              &err),
+                         0);
+        assert_int_equal(p->egress_denylist.n, 2);
+        assert_string_equal(policy_deny_reason(p, "paste.test"), "no paste sites");
+        assert_null(policy_deny_reason(p, "a.test"));
+        json_t *j = policy_layer_to_json(p);
+        char *s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        assert_non_null(strstr(s, "[\"a.test\",{\"host\":\"paste.test\",\"reason\":\"no paste sites\"}]"));
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
+        assert_int_equal(load(q, s, &err), 0);
+        free(s);
+        assert_string_equal(policy_deny_reason(q, "paste.test"), "no paste sites");
+        /* A higher layer's reason wins; the entry is listed once. */
+        _cleanup_policy_ cordon_policy *top = test_policy_new();
+        assert_int_equal(load(top, "{\"egressDenylist\": [{\"host\": \"paste.test\", "
+                                   "\"reason\": \"ask first\"}]}",
+                              &err),
+                         0);
+        assert_int_equal(policy_merge(q, top), 0);
+        assert_int_equal(q->egress_denylist.n, 2);
+        assert_string_equal(policy_deny_reason(q, "paste.test"), "ask first");
+        expect_error("{\"egressDenylist\": [{\"host\": \"x.test\", \"reason\": \"\"}]}",
+                     "t.json:1:50: key 'egressDenylist[0].reason': '' must not be empty");
+        expect_error("{\"egressDenylist\": [{\"host\": \"x.test\", \"reason\": \"a\\nb\"}]}",
+                     "t.json:1:50: key 'egressDenylist[0].reason': 'a?b' contains a control");
+        expect_error("{\"egressDenylist\": [{\"reason\": \"r\"}]}",
+                     "t.json:1:21: key 'egressDenylist[0]': a deny entry needs 'host'");
+        expect_error("{\"egressDenylist\": [42]}",
+                     "t.json:1:21: key 'egressDenylist[0]': expected a string or an object");
+        /* The setter: a bad reason fails the call and keeps the entry. */
+        _cleanup_policy_ cordon_policy *r = test_policy_new();
+        assert_true(cordon_policy_add_egress_deny_reason(r, "y.test", "\x01") < 0);
+        assert_true(strv_contains(&r->egress_denylist, "y.test"));
+        assert_null(policy_deny_reason(r, "y.test"));
+        assert_non_null(strstr(cordon_policy_last_error(r)->message, "control character"));
+}
+
 static void test_json_pos_direct(void **state) {
         static const char doc[] = "{\"a\": {\"b\\\"c\": [10, {\"d\": true}]}, \"e\": null}";
         json_pos pos;
@@ -530,6 +577,7 @@ int main(void) {
                 cmocka_unit_test(test_json_pos_direct),
                 cmocka_unit_test(test_tool_caches),
                 cmocka_unit_test(test_tool_caches_layer),
+                cmocka_unit_test(test_deny_reasons),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,8 +261,10 @@ def events(path, action=None):
             if ev.get("type") != "violation" or action not in (None, ev.get("action")):
                 continue
             raw = ev.get("raw") if isinstance(ev.get("raw"), dict) else {}
-            print("\t".join(str(x) for x in (ev.get("action"), ev.get("target"),
-                                              raw.get("syscall"), raw.get("rule"))))
+            cols = [ev.get("action"), ev.get("target"), raw.get("syscall"), raw.get("rule")]
+            if "reason" in raw:  # a deny entry's reason (docs/policy.md)
+                cols.append(raw["reason"])
+            print("\t".join(str(x) for x in cols))
     return 0
 
 

@@ -467,6 +467,22 @@ t_deny_case() {
         net "deny beats allow: a denied address beats its explicit address:port" 0 "403/000" \
                 "127.0.0.1:$P~127.0.0.1" - --deny-domain 127.0.0.1 $LOCAL -- \
                 $CURL "http://127.0.0.1:$P/hello/@M@"
+        # A deny entry's reason travels with its refusals: the 403's header and body, the event.
+        printf '{"egressDenylist": [{"host": "b.example.test", "reason": "no paste sites"}]}\n' \
+                > "$IT_TMP/reason.json"
+        net "reasons: a deny entry's reason in the 403 (X-Cordon-Reason)" 0 \
+                "X-Cordon-Reason: no paste sites" "b.example.test:$P~b.example.test" - \
+                --policy "$IT_TMP/reason.json" $w -- sh -c "curl -s -D - -o /dev/null \
+                http://b.example.test:$P/hello/@M@ | grep -i '^x-cordon-reason' | tr -d '\r'"
+        if $PY "$HERE/netsrv.py" events "$EV" network-outbound | grep -q "	no paste sites\$"
+        then ok "reasons: ... and in the violation event (raw.reason)"
+        else not_ok "reasons: ... and in the violation event (raw.reason)" "$(cat "$EV")"; fi
+        net "reasons: the resolver's refusal carries it too" 0 "rcode 3" \
+                "b.example.test~b.example.test" . --policy "$IT_TMP/reason.json" $w -- \
+                $CLI dns 192.0.2.53 b.example.test
+        if $PY "$HERE/netsrv.py" events "$EV" network-outbound | grep -q "	no paste sites\$"
+        then ok "reasons: ... in its event"
+        else not_ok "reasons: ... in its event" "$(cat "$EV")"; fi
         net "deny beats allow: the built-in deny list (metadata.google.internal)" 0 "403/000" \
                 "metadata.google.internal:$P" - --allow-domain metadata.google.internal \
                 $LOCAL $NAMES -- $CURL "http://metadata.google.internal:$P/hello/@M@"
