@@ -792,6 +792,7 @@ typedef struct cordon_explained_violation {
                                * needed; NULL when no policy change can (then `why` says which
                                * rule stands) */
         const char *why;      /* one or two sentences */
+        const char *reason;   /* raw.reason: the refusing deny entry's reason, or "" */
 } cordon_explained_violation;
 
 /* The decoder's state and, after cordon_explanation_finish(), its verdict. Lifecycle:

@@ -160,6 +160,10 @@ static int advise_network_reason(explain_violation *v, const char *t) {
                                     "never", v->rule);
         /* Anything else is the pattern that refused it: the built-in deny list or a
          * --deny-domain entry, and deny beats allow. */
+        if (v->reason && v->reason[0])
+                return set(&v->why, "refused by the deny rule '%s': %s; deny beats allow, so "
+                                    "--allow-domain cannot lift it",
+                           v->rule, v->reason);
         return set(&v->why, "refused by the deny rule '%s' (the built-in deny list or "
                             "--deny-domain); deny beats allow, so --allow-domain cannot lift it",
                    v->rule);

@@ -60,10 +60,14 @@ static json_t *str_or_null(const char *s) {
 }
 
 static json_t *violation_json(const explain_violation *v) {
-        return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:o, s:s}", "action", v->action,
-                         "target", v->target, "rule", v->rule, "syscall", v->syscall, "count",
-                         (json_int_t) v->count, "evidence", "observed", "summary", v->summary,
-                         "change", str_or_null(v->change), "why", v->why);
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:o, s:s}", "action",
+                              v->action, "target", v->target, "rule", v->rule, "syscall",
+                              v->syscall, "count", (json_int_t) v->count, "evidence", "observed",
+                              "summary", v->summary, "change", str_or_null(v->change), "why",
+                              v->why);
+        if (o && v->reason && v->reason[0])
+                (void) json_object_set_new(o, "reason", json_string(v->reason));
+        return o;
 }
 
 static json_t *hints_json(const cordon_explanation *x) {

@@ -84,6 +84,7 @@ static void violation_done(explain_violation *v) {
         free(v->target);
         free(v->rule);
         free(v->syscall);
+        free(v->reason);
         free(v->summary);
         free(v->change);
         free(v->why);
@@ -315,6 +316,8 @@ static int on_violation(line_ctx *c, json_t *o) {
                 r = get_text(c, raw, "rule", &k.rule);
         if (r >= 0)
                 r = get_text(c, raw, "syscall", &k.syscall);
+        if (r >= 0)
+                r = get_text(c, raw, "reason", &k.reason);
         explain_violation *v = r >= 0 ? find_violation(x, &k) : NULL;
         if (v || r < 0 || x->n_v >= EXPLAIN_VIOLATIONS_MAX) {
                 if (v)
@@ -671,7 +674,7 @@ static void publish(explain_violation *v) {
         v->pub = (cordon_explained_violation) {
                 .action = v->action, .target = v->target, .rule = v->rule,
                 .syscall = v->syscall, .count = v->count, .summary = v->summary,
-                .change = v->change, .why = v->why,
+                .change = v->change, .why = v->why, .reason = v->reason,
         };
 }
 

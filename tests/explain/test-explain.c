@@ -245,6 +245,24 @@ static void test_network_advice(void **state) {
         cordon_explanation_free(x);
 }
 
+/* A deny entry's reason (raw.reason) is kept, shown in the JSON and woven into the advice. */
+static void test_deny_reason(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY "{\"type\":\"violation\"," T ",\"action\":\"network-outbound\","
+                "\"target\":\"pastebin.com:443\",\"raw\":{\"syscall\":\"http\","
+                "\"rule\":\"pastebin.com\",\"reason\":\"no paste sites\"}}\n" EXIT(6),
+                -1, NULL);
+        assert_outcome(x, "sandbox-denied");
+        const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
+        assert_null(v->change);
+        assert_string_equal(v->reason, "no paste sites");
+        assert_contains(v->why, "deny rule 'pastebin.com': no paste sites");
+        json_t *o = as_json(x);
+        assert_string_equal(jstr(o, "violations.0.reason"), "no paste sites");
+        json_decref(o);
+        cordon_explanation_free(x);
+}
+
 /* The landlock backend's supervisor refuses a connect() that bypasses the proxy: no policy change
  * allows it, and the advice says to use the proxy. */
 static void test_landlock_direct_connect(void **state) {
@@ -629,6 +647,7 @@ int main(void) {
                 cmocka_unit_test(test_fixed_rules),
                 cmocka_unit_test(test_network_advice),
                 cmocka_unit_test(test_landlock_direct_connect),
+                cmocka_unit_test(test_deny_reason),
                 cmocka_unit_test(test_other_actions),
                 cmocka_unit_test(test_metadata),
                 cmocka_unit_test(test_unix_socket_and_aggregate),
