@@ -21,16 +21,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-__attribute__((noreturn)) static void broken(const char *what) {
-        fprintf(stderr, "fuzz-dns: broken promise: %s\n", what);
-        abort();
-}
-
-#define CHECK(cond)                                                                               \
-        do {                                                                                      \
-                if (!(cond))                                                                      \
-                        broken(#cond);                                                            \
-        } while (0)
+#define CHECK(cond) FUZZ_CHECK("fuzz-dns", cond)
 
 static void check_name(const dns_query *q) {
         CHECK(q->name_len <= NET_HOST_NAME_MAX && strlen(q->name) == q->name_len);
@@ -91,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 size = 4096;
         uint8_t *copy = malloc(size ? size : 1); /* exactly its size: a read past it is reported */
         if (!copy)
-                broken("out of memory");
+                fuzz_broken("fuzz-dns", "out of memory");
         memcpy(copy, data, size);
         (void) run(copy, size);
         free(copy);

@@ -20,21 +20,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-__attribute__((noreturn)) static void broken(const char *what) {
-        fprintf(stderr, "fuzz-peek-name: broken promise: %s\n", what);
-        abort();
-}
-
-#define CHECK(cond)                                                                               \
-        do {                                                                                      \
-                if (!(cond))                                                                      \
-                        broken(#cond);                                                            \
-        } while (0)
+#define CHECK(cond) FUZZ_CHECK("fuzz-peek-name", cond)
 
 static peek_result judge(const uint8_t *data, size_t len, net_host *h) {
         uint8_t *b = malloc(len ? len : 1); /* exactly len: a read past it is an ASan report */
         if (!b)
-                broken("out of memory");
+                fuzz_broken("fuzz-peek-name", "out of memory");
         memcpy(b, data, len);
         peek_result r = peek_name(b, len, h);
         free(b);

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 /* The largest seed the replayer reads (seed corpora are small; this only bounds a mistake). */
 #define FUZZ_REPLAY_MAX (2u << 20)
@@ -27,3 +29,16 @@ bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size);
  * refused (r < 0). On a mismatch prints what happened, with why (the refusal's message, or NULL),
  * and returns false. */
 bool fuzz_named_verdict(const char *name, int r, const char *why);
+
+/* A broken promise of the target named `target`: says which, and aborts (under libFuzzer, the
+ * crash it records with the input). */
+__attribute__((noreturn)) static inline void fuzz_broken(const char *target, const char *what) {
+        fprintf(stderr, "%s: broken promise: %s\n", target, what);
+        abort();
+}
+
+#define FUZZ_CHECK(target, cond)                                                                  \
+        do {                                                                                      \
+                if (!(cond))                                                                      \
+                        fuzz_broken(target, #cond);                                               \
+        } while (0)

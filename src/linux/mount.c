@@ -230,6 +230,21 @@ static int mount_dev(mount_ctx *c, const char *path) {
 
 /* Covers a secret with an empty, read-only, mode-000 directory or file. The plan only names
  * resolved paths, so a symlink met here (ELOOP) was swapped in after planning: fail closed. */
+/* A detached, read-only, noexec mount of the file `name` of the tmpfs `fs`, to move over a file:
+ * the source of a hidden file and of mount_file_over(). A tree fd, or -errno. */
+static int readonly_file_tree(int fs, const char *name) {
+        int tree = open_tree(fs, name, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        if (tree < 0)
+                return -errno;
+        int r = set_attr(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                       MOUNT_ATTR_NOEXEC, 0, false);
+        if (r < 0) {
+                (void) close(tree);
+                return r;
+        }
+        return tree;
+}
+
 static int hide(mount_ctx *c, const mount_op *op) {
         _cleanup_close_ int target = open_nofollow(c->rootfd, rel(op->path), O_PATH,
                                                    RESOLVE_BENEATH);
@@ -249,13 +264,7 @@ static int hide(mount_ctx *c, const mount_op *op) {
                         if (r < 0)
                                 return r;
                 }
-                tree = open_tree(c->emptyfd, "empty", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
-                if (tree < 0)
-                        return -errno;
-                int r = set_attr(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                               MOUNT_ATTR_NOEXEC, 0, false);
-                if (r < 0)
-                        return r;
+                tree = readonly_file_tree(c->emptyfd, "empty");
         }
         if (tree < 0)
                 return tree;
@@ -398,13 +407,9 @@ int mount_file_over(const char *path, const char *content) {
         size_t len = strlen(content);
         if (f < 0 || write(f, content, len) != (ssize_t) len)
                 return f < 0 ? -errno : -EIO;
-        _cleanup_close_ int tree = open_tree(fs, "file", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+        _cleanup_close_ int tree = readonly_file_tree(fs, "file");
         if (tree < 0)
-                return -errno;
-        int r = set_attr(tree, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                       MOUNT_ATTR_NOEXEC, 0, false);
-        if (r < 0)
-                return r;
+                return tree;
         if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
                 return -errno;
         return 0;

@@ -13,30 +13,17 @@ typedef struct deny_parse {
         const char *host, *reason;
 } deny_parse;
 
-static int parse_deny_text(parse_ctx *c, json_t *v, const char **slot, const char *example,
-                           const char *(*check)(const char *), const char *hint) {
-        int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
-        if (r < 0)
-                return r;
-        const char *why = check(json_string_value(v));
-        char shown[160];
-        if (why)
-                return jread_fail(&c->j, false, hint, "'%s' %s",
-                                  jread_shorten(json_string_value(v), shown, sizeof(shown)), why);
-        *slot = json_string_value(v);
-        return 0;
-}
-
 static int parse_deny_host(parse_ctx *c, json_t *v, void *target) {
         deny_parse *d = target;
-        return parse_deny_text(c, v, &d->host, "\"host\": \"pastebin.com\"",
-                               policy_check_host_pattern, DENY_HINT);
+        return policy_json_checked(c, v, &d->host, "\"host\": \"pastebin.com\"",
+                                   policy_check_host_pattern, DENY_HINT);
 }
 
 static int parse_deny_reason(parse_ctx *c, json_t *v, void *target) {
         deny_parse *d = target;
-        return parse_deny_text(c, v, &d->reason, "\"reason\": \"no paste sites\"",
-                               policy_check_reason, "one line of printable text, at most 200 bytes");
+        return policy_json_checked(c, v, &d->reason, "\"reason\": \"no paste sites\"",
+                                   policy_check_reason,
+                                   "one line of printable text, at most 200 bytes");
 }
 
 static const field deny_fields[] = {

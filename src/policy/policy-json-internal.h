@@ -30,6 +30,9 @@ int policy_json_fail_errno(parse_ctx *c, int r);
 /* Parses an object whose members are described by `fields`. */
 int policy_json_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
                        const char *example, void *target);
+/* A string value, checked by `check`, into *slot (pointing into the document). */
+int policy_json_checked(parse_ctx *c, json_t *v, const char **slot, const char *example,
+                        const char *(*check)(const char *), const char *hint);
 /* A string value, checked by `check`, then handed to `add`. */
 int policy_json_string(parse_ctx *c, json_t *v, const char *example,
                        const char *(*check)(const char *), string_adder add, const char *hint);

@@ -190,17 +190,22 @@ typedef struct bind_parse {
         bool read_only;
 } bind_parse;
 
-static int parse_bind_path(parse_ctx *c, json_t *v, const char **slot, const char *example) {
+int policy_json_checked(parse_ctx *c, json_t *v, const char **slot, const char *example,
+                        const char *(*check)(const char *), const char *hint) {
         int r = jread_expect(&c->j, v, json_is_string(v), "a string", example);
         if (r < 0)
                 return r;
-        const char *why = policy_check_path(json_string_value(v));
+        const char *why = check(json_string_value(v));
         char shown[160];
         if (why)
-                return jread_fail(&c->j, false, PATH_HINT, "'%s' %s",
+                return jread_fail(&c->j, false, hint, "'%s' %s",
                                   jread_shorten(json_string_value(v), shown, sizeof(shown)), why);
         *slot = json_string_value(v);
         return 0;
+}
+
+static int parse_bind_path(parse_ctx *c, json_t *v, const char **slot, const char *example) {
+        return policy_json_checked(c, v, slot, example, policy_check_path, PATH_HINT);
 }
 
 static int parse_bind_host(parse_ctx *c, json_t *v, void *target) {

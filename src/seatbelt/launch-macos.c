@@ -124,6 +124,18 @@ static int check_options(const cordon_run_options *opts, cordon_error *err) {
 }
 
 /* cordon_run() once its options are read (run_options_read: never NULL here). */
+/* The home and current directory a run plans with. */
+static int run_dirs(char *const *env, char **ret_home, char **ret_cwd, cordon_error *err) {
+        _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
+        if (!home || !cwd)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
+                                        "cannot determine the %s directory",
+                                        home ? "current" : "home");
+        *ret_home = TAKE_PTR(home);
+        *ret_cwd = TAKE_PTR(cwd);
+        return 0;
+}
+
 static int run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                events *ev, cordon_run_result *ret, cordon_error *err) {
         if (!policy || !argv || !argv[0] || !argv[0][0] || !ret)
@@ -133,11 +145,10 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 return r;
         cordon_backend backend = opts->backend;
         char *const *env = opts->environ ? opts->environ : environ;
-        _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
-        if (!home || !cwd)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
-                                        "cannot determine the %s directory",
-                                        home ? "current" : "home");
+        _cleanup_free_ char *home = NULL, *cwd = NULL;
+        r = run_dirs(env, &home, &cwd, err);
+        if (r < 0)
+                return r;
         plan *p = NULL;
         /* The tool cache root is created here, not by the (side-effect-free) planner. */
         r = tool_caches_prepare(policy, env, home, err);
@@ -191,12 +202,9 @@ static int apply_managed(const cordon_policy *policy, const cordon_run_options *
         if (!policy)
                 return 0; /* run() refuses it */
         char *const *env = opts->environ ? opts->environ : environ;
-        _cleanup_free_ char *home = home_dir_of(env), *cwd = getcwd(NULL, 0);
-        if (!home || !cwd)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno ? errno : ENOENT,
-                                        "cannot determine the %s directory",
-                                        home ? "current" : "home");
-        return settings_managed_apply(policy, cwd, home, opts->backend, ret, err);
+        _cleanup_free_ char *home = NULL, *cwd = NULL;
+        int r = run_dirs(env, &home, &cwd, err);
+        return r < 0 ? r : settings_managed_apply(policy, cwd, home, opts->backend, ret, err);
 }
 
 /* The same stream as Linux's, but without "violation" events: Seatbelt reports its refusals to

@@ -117,18 +117,27 @@ def socks_request(atyp, host, port):
         struct.pack(">H", port)
 
 
+def socks_connect(s, atyp, host, port):
+    """A SOCKS5 CONNECT (no authentication) on s: prints "rep=N"; True when the tunnel is open."""
+    s.sendall(b"\x05\x01\x00")
+    if recv_exact(s, 2) != b"\x05\x00":
+        print("method refused")
+        return False
+    s.sendall(socks_request(atyp, host, int(port)))
+    head = recv_exact(s, 4)
+    print(f"rep={head[1]}")
+    if head[1] != 0:
+        return False
+    alen = {1: 4, 4: 16}.get(head[3])
+    recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
+    return True
+
+
 def cmd_socks_host(host, port, asked, path):
     """A SOCKS5 CONNECT to the name `host`, then an HTTP request for the Host `asked`."""
     with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
-        s.sendall(b"\x05\x01\x00")
-        recv_exact(s, 2)
-        s.sendall(socks_request("domain", host, int(port)))
-        head = recv_exact(s, 4)
-        print(f"rep={head[1]}")
-        if head[1] != 0:
+        if not socks_connect(s, "domain", host, port):
             return 0
-        alen = {1: 4, 4: 16}.get(head[3])
-        recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
         s.sendall(f"GET {path} HTTP/1.1\r\nHost: {asked}\r\n\r\n".encode())
         got = recv_all(s, 20).decode("latin-1")
         print(got.split("\r\n", 1)[0] if got else "(closed)")
@@ -137,17 +146,8 @@ def cmd_socks_host(host, port, asked, path):
 
 def cmd_socks(atyp, host, port, path=None):
     with socket.create_connection(("127.0.0.1", 1080), timeout=20) as s:
-        s.sendall(b"\x05\x01\x00")
-        if recv_exact(s, 2) != b"\x05\x00":
-            print("method refused")
-            return 1
-        s.sendall(socks_request(atyp, host, int(port)))
-        head = recv_exact(s, 4)
-        print(f"rep={head[1]}")
-        if head[1] != 0:
+        if not socks_connect(s, atyp, host, port):
             return 0
-        alen = {1: 4, 4: 16}.get(head[3])
-        recv_exact(s, (alen if alen else recv_exact(s, 1)[0]) + 2)
         if path:
             # The Host a client sends is the name it asked the tunnel for (a tunnel to a name
             # refuses another: docs/design/network.md, "Fronting").
