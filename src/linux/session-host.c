@@ -425,6 +425,39 @@ static void attribute(host *h, int32_t sid, const cordon_violation *v) {
                         deliver(h->execs[i], v);
 }
 
+static bool session_report(host *h, int fd);
+
+/* How long a redirected connection's refusal waits for the supervisor's record of it. */
+#define REDIRECT_RECORD_MS 250
+
+/* A connection the interception redirected to the proxy (its key names the redirect's port). */
+static bool redirected(const char *client) {
+        char port[16];
+        (void) snprintf(port, sizeof(port), ">%u", (unsigned) PROXY_TRANSPARENT_PORT);
+        size_t n = strlen(client), k = strlen(port);
+        return n > k && strcmp(client + n - k, port) == 0;
+}
+
+/* The proxy refuses a redirected connection as it accepts it, with nothing read: that can come
+ * before the supervisor, which performed the connect(), has written its record (it does so as
+ * soon as the connect() returns, racing the proxy), so the record is waited for, briefly; no
+ * record by then (a process that left its session) reaches every running exec. */
+static pid_t redirect_sid(host *h, const char *client) {
+        pid_t sid = 0;
+        int64_t until = capture_now_ms() + REDIRECT_RECORD_MS;
+        for (int64_t left = REDIRECT_RECORD_MS; left > 0; left = until - capture_now_ms()) {
+                struct pollfd pfd = { .fd = h->rep, .events = POLLIN };
+                int n = poll(&pfd, 1, (int) left);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0 || !session_report(h, h->rep))
+                        return 0;
+                if (host_conn_sid(h, client, &sid))
+                        return sid;
+        }
+        return 0;
+}
+
 /* The session id of the caller that connected to the proxy from where the refused request came
  * (session-host-conns.c); 0 (every running exec) when unknown. The supervisor wrote its record before
  * that connect() returned, so before the client could send the request the proxy refused: what
@@ -435,7 +468,9 @@ static pid_t proxy_sid(host *h, const report_msg *m) {
         if (!client[0] || h->rep < 0)
                 return 0;
         (void) drain_reports(h, h->rep); /* at EOF serve() ends the session next */
-        return host_conn_sid(h, client, &sid) ? sid : 0;
+        if (host_conn_sid(h, client, &sid))
+                return sid;
+        return redirected(client) ? redirect_sid(h, client) : 0;
 }
 
 /* A refusal from the session's supervisor or proxy; false at EOF (or a broken channel). */

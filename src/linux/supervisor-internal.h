@@ -89,6 +89,7 @@ struct supervisor {
         const supervisor_landlock *landlock; /* the landlock backend, or NULL */
         bool attribute;            /* reports name the caller's session id (supervisor_config) */
         uint16_t record_ports[2];  /* connects told to on_connection (supervisor_config) */
+        uint16_t record_redirect_port; /* ... and redirected ones, with this port */
         supervisor_connection_fn on_connection;
         unsigned sid_index;        /* ... the NSsid field to read (supervisor_sid_index), 0: none */
         report_limit *limit;

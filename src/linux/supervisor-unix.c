@@ -349,23 +349,33 @@ static int connect_unix(request *r, size_t len) {
         return connect_pinned(r, via, own);
 }
 
-/* A TCP connect to the sandbox's own loopback on a recorded port (a warm session's proxy).
- * Judged on the copied address: the caller rewriting it afterwards changes nothing. Only these
- * are recorded, so the session host's table holds proxy clients and nothing else. */
-static uint16_t recorded_port(const supervisor *s, const void *addr, size_t len) {
-        uint16_t port = 0;
+/* A TCP connect to the sandbox's own loopback on a recorded port (a warm session's proxy), or
+ * to any address outside the loopback, which the interception redirects to the proxy
+ * (record_redirect_port). Judged on the copied address: the caller rewriting it afterwards
+ * changes nothing. Only these are recorded, so the session host's table holds proxy clients and
+ * nothing else. (The loopback test is the interception rule's: 127.0.0.0/8 and ::1.) */
+static uint16_t recorded_port(const supervisor *s, int sock, const void *addr, size_t len) {
         const struct sockaddr_in *in = addr;
         const struct sockaddr_in6 *in6 = addr;
-        if (!s->on_connection)
+        int type = 0;
+        socklen_t tl = sizeof(type);
+        if (!s->on_connection || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
+            type != SOCK_STREAM)
                 return 0;
-        if (len >= sizeof(*in) && in->sin_family == AF_INET &&
-            in->sin_addr.s_addr == htonl(INADDR_LOOPBACK))
+        bool loopback;
+        uint16_t port;
+        if (len >= sizeof(*in) && in->sin_family == AF_INET) {
+                loopback = (ntohl(in->sin_addr.s_addr) >> 24) == 127;
                 port = ntohs(in->sin_port);
-        else if (len >= sizeof(*in6) && in6->sin6_family == AF_INET6 &&
-                 (IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
-                  (IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr) &&
-                   memcmp(&in6->sin6_addr.s6_addr[12], "\x7f\0\0\x01", 4) == 0)))
+        } else if (len >= sizeof(*in6) && in6->sin6_family == AF_INET6) {
+                bool mapped = IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr);
+                loopback = IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr) ||
+                           (mapped && in6->sin6_addr.s6_addr[12] == 127);
                 port = ntohs(in6->sin6_port);
+        } else
+                return 0;
+        if (!loopback)
+                return s->record_redirect_port;
         return port && (port == s->record_ports[0] || port == s->record_ports[1]) ? port : 0;
 }
 
@@ -391,6 +401,6 @@ int op_connect(request *r) {
         e = supervisor_landlock_check_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len);
         if (e < 0)
                 return e;
-        r->record_port = recorded_port(r->s, r->addr, (size_t) len);
+        r->record_port = recorded_port(r->s, r->sock_fd, r->addr, (size_t) len);
         return supervisor_connect(r, (const struct sockaddr *) r->addr, (socklen_t) len, false, -1);
 }

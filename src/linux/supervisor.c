@@ -454,6 +454,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                             .unix_allow = cfg->unix_allow, .landlock = cfg->landlock,
                             .attribute = cfg->attribute,
                             .record_ports = { cfg->record_ports[0], cfg->record_ports[1] },
+                            .record_redirect_port = cfg->record_redirect_port,
                             .on_connection = cfg->attribute ? cfg->on_connection : NULL };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;

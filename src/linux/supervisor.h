@@ -62,6 +62,10 @@ typedef struct supervisor_config {
          * session's egress proxy) whose connects are told to on_connection, so the proxy's
          * refusals can be attributed too (docs/design/daemon.md). 0: unused. */
         uint16_t record_ports[2];
+        /* With `attribute`: the port a TCP connect to any address outside the loopback ends up
+         * on (the interception's redirect, linux/intercept.h), recorded the same way: the proxy
+         * sees the caller's own endpoint on that port. 0: none. */
+        uint16_t record_redirect_port;
         supervisor_connection_fn on_connection;
 } supervisor_config;
 

@@ -113,6 +113,24 @@ class AttributionTest(td.DaemonTest):
             self.assertEqual(ra["result"]["violations"], 2, ra)
             self.assertEqual(rb["result"]["violations"], 2, rb)
 
+    def test_redirected_refusals_are_attributed(self):
+        """A client that knows nothing of proxies connects to an address outside the loopback;
+        the interception redirects it to the proxy, which refuses it: the refusal reaches the
+        exec whose process connected (the supervisor records the connect with the redirect's
+        port), not every running exec."""
+        sid = self.launch_warm()
+        def connects(host, delay):
+            return (f"sleep {delay}; /usr/bin/python3 -c \"import socket\n"
+                    f"try:\n socket.create_connection(('{host}', 81), timeout=5).recv(1)\n"
+                    f"except OSError: pass\"; sleep 0.6; echo {host}")
+        for _ in range(2):
+            (ea, ra), (eb, rb) = self.run_together(sid, [["sh", "-c", connects("192.0.2.1", 0)],
+                                                          ["sh", "-c", connects("192.0.2.2", 0.2)]])
+            self.assertEqual(self.output(ea), "192.0.2.1\n", ea)
+            self.assertEqual(self.output(eb), "192.0.2.2\n", eb)
+            self.assertEqual(self.net_targets(ea), ["192.0.2.1:81"], ea)
+            self.assertEqual(self.net_targets(eb), ["192.0.2.2:81"], eb)
+
     def test_proxy_refusal_of_a_process_that_left_its_session_is_not_hidden(self):
         """A connection made by a process that called setsid() names no exec: its refusal
         reaches every running exec, as the supervisor's own refusals from such a process do."""
