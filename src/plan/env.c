@@ -108,8 +108,9 @@ static int apply_set(const cordon_policy *pol, plan *p) {
 /* Every client finds the proxies (docs/design/network.md). NO_PROXY is set empty on purpose: the
  * usual "localhost,127.0.0.1,..." would send clients for an allowed local dev server straight into
  * the sandbox's own, empty loopback; through the proxy they reach it when the policy allows it.
- * Inherited values are dropped: they name proxies the sandbox cannot reach. git over ssh goes
- * through the SOCKS5 proxy with OpenBSD netcat's SOCKS support. */
+ * Inherited values are dropped: they name proxies the sandbox cannot reach. git over ssh needs no
+ * setting: plain ssh's connection is redirected to the proxy (src/linux/intercept.c), so a
+ * GIT_SSH_COMMAND of the user's own (a key, options) is left as it is. */
 static const char *const proxy_env[] = {
         "HTTP_PROXY=" PLAN_PROXY_HTTP_URL,
         "HTTPS_PROXY=" PLAN_PROXY_HTTP_URL,
@@ -119,7 +120,6 @@ static const char *const proxy_env[] = {
         "all_proxy=" PLAN_PROXY_SOCKS_URL,
         "NO_PROXY=",
         "no_proxy=",
-        "GIT_SSH_COMMAND=ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:1080 %h %p'",
         NULL,
 };
 static const char *const proxy_env_drop[] = { "FTP_PROXY", "ftp_proxy", "RSYNC_PROXY",

@@ -828,7 +828,8 @@ t_git_http() {
 # user (it can authenticate nobody else), and runs commands through that account's login shell;
 # when that shell is nologin (cordon-test is made so) git-upload-pack cannot run, so the allowed
 # case is an sftp transfer (sshd's internal-sftp needs no shell) through the same
-# GIT_SSH_COMMAND; the refused case is git clone either way.
+# GIT_SSH_COMMAND; the refused case is git clone either way. cordon sets no GIT_SSH_COMMAND:
+# the SOCKS5 one here is what a user who wants that path sets.
 start_sshd() {
         S=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 print(s.getsockname()[1])')
@@ -882,19 +883,22 @@ t_git_ssh() {
                 skip "git: clone over ssh" "sshd did not start: $(tail -n 3 "$SRV/sshd.log")"
                 return 0
         fi
+        # What a user who wants the explicit SOCKS5 path sets (cordon sets nothing: plain ssh is
+        # redirected to the proxy).
+        NCSSH="ssh -o ProxyCommand='nc -X 5 -x 127.0.0.1:1080 %h %p'"
         opts="-i $WS/id_test -o UserKnownHostsFile=$WS/known_hosts -o IdentitiesOnly=yes"
         opts="$opts -o BatchMode=yes -o StrictHostKeyChecking=yes -o LogLevel=ERROR"
         s="--allow-domain 127.0.0.1:$S $NAMES"
         if [ "$SSH_GIT" = 1 ]; then
                 net "git: clone over ssh (GIT_SSH_COMMAND through SOCKS5)" 0 \
                         "cordon-net-it repository" - . --allow-domain ssh.example.test $s -- \
-                        sh -c "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $opts\" git clone -q \
+                        sh -c "GIT_SSH_COMMAND=\"$NCSSH $opts\" git clone -q \
                         ssh://$SSH_USER@ssh.example.test:$S$ROOT/repo.git c-@M@ && cat c-@M@/README"
         else
                 echo "# $SSH_USER's login shell is $shell: sshd cannot run git-upload-pack for it;"
                 echo "# the allowed case is an sftp transfer through the same GIT_SSH_COMMAND"
-                printf '#!/bin/sh\nexec sh -c "$GIT_SSH_COMMAND %s \\"\\$@\\"" ssh "$@"\n' \
-                        "$opts" > "$WS/ssh-wrap"
+                printf '#!/bin/sh\nexec sh -c "%s %s \\"\\$@\\"" ssh "$@"\n' \
+                        "$NCSSH" "$opts" > "$WS/ssh-wrap"
                 chmod 755 "$WS/ssh-wrap"
                 printf 'get %s c-sftp\n' "$ROOT/repo.git/HEAD" > "$WS/sftp-batch"
                 net "ssh: sftp through GIT_SSH_COMMAND's SOCKS5 ProxyCommand" 0 \
@@ -903,6 +907,8 @@ t_git_ssh() {
                         $SSH_USER@ssh.example.test >/dev/null && cat c-sftp"
                 rm -f "$WS/c-sftp"
         fi
+        net "ssh: cordon sets no GIT_SSH_COMMAND (plain ssh is redirected)" 0 "unset" - . $s -- \
+                sh -c 'echo "${GIT_SSH_COMMAND-unset}"'
         net "ssh: plain ssh to the sandbox's own 127.0.0.1 reaches nothing" 255 "" - . \
                 --allow-domain ssh.example.test $s -- \
                 ssh $opts -p "$S" "$SSH_USER@127.0.0.1" true
@@ -929,7 +935,7 @@ t_git_ssh() {
         before=$(sshd_connections)
         net "git: clone over ssh to a host not allowed is refused" 128 "" \
                 "ssh.example.test:$S~not in allowlist" . $s -- \
-                sh -c "GIT_SSH_COMMAND=\"\$GIT_SSH_COMMAND $opts\" exec git clone -q \
+                sh -c "GIT_SSH_COMMAND=\"$NCSSH $opts\" exec git clone -q \
                 ssh://$SSH_USER@ssh.example.test:$S$ROOT/repo.git c-@M@"
         if [ "$(sshd_connections)" = "$before" ]; then ok "git: the refused ssh never reached sshd"
         else not_ok "git: the refused ssh never reached sshd"; fi
