@@ -204,6 +204,26 @@ static int push_ancestors(const char *path, strv *out) {
         return 0;
 }
 
+/* The ancestors of every read-only bind, in glob syntax (a bind is a name: its '[' or '*' is
+ * quoted). On Linux the bind is a mount and moves with a rename of any directory above it,
+ * still read-only; here the deny matches a path string, so `mv ws/a ws/x` would carry
+ * ws/a/b/vendor out from under its rule, `ws/x/b/vendor` would be written and renamed back.
+ * The bind itself is covered by its own file-write* deny. */
+static int read_only_ancestors(sb_gen *g, strv *anc) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++) {
+                const plan_bind *b = &g->p->paths.binds[i];
+                strv forms = { 0 };
+                r = b->writable ? 0 : bind_forms(g, b, &forms);
+                for (size_t f = 0; r >= 0 && f < forms.n; f++) {
+                        _cleanup_free_ char *quoted = sbpl_glob_quote(forms.v[f]);
+                        r = quoted ? push_ancestors(quoted, anc) : -ENOMEM;
+                }
+                strv_done(&forms);
+        }
+        return r;
+}
+
 /* A rename moves a whole tree: renaming an ancestor of a denied path away and a prepared
  * directory into its place would swap the protected file without ever writing it (docs/policy.md).
  * The denied paths themselves are covered: file-write* includes file-write-unlink and
@@ -215,10 +235,13 @@ static int section_renames(sb_gen *g, const strv *denied) {
         int r = 0;
         for (size_t i = 0; r >= 0 && i < denied->n; i++)
                 r = push_ancestors(denied->v[i], &anc);
+        if (r >= 0)
+                r = read_only_ancestors(g, &anc);
         sb_sort(&anc);
         sb_comment(g, "");
-        sb_comment(g, "renames: the ancestors of every denied path may not be removed, renamed or");
-        sb_comment(g, "created (a directory renamed into place would bring a protected path along)");
+        sb_comment(g, "renames: the ancestors of every denied path and read-only bind may not be");
+        sb_comment(g, "removed, renamed or created (a directory renamed into place would bring a");
+        sb_comment(g, "protected path along)");
         if (r >= 0)
                 sb_rule(g, "deny file-write-unlink file-write-create", SB_DENY_GLOB_EXACT,
                         &anc);

@@ -144,6 +144,26 @@ static void test_names_and_renames(void **state) {
         sbpl_free(p);
 }
 
+/* Item: a read-only bind deep inside a writable root. On Linux it is a mount and moves with a
+ * rename of any directory above it; here its ancestors must not be renamed away (mv a x, edit
+ * x/b/vendor, mv x a). */
+static void test_read_only_ancestors(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" },"
+                           "  { \"hostPath\": \"@T@/home/alice/project/a/b/vendor\", "
+                           "\"readOnly\": true } ], \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "home/alice/project/a/b/vendor/lib.c", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/b/vendor", false);
+        expect(p, "file-write-unlink", "home/alice/project/a", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/b", false);
+        expect(p, "file-write-create", "home/alice/project/a", false); /* renamed back */
+        expect(p, "file-write-create", "home/alice/project/a/b", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/c", true);
+        expect(p, "file-write-create", "home/alice/project/a/b/new.c", true);
+        expect(p, "file-write-data", "home/alice/project/a/b/new.c", true);
+        sbpl_free(p);
+}
+
 static void test_exec(void **state) {
         sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
         expect(p, "process-exec", "home/alice/project/build/a.out", false);
@@ -406,6 +426,7 @@ int main(void) {
                 cmocka_unit_test(test_writes),
                 cmocka_unit_test(test_reads),
                 cmocka_unit_test(test_names_and_renames),
+                cmocka_unit_test(test_read_only_ancestors),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
