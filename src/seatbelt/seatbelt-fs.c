@@ -224,6 +224,21 @@ static int read_only_ancestors(sb_gen *g, strv *anc) {
         return r;
 }
 
+/* An ancestor that is itself a glob (".git/worktrees/<any>" above its gitdir, "ws/<any>" above a
+ * denyWrite "ws/<any>/config.json") matches every entry of its parent: unscoped it would freeze
+ * the whole workspace top (no file created, deleted or saved by rename there). Only a directory
+ * or a symlink at that place leads to the protected path, so the rule holds for those two
+ * types; for file-write-create the type is that of what is created or renamed into place. */
+static void deny_glob_ancestor(sb_gen *g, const char *glob) {
+        static const char *const types[] = { "DIRECTORY", "SYMLINK" };
+        for (size_t t = 0; t < ELEMENTSOF(types); t++) {
+                sb_filter_open(g, "require-all");
+                sb_filter_add(g, SB_DENY_GLOB_EXACT, glob);
+                sbuf_addf(&g->out, "\n    (vnode-type %s)", types[t]);
+                sb_filter_close(g);
+        }
+}
+
 /* A rename moves a whole tree: renaming an ancestor of a denied path away and a prepared
  * directory into its place would swap the protected file without ever writing it (docs/policy.md).
  * The denied paths themselves are covered: file-write* includes file-write-unlink and
@@ -241,10 +256,16 @@ static int section_renames(sb_gen *g, const strv *denied) {
         sb_comment(g, "");
         sb_comment(g, "renames: the ancestors of every denied path and read-only bind may not be");
         sb_comment(g, "removed, renamed or created (a directory renamed into place would bring a");
-        sb_comment(g, "protected path along)");
-        if (r >= 0)
-                sb_rule(g, "deny file-write-unlink file-write-create", SB_DENY_GLOB_EXACT,
-                        &anc);
+        sb_comment(g, "protected path along); a wildcard ancestor only as a directory or symlink");
+        if (r >= 0 && anc.n > 0) {
+                sb_rule_begin(g, "deny file-write-unlink file-write-create");
+                for (size_t i = 0; i < anc.n; i++)
+                        if (sb_is_glob(anc.v[i]))
+                                deny_glob_ancestor(g, anc.v[i]);
+                        else
+                                sb_filter_add(g, SB_DENY_GLOB_EXACT, anc.v[i]);
+                sb_rule_end(g);
+        }
         strv_done(&anc);
         return r;
 }

@@ -40,6 +40,7 @@ static const golden_case cases[] = {
         { "hostile", 0, NULL },
         { "worktree", 0, NULL },
         { "deep-read-only", 0, NULL },
+        { "glob-ancestor", 0, NULL },
 };
 
 static char *read_text(const char *path) {

@@ -144,6 +144,20 @@ static void test_names_and_renames(void **state) {
         sbpl_free(p);
 }
 
+/* As expect(), for an object of one type (vnode-type filters), as written and in other case. */
+static void expect_vnode(const sx *p, const char *op, const char *rel, const char *vnode,
+                         bool allowed) {
+        char upper[4096];
+        snprintf(upper, sizeof(upper), "%s", at(rel));
+        for (char *c = upper + strlen(T); *c; c++)
+                if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
+                        *c ^= 0x20;
+        if (sbpl_allows_vnode(p, op, at(rel), vnode) != allowed)
+                fail_msg("%s %s (%s): expected %s", op, rel, vnode, allowed ? "allowed" : "denied");
+        if (!allowed && sbpl_allows_vnode(p, op, upper, vnode))
+                fail_msg("%s %s (%s): expected denied", op, upper, vnode);
+}
+
 /* Item: a read-only bind deep inside a writable root. On Linux it is a mount and moves with a
  * rename of any directory above it; here its ancestors must not be renamed away (mv a x, edit
  * x/b/vendor, mv x a). */
@@ -161,6 +175,33 @@ static void test_read_only_ancestors(void **state) {
         expect(p, "file-write-unlink", "home/alice/project/a/c", true);
         expect(p, "file-write-create", "home/alice/project/a/b/new.c", true);
         expect(p, "file-write-data", "home/alice/project/a/b/new.c", true);
+        sbpl_free(p);
+}
+
+/* Item: a wildcard in a middle component. The ancestor "project/<any>" holds for directories
+ * and symlinks only; files directly in the project stay creatable, removable, renamable. */
+static void test_glob_ancestors(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" } ],"
+                           "  \"denyWrite\": [ \"@T@/home/alice/project/*/config.json\" ],"
+                           "  \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "home/alice/project/pkg/config.json", false);
+        expect(p, "file-write-data", "home/alice/project/pkg/other.json", true);
+        static const char *const files[] = { "home/alice/project/notes.md",
+                                             "home/alice/project/Makefile.tmp" };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                expect_vnode(p, "file-write-create", files[i], "REGULAR-FILE", true);
+                expect_vnode(p, "file-write-unlink", files[i], "REGULAR-FILE", true);
+        }
+        expect_vnode(p, "file-write-unlink", "home/alice/project/pkg", "DIRECTORY", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg", "DIRECTORY", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg", "SYMLINK", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg/sub", "DIRECTORY", true);
+        /* The built-in .git/worktrees/<any>/gitdir: the same, inside .git/worktrees. */
+        expect_vnode(p, "file-write-unlink", "home/alice/project/.git/worktrees/w1", "DIRECTORY",
+                     false);
+        expect_vnode(p, "file-write-create", "home/alice/project/.git/worktrees/x.lock",
+                     "REGULAR-FILE", true);
         sbpl_free(p);
 }
 
@@ -427,6 +468,7 @@ int main(void) {
                 cmocka_unit_test(test_reads),
                 cmocka_unit_test(test_names_and_renames),
                 cmocka_unit_test(test_read_only_ancestors),
+                cmocka_unit_test(test_glob_ancestors),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
