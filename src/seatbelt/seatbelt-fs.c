@@ -17,13 +17,17 @@ static int collect_forms(sb_gen *g, const strv *src, bool glob, strv *out) {
 
 /* ---- reads ---------------------------------------------------------------------------------- */
 
+/* Seatbelt matches paths, not files: `ln ~/.ssh/id_ed25519 ws/k` or `cp -c ~/.aws/credentials
+ * ws/c` (clonefile) would give the secret a second name no rule names, readable from there. The
+ * link and the clone are refused with the secret as their source. */
 static int section_reads(sb_gen *g) {
         strv forms = { 0 };
         int r = collect_forms(g, &g->p->paths.secrets, true, &forms);
         sb_comment(g, "");
-        sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead");
+        sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead, which");
+        sb_comment(g, "cannot be hard-linked or cloned to a name outside it either");
         if (r >= 0)
-                sb_rule(g, "deny file-read*", SB_DENY_GLOB_SUBPATH, &forms);
+                sb_rule(g, "deny file-read* file-link file-clone", SB_DENY_GLOB_SUBPATH, &forms);
         strv_done(&forms);
         return r;
 }
@@ -128,12 +132,17 @@ static int commons_beneath(sb_gen *g, const char *rule, strv *out) {
         return 0;
 }
 
+/* What the write-deny set is denied. file-link: a hard link is the same file under a name no
+ * rule names (`ln ws/.git/hooks/pre-commit ws/x; echo evil > ws/x` would arm the hook). On
+ * Linux a new link of a protected file is refused too (SECURITY.md, "Protected hard links"). */
+#define DENY_PROTECTED "deny file-write* file-link"
+
 /* A protected path above a worktree's shared .git (protectedPaths holds the original checkout):
  * denied except beneath that .git, or no commit could be made. On Linux the mount order does
  * this (the shared .git is bound writable on top); the internals git executes or obeys inside
  * it (hooks, config, ...) are in the deny set on their own. */
 static void deny_except_commons(sb_gen *g, const char *rule, const strv *commons) {
-        sb_rule_begin(g, "deny file-write*");
+        sb_rule_begin(g, DENY_PROTECTED);
         sb_filter_open(g, "require-all");
         sb_filter_add(g, SB_DENY_GLOB_SUBPATH, rule);
         for (size_t i = 0; i < commons->n; i++) {
@@ -158,7 +167,7 @@ static int deny_protected(sb_gen *g, const strv *denied) {
                 strv_done(&commons);
         }
         if (r >= 0)
-                sb_rule(g, "deny file-write*", SB_DENY_GLOB_SUBPATH, &plain);
+                sb_rule(g, DENY_PROTECTED, SB_DENY_GLOB_SUBPATH, &plain);
         strv_done(&plain);
         return r;
 }

@@ -111,6 +111,17 @@ static void test_reads(void **state) {
         expect(p, "file-read-data", "home/alice/.gitconfig", true);
         expect(p, "file-read-data", "home/alice/project/src/main.c", true);
         expect(p, "file-read-data", "/usr/lib/libSystem.B.dylib", true);
+        /* No second name for a secret: a hard link or a clone would be read through it. */
+        expect(p, "file-link", "home/alice/.ssh/id_ed25519", false);
+        expect(p, "file-clone", "home/alice/.ssh/id_ed25519", false);
+        expect(p, "file-link", "home/alice/.aws/credentials", false);
+        expect(p, "file-clone", "home/alice/project/secrets/db.txt", false);
+        expect(p, "file-link", "home/alice/project/src/main.c", true);
+        expect(p, "file-clone", "home/alice/project/src/main.c", true);
+        /* Nor for a protected file: writing the link would write it. A copy is harmless. */
+        expect(p, "file-link", "home/alice/project/.git/hooks/pre-commit", false);
+        expect(p, "file-link", "home/alice/project/.git/config", false);
+        expect(p, "file-clone", "home/alice/project/.git/config", true);
         /* Secrets cannot be planted or replaced either. */
         expect(p, "file-write-create", "home/alice/.ssh/authorized_keys", false);
         sbpl_free(p);
