@@ -191,6 +191,20 @@ static void section_processes(sb_gen *g) {
         sbuf_add(&g->out, "(deny signal)\n(allow signal (target same-sandbox))\n");
         sbuf_add(&g->out, "(deny mach-priv-task-port)\n");
         sbuf_add(&g->out, "(allow mach-priv-task-port (target same-sandbox))\n");
+        /* Another process's environment and arguments hold tokens (`ps -Eww -p PID`, which
+         * reads the sysctl kern.procargs2), its open files and its code signature say what the
+         * user is doing. On Linux the sandbox has its own PID namespace and sees none of them.
+         * The process-info operations (proc_pidinfo and its kin) take a target: allowed within
+         * the sandbox (the command and its children). The sysctl has none, so it is refused
+         * for every process, the sandbox's own included; the pid list stays (kern.proc lists
+         * every process's name anyway). */
+        sb_comment(g, "process information only within this sandbox; no process's arguments and");
+        sb_comment(g, "environment (ps -E of the user's processes: refused)");
+        sbuf_add(&g->out, "(deny process-info*)\n");
+        sbuf_add(&g->out, "(allow process-info* (target same-sandbox))\n");
+        sbuf_add(&g->out, "(allow process-info-listpids)\n");
+        sbuf_add(&g->out, "(deny sysctl-read (sysctl-name \"kern.procargs\") "
+                          "(sysctl-name \"kern.procargs2\"))\n");
 }
 
 #define MDNS_SOCKET "/var/run/mDNSResponder"

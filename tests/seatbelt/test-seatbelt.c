@@ -216,6 +216,27 @@ static void test_glob_ancestors(void **state) {
         sbpl_free(p);
 }
 
+/* Item: other processes' environments. proc_pidinfo and kin only for the sandbox's own
+ * processes (a target filter: checked as text, the evaluator matches no target); the sysctl that
+ * `ps -E` reads for nobody. */
+static void test_process_info(void **state) {
+        cordon_error err = { 0 };
+        _cleanup_free_ char *text = sbt_profile(T, workspace_json, 0, NULL, &err);
+        assert_non_null(text);
+        assert_non_null(strstr(text, "\n(deny process-info*)\n"
+                                     "(allow process-info* (target same-sandbox))\n"
+                                     "(allow process-info-listpids)\n"));
+        sx *p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "process-info-pidinfo", "another process"));
+        assert_false(sbpl_allows(p, "process-info-codesignature", "another process"));
+        assert_true(sbpl_allows(p, "process-info-listpids", ""));
+        assert_false(sbpl_allows(p, "sysctl-read", "kern.procargs2"));
+        assert_false(sbpl_allows(p, "sysctl-read", "kern.procargs"));
+        assert_true(sbpl_allows(p, "sysctl-read", "kern.osrelease"));
+        assert_true(sbpl_allows(p, "sysctl-read", "hw.ncpu"));
+        sbpl_free(p);
+}
+
 static void test_exec(void **state) {
         sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
         expect(p, "process-exec", "home/alice/project/build/a.out", false);
@@ -480,6 +501,7 @@ int main(void) {
                 cmocka_unit_test(test_names_and_renames),
                 cmocka_unit_test(test_read_only_ancestors),
                 cmocka_unit_test(test_glob_ancestors),
+                cmocka_unit_test(test_process_info),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
