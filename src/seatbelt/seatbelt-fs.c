@@ -92,6 +92,8 @@ static int binds_in_order(sb_gen *g) {
                 strv forms = { 0 };
                 const plan_bind *b = order[i];
                 r = bind_forms(g, b, &forms);
+                if (r >= 0 && b->writable)
+                        sb_add_disk_case(g, &forms);
                 sb_comment(g, b->git_common ? "a linked worktree's shared .git (commits work)"
                               : b->writable ? "writable root"
                                             : "read-only bind");
@@ -183,7 +185,7 @@ static int section_writes(sb_gen *g, const strv *denied) {
                 strv forms = { 0 };
                 sb_comment(g, "the run's private temporary directory (TMPDIR),");
                 r = sb_push_forms(g, &forms, g->params.tmpdir, false);
-                sb_sort(&forms);
+                sb_add_disk_case(g, &forms);
                 if (r >= 0)
                         sb_rule(g, "allow file-write*", SB_ALLOW_SUBPATH, &forms);
                 strv_done(&forms);
@@ -360,6 +362,8 @@ int sb_section_exec(sb_gen *g) {
         int r = exec_places(g, &places);
         if (r >= 0)
                 r = collect_forms(g, &g->policy->exec_grant_roots, false, &grants);
+        if (r >= 0)
+                sb_add_disk_case(g, &grants);
         if (r >= 0)
                 r = program_forms(g, &programs);
         sb_comment(g, "");

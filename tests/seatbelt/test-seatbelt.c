@@ -17,6 +17,7 @@
 #include "policy/policy.h"
 #include "sb-harness.h"
 #include "sbpl-eval.h"
+#include "seatbelt/seatbelt-internal.h"
 
 static char *T;
 
@@ -235,6 +236,48 @@ static void test_process_info(void **state) {
         assert_true(sbpl_allows(p, "sysctl-read", "kern.osrelease"));
         assert_true(sbpl_allows(p, "sysctl-read", "hw.ncpu"));
         sbpl_free(p);
+}
+
+static void expect_disk_case(const char *rel, bool folds, const char *want_rel) {
+        char *got = NULL;
+        assert_int_equal(sb_disk_case(at(rel), folds, &got), 0);
+        assert_string_equal(got, at(want_rel));
+        free(got);
+}
+
+/* Item: allows match the exact string, and a case-insensitive volume hands the kernel the
+ * on-disk spelling: an allow spelled otherwise would refuse the writable root. On Linux (case
+ * sensitive) the lookup is the same code: each component found in its directory's listing. */
+static void test_disk_case(void **state) {
+        assert_int_equal(mkdir(at("home/alice/CaseDir"), 0755), 0);
+        assert_int_equal(mkdir(at("home/alice/CaseDir/Sub"), 0755), 0);
+        /* A volume that folds case (macOS's default), simulated: */
+        expect_disk_case("home/alice/casedir/sub", true, "home/alice/CaseDir/Sub");
+        expect_disk_case("HOME/Alice/CASEDIR", true, "home/alice/CaseDir");
+        expect_disk_case("home/alice/CaseDir/Sub", true, "home/alice/CaseDir/Sub");
+        /* From the first missing component on, as written. */
+        expect_disk_case("home/alice/casedir/missing/SUB", true,
+                         "home/alice/CaseDir/missing/SUB");
+        /* This volume does not fold: casedir is not CaseDir here, and an allow for CaseDir
+         * would name a directory the policy did not. */
+        expect_disk_case("home/alice/casedir/sub", false, "home/alice/casedir/sub");
+        expect_disk_case("home/alice/CaseDir/Sub", false, "home/alice/CaseDir/Sub");
+        char *root = NULL;
+        assert_int_equal(sb_disk_case("/", false, &root), 0);
+        assert_string_equal(root, "/");
+        free(root);
+        /* In a profile, on this case-sensitive volume: the policy's spelling only. */
+        assert_int_equal(mkdir(at("home/alice/project/tools"), 0755), 0);
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" } ],"
+                           "  \"execGrantRoots\": [ \"@T@/home/alice/project/TOOLS\" ],"
+                           "  \"networkEnabled\": false }",
+                           0, NULL);
+        assert_false(sbpl_allows(p, "process-exec", at("home/alice/project/tools/cc")));
+        assert_true(sbpl_allows(p, "process-exec", at("home/alice/project/TOOLS/cc")));
+        sbpl_free(p);
+        assert_int_equal(rmdir(at("home/alice/project/tools")), 0);
+        assert_int_equal(rmdir(at("home/alice/CaseDir/Sub")), 0);
+        assert_int_equal(rmdir(at("home/alice/CaseDir")), 0);
 }
 
 static void test_exec(void **state) {
@@ -502,6 +545,7 @@ int main(void) {
                 cmocka_unit_test(test_read_only_ancestors),
                 cmocka_unit_test(test_glob_ancestors),
                 cmocka_unit_test(test_process_info),
+                cmocka_unit_test(test_disk_case),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
