@@ -174,6 +174,64 @@ static int deny_protected(sb_gen *g, const strv *denied) {
         return r;
 }
 
+/* ROOT, any directories, .git, any directories, hooks, then one of the hook names, in any case:
+ * a hook of a repository at any depth beneath `root` (a glob-quoted root form), its submodules'
+ * git dirs (.git/modules/NAME/hooks) included. */
+static int nested_hooks_regex(const char *root, sbuf *re) {
+        _cleanup_free_ char *body = NULL, *dotgit = NULL, *hooks = NULL;
+        int r = sbpl_glob_regex_body(root, &body); /* -EINVAL, -EILSEQ: the path's fault */
+        if (r >= 0)
+                r = sbpl_glob_regex_body(".git", &dotgit);
+        if (r >= 0)
+                r = sbpl_glob_regex_body("hooks", &hooks);
+        if (r < 0)
+                return r;
+        sbuf_addf(re, "^%s(/.*)?/%s/(.*/)?%s/(", body, dotgit, hooks);
+        for (size_t i = 0; plan_git_hook_names[i]; i++) {
+                _cleanup_free_ char *name = NULL;
+                if ((r = sbpl_glob_regex_body(plan_git_hook_names[i], &name)) < 0)
+                        return r;
+                sbuf_addf(re, "%s%s", i ? "|" : "", name);
+        }
+        sbuf_add(re, ")$");
+        return re->err;
+}
+
+/* A repository below a writable root other than its top one (a clone, a submodule, `git init
+ * sub`, one the user had): a hook placed in it runs on the user's next commit or checkout
+ * there, outside the sandbox. On Linux the supervisor refuses every hook name in the hooks
+ * directory of any git-shaped directory (docs/design/git-repos.md); here the hook names beneath
+ * any .git at any depth are refused (`*.sample` stays writable: git clone copies them). */
+static int deny_nested_hooks(sb_gen *g) {
+        strv roots = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++)
+                if (g->p->paths.binds[i].writable)
+                        r = bind_forms(g, &g->p->paths.binds[i], &roots);
+        sb_sort(&roots);
+        if (r >= 0 && roots.n > 0) {
+                sb_comment(g, "nor a hook of a repository at any depth beneath a writable root");
+                sb_rule_begin(g, "deny file-write* file-link");
+        }
+        for (size_t i = 0; r >= 0 && i < roots.n; i++) {
+                _cleanup_free_ char *quoted = sbpl_glob_quote(roots.v[i]);
+                sbuf re = { 0 };
+                r = quoted ? nested_hooks_regex(quoted, &re) : -ENOMEM;
+                if (r >= 0) {
+                        g->n_filters++;
+                        sbuf_add(&g->out, "\n  (regex ");
+                        sbpl_quote(&g->out, re.s);
+                        sbuf_add(&g->out, ")");
+                } else if (!g->bad)
+                        g->bad = strdup(roots.v[i]);
+                sbuf_done(&re);
+        }
+        if (r >= 0 && roots.n > 0)
+                sb_rule_end(g);
+        strv_done(&roots);
+        return r;
+}
+
 static int section_writes(sb_gen *g, const strv *denied) {
         sb_comment(g, "");
         sb_comment(g, "writes: nowhere...");
@@ -195,7 +253,9 @@ static int section_writes(sb_gen *g, const strv *denied) {
                 r = binds_in_order(g);
         sb_comment(g, "never the write-deny set: mandatory names, protectedPaths, denyWrite, git's");
         sb_comment(g, "internals and configured paths, and the secrets");
-        return r < 0 ? r : deny_protected(g, denied);
+        if (r >= 0)
+                r = deny_protected(g, denied);
+        return r < 0 ? r : deny_nested_hooks(g);
 }
 
 /* ---- renames -------------------------------------------------------------------------------- */

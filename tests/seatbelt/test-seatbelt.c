@@ -280,6 +280,40 @@ static void test_disk_case(void **state) {
         assert_int_equal(rmdir(at("home/alice/CaseDir")), 0);
 }
 
+/* Item: a repository below the top of a writable root (a clone, a submodule, `git init sub`):
+ * its hooks run outside the sandbox on the user's next commit there. Linux's supervisor refuses
+ * hook names in any repository's hooks directory; here beneath any .git at any depth. */
+static void test_nested_hooks(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        static const char *const hooks[] = {
+                "home/alice/project/sub/.git/hooks/pre-commit",
+                "home/alice/project/a/b/c/.git/hooks/post-checkout",
+                "home/alice/project/.git/modules/lib/hooks/pre-push",
+                "home/alice/project/vendored/x/.git/modules/y/hooks/fsmonitor-watchman",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(hooks); i++) {
+                expect(p, "file-write-create", hooks[i], false);
+                expect(p, "file-write-data", hooks[i], false);
+                expect(p, "file-link", hooks[i], false);
+        }
+        expect(p, "file-write-create", "home/alice/project/sub/.git/hooks/pre-commit.sample",
+               true);
+        expect(p, "file-write-create", "home/alice/project/sub/.git/hooks/helper.sh", true);
+        expect(p, "file-write-create", "home/alice/project/src/hooks/pre-commit", true);
+        expect(p, "file-write-create", "home/alice/project/sub/.git/objects/ab/cd", true);
+        /* The mandatory set reaches the profile whole: zsh's login and logout files and
+         * Claude Code's user settings, at the root and in $HOME. .gitmodules is not in it, on
+         * either backend (data/protected/names.list says why). */
+        expect(p, "file-write-data", "home/alice/project/.zlogin", false);
+        expect(p, "file-write-data", "home/alice/.zlogout", false);
+        expect(p, "file-write-data", "home/alice/.claude.json", false);
+        expect(p, "file-write-data", "home/alice/project/.claude.json", false);
+        expect(p, "file-write-data", "home/alice/project/.gitmodules", true);
+        /* Not covered here: a nested repository's config (Linux vets it, a profile cannot). */
+        expect(p, "file-write-data", "home/alice/project/sub/.git/config", true);
+        sbpl_free(p);
+}
+
 static void test_exec(void **state) {
         sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
         expect(p, "process-exec", "home/alice/project/build/a.out", false);
@@ -546,6 +580,7 @@ int main(void) {
                 cmocka_unit_test(test_glob_ancestors),
                 cmocka_unit_test(test_process_info),
                 cmocka_unit_test(test_disk_case),
+                cmocka_unit_test(test_nested_hooks),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
