@@ -39,7 +39,7 @@ static const char *const git_internals[] = {
 };
 
 /* githooks(5): the names git runs from a hooks directory. */
-static const char *const git_hook_names[] = {
+const char *const plan_git_hook_names[] = {
         "applypatch-msg", "pre-applypatch", "post-applypatch", "pre-commit",
         "pre-merge-commit", "prepare-commit-msg", "commit-msg", "post-commit",
         "pre-rebase", "post-checkout", "post-merge", "pre-push",
@@ -47,6 +47,7 @@ static const char *const git_hook_names[] = {
         "post-update", "reference-transaction", "push-to-checkout", "pre-auto-gc",
         "post-rewrite", "sendemail-validate", "fsmonitor-watchman", "p4-changelist",
         "p4-prepare-changelist", "p4-post-changelist", "p4-pre-submit", "post-index-change",
+        NULL,
 };
 
 /* Configuration read for every repository: the system file (Debian's git) and the user's two. */
@@ -158,8 +159,8 @@ static int expand_git_path(const plan_builder *b, const char *value, const char 
 static int protect_hooks_dir(plan_builder *b, const git_repo *repo, const char *dir) {
         bool skipped = false;
         int r = protect_path(b, repo, dir, &skipped);
-        for (size_t i = 0; r >= 0 && skipped && i < ELEMENTSOF(git_hook_names); i++) {
-                _cleanup_free_ char *hook = path_join(dir, git_hook_names[i]);
+        for (size_t i = 0; r >= 0 && skipped && plan_git_hook_names[i]; i++) {
+                _cleanup_free_ char *hook = path_join(dir, plan_git_hook_names[i]);
                 r = hook ? protect_path(b, repo, hook, NULL) : -ENOMEM;
         }
         return r;

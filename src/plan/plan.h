@@ -184,6 +184,8 @@ extern const char *const plan_mandatory_protected_names[];
 /* Names the default lets through although a default deny glob matches: committed templates. */
 extern const char *const plan_default_allow_create_names[];
 extern const char *const plan_default_env_scrub[];
+/* githooks(5): the names git runs from a hooks directory (NULL-terminated). */
+extern const char *const plan_git_hook_names[];
 
 /* The nr_inodes of a private tmpfs of `bytes`. */
 uint64_t plan_tmpfs_inodes(uint64_t bytes);

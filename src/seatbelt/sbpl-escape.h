@@ -64,6 +64,7 @@ int sbpl_glob_regex(const char *glob, sbpl_glob_kind kind, char **ret);
  * names. Returns a malloc'ed glob, or NULL on allocation failure. */
 char *sbpl_glob_quote(const char *path);
 
-/* The regex text for `glob` without anchors and suffixes (for tests that substitute a
- * temporary directory's name in a generated profile). Same returns. */
+/* The regex text for `glob` without anchors and suffixes (for regexes the generator composes
+ * of several globs, and for tests that substitute a temporary directory's name in a generated
+ * profile). Same returns. */
 int sbpl_glob_regex_body(const char *glob, char **ret);

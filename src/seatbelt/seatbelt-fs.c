@@ -17,13 +17,17 @@ static int collect_forms(sb_gen *g, const strv *src, bool glob, strv *out) {
 
 /* ---- reads ---------------------------------------------------------------------------------- */
 
+/* Seatbelt matches paths, not files: `ln ~/.ssh/id_ed25519 ws/k` or `cp -c ~/.aws/credentials
+ * ws/c` (clonefile) would give the secret a second name no rule names, readable from there. The
+ * link and the clone are refused with the secret as their source. */
 static int section_reads(sb_gen *g) {
         strv forms = { 0 };
         int r = collect_forms(g, &g->p->paths.secrets, true, &forms);
         sb_comment(g, "");
-        sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead");
+        sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead, which");
+        sb_comment(g, "cannot be hard-linked or cloned to a name outside it either");
         if (r >= 0)
-                sb_rule(g, "deny file-read*", SB_DENY_GLOB_SUBPATH, &forms);
+                sb_rule(g, "deny file-read* file-link file-clone", SB_DENY_GLOB_SUBPATH, &forms);
         strv_done(&forms);
         return r;
 }
@@ -88,6 +92,8 @@ static int binds_in_order(sb_gen *g) {
                 strv forms = { 0 };
                 const plan_bind *b = order[i];
                 r = bind_forms(g, b, &forms);
+                if (r >= 0 && b->writable)
+                        sb_add_disk_case(g, &forms);
                 sb_comment(g, b->git_common ? "a linked worktree's shared .git (commits work)"
                               : b->writable ? "writable root"
                                             : "read-only bind");
@@ -128,12 +134,17 @@ static int commons_beneath(sb_gen *g, const char *rule, strv *out) {
         return 0;
 }
 
+/* What the write-deny set is denied. file-link: a hard link is the same file under a name no
+ * rule names (`ln ws/.git/hooks/pre-commit ws/x; echo evil > ws/x` would arm the hook). On
+ * Linux a new link of a protected file is refused too (SECURITY.md, "Protected hard links"). */
+#define DENY_PROTECTED "deny file-write* file-link"
+
 /* A protected path above a worktree's shared .git (protectedPaths holds the original checkout):
  * denied except beneath that .git, or no commit could be made. On Linux the mount order does
  * this (the shared .git is bound writable on top); the internals git executes or obeys inside
  * it (hooks, config, ...) are in the deny set on their own. */
 static void deny_except_commons(sb_gen *g, const char *rule, const strv *commons) {
-        sb_rule_begin(g, "deny file-write*");
+        sb_rule_begin(g, DENY_PROTECTED);
         sb_filter_open(g, "require-all");
         sb_filter_add(g, SB_DENY_GLOB_SUBPATH, rule);
         for (size_t i = 0; i < commons->n; i++) {
@@ -158,8 +169,66 @@ static int deny_protected(sb_gen *g, const strv *denied) {
                 strv_done(&commons);
         }
         if (r >= 0)
-                sb_rule(g, "deny file-write*", SB_DENY_GLOB_SUBPATH, &plain);
+                sb_rule(g, DENY_PROTECTED, SB_DENY_GLOB_SUBPATH, &plain);
         strv_done(&plain);
+        return r;
+}
+
+/* ROOT, any directories, .git, any directories, hooks, then one of the hook names, in any case:
+ * a hook of a repository at any depth beneath `root` (a glob-quoted root form), its submodules'
+ * git dirs (.git/modules/NAME/hooks) included. */
+static int nested_hooks_regex(const char *root, sbuf *re) {
+        _cleanup_free_ char *body = NULL, *dotgit = NULL, *hooks = NULL;
+        int r = sbpl_glob_regex_body(root, &body); /* -EINVAL, -EILSEQ: the path's fault */
+        if (r >= 0)
+                r = sbpl_glob_regex_body(".git", &dotgit);
+        if (r >= 0)
+                r = sbpl_glob_regex_body("hooks", &hooks);
+        if (r < 0)
+                return r;
+        sbuf_addf(re, "^%s(/.*)?/%s/(.*/)?%s/(", body, dotgit, hooks);
+        for (size_t i = 0; plan_git_hook_names[i]; i++) {
+                _cleanup_free_ char *name = NULL;
+                if ((r = sbpl_glob_regex_body(plan_git_hook_names[i], &name)) < 0)
+                        return r;
+                sbuf_addf(re, "%s%s", i ? "|" : "", name);
+        }
+        sbuf_add(re, ")$");
+        return re->err;
+}
+
+/* A repository below a writable root other than its top one (a clone, a submodule, `git init
+ * sub`, one the user had): a hook placed in it runs on the user's next commit or checkout
+ * there, outside the sandbox. On Linux the supervisor refuses every hook name in the hooks
+ * directory of any git-shaped directory (docs/design/git-repos.md); here the hook names beneath
+ * any .git at any depth are refused (`*.sample` stays writable: git clone copies them). */
+static int deny_nested_hooks(sb_gen *g) {
+        strv roots = { 0 };
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++)
+                if (g->p->paths.binds[i].writable)
+                        r = bind_forms(g, &g->p->paths.binds[i], &roots);
+        sb_sort(&roots);
+        if (r >= 0 && roots.n > 0) {
+                sb_comment(g, "nor a hook of a repository at any depth beneath a writable root");
+                sb_rule_begin(g, "deny file-write* file-link");
+        }
+        for (size_t i = 0; r >= 0 && i < roots.n; i++) {
+                _cleanup_free_ char *quoted = sbpl_glob_quote(roots.v[i]);
+                sbuf re = { 0 };
+                r = quoted ? nested_hooks_regex(quoted, &re) : -ENOMEM;
+                if (r >= 0) {
+                        g->n_filters++;
+                        sbuf_add(&g->out, "\n  (regex ");
+                        sbpl_quote(&g->out, re.s);
+                        sbuf_add(&g->out, ")");
+                } else if (!g->bad)
+                        g->bad = strdup(roots.v[i]);
+                sbuf_done(&re);
+        }
+        if (r >= 0 && roots.n > 0)
+                sb_rule_end(g);
+        strv_done(&roots);
         return r;
 }
 
@@ -174,7 +243,7 @@ static int section_writes(sb_gen *g, const strv *denied) {
                 strv forms = { 0 };
                 sb_comment(g, "the run's private temporary directory (TMPDIR),");
                 r = sb_push_forms(g, &forms, g->params.tmpdir, false);
-                sb_sort(&forms);
+                sb_add_disk_case(g, &forms);
                 if (r >= 0)
                         sb_rule(g, "allow file-write*", SB_ALLOW_SUBPATH, &forms);
                 strv_done(&forms);
@@ -184,7 +253,9 @@ static int section_writes(sb_gen *g, const strv *denied) {
                 r = binds_in_order(g);
         sb_comment(g, "never the write-deny set: mandatory names, protectedPaths, denyWrite, git's");
         sb_comment(g, "internals and configured paths, and the secrets");
-        return r < 0 ? r : deny_protected(g, denied);
+        if (r >= 0)
+                r = deny_protected(g, denied);
+        return r < 0 ? r : deny_nested_hooks(g);
 }
 
 /* ---- renames -------------------------------------------------------------------------------- */
@@ -204,6 +275,41 @@ static int push_ancestors(const char *path, strv *out) {
         return 0;
 }
 
+/* The ancestors of every read-only bind, in glob syntax (a bind is a name: its '[' or '*' is
+ * quoted). On Linux the bind is a mount and moves with a rename of any directory above it,
+ * still read-only; here the deny matches a path string, so `mv ws/a ws/x` would carry
+ * ws/a/b/vendor out from under its rule, `ws/x/b/vendor` would be written and renamed back.
+ * The bind itself is covered by its own file-write* deny. */
+static int read_only_ancestors(sb_gen *g, strv *anc) {
+        int r = 0;
+        for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++) {
+                const plan_bind *b = &g->p->paths.binds[i];
+                strv forms = { 0 };
+                r = b->writable ? 0 : bind_forms(g, b, &forms);
+                for (size_t f = 0; r >= 0 && f < forms.n; f++) {
+                        _cleanup_free_ char *quoted = sbpl_glob_quote(forms.v[f]);
+                        r = quoted ? push_ancestors(quoted, anc) : -ENOMEM;
+                }
+                strv_done(&forms);
+        }
+        return r;
+}
+
+/* An ancestor that is itself a glob (".git/worktrees/<any>" above its gitdir, "ws/<any>" above a
+ * denyWrite "ws/<any>/config.json") matches every entry of its parent: unscoped it would freeze
+ * the whole workspace top (no file created, deleted or saved by rename there). Only a directory
+ * or a symlink at that place leads to the protected path, so the rule holds for those two
+ * types; for file-write-create the type is that of what is created or renamed into place. */
+static void deny_glob_ancestor(sb_gen *g, const char *glob) {
+        static const char *const types[] = { "DIRECTORY", "SYMLINK" };
+        for (size_t t = 0; t < ELEMENTSOF(types); t++) {
+                sb_filter_open(g, "require-all");
+                sb_filter_add(g, SB_DENY_GLOB_EXACT, glob);
+                sbuf_addf(&g->out, "\n    (vnode-type %s)", types[t]);
+                sb_filter_close(g);
+        }
+}
+
 /* A rename moves a whole tree: renaming an ancestor of a denied path away and a prepared
  * directory into its place would swap the protected file without ever writing it (docs/policy.md).
  * The denied paths themselves are covered: file-write* includes file-write-unlink and
@@ -215,13 +321,22 @@ static int section_renames(sb_gen *g, const strv *denied) {
         int r = 0;
         for (size_t i = 0; r >= 0 && i < denied->n; i++)
                 r = push_ancestors(denied->v[i], &anc);
+        if (r >= 0)
+                r = read_only_ancestors(g, &anc);
         sb_sort(&anc);
         sb_comment(g, "");
-        sb_comment(g, "renames: the ancestors of every denied path may not be removed, renamed or");
-        sb_comment(g, "created (a directory renamed into place would bring a protected path along)");
-        if (r >= 0)
-                sb_rule(g, "deny file-write-unlink file-write-create", SB_DENY_GLOB_EXACT,
-                        &anc);
+        sb_comment(g, "renames: the ancestors of every denied path and read-only bind may not be");
+        sb_comment(g, "removed, renamed or created (a directory renamed into place would bring a");
+        sb_comment(g, "protected path along); a wildcard ancestor only as a directory or symlink");
+        if (r >= 0 && anc.n > 0) {
+                sb_rule_begin(g, "deny file-write-unlink file-write-create");
+                for (size_t i = 0; i < anc.n; i++)
+                        if (sb_is_glob(anc.v[i]))
+                                deny_glob_ancestor(g, anc.v[i]);
+                        else
+                                sb_filter_add(g, SB_DENY_GLOB_EXACT, anc.v[i]);
+                sb_rule_end(g);
+        }
         strv_done(&anc);
         return r;
 }
@@ -307,6 +422,8 @@ int sb_section_exec(sb_gen *g) {
         int r = exec_places(g, &places);
         if (r >= 0)
                 r = collect_forms(g, &g->policy->exec_grant_roots, false, &grants);
+        if (r >= 0)
+                sb_add_disk_case(g, &grants);
         if (r >= 0)
                 r = program_forms(g, &programs);
         sb_comment(g, "");

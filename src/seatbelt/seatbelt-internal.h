@@ -50,6 +50,16 @@ void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items);
  * with '*' or '?'; a '[' or '\' of a real name is defused to '?'); binds and the other paths
  * here are names. */
 int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob);
+/* The spelling on disk of absolute `path`: each component as the directory lists it, found
+ * ignoring ASCII case when not spelled exactly and the volume folds case (`folds`: the caller
+ * says so, as tests simulating macOS do; otherwise only where the spelling as written names an
+ * entry); from the first component not found, the rest as written. Allows match the exact
+ * string, and where the volume ignores case a writable root the policy spells `~/Project` is
+ * `~/project` to the kernel. Returns 0 or -ENOMEM. */
+int sb_disk_case(const char *path, bool folds, char **ret);
+/* Adds the on-disk spelling of each of `forms` (allow sets only: denies ignore case anyway)
+ * and sorts; a failure fails the profile. */
+void sb_add_disk_case(sb_gen *g, strv *forms);
 /* Sorts a strv in place (byte order) for deterministic output. */
 void sb_sort(strv *s);
 bool sb_is_glob(const char *path);

@@ -2,7 +2,10 @@
 /* seatbelt_profile(): the profile's frame, its process and network sections, and the small
  * writer every section uses (seatbelt-internal.h). The file and exec sections: seatbelt-fs.c.
  * Layout and reasons: docs/design/seatbelt.md. */
+#include <dirent.h>
 #include <stdio.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "plan/resolve.h" /* path_resolve_lenient(), the planner's own resolution */
 #include "seatbelt/seatbelt-internal.h"
@@ -167,6 +170,78 @@ int sb_push_forms(sb_gen *g, strv *out, const char *path, bool glob) {
         return r < 0 || !resolved ? 0 : strv_push_unique(out, resolved);
 }
 
+/* ---- on-disk case --------------------------------------------------------------------------- */
+
+/* The entry of `dir` spelled `name`: exactly, else the one that matches ignoring ASCII case
+ * (malloc'ed), or NULL (none, unreadable directory). A folded match counts only where the
+ * volume folds: `folds`, or the spelling as written names an entry (lstat succeeds though no
+ * entry is spelled so). On a case-sensitive volume ~/Project and ~/project are two directories,
+ * and an allow for the one the policy did not name would widen the sandbox. */
+static char *entry_on_disk(const char *dir, const char *name, bool folds) {
+        DIR *d = opendir(dir);
+        if (!d)
+                return NULL;
+        char *found = NULL;
+        for (struct dirent *de; (de = readdir(d));) {
+                if (strcmp(de->d_name, name) == 0) {
+                        free(found);
+                        closedir(d);
+                        return strdup(name);
+                }
+                if (!found && strcasecmp(de->d_name, name) == 0)
+                        found = strdup(de->d_name);
+        }
+        closedir(d);
+        if (found && !folds) {
+                _cleanup_free_ char *written = path_join(dir, name);
+                struct stat st;
+                if (!written || lstat(written, &st) < 0) {
+                        free(found);
+                        found = NULL;
+                }
+        }
+        return found;
+}
+
+int sb_disk_case(const char *path, bool folds, char **ret) {
+        _cleanup_free_ char *copy = strdup(path);
+        sbuf out = { 0 };
+        if (!copy)
+                return -ENOMEM;
+        bool lost = false; /* a component not found: it and the rest stay as written */
+        for (char *save = NULL, *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+                _cleanup_free_ char *disk = NULL;
+                if (!lost) {
+                        disk = entry_on_disk(out.len ? out.s : "/", c, folds);
+                        lost = !disk;
+                }
+                sbuf_add(&out, "/");
+                sbuf_add(&out, disk ? disk : c);
+        }
+        if (out.len == 0)
+                sbuf_add(&out, "/");
+        int r = 0;
+        *ret = sbuf_take(&out, &r);
+        return *ret ? 0 : r;
+}
+
+/* The kernel checks the path with the volume's spelling: a writable root the policy names
+ * ~/Project while the disk says ~/project matched no allow, and every write there was refused
+ * (TMPDIR, execGrantRoots and allowUnixSockets likewise). Only allows: a deny regex ignores
+ * case already. */
+void sb_add_disk_case(sb_gen *g, strv *forms) {
+        size_t n = forms->n;
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_free_ char *disk = NULL;
+                int r = sb_disk_case(forms->v[i], false, &disk);
+                if (r >= 0)
+                        r = strv_push_unique(forms, disk);
+                if (r < 0)
+                        sbuf_fail(&g->out, r);
+        }
+        sb_sort(forms);
+}
+
 /* ---- the sections --------------------------------------------------------------------------- */
 
 static void section_header(sb_gen *g) {
@@ -191,6 +266,20 @@ static void section_processes(sb_gen *g) {
         sbuf_add(&g->out, "(deny signal)\n(allow signal (target same-sandbox))\n");
         sbuf_add(&g->out, "(deny mach-priv-task-port)\n");
         sbuf_add(&g->out, "(allow mach-priv-task-port (target same-sandbox))\n");
+        /* Another process's environment and arguments hold tokens (`ps -Eww -p PID`, which
+         * reads the sysctl kern.procargs2), its open files and its code signature say what the
+         * user is doing. On Linux the sandbox has its own PID namespace and sees none of them.
+         * The process-info operations (proc_pidinfo and its kin) take a target: allowed within
+         * the sandbox (the command and its children). The sysctl has none, so it is refused
+         * for every process, the sandbox's own included; the pid list stays (kern.proc lists
+         * every process's name anyway). */
+        sb_comment(g, "process information only within this sandbox; no process's arguments and");
+        sb_comment(g, "environment (ps -E of the user's processes: refused)");
+        sbuf_add(&g->out, "(deny process-info*)\n");
+        sbuf_add(&g->out, "(allow process-info* (target same-sandbox))\n");
+        sbuf_add(&g->out, "(allow process-info-listpids)\n");
+        sbuf_add(&g->out, "(deny sysctl-read (sysctl-name \"kern.procargs\") "
+                          "(sysctl-name \"kern.procargs2\"))\n");
 }
 
 #define MDNS_SOCKET "/var/run/mDNSResponder"
@@ -203,7 +292,7 @@ static int allow_unix_sockets(sb_gen *g, bool dns) {
         int r = dns ? sb_push_forms(g, &forms, MDNS_SOCKET, false) : 0;
         for (size_t i = 0; r >= 0 && i < g->policy->allow_unix_sockets.n; i++)
                 r = sb_push_forms(g, &forms, g->policy->allow_unix_sockets.v[i], false);
-        sb_sort(&forms);
+        sb_add_disk_case(g, &forms);
         if (r >= 0 && forms.n > 0) {
                 sb_comment(g, dns ? "Unix sockets: DNS (mDNSResponder) and allowUnixSockets"
                                   : "Unix sockets: allowUnixSockets");

@@ -55,6 +55,7 @@ static void populate(const char *t) {
         file(t, "home/alice/project/.git/config", "[core]\n\tbare = false\n");
         mkdir_p(t, "home/alice/project/src");
         mkdir_p(t, "home/alice/project/vendor");
+        mkdir_p(t, "home/alice/project/a/b/vendor");
         mkdir_p(t, "home/alice/tools/bin");
         mkdir_p(t, "state");
         mkdir_p(t, "tmp/run-1");

@@ -183,13 +183,14 @@ static bool is(const sx *x, sx_kind kind, const char *text) {
 
 static const char *const operations[] = {
         "default", "file-read*", "file-write*", "file-write-unlink", "file-write-create",
-        "process-exec", "network*", "network-outbound", "signal", "mach-priv-task-port", NULL,
+        "process-exec", "network*", "network-outbound", "signal", "mach-priv-task-port",
+        "file-link", "file-clone", "process-info*", "process-info-listpids", "sysctl-read", NULL,
 };
 
 /* Rules that may stand without a filter (they apply everywhere on purpose). */
 static const char *const unfiltered[] = {
         "allow default", "deny file-write*", "deny network*", "deny signal",
-        "deny mach-priv-task-port", NULL,
+        "deny mach-priv-task-port", "deny process-info*", "allow process-info-listpids", NULL,
 };
 
 static bool in_list(const char *const *list, const char *s) {
@@ -226,6 +227,12 @@ static bool filter_ok(const sx *f, char *err, size_t errlen) {
         }
         if (strcmp(h, "target") == 0)
                 return f->n == 2 && is(f->items[1], SX_SYMBOL, "same-sandbox");
+        if (strcmp(h, "vnode-type") == 0)
+                return f->n == 2 && (is(f->items[1], SX_SYMBOL, "DIRECTORY") ||
+                                     is(f->items[1], SX_SYMBOL, "SYMLINK") ||
+                                     is(f->items[1], SX_SYMBOL, "REGULAR-FILE"));
+        if (strcmp(h, "sysctl-name") == 0)
+                return f->n == 2 && is(f->items[1], SX_STRING, NULL);
         if (strcmp(h, "remote") == 0)
                 return f->n == 3 && is(f->items[1], SX_SYMBOL, "tcp") &&
                        is(f->items[2], SX_STRING, NULL) &&
@@ -306,16 +313,20 @@ static bool covers(const char *rule_op, const char *op) {
         return n > 0 && rule_op[n - 1] == '*' && strncmp(rule_op, op, n - 1) == 0;
 }
 
-static bool filter_matches(const sx *f, const char *path) {
+static bool filter_matches(const sx *f, const char *path, const char *vnode) {
         const char *h = f->items[0]->text;
         if (strcmp(h, "require-all") == 0) {
                 for (size_t i = 1; i < f->n; i++)
-                        if (!filter_matches(f->items[i], path))
+                        if (!filter_matches(f->items[i], path, vnode))
                                 return false;
                 return true;
         }
         if (strcmp(h, "require-not") == 0)
-                return !filter_matches(f->items[1], path);
+                return !filter_matches(f->items[1], path, vnode);
+        if (strcmp(h, "vnode-type") == 0)
+                return vnode && strcmp(f->items[1]->text, vnode) == 0;
+        if (strcmp(h, "sysctl-name") == 0)
+                return strcmp(f->items[1]->text, path) == 0; /* the "path" is the name */
         if (f->n != 2 || f->items[1]->kind != SX_STRING)
                 return false; /* remote, target: not about paths */
         const char *s = f->items[1]->text;
@@ -332,7 +343,7 @@ static bool filter_matches(const sx *f, const char *path) {
         return m;
 }
 
-static bool rule_applies(const sx *r, const char *op, const char *path) {
+static bool rule_applies(const sx *r, const char *op, const char *path, const char *vnode) {
         bool op_match = false;
         size_t i = 1;
         for (; i < r->n && r->items[i]->kind == SX_SYMBOL; i++)
@@ -342,17 +353,21 @@ static bool rule_applies(const sx *r, const char *op, const char *path) {
         if (i == r->n)
                 return true;
         for (; i < r->n; i++)
-                if (filter_matches(r->items[i], path))
+                if (filter_matches(r->items[i], path, vnode))
                         return true;
         return false;
 }
 
-bool sbpl_allows(const sx *p, const char *op, const char *path) {
+bool sbpl_allows_vnode(const sx *p, const char *op, const char *path, const char *vnode) {
         bool allowed = false; /* (allow default) comes first in a valid profile */
         for (size_t i = 1; i < p->n; i++)
-                if (rule_applies(p->items[i], op, path))
+                if (rule_applies(p->items[i], op, path, vnode))
                         allowed = is(p->items[i]->items[0], SX_SYMBOL, "allow");
         return allowed;
+}
+
+bool sbpl_allows(const sx *p, const char *op, const char *path) {
+        return sbpl_allows_vnode(p, op, path, NULL);
 }
 
 static void collect(const sx *x, const char *filter, const char **out, size_t max, size_t *n) {

@@ -40,6 +40,12 @@ bool sbpl_validate(const sx *profile, char *err, size_t errlen);
  * filters match decides. Filters other than subpath/literal/regex/require-* never match a path
  * (remote, target). */
 bool sbpl_allows(const sx *profile, const char *operation, const char *path);
+/* The same for an object of type `vnode` ("DIRECTORY", "SYMLINK", "REGULAR-FILE"): what a
+ * (vnode-type T) filter is matched against (for file-write-create, the type being created or
+ * renamed into place). NULL: no vnode-type filter matches. A (sysctl-name "N") filter matches
+ * when `path` is N. */
+bool sbpl_allows_vnode(const sx *profile, const char *operation, const char *path,
+                       const char *vnode);
 
 /* Every string of every (filter "...") form in the profile, for checks on what was emitted. */
 size_t sbpl_strings(const sx *profile, const char *filter, const char **out, size_t max);

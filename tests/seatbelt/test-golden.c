@@ -39,6 +39,8 @@ static const golden_case cases[] = {
         { "network-on-no-proxy", 0, NULL },
         { "hostile", 0, NULL },
         { "worktree", 0, NULL },
+        { "deep-read-only", 0, NULL },
+        { "glob-ancestor", 0, NULL },
 };
 
 static char *read_text(const char *path) {

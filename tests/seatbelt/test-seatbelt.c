@@ -17,6 +17,7 @@
 #include "policy/policy.h"
 #include "sb-harness.h"
 #include "sbpl-eval.h"
+#include "seatbelt/seatbelt-internal.h"
 
 static char *T;
 
@@ -111,6 +112,17 @@ static void test_reads(void **state) {
         expect(p, "file-read-data", "home/alice/.gitconfig", true);
         expect(p, "file-read-data", "home/alice/project/src/main.c", true);
         expect(p, "file-read-data", "/usr/lib/libSystem.B.dylib", true);
+        /* No second name for a secret: a hard link or a clone would be read through it. */
+        expect(p, "file-link", "home/alice/.ssh/id_ed25519", false);
+        expect(p, "file-clone", "home/alice/.ssh/id_ed25519", false);
+        expect(p, "file-link", "home/alice/.aws/credentials", false);
+        expect(p, "file-clone", "home/alice/project/secrets/db.txt", false);
+        expect(p, "file-link", "home/alice/project/src/main.c", true);
+        expect(p, "file-clone", "home/alice/project/src/main.c", true);
+        /* Nor for a protected file: writing the link would write it. A copy is harmless. */
+        expect(p, "file-link", "home/alice/project/.git/hooks/pre-commit", false);
+        expect(p, "file-link", "home/alice/project/.git/config", false);
+        expect(p, "file-clone", "home/alice/project/.git/config", true);
         /* Secrets cannot be planted or replaced either. */
         expect(p, "file-write-create", "home/alice/.ssh/authorized_keys", false);
         sbpl_free(p);
@@ -141,6 +153,164 @@ static void test_names_and_renames(void **state) {
         expect(p, "file-write-unlink", "home/alice/project/.git/objects/ab", true);
         expect(p, "file-write-unlink", "home/alice/project/src", true);
         expect(p, "file-write-create", "home/alice/project/src/sub", true);
+        sbpl_free(p);
+}
+
+/* As expect(), for an object of one type (vnode-type filters), as written and in other case. */
+static void expect_vnode(const sx *p, const char *op, const char *rel, const char *vnode,
+                         bool allowed) {
+        char upper[4096];
+        snprintf(upper, sizeof(upper), "%s", at(rel));
+        for (char *c = upper + strlen(T); *c; c++)
+                if ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))
+                        *c ^= 0x20;
+        if (sbpl_allows_vnode(p, op, at(rel), vnode) != allowed)
+                fail_msg("%s %s (%s): expected %s", op, rel, vnode, allowed ? "allowed" : "denied");
+        if (!allowed && sbpl_allows_vnode(p, op, upper, vnode))
+                fail_msg("%s %s (%s): expected denied", op, upper, vnode);
+}
+
+/* Item: a read-only bind deep inside a writable root. On Linux it is a mount and moves with a
+ * rename of any directory above it; here its ancestors must not be renamed away (mv a x, edit
+ * x/b/vendor, mv x a). */
+static void test_read_only_ancestors(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" },"
+                           "  { \"hostPath\": \"@T@/home/alice/project/a/b/vendor\", "
+                           "\"readOnly\": true } ], \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "home/alice/project/a/b/vendor/lib.c", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/b/vendor", false);
+        expect(p, "file-write-unlink", "home/alice/project/a", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/b", false);
+        expect(p, "file-write-create", "home/alice/project/a", false); /* renamed back */
+        expect(p, "file-write-create", "home/alice/project/a/b", false);
+        expect(p, "file-write-unlink", "home/alice/project/a/c", true);
+        expect(p, "file-write-create", "home/alice/project/a/b/new.c", true);
+        expect(p, "file-write-data", "home/alice/project/a/b/new.c", true);
+        sbpl_free(p);
+}
+
+/* Item: a wildcard in a middle component. The ancestor "project/<any>" holds for directories
+ * and symlinks only; files directly in the project stay creatable, removable, renamable. */
+static void test_glob_ancestors(void **state) {
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" } ],"
+                           "  \"denyWrite\": [ \"@T@/home/alice/project/*/config.json\" ],"
+                           "  \"networkEnabled\": false }",
+                           0, NULL);
+        expect(p, "file-write-data", "home/alice/project/pkg/config.json", false);
+        expect(p, "file-write-data", "home/alice/project/pkg/other.json", true);
+        static const char *const files[] = { "home/alice/project/notes.md",
+                                             "home/alice/project/Makefile.tmp" };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                expect_vnode(p, "file-write-create", files[i], "REGULAR-FILE", true);
+                expect_vnode(p, "file-write-unlink", files[i], "REGULAR-FILE", true);
+        }
+        expect_vnode(p, "file-write-unlink", "home/alice/project/pkg", "DIRECTORY", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg", "DIRECTORY", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg", "SYMLINK", false);
+        expect_vnode(p, "file-write-create", "home/alice/project/pkg/sub", "DIRECTORY", true);
+        /* The built-in .git/worktrees/<any>/gitdir: the same, inside .git/worktrees. */
+        expect_vnode(p, "file-write-unlink", "home/alice/project/.git/worktrees/w1", "DIRECTORY",
+                     false);
+        expect_vnode(p, "file-write-create", "home/alice/project/.git/worktrees/x.lock",
+                     "REGULAR-FILE", true);
+        sbpl_free(p);
+}
+
+/* Item: other processes' environments. proc_pidinfo and kin only for the sandbox's own
+ * processes (a target filter: checked as text, the evaluator matches no target); the sysctl that
+ * `ps -E` reads for nobody. */
+static void test_process_info(void **state) {
+        cordon_error err = { 0 };
+        _cleanup_free_ char *text = sbt_profile(T, workspace_json, 0, NULL, &err);
+        assert_non_null(text);
+        assert_non_null(strstr(text, "\n(deny process-info*)\n"
+                                     "(allow process-info* (target same-sandbox))\n"
+                                     "(allow process-info-listpids)\n"));
+        sx *p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "process-info-pidinfo", "another process"));
+        assert_false(sbpl_allows(p, "process-info-codesignature", "another process"));
+        assert_true(sbpl_allows(p, "process-info-listpids", ""));
+        assert_false(sbpl_allows(p, "sysctl-read", "kern.procargs2"));
+        assert_false(sbpl_allows(p, "sysctl-read", "kern.procargs"));
+        assert_true(sbpl_allows(p, "sysctl-read", "kern.osrelease"));
+        assert_true(sbpl_allows(p, "sysctl-read", "hw.ncpu"));
+        sbpl_free(p);
+}
+
+static void expect_disk_case(const char *rel, bool folds, const char *want_rel) {
+        char *got = NULL;
+        assert_int_equal(sb_disk_case(at(rel), folds, &got), 0);
+        assert_string_equal(got, at(want_rel));
+        free(got);
+}
+
+/* Item: allows match the exact string, and a case-insensitive volume hands the kernel the
+ * on-disk spelling: an allow spelled otherwise would refuse the writable root. On Linux (case
+ * sensitive) the lookup is the same code: each component found in its directory's listing. */
+static void test_disk_case(void **state) {
+        assert_int_equal(mkdir(at("home/alice/CaseDir"), 0755), 0);
+        assert_int_equal(mkdir(at("home/alice/CaseDir/Sub"), 0755), 0);
+        /* A volume that folds case (macOS's default), simulated: */
+        expect_disk_case("home/alice/casedir/sub", true, "home/alice/CaseDir/Sub");
+        expect_disk_case("HOME/Alice/CASEDIR", true, "home/alice/CaseDir");
+        expect_disk_case("home/alice/CaseDir/Sub", true, "home/alice/CaseDir/Sub");
+        /* From the first missing component on, as written. */
+        expect_disk_case("home/alice/casedir/missing/SUB", true,
+                         "home/alice/CaseDir/missing/SUB");
+        /* This volume does not fold: casedir is not CaseDir here, and an allow for CaseDir
+         * would name a directory the policy did not. */
+        expect_disk_case("home/alice/casedir/sub", false, "home/alice/casedir/sub");
+        expect_disk_case("home/alice/CaseDir/Sub", false, "home/alice/CaseDir/Sub");
+        char *root = NULL;
+        assert_int_equal(sb_disk_case("/", false, &root), 0);
+        assert_string_equal(root, "/");
+        free(root);
+        /* In a profile, on this case-sensitive volume: the policy's spelling only. */
+        assert_int_equal(mkdir(at("home/alice/project/tools"), 0755), 0);
+        sx *p = profile_of("{ \"bindMounts\": [ { \"hostPath\": \"@T@/home/alice/project\" } ],"
+                           "  \"execGrantRoots\": [ \"@T@/home/alice/project/TOOLS\" ],"
+                           "  \"networkEnabled\": false }",
+                           0, NULL);
+        assert_false(sbpl_allows(p, "process-exec", at("home/alice/project/tools/cc")));
+        assert_true(sbpl_allows(p, "process-exec", at("home/alice/project/TOOLS/cc")));
+        sbpl_free(p);
+        assert_int_equal(rmdir(at("home/alice/project/tools")), 0);
+        assert_int_equal(rmdir(at("home/alice/CaseDir/Sub")), 0);
+        assert_int_equal(rmdir(at("home/alice/CaseDir")), 0);
+}
+
+/* Item: a repository below the top of a writable root (a clone, a submodule, `git init sub`):
+ * its hooks run outside the sandbox on the user's next commit there. Linux's supervisor refuses
+ * hook names in any repository's hooks directory; here beneath any .git at any depth. */
+static void test_nested_hooks(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        static const char *const hooks[] = {
+                "home/alice/project/sub/.git/hooks/pre-commit",
+                "home/alice/project/a/b/c/.git/hooks/post-checkout",
+                "home/alice/project/.git/modules/lib/hooks/pre-push",
+                "home/alice/project/vendored/x/.git/modules/y/hooks/fsmonitor-watchman",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(hooks); i++) {
+                expect(p, "file-write-create", hooks[i], false);
+                expect(p, "file-write-data", hooks[i], false);
+                expect(p, "file-link", hooks[i], false);
+        }
+        expect(p, "file-write-create", "home/alice/project/sub/.git/hooks/pre-commit.sample",
+               true);
+        expect(p, "file-write-create", "home/alice/project/sub/.git/hooks/helper.sh", true);
+        expect(p, "file-write-create", "home/alice/project/src/hooks/pre-commit", true);
+        expect(p, "file-write-create", "home/alice/project/sub/.git/objects/ab/cd", true);
+        /* The mandatory set reaches the profile whole: zsh's login and logout files and
+         * Claude Code's user settings, at the root and in $HOME. .gitmodules is not in it, on
+         * either backend (data/protected/names.list says why). */
+        expect(p, "file-write-data", "home/alice/project/.zlogin", false);
+        expect(p, "file-write-data", "home/alice/.zlogout", false);
+        expect(p, "file-write-data", "home/alice/.claude.json", false);
+        expect(p, "file-write-data", "home/alice/project/.claude.json", false);
+        expect(p, "file-write-data", "home/alice/project/.gitmodules", true);
+        /* Not covered here: a nested repository's config (Linux vets it, a profile cannot). */
+        expect(p, "file-write-data", "home/alice/project/sub/.git/config", true);
         sbpl_free(p);
 }
 
@@ -406,6 +576,11 @@ int main(void) {
                 cmocka_unit_test(test_writes),
                 cmocka_unit_test(test_reads),
                 cmocka_unit_test(test_names_and_renames),
+                cmocka_unit_test(test_read_only_ancestors),
+                cmocka_unit_test(test_glob_ancestors),
+                cmocka_unit_test(test_process_info),
+                cmocka_unit_test(test_disk_case),
+                cmocka_unit_test(test_nested_hooks),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),
