@@ -67,9 +67,11 @@ static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, cons
         if (proxy_drop_privileges() < 0)
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         proxy_raise_nofile();
+        policy_upstream up;
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .require_auth = true, .report_fd = report_fd,
-                             .wildcard_names = p->net.wildcard_names };
+                             .wildcard_names = p->net.wildcard_names,
+                             .upstream = proxy_upstream_of(p, &up) };
         memcpy(cfg.user, lb->user, sizeof(cfg.user));
         memcpy(cfg.pass, lb->pass, sizeof(cfg.pass));
         int r = proxy_serve(&cfg, fds, kinds, 2, -1);

@@ -158,6 +158,14 @@ void proxy_raise_nofile(void) {
         }
 }
 
+const policy_upstream *proxy_upstream_of(const plan *p, policy_upstream *storage) {
+        if (!p->net.upstream)
+                return NULL;
+        if (policy_upstream_parse(p->net.upstream, storage, NULL))
+                _exit(1); /* fail closed: without a proxy the command reaches nothing */
+        return storage;
+}
+
 static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int listen_ch,
                                   int report_fd) {
         int fds[PROXY_MAX_LISTENERS];
@@ -181,8 +189,10 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
         if (proxy_drop_privileges() < 0)
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         proxy_raise_nofile();
+        policy_upstream up;
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
-                             .report_fd = report_fd, .wildcard_names = p->net.wildcard_names };
+                             .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
+                             .upstream = proxy_upstream_of(p, &up) };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }

@@ -50,3 +50,8 @@ int proxy_listeners_send(int listen_ch);
 int proxy_drop_privileges(void);
 /* RLIMIT_NOFILE soft limit raised to the hard limit. */
 void proxy_raise_nofile(void);
+/* The plan's egressUpstream parsed into *storage, for proxy_config.upstream: NULL when the plan
+ * has none. A URL that does not parse (it was validated when it entered the policy, so only a
+ * bug gets here) ends the process: the proxy must not go direct where the policy says every
+ * connection goes through the upstream. */
+const policy_upstream *proxy_upstream_of(const plan *p, policy_upstream *storage);

@@ -7,7 +7,10 @@
  *   3. judge every resolved address (the guard: loopback, link-local, metadata, this host's own
  *      addresses...) and keep the survivors;
  *   4. connect to exactly those addresses — never a second lookup, so a DNS answer that changes
- *      between check and use (rebinding) cannot redirect the connection. */
+ *      between check and use (rebinding) cannot redirect the connection.
+ * With an upstream proxy (egressUpstream) steps 2 to 4 are its: after the judgement (and the
+ * guard, for an address) the connection goes to the upstream, which is asked for the name
+ * (proxy-upstream.c). */
 #include "net/proxy-internal.h"
 
 #include <arpa/inet.h>
@@ -214,8 +217,6 @@ static bool sockaddr_from_text(const char *text, struct sockaddr_storage *ss) {
         return false;
 }
 
-static void connect_next(conn *c);
-
 void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, int gai_error) {
         const proxy_config *cfg = c->px->cfg;
         const char *why = NULL;
@@ -243,11 +244,19 @@ void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, i
                 proto_dial_failed(c, gai_error == EAI_NONAME ? ENOENT : EHOSTUNREACH, true);
                 return;
         }
-        connect_next(c);
+        /* Only an address gets here with an upstream: it passed the guard, and the upstream is
+         * asked for exactly it. */
+        if (cfg->upstream)
+                upstream_dial(c);
+        else
+                dial_connect(c);
 }
 
 void dial_start(conn *c) {
         const proxy_config *cfg = c->px->cfg;
+        c->via_upstream = false;
+        c->dial_error = 0;
+        c->dial_why[0] = '\0';
         egress_verdict v;
         egress_decide(cfg->rules, &c->host, c->port, &v);
         if (!v.allowed) {
@@ -258,6 +267,12 @@ void dial_start(conn *c) {
         if (c->host.kind == NET_HOST_NAME &&
             budget_check(c->px, v.rule, c->host.text, why, sizeof(why))) {
                 refuse(c, why);
+                return;
+        }
+        /* A name goes to the upstream as it is: neither the hosts map nor DNS here, since the
+         * upstream resolves it (docs/design/network.md, "Upstream proxies"). */
+        if (cfg->upstream && c->host.kind == NET_HOST_NAME) {
+                upstream_dial(c);
                 return;
         }
         struct sockaddr_storage one;
@@ -298,7 +313,15 @@ static int try_connect(conn *c, const struct sockaddr_storage *a) {
         return r == 0 ? 1 : 0;
 }
 
-static void connect_next(conn *c) {
+static void dial_connected(conn *c) {
+        c->deadline = 0;
+        if (c->via_upstream)
+                upstream_connected(c);
+        else
+                proto_connected(c);
+}
+
+void dial_connect(conn *c) {
         while (c->next_addr < c->n_addrs) {
                 int r = try_connect(c, &c->addrs[c->next_addr++]);
                 if (r < 0) {
@@ -306,8 +329,7 @@ static void connect_next(conn *c) {
                         continue;
                 }
                 if (r == 1) {
-                        c->deadline = 0;
-                        proto_connected(c);
+                        dial_connected(c);
                         return;
                 }
                 c->state = CS_CONNECTING;
@@ -319,7 +341,11 @@ static void connect_next(conn *c) {
                 }
                 return;
         }
-        proto_dial_failed(c, c->dial_error ? c->dial_error : ECONNREFUSED, false);
+        int err = c->dial_error ? c->dial_error : ECONNREFUSED;
+        if (c->via_upstream)
+                (void) snprintf(c->dial_why, sizeof(c->dial_why),
+                                "cannot connect to the upstream proxy: %s", strerror(err));
+        proto_dial_failed(c, err, false);
 }
 
 void dial_on_writable(conn *c) {
@@ -329,13 +355,12 @@ void dial_on_writable(conn *c) {
                 err = errno;
         if (err == 0) {
                 (void) conn_watch(c, &c->up, 0);
-                c->deadline = 0;
-                proto_connected(c);
+                dial_connected(c);
                 return;
         }
         c->dial_error = err;
         (void) conn_watch(c, &c->up, 0);
         (void) close(c->up.fd);
         c->up.fd = -1;
-        connect_next(c);
+        dial_connect(c);
 }

@@ -424,6 +424,12 @@ void http_on_client(conn *c, uint32_t events) {
 
 void http_connected(conn *c) {
         if (c->req->kind == HTTP_KIND_FORWARD) {
+                /* Bytes that came with an upstream proxy's answer, before any request: a server
+                 * that speaks first is no HTTP server, and they would be read as the response. */
+                if (c->uin_len > 0) {
+                        answer_error(c, 502, "the server spoke before the request", c->target);
+                        return;
+                }
                 c->up_connected = true;
                 c->up_host = c->host;
                 c->up_port = c->port;
@@ -446,8 +452,11 @@ void http_refused(conn *c, const char *rule) {
 
 void http_dial_failed(conn *c, int err, bool resolve_failed) {
         char why[200];
-        (void) snprintf(why, sizeof(why), "%s: %s",
-                        resolve_failed ? "cannot resolve the host" : "cannot connect",
-                        strerror(err));
+        if (c->dial_why[0])
+                (void) snprintf(why, sizeof(why), "%s", c->dial_why);
+        else
+                (void) snprintf(why, sizeof(why), "%s: %s",
+                                resolve_failed ? "cannot resolve the host" : "cannot connect",
+                                strerror(err));
         answer_error(c, err == ETIMEDOUT ? 504 : 502, why, c->target);
 }

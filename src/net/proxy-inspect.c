@@ -71,6 +71,18 @@ static void watch(conn *c) {
 }
 
 void tunnel_or_inspect(conn *c) {
+        /* The destination spoke first, and its bytes came with the upstream proxy's answer
+         * (proxy-upstream.c): they go after the answer, and, as when a server speaks first
+         * here, the tunnel starts. */
+        if (c->uin_len > 0) {
+                if (outq_push(&c->to_client, c->uin, c->uin_len) < 0) {
+                        conn_close(c);
+                        return;
+                }
+                c->uin_len = 0;
+                start(c);
+                return;
+        }
         if (c->host.kind != NET_HOST_NAME) {
                 start(c);
                 return;

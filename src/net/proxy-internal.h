@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The egress proxy's insides, shared by its files (proxy.c: loop, accept, timers; proxy-dial.c:
- * decision, resolution, connect; proxy-tunnel.c: splice relay; proxy-http.c; proxy-socks.c).
+ * decision, resolution, connect; proxy-upstream.c: through a parent proxy; proxy-tunnel.c:
+ * splice relay; proxy-http.c; proxy-socks.c).
  * Nothing outside src/net/proxy*.c includes this. See docs/design/network.md. */
 #pragma once
 
@@ -42,6 +43,8 @@ typedef enum conn_state {
         CS_SOCKS_REQUEST,  /* the CONNECT request */
         CS_RESOLVING,      /* waiting for the resolver thread */
         CS_CONNECTING,     /* a non-blocking connect() in flight */
+        CS_UPSTREAM,       /* connected to the upstream proxy: asking it for the destination
+                            * (proxy-upstream.c) */
         CS_INSPECT,        /* a tunnel to a name: its first client bytes before the splice
                             * (their SNI or Host must be that name: proxy-inspect.c) */
         CS_TUNNEL,         /* CONNECT / SOCKS5: bytes both ways, spliced */
@@ -106,6 +109,15 @@ struct conn {
         struct sockaddr_storage addrs[PROXY_MAX_ADDRS];
         size_t n_addrs, next_addr;
         int dial_error;        /* the last connect() error, for the answer */
+        /* Why the dial failed, when the errno alone would not say it (the upstream proxy's
+         * answer); empty otherwise. Printable ASCII only. */
+        char dial_why[200];
+        /* Through the upstream proxy (proxy-upstream.c): addrs are its addresses, and once
+         * connected it is asked for host:port; up_out holds what it is sent (credentials
+         * included: wiped when the handshake ends). */
+        bool via_upstream;
+        int up_step;
+        outq up_out;
         size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
         char *reason;          /* the refusing deny entry's reason (a copy), or NULL */
 
@@ -147,6 +159,11 @@ struct proxy {
         struct name_map *names;
         struct name_map *dns_refused;
         budget *budget;         /* proxy-budget.c */
+        /* The upstream proxy's own addresses (cfg->upstream), resolved once when the proxy
+         * starts (upstream_resolve()); none, and why, when that failed. */
+        struct sockaddr_storage up_addrs[PROXY_MAX_ADDRS];
+        size_t n_up_addrs;
+        const char *up_error;
 };
 
 #define OWN_RELOAD_MS 10000
@@ -175,6 +192,8 @@ void conn_set_target(conn *c, const net_host *h, uint16_t port);
  * upstream is connected (proto_connected) or has failed (proto_dial_failed). */
 void dial_start(conn *c);
 void dial_on_writable(conn *c);
+/* Connects to c->addrs in order (the destination's, or the upstream proxy's). */
+void dial_connect(conn *c);
 void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, int gai_error);
 int resolver_start(proxy *px);
 void resolver_stop(proxy *px);
@@ -182,6 +201,17 @@ void resolver_drain(proxy *px);
 void proto_connected(conn *c);
 void proto_refused(conn *c, const char *rule);
 void proto_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-upstream.c: the upstream proxy (cfg->upstream). upstream_resolve() resolves its host
+ * once, at start; upstream_dial() connects to it for an allowed c->host:c->port (the guard
+ * already passed for an address); upstream_connected() asks it for the destination, and calls
+ * proto_connected() once the tunnel through it is open (whatever the destination sent with the
+ * answer waits in c->uin) or proto_dial_failed() with c->dial_why. */
+void upstream_resolve(proxy *px);
+void upstream_dial(conn *c);
+void upstream_connected(conn *c);
+void upstream_on_event(conn *c, uint32_t events);
+void upstream_free(conn *c);
 
 /* proxy-tunnel.c */
 int tunnel_start(conn *c);

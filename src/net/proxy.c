@@ -142,6 +142,7 @@ static void linger_on_client(conn *c) {
 
 static void conn_free(conn *c) {
         free(c->reason);
+        upstream_free(c);
         outq_free(&c->to_client);
         outq_free(&c->to_upstream);
         free(c->in);
@@ -290,6 +291,11 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                 dial_on_writable(c);
                 return;
         }
+        if (c->state == CS_UPSTREAM) {
+                if (e->kind == EP_UPSTREAM)
+                        upstream_on_event(c, events);
+                return;
+        }
         if (c->proto == PROXY_LISTENER_TRANSPARENT)
                 return; /* nothing is read before the tunnel (proxy-transparent.c) */
         if (c->proto == PROXY_LISTENER_SOCKS5)
@@ -363,7 +369,16 @@ static void on_accept(proxy *px, endpoint *l) {
 static void expire(proxy *px) {
         for (conn *c = px->conns; c; c = c->next)
                 if (!c->dead && c->deadline && c->deadline <= px->now) {
-                        if (c->state == CS_CONNECTING || c->state == CS_RESOLVING)
+                        bool dialling = c->state == CS_CONNECTING || c->state == CS_RESOLVING ||
+                                        c->state == CS_UPSTREAM;
+                        if (dialling && c->via_upstream)
+                                (void) snprintf(c->dial_why, sizeof(c->dial_why), "%s",
+                                                c->state == CS_UPSTREAM
+                                                        ? "the upstream proxy did not answer in "
+                                                          "time"
+                                                        : "cannot connect to the upstream proxy: "
+                                                          "timed out");
+                        if (dialling)
                                 proto_dial_failed(c, ETIMEDOUT, c->state == CS_RESOLVING);
                         else
                                 conn_close(c);
@@ -460,6 +475,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
                 r = resolver_start(&px);
         if (r >= 0)
                 r = reload_own(&px);
+        if (r >= 0)
+                upstream_resolve(&px);
         if (r >= 0 && stop_fd >= 0) {
                 struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &stop_ep };
                 r = epoll_ctl(px.epfd, EPOLL_CTL_ADD, stop_fd, &ev) < 0 ? -errno : 0;

@@ -14,6 +14,7 @@
 
 #include "cordon/cordon.h"
 #include "policy/policy.h"
+#include "policy/upstream-url.h"
 
 #define PROXY_HTTP_PORT 3128
 #define PROXY_SOCKS_PORT 1080
@@ -47,6 +48,9 @@ typedef struct proxy_config {
         /* Distinct names one wildcard entry lets the run resolve (limits.wildcardNames); 0: no
          * budget. */
         uint64_t wildcard_names;
+        /* egressUpstream: every destination the rules allow is asked of this proxy, by name,
+         * and never resolved or dialled here (proxy-upstream.c); NULL: direct. */
+        const policy_upstream *upstream;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

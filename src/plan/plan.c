@@ -449,6 +449,9 @@ void plan_free(plan *p) {
                 free(p->net.hosts[i].address);
         }
         free(p->net.hosts);
+        if (p->net.upstream) /* it holds the upstream's password */
+                explicit_bzero(p->net.upstream, strlen(p->net.upstream));
+        free(p->net.upstream);
         free(p);
 }
 

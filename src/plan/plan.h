@@ -101,6 +101,9 @@ typedef struct plan_net {
         policy_host *hosts;    /* the hosts map */
         size_t n_hosts;
         uint64_t wildcard_names; /* limits.wildcardNames, the default applied */
+        /* egressUpstream: the canonical URL, credentials included (policy/upstream-url.h; the
+         * proxy process parses it again); NULL: the proxy dials what it allows. Never printed. */
+        char *upstream;
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */
