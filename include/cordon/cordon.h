@@ -155,6 +155,12 @@ CORDON_PUBLIC int cordon_policy_env_scrub(cordon_policy *p, const char *glob);
  * allow). */
 CORDON_PUBLIC int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern);
 CORDON_PUBLIC int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern);
+/* egressUpstream: the parent proxy every allowed connection is chained through, after the rules
+ * (docs/policy.md): "http://[user:password@]host:port" (HTTP CONNECT) or
+ * "socks5://[user:password@]host:port" ("socks5h://" is the same); credentials percent-encoded.
+ * The upstream then resolves the names; a later call replaces the URL. The password is never
+ * printed (policy dumps show "****"), nor quoted in cordon_policy_last_error(). */
+CORDON_PUBLIC int cordon_policy_set_egress_upstream(cordon_policy *p, const char *url);
 /* The proxy resolves `name` to `address` (an IPv4/IPv6 literal) instead of asking DNS, like
  * curl's --resolve; a later call for the same name replaces the address. */
 CORDON_PUBLIC int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address);

@@ -80,6 +80,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
                                    "give a host pattern such as tracker.example.com" },
         [CLI_FLAG_RESOLVE] = { "--resolve", VALUE_ENV_SET,
                                "use NAME=ADDRESS, e.g. dev.test=127.0.0.1" },
+        [CLI_FLAG_UPSTREAM_PROXY] = { "--upstream-proxy", VALUE_TEXT,
+                                      "use http://[user:password@]host:port or "
+                                      "socks5://[user:password@]host:port" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

@@ -29,6 +29,7 @@ static const set_string_fn string_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_SESSION_ID] = cordon_policy_set_session_id,
         [CLI_FLAG_ALLOW_DOMAIN] = cordon_policy_add_egress_allow,
         [CLI_FLAG_DENY_DOMAIN] = cordon_policy_add_egress_deny,
+        [CLI_FLAG_UPSTREAM_PROXY] = cordon_policy_set_egress_upstream,
 };
 
 static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
@@ -73,8 +74,11 @@ static int setter_failed(const cordon_policy *session, const cli_setting *s, int
                                                         "'..' components or control characters)"
                                                       : "is not accepted";
         err->code = CORDON_POLICY_INVALID;
+        /* The URL may carry the upstream's password: never quoted. */
+        bool secret = s->flag == CLI_FLAG_UPSTREAM_PROXY;
         (void) snprintf(err->message, sizeof(err->message), "%s: '%s%s' %s; %s",
-                        cli_flag_name(s->flag), s->text ? CLI_QUOTE(s->text) : "",
+                        cli_flag_name(s->flag),
+                        secret ? "<url>" : s->text ? CLI_QUOTE(s->text) : "",
                         s->flag == CLI_FLAG_ENV_SET ? "=..." : s->flag == CLI_FLAG_RESOLVE ? "=<address>" : "", why, cli_flag_hint(s->flag));
         return r;
 }
@@ -113,6 +117,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_SESSION_ID:
         case CLI_FLAG_ALLOW_DOMAIN:
         case CLI_FLAG_DENY_DOMAIN:
+        case CLI_FLAG_UPSTREAM_PROXY:
                 r = string_setters[s->flag](session, s->text);
                 break;
         case CLI_FLAG_TIMEOUT:

@@ -63,7 +63,8 @@ static const char overview[] =
         "  --no-network               the proxy refuses every destination\n"                    \
         "  --allow-domain PATTERN     let the proxy reach PATTERN (host, *.host, host:port)\n"   \
         "  --deny-domain PATTERN      refuse PATTERN even when allowed\n"                         \
-        "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"
+        "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"   \
+        "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n"
 
 static const char run_help[] =
         "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"

@@ -129,6 +129,8 @@ static int copy_net(const cordon_policy *pol, plan_net *net) {
         net->enabled = pol->network_set ? pol->network_enabled : true;
         net->wildcard_names = pol->wildcard_names ? pol->wildcard_names
                                                   : POLICY_DEFAULT_WILDCARD_NAMES;
+        if (pol->egress_upstream && !(net->upstream = strdup(pol->egress_upstream)))
+                return -ENOMEM;
         int r = strv_extend(&net->allow, &pol->egress_allowlist);
         if (r >= 0)
                 r = strv_extend(&net->deny, &pol->egress_denylist);

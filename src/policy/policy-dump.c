@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* A policy layer printed in the policy-file schema (docs/policy.md), for `cordon policy show`, and
- * as a layer document that loads back into an equal layer (policy_layer_to_json). */
+ * as a layer document that loads back into an equal layer (policy_layer_to_json). The printed
+ * form never holds a secret: env.set values are "<redacted>", the egressUpstream password
+ * "****". */
 #include <jansson.h>
 
 #include "policy/policy.h"
@@ -167,6 +169,9 @@ void *policy_to_json(const cordon_policy *p) {
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
                   put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
                   put(o, "egressDenylist", deny_to_json(p)) &&
+                  /* The password as "****": this is for display, and a credential of the
+                   * operator's must not reach logs and bug reports. */
+                  put(o, "egressUpstream", string_or_null(p->egress_upstream_shown)) &&
                   put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
@@ -260,6 +265,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_if(o, "networkEnabled", p->network_set, network_json, p) &&
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
                   (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&
+                  /* With its password: loaded by cordond as this same layer, never shown. */
+                  put_string(o, "egressUpstream", p->egress_upstream) &&
                   put_if(o, "hosts", p->n_hosts > 0, hosts_to_json, p) &&
                   put_strv(o, "allowUnixSockets", &p->allow_unix_sockets) &&
                   put_string(o, "guestWorkdir", p->workdir) &&

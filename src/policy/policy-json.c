@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "policy/policy-json-internal.h"
+#include "policy/upstream-url.h"
 
 /* ---- error reporting ------------------------------------------------------------------------ */
 
@@ -156,6 +157,25 @@ static int parse_workdir(parse_ctx *c, json_t *v, void *target) {
                 return 0;
         return policy_json_string(c, v, "\"guestWorkdir\": \"/home/me/project\"",
                                  policy_check_path, cordon_policy_set_workdir, PATH_HINT);
+}
+
+/* Never quoted in a message, unlike every other string: the URL may carry the upstream's
+ * password, and policy errors end up in logs. The position says which value it is. */
+static int parse_egress_upstream(parse_ctx *c, json_t *v, void *target) {
+        if (json_is_null(v)) /* direct: the proxy dials what it allows */
+                return 0;
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string",
+                             "\"egressUpstream\": \"http://proxy.example:3128\"");
+        if (r < 0)
+                return r;
+        policy_upstream u;
+        const char *hint = NULL;
+        const char *why = policy_upstream_parse(json_string_value(v), &u, &hint);
+        policy_upstream_wipe(&u);
+        if (why)
+                return jread_fail(&c->j, false, hint, "the proxy URL %s", why);
+        r = cordon_policy_set_egress_upstream(c->layer, json_string_value(v));
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
 static int parse_mode(parse_ctx *c, json_t *v, void *target) {
@@ -502,6 +522,7 @@ static const field root_fields[] = {
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },
         { "egressDenylist", policy_json_egress_deny, NULL },
+        { "egressUpstream", parse_egress_upstream, NULL },
         { "hosts", parse_hosts, NULL },
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },

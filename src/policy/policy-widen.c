@@ -3,9 +3,9 @@
  * (docs/policy.md, "Layers and resolution"): a per-call override that widens the session's policy
  * must be an approved escalation, and is reported as one. Lists merge as unions and scalars
  * replace, so a field widens when it adds to an allow-type list, turns something on, raises or
- * removes a limit, or moves the mode towards danger-full-access. Deny-type lists (denyRead,
- * denyWrite, denyCreateNames, protectedPaths, egressDenylist, env.scrub) only ever narrow;
- * allowCreateNames and allowCreatePaths widen. */
+ * removes a limit, sets or changes egressUpstream, or moves the mode towards danger-full-access.
+ * Deny-type lists (denyRead, denyWrite, denyCreateNames, protectedPaths, egressDenylist,
+ * env.scrub) only ever narrow; allowCreateNames and allowCreatePaths widen. */
 #include "policy/policy.h"
 
 static int mode_rank(cordon_mode m) {
@@ -49,6 +49,17 @@ static bool binds_widen(const cordon_policy *base, const cordon_policy *over) {
         return false;
 }
 
+/* Setting or changing the upstream proxy widens, although it allows no other destination: the
+ * upstream receives every allowed connection's bytes (it is a destination itself, one the
+ * allowlist never judged), and it resolves the names, so the resolved-address guard no longer
+ * applies to them (docs/design/network.md, "Upstream proxies"). The same URL as the base's does
+ * not. */
+static bool upstream_changes(const cordon_policy *base, const cordon_policy *over) {
+        return over->egress_upstream &&
+               (!base->egress_upstream ||
+                strcmp(base->egress_upstream, over->egress_upstream) != 0);
+}
+
 int policy_widening_fields(const cordon_policy *base, const cordon_policy *over, strv *out) {
         cordon_mode bm = base->mode_set ? base->mode : CORDON_MODE_WORKSPACE_WRITE;
         bool base_net = base->network_set ? base->network_enabled : true;
@@ -66,6 +77,7 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                   "allowCreatePaths" },
                 { over->network_set && over->network_enabled && !base_net, "networkEnabled" },
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
+                { upstream_changes(base, over), "egressUpstream" },
                 { over->n_hosts > 0, "hosts" },
                 /* Turning them back on adds a writable root the base had taken away. */
                 { over->tool_caches_set && over->tool_caches_enabled && base->tool_caches_set &&

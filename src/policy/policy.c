@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "policy/egress-pattern.h"
+#include "policy/upstream-url.h"
 #include "util/globtok.h"
 
 /* ---- validators ----------------------------------------------------------------------------- */
@@ -225,11 +226,20 @@ int cordon_policy_new(cordon_policy **ret, cordon_error *err) {
         return 0;
 }
 
+/* Frees a string that may hold a password, wiping it first: freed memory is handed out again. */
+static void free_secret(char *s) {
+        if (s)
+                explicit_bzero(s, strlen(s));
+        free(s);
+}
+
 static void policy_clear(cordon_policy *p) {
         free(p->session_id);
         free(p->workspace_id);
         free(p->agent_id);
         free(p->workdir);
+        free_secret(p->egress_upstream);
+        free(p->egress_upstream_shown);
         for (size_t i = 0; i < p->n_binds; i++) {
                 free(p->binds[i].host_path);
                 free(p->binds[i].guest_path);
@@ -468,6 +478,35 @@ int cordon_policy_add_egress_deny(cordon_policy *p, const char *pattern) {
         return push_checked(p, p ? &p->egress_denylist : NULL, pattern, policy_check_host_pattern);
 }
 
+/* The URL is never quoted in the reason (value NULL): it may hold a password. */
+int cordon_policy_set_egress_upstream(cordon_policy *p, const char *url) {
+        policy_upstream u;
+        const char *hint = NULL, *why = policy_upstream_parse(url, &u, &hint);
+        if (!p || why) {
+                char reason[400];
+                (void) snprintf(reason, sizeof(reason), "%s (%s)", why ? why : "is not accepted",
+                                hint ? hint : POLICY_UPSTREAM_HINT);
+                return policy_refuse(p, -EINVAL, NULL, reason);
+        }
+        char full[POLICY_UPSTREAM_URL_MAX + 1], shown[POLICY_UPSTREAM_URL_MAX + 1];
+        /* Both fit by construction (POLICY_UPSTREAM_URL_MAX); a failure is treated as memory. */
+        bool ok = policy_upstream_format(&u, false, full, sizeof(full)) >= 0 &&
+                  policy_upstream_format(&u, true, shown, sizeof(shown)) >= 0;
+        policy_upstream_wipe(&u);
+        char *f = ok ? strdup(full) : NULL, *sh = ok ? strdup(shown) : NULL;
+        explicit_bzero(full, sizeof(full));
+        if (!f || !sh) {
+                free_secret(f);
+                free(sh);
+                return policy_refuse(p, -ENOMEM, NULL, NULL);
+        }
+        free_secret(p->egress_upstream);
+        free(p->egress_upstream_shown);
+        p->egress_upstream = f;
+        p->egress_upstream_shown = sh;
+        return 0;
+}
+
 static int set_host(cordon_policy *p, const char *name, const char *address);
 
 int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address) {
@@ -609,6 +648,10 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
             (r = merge_string(&dst->workspace_id, src->workspace_id)) < 0 ||
             (r = merge_string(&dst->agent_id, src->agent_id)) < 0 ||
             (r = merge_string(&dst->workdir, src->workdir)) < 0)
+                return r;
+        /* Through the setter: the two forms of the URL are set together or not at all. */
+        if (src->egress_upstream &&
+            (r = cordon_policy_set_egress_upstream(dst, src->egress_upstream)) < 0)
                 return r;
         const uint64_t *s[] = { &src->timeout_ms, &src->memory_bytes, &src->pids,
                                 &src->cpu_seconds, &src->tmp_bytes, &src->shm_bytes,

@@ -95,6 +95,13 @@ struct cordon_policy {
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
         policy_reason *deny_reasons; /* for some of egress_denylist's entries (policy-reasons.c) */
         size_t n_deny_reasons;
+        /* egressUpstream (upstream-url.h): the parent proxy every allowed connection goes
+         * through. `egress_upstream` is the canonical URL with its credentials, for the plan and
+         * for a layer handed to cordond, never printed; `egress_upstream_shown` the same with the
+         * password as "****", the only form any output shows. Both NULL, or both set (only
+         * cordon_policy_set_egress_upstream() sets them). */
+        char *egress_upstream;
+        char *egress_upstream_shown;
         policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
         size_t n_hosts;
         strv allow_unix_sockets;/* path-selective AF_UNIX (not built yet): non-empty → unenforceable */
@@ -210,11 +217,13 @@ int policy_add_allow_create_name(cordon_policy *p, const char *glob);
 int policy_add_allow_create_path(cordon_policy *p, const char *path);
 
 /* The layer as a jansson json_t * object in the policy-file schema (docs/policy.md), as void * so
- * this header needs no jansson include; caller json_decref()s. env.set values are redacted: a
- * printed policy must never leak a secret someone put there. NULL on allocation failure. */
+ * this header needs no jansson include; caller json_decref()s. env.set values and the
+ * egressUpstream password are redacted: a printed policy must never leak a secret someone put
+ * there. NULL on allocation failure. */
 void *policy_to_json(const cordon_policy *p);
-/* The layer as a policy document with only what it sets and env.set values as they are: loaded
- * as a layer elsewhere (cordond's session layer) it equals this one. Never for display. */
+/* The layer as a policy document with only what it sets, env.set values and the egressUpstream
+ * URL as they are: loaded as a layer elsewhere (cordond's session layer) it equals this one.
+ * Never for display. */
 void *policy_layer_to_json(const cordon_policy *p);
 
 /* Parses `value` (a jansson json_t * object, as void *), the member at the keys `prefix` (at most

@@ -31,7 +31,8 @@ static void prune(json_t *obj) {
 }
 
 /* The layer in the policy schema, holding only what it sets. Unlike `policy show`, env.set keeps
- * its values: this is a conversion the user asked for, written where they asked. */
+ * its values and egressUpstream its password: this is a conversion the user asked for, written
+ * where they asked, and a "****" written back would load as that password. */
 static json_t *sandbox_json(const cordon_policy *p) {
         json_t *o = policy_to_json(p);
         if (!o)
@@ -53,6 +54,11 @@ static json_t *sandbox_json(const cordon_policy *p) {
                         json_decref(o);
                         return NULL;
                 }
+        if (p->egress_upstream &&
+            json_object_set_new(o, "egressUpstream", json_string(p->egress_upstream)) < 0) {
+                json_decref(o);
+                return NULL;
+        }
         prune(o);
         return o;
 }

@@ -102,20 +102,21 @@ static void describe(const cordon_settings *s, int li, settings_field f, const c
 static const settings_field field_order[] = {
         SF_MODE,        SF_SESSION_ID, SF_WORKSPACE_ID, SF_AGENT_ID,    SF_BINDS,
         SF_PROTECTED,   SF_RUNNER_STATE, SF_DENY_READ,  SF_DENY_WRITE,  SF_DENY_CREATE,
-        SF_EXEC_GRANT,  SF_NETWORK,    SF_EGRESS_ALLOW, SF_EGRESS_DENY, SF_HOSTS,
-        SF_UNIX_SOCKETS, SF_WORKDIR,   SF_ENV_PASS,     SF_ENV_SET,     SF_ENV_SCRUB,
-        SF_TIMEOUT,     SF_MEMORY,     SF_PIDS,         SF_CPU,         SF_TMP_SIZE,
-        SF_SHM_SIZE,    SF_WILDCARD_NAMES,
+        SF_EXEC_GRANT,  SF_NETWORK,    SF_EGRESS_ALLOW, SF_EGRESS_DENY, SF_EGRESS_UPSTREAM,
+        SF_HOSTS,       SF_UNIX_SOCKETS, SF_WORKDIR,    SF_ENV_PASS,    SF_ENV_SET,
+        SF_ENV_SCRUB,   SF_TIMEOUT,    SF_MEMORY,       SF_PIDS,        SF_CPU,
+        SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES,
 };
 
 static bool is_scalar(settings_field f) {
         return f == SF_MODE || f == SF_NETWORK || f == SF_SESSION_ID || f == SF_WORKSPACE_ID ||
                f == SF_AGENT_ID || f == SF_WORKDIR || f == SF_TIMEOUT || f == SF_MEMORY ||
                f == SF_PIDS || f == SF_CPU || f == SF_TMP_SIZE || f == SF_SHM_SIZE ||
-               f == SF_WILDCARD_NAMES;
+               f == SF_WILDCARD_NAMES || f == SF_EGRESS_UPSTREAM;
 }
 
-/* The value as shown: binds say whether they are writable; env.set never shows its value. */
+/* The value as shown: binds say whether they are writable; env.set never shows its value, nor
+ * egressUpstream its password (its item is the redacted URL, settings_field_item()). */
 static void show_value(const cordon_policy *p, settings_field f, size_t i, const char *item,
                        char *buf, size_t size) {
         if (f == SF_BINDS)

@@ -30,6 +30,7 @@ static const struct {
         [SF_TMP_SIZE] = { "limits.tmpSize", 0, NULL },
         [SF_SHM_SIZE] = { "limits.shmSize", 0, NULL },
         [SF_WILDCARD_NAMES] = { "limits.wildcardNames", 0, NULL },
+        [SF_EGRESS_UPSTREAM] = { "egressUpstream", 0, NULL },
         [SF_BINDS] = { "bindMounts", 0, NULL },
         [SF_HOSTS] = { "hosts", 0, NULL },
         [SF_ENV_SET] = { "env.set", 0, NULL },
@@ -71,7 +72,9 @@ static const char *scalar_string(const cordon_policy *p, settings_field f) {
                : f == SF_WORKSPACE_ID ? p->workspace_id
                : f == SF_AGENT_ID     ? p->agent_id
                : f == SF_WORKDIR      ? p->workdir
-                                      : NULL;
+               /* Shown, compared and reported in drops: never the password. */
+               : f == SF_EGRESS_UPSTREAM ? p->egress_upstream_shown
+                                         : NULL;
 }
 
 static uint64_t scalar_number(const cordon_policy *p, settings_field f) {
@@ -145,6 +148,8 @@ static const char *const widens[_SF_MAX] = {
         [SF_EXEC_GRANT] = "allows executing from a writable path",
         [SF_EGRESS_ALLOW] = "adds an allowed domain",
         [SF_HOSTS] = "overrides a host's address",
+        /* It receives every allowed connection, and resolves the names past the address guard. */
+        [SF_EGRESS_UPSTREAM] = "sends the allowed traffic through another proxy",
         [SF_UNIX_SOCKETS] = "allows connecting to a Unix socket",
 };
 
@@ -224,6 +229,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         for (size_t i = 0; r >= 0 && i < src->n_hosts; i++)
                 if ((r = maybe_drop(src, SF_HOSTS, i, drop, userdata)) == 0)
                         r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address);
+        if (r >= 0 && src->egress_upstream &&
+            (r = maybe_drop(src, SF_EGRESS_UPSTREAM, 0, drop, userdata)) == 0)
+                r = cordon_policy_set_egress_upstream(dst, src->egress_upstream);
         return r < 0 ? r : 0;
 }
 

@@ -465,7 +465,8 @@ static const struct srt_member network_members[] = {
         { "socksProxyPort", T_INT, NULL, "cordon always runs its own filtering proxy" },
         { "mitmProxy", T_OBJECT, NULL, "cordon has no upstream MITM proxy routing" },
         { "tlsTerminate", T_OBJECT, NULL, "cordon's proxy does not terminate TLS" },
-        { "parentProxy", T_OBJECT, NULL, "cordon's proxy does not chain to a parent proxy" },
+        { "parentProxy", T_OBJECT, NULL,
+          "not translated: cordon's parent proxy is the egressUpstream key" },
 };
 
 static int parse_network(srt_ctx *x, json_t *v, const char *key) {

@@ -170,6 +170,7 @@ typedef enum settings_field {
         SF_TMP_SIZE,
         SF_SHM_SIZE,
         SF_WILDCARD_NAMES,
+        SF_EGRESS_UPSTREAM,
         SF_BINDS,
         SF_HOSTS,
         SF_ENV_SET,
@@ -194,13 +195,14 @@ const strv *settings_field_strv(const cordon_policy *p, settings_field f);
 /* Whether the field is set in `p` (a scalar set, a list non-empty). */
 bool settings_field_is_set(const cordon_policy *p, settings_field f);
 /* Item i of a list field as text (binds: the host path; hosts, env.set: the name). NULL past the
- * end. Scalars: item 0 is the value as text in `buf`. */
+ * end. Scalars: item 0 is the value as text in `buf` (egressUpstream: the URL with its password
+ * as "****", the only form that may be shown). */
 const char *settings_field_item(const cordon_policy *p, settings_field f, size_t i, char *buf,
                                 size_t size);
 
 /* Why item i of field f in `p` loosens the sandbox (a static phrase), or NULL when it does not:
- * writable paths, domains, host overrides, sockets, network on, danger-full-access, passing a
- * secret-looking variable. */
+ * writable paths, domains, host overrides, an upstream proxy, sockets, network on,
+ * danger-full-access, passing a secret-looking variable. */
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i);
 
 /* A copy of `src` without the loosening items; each one dropped is reported to `drop(userdata,

@@ -538,6 +538,74 @@ static void test_deny_reasons(void **state) {
         assert_non_null(strstr(cordon_policy_last_error(r)->message, "control character"));
 }
 
+/* egressUpstream: parsed and refused with its position, never quoted; printed redacted, kept
+ * whole in a layer document; the highest layer wins; setting or changing it widens. */
+static void test_egress_upstream(void **state) {
+        cordon_error err = { 0 };
+        expect_error("{\"egressUpstream\": \"http://u:s3cr3t@h\"}",
+                     "t.json:1:20: key 'egressUpstream': the proxy URL has no port; write "
+                     "host:PORT");
+        expect_error("{\"egressUpstream\": 3128}",
+                     "t.json:1:20: key 'egressUpstream': expected a string, got an integer");
+        _cleanup_policy_ cordon_policy *bad = test_policy_new();
+        assert_true(load(bad, "{\"egressUpstream\": \"https://u:s3cr3t@h:1\"}", &err) < 0);
+        assert_null(strstr(err.message, "s3cr3t"));
+        assert_true(cordon_policy_set_egress_upstream(bad, "ftp://u:s3cr3t@h:1") < 0);
+        assert_non_null(cordon_policy_last_error(bad));
+        assert_null(strstr(cordon_policy_last_error(bad)->message, "s3cr3t"));
+        assert_null(bad->egress_upstream);
+
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
+        assert_int_equal(load(p, "{\"egressUpstream\": \"socks5h://al%69ce:s3cr3t@GW:1080\"}",
+                              &err),
+                         0);
+        assert_string_equal(p->egress_upstream, "socks5://alice:s3cr3t@gw:1080");
+        assert_string_equal(p->egress_upstream_shown, "socks5://alice:****@gw:1080");
+        char *shown = dump(p);
+        assert_non_null(strstr(shown, "\"egressUpstream\": \"socks5://alice:****@gw:1080\""));
+        assert_null(strstr(shown, "s3cr3t"));
+        free(shown);
+        /* The layer document carries it whole, and loads back into the same layer. */
+        json_t *j = policy_layer_to_json(p);
+        assert_string_equal(json_string_value(json_object_get(j, "egressUpstream")),
+                            "socks5://alice:s3cr3t@gw:1080");
+        char *text = json_dumps(j, 0);
+        json_decref(j);
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
+        assert_int_equal(load(q, text, &err), 0);
+        free(text);
+        assert_string_equal(q->egress_upstream, p->egress_upstream);
+        /* null is unset (policy show prints it for a policy without one). */
+        _cleanup_policy_ cordon_policy *n = test_policy_new();
+        assert_int_equal(load(n, "{\"egressUpstream\": null}", &err), 0);
+        assert_null(n->egress_upstream);
+        j = policy_layer_to_json(n);
+        assert_null(json_object_get(j, "egressUpstream"));
+        json_decref(j);
+
+        /* A scalar: the highest layer wins, a layer without it keeps the lower one's. */
+        _cleanup_policy_ cordon_policy *over = test_policy_new();
+        assert_int_equal(cordon_policy_set_egress_upstream(over, "http://10.0.0.1:3128"), 0);
+        _cleanup_policy_ cordon_policy *res = NULL;
+        assert_int_equal(cordon_policy_resolve(p, n, over, &res, &err), 0);
+        assert_string_equal(res->egress_upstream, "http://10.0.0.1:3128");
+        cordon_policy_free(res);
+        res = NULL;
+        assert_int_equal(cordon_policy_resolve(p, n, NULL, &res, &err), 0);
+        assert_string_equal(res->egress_upstream_shown, "socks5://alice:****@gw:1080");
+
+        /* Setting one, or another one, widens; the same one, or none, does not. */
+        strv w = { 0 };
+        assert_int_equal(policy_widening_fields(n, p, &w), 1);
+        assert_string_equal(w.v[0], "egressUpstream");
+        strv_done(&w);
+        assert_int_equal(policy_widening_fields(p, over, &w), 1);
+        strv_done(&w);
+        assert_int_equal(policy_widening_fields(p, q, &w), 0);
+        assert_int_equal(policy_widening_fields(p, n, &w), 0);
+        strv_done(&w);
+}
+
 static void test_json_pos_direct(void **state) {
         static const char doc[] = "{\"a\": {\"b\\\"c\": [10, {\"d\": true}]}, \"e\": null}";
         json_pos pos;
@@ -574,6 +642,7 @@ int main(void) {
                 cmocka_unit_test(test_every_key),
                 cmocka_unit_test(test_merge_and_atomicity),
                 cmocka_unit_test(test_load_file),
+                cmocka_unit_test(test_egress_upstream),
                 cmocka_unit_test(test_json_pos_direct),
                 cmocka_unit_test(test_tool_caches),
                 cmocka_unit_test(test_tool_caches_layer),

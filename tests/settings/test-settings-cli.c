@@ -161,6 +161,38 @@ static void test_import(void **state) {
                          "settings')\n");
 }
 
+/* --upstream-proxy: the password never reaches any output of policy show (text, --json,
+ * --explain) nor an error; settings import writes it whole (a conversion the user asked for). */
+static void test_upstream_proxy(void **state) {
+        static const char url[] = "http://alice:s3cr3t@proxy.example:3128";
+        const char *const shows[][4] = { { "--json", NULL }, { "--explain", NULL },
+                                         { "--explain", "--json" }, { NULL } };
+        for (size_t i = 0; i < sizeof(shows) / sizeof(shows[0]); i++) {
+                if (shows[i][0] && shows[i][1])
+                        RUN(&R, "policy", "show", "--upstream-proxy", url, shows[i][0],
+                            shows[i][1]);
+                else if (shows[i][0])
+                        RUN(&R, "policy", "show", "--upstream-proxy", url, shows[i][0]);
+                else
+                        RUN(&R, "policy", "show", "--upstream-proxy", url);
+                assert_int_equal(R.status, 0);
+                assert_null(strstr(R.out, "s3cr3t"));
+                assert_null(strstr(R.err, "s3cr3t"));
+                assert_non_null(strstr(R.out, "http://alice:****@proxy.example:3128"));
+        }
+        RUN(&R, "run", "--upstream-proxy", "http://alice:s3cr3t@proxy.example", "--", "true");
+        assert_fatal(&R, "cordon: fatal: POLICY_INVALID: --upstream-proxy: the value has no port "
+                         "(write host:PORT, e.g. http://proxy.example:3128); use "
+                         "http://[user:password@]host:port or "
+                         "socks5://[user:password@]host:port\n");
+        tmptree_write(root, "up.json",
+                      "{\"sandbox\": {\"egressUpstream\": \"socks5h://alice:s3cr3t@gw:1080\"}}",
+                      0644);
+        RUN(&R, "settings", "import", "../up.json");
+        assert_int_equal(R.status, 0);
+        assert_non_null(strstr(R.out, "\"egressUpstream\": \"socks5://alice:s3cr3t@gw:1080\""));
+}
+
 static void test_mandate_in_run(void **state) {
         tmptree_write(root, "managed.json", "{\"allowUnsandboxedCommands\": false}", 0644);
         tmptree_write(root, "ws/.cordon/settings.json",
@@ -331,6 +363,7 @@ int main(int argc, char *argv[]) {
                 cmocka_unit_test_setup_teardown(test_settings_flag, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_explain, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_import, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_upstream_proxy, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mandate_in_run, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_excluded_command, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_project_settings_protected, setup, teardown),

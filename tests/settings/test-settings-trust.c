@@ -175,6 +175,44 @@ static void test_writable_bind_ignored(void **state) {
         cordon_settings_free(s);
 }
 
+/* An upstream proxy from an untrusted project file would receive every allowed connection: left
+ * out, and reported without its password; once trusted it applies, still shown redacted. */
+static void test_upstream_ignored_redacted(void **state) {
+        tmptree_write(root, "ws/.cordon/settings.json",
+                      "{\"sandbox\": {\"egressUpstream\": \"http://u:s3cr3t@10.1.2.3:3128\"}}",
+                      0644);
+        cordon_settings *s = resolve_ok("ws");
+        assert_null(cordon_settings_policy(s)->egress_upstream);
+        assert_int_equal(cordon_settings_n_ignored(s), 1);
+        const cordon_settings_note *n = cordon_settings_ignored(s, 0);
+        assert_string_equal(n->key, "sandbox.egressUpstream");
+        assert_string_equal(n->value, "http://u:****@10.1.2.3:3128");
+        assert_non_null(strstr(n->why, "through another proxy"));
+        for (int as_json = 0; as_json < 2; as_json++) {
+                char *text = NULL;
+                assert_int_equal(as_json ? cordon_settings_to_json(s, &text, NULL)
+                                         : cordon_settings_to_text(s, &text, NULL),
+                                 0);
+                assert_null(strstr(text, "s3cr3t"));
+                free(text);
+        }
+        cordon_settings_free(s);
+        trust("ws");
+        s = resolve_ok("ws");
+        assert_string_equal(cordon_settings_policy(s)->egress_upstream,
+                            "http://u:s3cr3t@10.1.2.3:3128");
+        for (int as_json = 0; as_json < 2; as_json++) {
+                char *text = NULL;
+                assert_int_equal(as_json ? cordon_settings_to_json(s, &text, NULL)
+                                         : cordon_settings_to_text(s, &text, NULL),
+                                 0);
+                assert_null(strstr(text, "s3cr3t"));
+                assert_non_null(strstr(text, "http://u:****@10.1.2.3:3128"));
+                free(text);
+        }
+        cordon_settings_free(s);
+}
+
 /* The mandate wins over trust: a trusted project file still may not loosen under it. */
 static void test_mandate_beats_trust(void **state) {
         tmptree_write(root, "ws/.cordon/settings.json", DANGER, 0644);
@@ -343,6 +381,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_sub_project_untrusted_then_trusted, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_writable_bind_ignored, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_upstream_ignored_redacted, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mandate_beats_trust, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_project_root, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_store_validation, setup, teardown),
