@@ -3,11 +3,13 @@
 """The host side of the network suite (tests/net/it/suite.sh): loopback servers, fixtures, and
 the events reader. Standard library only; every socket is bound to 127.0.0.1.
 
-  netsrv.py serve STATE ROOT CERT KEY   HTTP on two ports, HTTPS, UDP; writes STATE/ports
+  netsrv.py serve STATE ROOT CERT KEY   HTTP on two ports, HTTPS, UDP, a server that speaks
+                                        first, and the upstream proxies below; writes STATE/ports
                                         (shell assignments) once every socket listens, logs each
                                         request to STATE/access.log (with the client's port:
-                                        which connection carried it) and each datagram to
-                                        STATE/udp.log; runs until SIGTERM or its parent dies
+                                        which connection carried it), each datagram to
+                                        STATE/udp.log and what each upstream proxy was asked to
+                                        STATE/upstream.log; runs until SIGTERM or its parent dies
   netsrv.py pip-index ROOT              a PEP 503 simple index under ROOT/simple with one tiny
                                         wheel (tinypkg 1.0) in ROOT/packages
   netsrv.py events FILE [ACTION]        one line per violation (of ACTION only, if given): ACTION
@@ -26,16 +28,34 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
   GET  /idle-close/<mark> a keep-alive answer, then the idle connection closed after 0.2 s
   anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index)
+
+BANNER_PORT: a server that speaks first ("220 cordon banner"), as SMTP or SSH do.
+
+The upstream proxies (egressUpstream), each logging one line per request it gets, before it
+answers: "NAME CONNECT HOST:PORT user=USER" (USER "-" without credentials, the name exactly as
+asked, so a test can tell a name from an address):
+  UP_HTTP_PORT        HTTP CONNECT, no credentials
+  UP_HTTP_AUTH_PORT   HTTP CONNECT, Basic credentials cordon-up / s3cr3t-up, else 407
+  UP_SOCKS_PORT       SOCKS5, no authentication
+  UP_SOCKS_AUTH_PORT  SOCKS5, username/password cordon-up / s3cr3t-up only, else status 1
+  UP_REFUSE_PORT      HTTP CONNECT, answers every request 403
+They connect names under example.test, localhost and 127.0.0.1 to the host's 127.0.0.1 and
+refuse every other destination (HTTP 502, SOCKS5 reply 4): the suite reaches no other address.
+For the banner server they wait for its first line and send it in the same segment as their
+answer, so the proxy must pass on bytes that came with the answer.
 """
 import base64
+import binascii
 import hashlib
 import http.server
 import json
 import os
+import select
 import signal
 import socket
 import socketserver
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -185,6 +205,175 @@ def die_with_parent():
             os._exit(0)
 
 
+UP_USER, UP_PASS = b"cordon-up", b"s3cr3t-up"
+BANNER = b"220 cordon banner\r\n"
+
+
+def upstream_target(host, port):
+    """Where a test upstream connects for HOST:PORT: the suite's names and loopback only."""
+    h = host.lower().rstrip(".")
+    if h.endswith(".example.test") or h in ("localhost", "127.0.0.1"):
+        return ("127.0.0.1", port)
+    return None
+
+
+def pipe_both(a, b):
+    def copy(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        try:
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+    t = threading.Thread(target=copy, args=(b, a), daemon=True)
+    t.start()
+    copy(a, b)
+    t.join()
+
+
+def recv_exact(sock, n):
+    data = b""
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise EOFError
+        data += chunk
+    return data
+
+
+class Upstream(socketserver.ThreadingMixIn, socketserver.TCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, name, kind, auth, refuse, log, banner_port):
+        self.name, self.kind, self.auth, self.refuse = name, kind, auth, refuse
+        self.log, self.banner_port = log, banner_port
+        super().__init__(("127.0.0.1", 0), UpstreamHandler)
+
+
+class UpstreamHandler(socketserver.BaseRequestHandler):
+    def handle(self):
+        self.request.settimeout(20)
+        try:
+            if self.server.kind == "http":
+                self.http()
+            else:
+                self.socks()
+        except (OSError, EOFError, ValueError):
+            pass
+
+    def record(self, host, port, user):
+        log_line(self.server.log, f"{self.server.name} CONNECT {host}:{port} "
+                                  f"user={user.decode(errors='replace') if user else '-'}")
+
+    def dial(self, host, port):
+        """The destination's socket and what it said first (the banner server), or None."""
+        target = upstream_target(host, port)
+        if not target:
+            return None, b""
+        try:
+            d = socket.create_connection(target, timeout=10)
+        except OSError:
+            return None, b""
+        early = b""
+        if port == self.server.banner_port:
+            while not early.endswith(b"\n") and select.select([d], [], [], 5)[0]:
+                chunk = d.recv(4096)
+                if not chunk:
+                    break
+                early += chunk
+        return d, early
+
+    def http(self):
+        s, head = self.request, b""
+        while b"\r\n\r\n" not in head and len(head) < 16384:
+            chunk = s.recv(4096)
+            if not chunk:
+                return
+            head += chunk
+        lines = head.split(b"\r\n\r\n", 1)[0].split(b"\r\n")
+        method, authority, _ = lines[0].split(b" ")
+        user = pw = None
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"proxy-authorization":
+                scheme, _, b64 = value.strip().partition(b" ")
+                if scheme.lower() == b"basic":
+                    try:
+                        user, _, pw = base64.b64decode(b64, validate=True).partition(b":")
+                    except binascii.Error:
+                        pass
+        host, _, port = authority.decode().rpartition(":")
+        self.record(host.strip("[]"), port, user)
+        if method != b"CONNECT" or self.server.refuse:
+            s.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n")
+            return
+        if self.server.auth and (user, pw) != (UP_USER, UP_PASS):
+            s.sendall(b"HTTP/1.1 407 Proxy Authentication Required\r\n"
+                      b"Proxy-Authenticate: Basic realm=\"netsrv\"\r\nContent-Length: 0\r\n\r\n")
+            return
+        d, early = self.dial(host.strip("[]"), int(port))
+        if not d:
+            s.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+            return
+        with d:
+            s.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n" + early)
+            pipe_both(s, d)
+
+    def socks(self):
+        s = self.request
+        ver, n = recv_exact(s, 2)
+        methods = recv_exact(s, n)
+        want = 2 if self.server.auth else 0
+        if ver != 5 or want not in methods:
+            s.sendall(b"\x05\xff")
+            return
+        s.sendall(bytes([5, want]))
+        user = None
+        if self.server.auth:
+            _, ulen = recv_exact(s, 2)
+            user = recv_exact(s, ulen)
+            pw = recv_exact(s, recv_exact(s, 1)[0])
+            if (user, pw) != (UP_USER, UP_PASS):
+                s.sendall(b"\x01\x01")
+                return
+            s.sendall(b"\x01\x00")
+        _, cmd, _, atyp = recv_exact(s, 4)
+        if atyp == 1:
+            host = socket.inet_ntop(socket.AF_INET, recv_exact(s, 4))
+        elif atyp == 4:
+            host = socket.inet_ntop(socket.AF_INET6, recv_exact(s, 16))
+        else:
+            host = recv_exact(s, recv_exact(s, 1)[0]).decode("latin-1")
+        port = struct.unpack("!H", recv_exact(s, 2))[0]
+        self.record(host, f"{port} atyp={atyp}", user)
+        d, early = self.dial(host, port) if cmd == 1 else (None, b"")
+        if not d:
+            s.sendall(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")
+            return
+        with d:
+            s.sendall(b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00" + early)
+            pipe_both(s, d)
+
+
+def banner_loop(sock):
+    while True:
+        c, _ = sock.accept()
+        try:
+            c.sendall(BANNER)
+            c.settimeout(5)
+            c.recv(4096)  # until the client speaks or closes
+        except OSError:
+            pass
+        c.close()
+
+
 def serve(state, root, cert, key):
     access_log = os.path.join(state, "access.log")
     handler = make_handler(root, access_log)
@@ -198,12 +387,26 @@ def serve(state, root, cert, key):
         servers[name] = srv
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
+    banner = socket.socket()
+    banner.bind(("127.0.0.1", 0))
+    banner.listen(16)
+    threading.Thread(target=banner_loop, args=(banner,), daemon=True).start()
+    up_log = os.path.join(state, "upstream.log")
+    banner_port = banner.getsockname()[1]
+    for name, kind, auth, refuse in (("UP_HTTP_PORT", "http", False, False),
+                                     ("UP_HTTP_AUTH_PORT", "http", True, False),
+                                     ("UP_SOCKS_PORT", "socks5", False, False),
+                                     ("UP_SOCKS_AUTH_PORT", "socks5", True, False),
+                                     ("UP_REFUSE_PORT", "http", False, True)):
+        servers[name] = Upstream(name.lower()[:-5].replace("_", "-"), kind, auth, refuse, up_log,
+                                 banner_port)
     for srv in servers.values():
         threading.Thread(target=srv.serve_forever, daemon=True).start()
     threading.Thread(target=udp_loop, args=(udp, os.path.join(state, "udp.log")),
                      daemon=True).start()
     lines = [f"{k}={s.server_address[1]}" for k, s in servers.items()]
     lines.append(f"UDP_PORT={udp.getsockname()[1]}")
+    lines.append(f"BANNER_PORT={banner_port}")
     tmp = os.path.join(state, "ports.tmp")
     with open(tmp, "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")

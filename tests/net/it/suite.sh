@@ -1,11 +1,12 @@
 #!/bin/sh
 # tests/net/it/suite.sh: the egress proxy from inside the sandbox, with real clients (curl, git,
 # ssh, pip, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
-# two ports, HTTPS with a certificate made here, UDP; a dumb-HTTP git repository; a pip index; an
-# sshd on its own port). Every rule is tried allowed and refused; a refusal must come with exactly
-# one `violation` event (action network-outbound, the right host:port) and must not reach the
-# server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1 with
-# --resolve, nothing here ever contacts another address.
+# two ports, HTTPS with a certificate made here, UDP, a server that speaks first, HTTP CONNECT and
+# SOCKS5 upstream proxies with and without credentials; a dumb-HTTP git repository; a pip index;
+# an sshd on its own port). Every rule is tried allowed and refused; a refusal must come with
+# exactly one `violation` event (action network-outbound, the right host:port) and must not reach
+# the server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1
+# with --resolve (or by the suite's upstream proxies), nothing here ever contacts another address.
 #
 #   suite.sh CORDON IT_TMP LIB_DIR
 #
@@ -182,6 +183,7 @@ make_fixture() {
         mkdir -p "$IT_TMP/log" "$FAKE_HOME" "$WS" "$SRV" "$ROOT"
         : > "$SRV/access.log"
         : > "$SRV/udp.log"
+        : > "$SRV/upstream.log"
         : > "$EVENTS_ALL"
         openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
                 -subj /CN=tls.example.test \
@@ -799,6 +801,143 @@ t_dns() {
                 --deny-domain a.example.test -- $CLI dns 192.0.2.53 a.example.test
 }
 
+# ---- an upstream proxy (egressUpstream, src/net/proxy-upstream.c) ---------------------------
+# The rules decide first; what they allow is asked of the upstream by name and never resolved or
+# dialled here. netsrv.py's upstreams log every request they get; they map the suite's names to
+# 127.0.0.1 themselves (no --resolve: with an upstream the hosts map is not consulted).
+
+# up NAME RC OUT EVENTS HITS ASKED [CORDON-RUN-OPTIONS...] -- CMD...: `net` with the upstreams'
+# log emptied first, then one more check: ASKED "-" means no upstream was asked anything, else
+# the text one of its lines must hold.
+up() {
+        _up_name=$1 _up_asked=$6
+        : > "$SRV/upstream.log"
+        _u1=$1 _u2=$2 _u3=$3 _u4=$4 _u5=$5
+        shift 6
+        net "$_u1" "$_u2" "$_u3" "$_u4" "$_u5" "$@"
+        if [ "$_up_asked" = - ]; then
+                if [ -s "$SRV/upstream.log" ]; then
+                        not_ok "$_up_name: ... and no upstream was asked" \
+                                "$(tr '\n' '|' < "$SRV/upstream.log")"
+                else ok "$_up_name: ... and no upstream was asked"; fi
+        elif grep -qF -- "$_up_asked" "$SRV/upstream.log"; then
+                ok "$_up_name: ... the upstream was asked '$_up_asked'"
+        else
+                not_ok "$_up_name: ... the upstream was asked '$_up_asked'" \
+                        "log: $(tr '\n' '|' < "$SRV/upstream.log")"
+        fi
+}
+
+t_upstream() {
+        uh="--upstream-proxy http://127.0.0.1:$UP_HTTP_PORT"
+        us="--upstream-proxy socks5://127.0.0.1:$UP_SOCKS_PORT"
+        uha="--upstream-proxy http://cordon-up:s3cr3t-up@127.0.0.1:$UP_HTTP_AUTH_PORT"
+        usa="--upstream-proxy socks5h://cordon-up:s3cr3t-up@127.0.0.1:$UP_SOCKS_AUTH_PORT"
+        a="--allow-domain a.example.test"
+        hdr="-s -o /dev/null --max-time 20 -D -"
+        up "upstream: http:// through an HTTP upstream (CONNECT by name)" 0 "200/000" - + \
+                "up-http CONNECT a.example.test:$P user=-" $a $uh -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        up "upstream: https through an HTTP upstream" 0 "200/200" - + \
+                "up-http CONNECT tls.example.test:$T user=-" --allow-domain tls.example.test $uh \
+                -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        up "upstream: a SOCKS5 client through an HTTP upstream" 0 "200/000" - + \
+                "up-http CONNECT a.example.test:$P" $a $uh -- \
+                $CURL -x socks5h://127.0.0.1:1080 "http://a.example.test:$P/hello/@M@"
+        up "upstream: a destination the rules refuse never reaches the upstream" 0 "403/000" \
+                "b.example.test:$P~not in allowlist" - - $a $uh -- \
+                $CURL "http://b.example.test:$P/hello/@M@"
+        up "upstream: a denied one neither" 56 "000/403" "a.example.test:$T~*a.example.test*" - - \
+                $a --deny-domain "a.example.test:$T" $uh -- \
+                $CURL --cacert "$CERT" "https://a.example.test:$T/hello/@M@"
+        up "upstream: the hosts map is not consulted: the name goes to the upstream" 0 \
+                "200/000" - + "up-http CONNECT a.example.test:$P user=-" $a $NAMES $uh -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        printf '{"limits": {"wildcardNames": 1}}\n' > "$IT_TMP/up-wild1.json"
+        up "upstream: the wildcard budget holds before the upstream" 0 "200/000?403/000?" \
+                "b.example.test:$P~wildcard budget*" "+-a --b" "CONNECT a.example.test:$P" \
+                --allow-domain '*.example.test' --policy "$IT_TMP/up-wild1.json" $uh -- sh -c \
+                "$CURL http://a.example.test:$P/hello/@M@-a; $CURL http://b.example.test:$P/hello/@M@-b"
+        if grep -qF "CONNECT b.example.test" "$SRV/upstream.log"; then
+                not_ok "upstream: ... the name past the budget was never asked of it"
+        else ok "upstream: ... the name past the budget was never asked of it"; fi
+        up "upstream: an address still meets the guard (metadata), before the upstream" 0 \
+                "403/000" "169.254.169.254:80" - - --allow-domain 169.254.169.254:80 $uh -- \
+                $CURL "http://169.254.169.254/latest/@M@"
+        up "upstream: an allowed address is asked as the address" 0 "200/000" - + \
+                "up-http CONNECT 127.0.0.1:$P user=-" $LOCAL $uh -- \
+                $CURL "http://127.0.0.1:$P/hello/@M@"
+        up "upstream: a SOCKS5 upstream (the name as ATYP 3)" 0 "200/000" - + \
+                "up-socks CONNECT a.example.test:$P atyp=3 user=-" $a $us -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        up "upstream: a SOCKS5 upstream with username/password" 0 "200/200" - + \
+                "up-socks-auth CONNECT tls.example.test:$T atyp=3 user=cordon-up" \
+                --allow-domain tls.example.test $usa -- \
+                $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        up "upstream: an HTTP upstream with Basic credentials" 0 "200/000" - + \
+                "up-http-auth CONNECT a.example.test:$P user=cordon-up" $a $uha -- \
+                $CURL "http://a.example.test:$P/hello/@M@"
+        up "upstream: wrong HTTP credentials: 502 naming the 407, no violation" 0 \
+                "HTTP/1.1 502 Bad Gateway X-Cordon-Error: the upstream proxy refused the CONNECT: it answered 407" - - \
+                "up-http-auth CONNECT a.example.test:$P user=cordon-up" $a \
+                --upstream-proxy "http://cordon-up:wrong-pass@127.0.0.1:$UP_HTTP_AUTH_PORT" -- \
+                sh -c "curl $hdr http://a.example.test:$P/hello/@M@ | tr -d '\r' |
+                grep -i -e ^x-cordon-error -e '^HTTP/1.1 502'"
+        up "upstream: wrong SOCKS5 credentials: a failed dial, no violation" 0 "502/000" - - - \
+                $a --upstream-proxy "socks5://cordon-up:wrong-pass@127.0.0.1:$UP_SOCKS_AUTH_PORT" \
+                -- $CURL "http://a.example.test:$P/hello/@M@"
+        up "upstream: no credentials where the upstream wants them: SOCKS5 reply 5" 0 \
+                "rep=5" - - - $a --upstream-proxy "socks5://127.0.0.1:$UP_SOCKS_AUTH_PORT" -- \
+                $CLI socks domain a.example.test "$P" "/hello/@M@"
+        up "upstream: an upstream that refuses: 502" 56 "000/502" - - \
+                "up-refuse CONNECT tls.example.test:$T" --allow-domain tls.example.test \
+                --upstream-proxy "http://127.0.0.1:$UP_REFUSE_PORT" -- \
+                $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        up "upstream: an upstream nobody listens on: 502" 0 "502/000" - - - $a \
+                --upstream-proxy "http://127.0.0.1:$U" -- $CURL "http://a.example.test:$P/hello/@M@"
+        up "upstream: the redirected path too (curl --noproxy, the sandbox's resolver)" 0 \
+                "200/000" - + "up-http CONNECT a.example.test:$P user=-" $a $uh -- \
+                $CURL --noproxy '*' "http://a.example.test:$P/hello/@M@"
+        up "upstream: a plain TCP client, redirected, through a SOCKS5 upstream" 0 \
+                "HTTP/1.? 200 OK" - + "up-socks CONNECT a.example.test:$P atyp=3" $a $us -- \
+                $CLI tcp a.example.test "$P" "GET /hello/@M@ HTTP/1.0\r\n\r\n"
+        up "upstream: a server that speaks first, its bytes with the HTTP upstream's answer" 0 \
+                "220 cordon banner" - . "up-http CONNECT a.example.test:$BANNER_PORT" $a $uh -- \
+                $CLI tcp a.example.test "$BANNER_PORT" ""
+        up "upstream: ... and with the SOCKS5 upstream's reply" 0 "220 cordon banner" - . \
+                "up-socks CONNECT a.example.test:$BANNER_PORT" $a $us -- \
+                $CLI tcp a.example.test "$BANNER_PORT" ""
+        up "upstream: fronting is still refused through it" "!0" "000/000" \
+                "a.example.test:$P~asks for b.example.test*" - \
+                "up-http CONNECT a.example.test:$P" $a $uh -- \
+                $CURL --noproxy '*' -H "Host: b.example.test" "http://a.example.test:$P/hello/@M@"
+        # The landlock backend's proxy (on the host's loopback, with credentials) is the same.
+        if "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
+                up "upstream: the landlock backend's proxy goes through it too" 0 "200/000" - + \
+                        "up-socks CONNECT a.example.test:$P atyp=3 user=-" --backend landlock $a \
+                        $us -- $CURL "http://a.example.test:$P/hello/@M@"
+        else
+                skip "upstream: the landlock backend's proxy goes through it too" \
+                        "no landlock backend here (cordon probe)"
+        fi
+        # The password is the operator's: never in policy show, an error or an event.
+        run_in "$WS" "$CORDON" policy show --upstream-proxy \
+                "http://cordon-up:s3cr3t-up@127.0.0.1:$UP_HTTP_AUTH_PORT"
+        if [ "$LAST_STATUS" -eq 0 ] && grep -qF "cordon-up:****@127.0.0.1" "$LAST_OUT" &&
+                ! grep -qF s3cr3t-up "$LAST_OUT" "$LAST_ERR"; then
+                ok "upstream: policy show prints the URL with its password as ****"
+        else
+                not_ok "upstream: policy show prints the URL with its password as ****" \
+                        "status $LAST_STATUS: $(grep -i upstream "$LAST_OUT" "$LAST_ERR")"
+        fi
+        if grep -qF -e s3cr3t-up -e wrong-pass "$EVENTS_ALL" "$IT_TMP"/log/*.err; then
+                not_ok "upstream: no event and no message holds a password" \
+                        "$(grep -lF -e s3cr3t-up -e wrong-pass "$EVENTS_ALL" "$IT_TMP"/log/*.err)"
+        else
+                ok "upstream: no event and no message holds a password"
+        fi
+}
+
 t_nonet() {
         net "--no-network: an explicitly allowed address:port is refused, and reported" 0 \
                 "403/000" "127.0.0.1:$P" - --no-network $LOCAL -- \
@@ -997,7 +1136,7 @@ t_sanitizers() {
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns nonet \
+        transparent dns upstream nonet \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
