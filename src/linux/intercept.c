@@ -11,7 +11,6 @@
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <string.h>
@@ -333,10 +332,12 @@ int intercept_rules_install(uint16_t tcp_port, uint16_t dns_port) {
         return r;
 }
 
+/* The kernel gives a new network namespace's loopback index 1 (LOOPBACK_IFINDEX) and nothing
+ * else can have it: no if_nametoindex() round trip on every sandbox's start-up. */
+#define LOOPBACK_IFINDEX 1
+
 int intercept_install(uint16_t tcp_port, uint16_t dns_port) {
-        unsigned lo = if_nametoindex("lo");
-        if (lo == 0)
-                return -errno;
+        unsigned lo = LOOPBACK_IFINDEX;
         int r = add_default_route(AF_INET, lo);
         if (r < 0)
                 return r;
