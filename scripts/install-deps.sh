@@ -16,6 +16,8 @@ pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
 # A database client that knows nothing of proxies, against its own server on loopback (the
 # transparent-egress tests: redis-cli to redis-server through the interception).
 pkgs="$pkgs redis-server redis-tools"
+# A JVM client through the interception (java runs its single source file without a build step).
+pkgs="$pkgs openjdk-17-jdk-headless"
 # The compatibility suite (tests/compat): python3 -m venv, npm and npx. Node and npm are taken
 # from Debian unless the machine has them already from elsewhere (NodeSource's nodejs bundles
 # npm; Debian's npm package would conflict with it).
