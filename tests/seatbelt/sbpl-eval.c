@@ -18,7 +18,7 @@ typedef struct reader {
         bool failed;
 } reader;
 
-static void fail(reader *r, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void fail(reader *r, const char *fmt, ...) {
         if (r->failed)
                 return;
         r->failed = true;
