@@ -714,21 +714,21 @@ print(s.getsockname()[1])')
         REDIS_PID=
 }
 
-# A JVM client (HttpURLConnection with the proxy off) through the interception: the JVM resolves
-# through glibc, so the sandbox's resolver and the redirected TCP path are what it meets.
+# A JVM client (a plain java.net.Socket) through the interception: the JVM resolves through
+# glibc, so the sandbox's resolver and the redirected TCP path are what it meets.
 t_java() {
         if ! command -v java >/dev/null; then
                 skip "transparent: a JVM client" "java missing (scripts/install-deps.sh)"
                 return 0
         fi
         net "transparent: a JVM client reaches an allowed name:port" 0 "200" - + $1 -- \
-                java "$HERE/JavaClient.java" "http://a.example.test:$P/hello/@M@"
-        net "transparent: ... and is reset on a port not allowed" 0 "error: *Exception" \
+                java "$HERE/JavaClient.java" a.example.test "$P" /hello/@M@
+        net "transparent: ... and is reset on a port not allowed" 0 "error: SocketException" \
                 "a.example.test:$P2~not in allowlist" - $1 -- \
-                java "$HERE/JavaClient.java" "http://a.example.test:$P2/hello/@M@"
+                java "$HERE/JavaClient.java" a.example.test "$P2" /hello/@M@
         net "transparent: ... and cannot resolve a name not allowed" 0 "error: UnknownHostException" \
                 "b.example.test~not in allowlist" - $1 -- \
-                java "$HERE/JavaClient.java" "http://b.example.test:$P/hello/@M@"
+                java "$HERE/JavaClient.java" b.example.test "$P" /hello/@M@
 }
 
 t_transparent() {
