@@ -22,11 +22,38 @@ void sb_comment(sb_gen *g, const char *text) {
         sbuf_add(&g->out, "\n");
 }
 
-void sb_rule_begin(sb_gen *g, const char *head) {
+/* docs/design/seatbelt.md, "Violation reports": the kernel logs a refusal with the message of
+ * the rule that made it, which names the rule and the session, so the launcher can tell its own
+ * run's refusals from everyone else's and say which rule refused. */
+static void add_tag(sb_gen *g, const char *head, seatbelt_rule rule) {
+        if (strncmp(head, "deny ", 5) != 0)
+                return;
+        const char *name = seatbelt_rule_name(rule);
+        if (!name) {
+                sbuf_fail(&g->out, -EINVAL); /* every deny is tagged: a bug fails the profile */
+                return;
+        }
+        _cleanup_free_ char *msg = NULL;
+        if (asprintf(&msg, SEATBELT_TAG_PREFIX "%s %s", name, g->session) < 0) {
+                sbuf_fail(&g->out, -ENOMEM);
+                return;
+        }
+        sbuf_add(&g->out, " (with message ");
+        sbpl_quote(&g->out, msg);
+        sbuf_add(&g->out, ")");
+}
+
+void sb_rule_begin(sb_gen *g, const char *head, seatbelt_rule rule) {
         g->n_filters = 0;
         g->depth = 0;
         sbuf_add(&g->out, "(");
         sbuf_add(&g->out, head);
+        add_tag(g, head, rule);
+}
+
+void sb_rule_everywhere(sb_gen *g, const char *head, seatbelt_rule rule) {
+        sb_rule_begin(g, head, rule);
+        sbuf_add(&g->out, ")\n");
 }
 
 /* Remembers the first string that cannot go into a profile, for the error message. */
@@ -120,10 +147,10 @@ void sb_sort(strv *s) {
                 qsort(s->v, s->n, sizeof(char *), compare_strings);
 }
 
-void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items) {
+void sb_rule(sb_gen *g, const char *head, seatbelt_rule rule, sb_filter kind, const strv *items) {
         if (items->n == 0)
                 return;
-        sb_rule_begin(g, head);
+        sb_rule_begin(g, head, rule);
         for (size_t i = 0; i < items->n; i++)
                 sb_filter_add(g, kind, items->v[i]);
         sb_rule_end(g);
@@ -263,8 +290,9 @@ static void section_processes(sb_gen *g) {
         sb_comment(g, "");
         sb_comment(g, "processes: signals and task ports only within this sandbox (kill, stop or");
         sb_comment(g, "debug the agent or the user's other processes: refused)");
-        sbuf_add(&g->out, "(deny signal)\n(allow signal (target same-sandbox))\n");
-        sbuf_add(&g->out, "(deny mach-priv-task-port)\n");
+        sb_rule_everywhere(g, "deny signal", SBR_PROCESS);
+        sbuf_add(&g->out, "(allow signal (target same-sandbox))\n");
+        sb_rule_everywhere(g, "deny mach-priv-task-port", SBR_PROCESS);
         sbuf_add(&g->out, "(allow mach-priv-task-port (target same-sandbox))\n");
         /* Another process's environment and arguments hold tokens (`ps -Eww -p PID`, which
          * reads the sysctl kern.procargs2), its open files and its code signature say what the
@@ -275,11 +303,11 @@ static void section_processes(sb_gen *g) {
          * every process's name anyway). */
         sb_comment(g, "process information only within this sandbox; no process's arguments and");
         sb_comment(g, "environment (ps -E of the user's processes: refused)");
-        sbuf_add(&g->out, "(deny process-info*)\n");
+        sb_rule_everywhere(g, "deny process-info*", SBR_PROCESS);
         sbuf_add(&g->out, "(allow process-info* (target same-sandbox))\n");
         sbuf_add(&g->out, "(allow process-info-listpids)\n");
-        sbuf_add(&g->out, "(deny sysctl-read (sysctl-name \"kern.procargs\") "
-                          "(sysctl-name \"kern.procargs2\"))\n");
+        sb_rule_begin(g, "deny sysctl-read", SBR_PROCESS);
+        sbuf_add(&g->out, " (sysctl-name \"kern.procargs\") (sysctl-name \"kern.procargs2\"))\n");
 }
 
 #define MDNS_SOCKET "/var/run/mDNSResponder"
@@ -296,7 +324,7 @@ static int allow_unix_sockets(sb_gen *g, bool dns) {
         if (r >= 0 && forms.n > 0) {
                 sb_comment(g, dns ? "Unix sockets: DNS (mDNSResponder) and allowUnixSockets"
                                   : "Unix sockets: allowUnixSockets");
-                sb_rule(g, "allow network-outbound", SB_ALLOW_LITERAL, &forms);
+                sb_rule(g, "allow network-outbound", SB_UNTAGGED, SB_ALLOW_LITERAL, &forms);
         }
         strv_done(&forms);
         return r;
@@ -310,7 +338,7 @@ static int section_network(sb_gen *g) {
         sb_comment(g, "");
         sb_comment(g, on ? "network: only the session's egress proxy on localhost, and DNS"
                          : "network: off (networkEnabled false); the proxy, if any, refuses all");
-        sbuf_add(&g->out, "(deny network*)\n");
+        sb_rule_everywhere(g, "deny network*", SBR_NETWORK);
         if (g->params.proxy_port > 0) {
                 char hostport[32];
                 (void) snprintf(hostport, sizeof(hostport), "localhost:%u",
@@ -343,6 +371,18 @@ static void sanitize(char *s) {
                         *s = '?';
 }
 
+/* The tag's last word (sandbox-log.h): printable ASCII without blanks, quotes or backslashes
+ * (policy ids are already; a caller's own must be too). */
+static bool session_ok(const char *s) {
+        if (!s[0] || strlen(s) > 256)
+                return false;
+        for (; *s; s++)
+                if ((unsigned char) *s <= 0x20 || (unsigned char) *s >= 0x7f || *s == '"' ||
+                    *s == '\\')
+                        return false;
+        return true;
+}
+
 int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_params *params,
                      char **ret, cordon_error *err) {
         if (!p || !policy || !ret)
@@ -358,6 +398,13 @@ int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_
                 g.params = *params;
         if (!g.params.resolve)
                 g.params.resolve = default_resolve;
+        g.session = g.params.session            ? g.params.session
+                    : policy->session_id && policy->session_id[0] ? policy->session_id
+                                                               : SEATBELT_NO_SESSION;
+        if (!session_ok(g.session))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "the session id cannot tag a Seatbelt profile: it "
+                                        "holds a blank, a quote or a control character");
         int r = generate(&g), written = 0;
         _cleanup_free_ char *text = sbuf_take(&g.out, &written); /* NULL when written < 0 */
         _cleanup_free_ char *bad = g.bad;
