@@ -131,9 +131,12 @@ static const char *find_pid(const char *p, const char *end, const char **open, u
                 if (*q != '(')
                         continue;
                 q++;
-                if (read_number(&q, end, 9, pid) && read_literal(&q, end, ") deny(") &&
-                    read_number(&q, end, 19, count) && read_literal(&q, end, ") ")) {
+                uint64_t p_ = 0, n = 0; /* written only once the whole shape is there */
+                if (read_number(&q, end, 9, &p_) && read_literal(&q, end, ") deny(") &&
+                    read_number(&q, end, 19, &n) && read_literal(&q, end, ") ")) {
                         *open = c;
+                        *pid = p_;
+                        *count = n;
                         return q;
                 }
         }
@@ -223,7 +226,11 @@ static int parse_object(json_t *o, const char *session, seatbelt_violation *ret)
         int r = parse_tag(tag, tag_len, session, &v.rule);
         if (r <= 0)
                 return r;
-        if ((r = parse_refusal(msg, (size_t) (tag - msg), &v)) < 0)
+        /* The refusal is what comes before the tag and the one blank that separates them. */
+        size_t before = (size_t) (tag - msg);
+        if (before > 0)
+                before--;
+        if ((r = parse_refusal(msg, before, &v)) < 0)
                 return r;
         *ret = v;
         return 1;
