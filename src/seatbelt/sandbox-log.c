@@ -264,3 +264,50 @@ void seatbelt_violation_event(const seatbelt_violation *v, cordon_violation *ret
                                     .target = v->target, .rule = ri->why,
                                     .count = v->count > 1 ? v->count : 0 };
 }
+
+/* ---- a stream of lines ---------------------------------------------------------------------- */
+
+void seatbelt_log_reader_init(seatbelt_log_reader *r, const char *session,
+                              seatbelt_violation_fn fn, void *userdata) {
+        r->session = session;
+        r->fn = fn;
+        r->userdata = userdata;
+        r->violations = r->bad = 0;
+        r->skipping = false;
+        r->len = 0;
+}
+
+static void line_done(seatbelt_log_reader *r, const char *line, size_t len) {
+        seatbelt_violation v;
+        int q = seatbelt_log_parse(line, len, r->session, &v);
+        if (q < 0)
+                r->bad++;
+        if (q != 1)
+                return;
+        r->violations++;
+        if (r->fn)
+                r->fn(r->userdata, &v);
+}
+
+void seatbelt_log_feed(seatbelt_log_reader *r, const char *data, size_t len) {
+        while (len > 0) {
+                const char *nl = memchr(data, '\n', len);
+                size_t n = nl ? (size_t) (nl - data) : len;
+                if (!r->skipping && r->len + n >= sizeof(r->buf)) {
+                        r->skipping = true; /* over-long: not one of the kernel's */
+                        r->bad++;
+                }
+                if (!r->skipping) {
+                        memcpy(r->buf + r->len, data, n);
+                        r->len += n;
+                }
+                if (!nl)
+                        return;
+                if (!r->skipping)
+                        line_done(r, r->buf, r->len);
+                r->skipping = false;
+                r->len = 0;
+                data = nl + 1;
+                len -= n + 1;
+        }
+}

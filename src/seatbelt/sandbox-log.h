@@ -57,3 +57,28 @@ int seatbelt_log_parse(const char *line, size_t len, const char *session, seatbe
 /* The violation event of a parsed line (action, syscall, target, rule, count), pointing into `v`
  * and static strings: valid while `v` is. */
 void seatbelt_violation_event(const seatbelt_violation *v, cordon_violation *ret);
+
+/* ---- a stream of lines ---------------------------------------------------------------------- */
+
+#define SEATBELT_LOG_LINE_MAX 65536 /* longer lines are skipped whole (and counted as bad) */
+
+typedef void (*seatbelt_violation_fn)(void *userdata, const seatbelt_violation *v);
+
+/* Splits the bytes `log stream` writes into lines and parses each (no I/O: the caller reads).
+ * Initialise with seatbelt_log_reader_init(); heap-allocate it (it holds a line buffer). */
+typedef struct seatbelt_log_reader {
+        const char *session;
+        seatbelt_violation_fn fn;
+        void *userdata;
+        unsigned violations; /* lines that were this session's refusals */
+        unsigned bad;        /* malformed or over-long lines */
+        bool skipping;       /* inside an over-long line, until its '\n' */
+        size_t len;
+        char buf[SEATBELT_LOG_LINE_MAX];
+} seatbelt_log_reader;
+
+void seatbelt_log_reader_init(seatbelt_log_reader *r, const char *session,
+                              seatbelt_violation_fn fn, void *userdata);
+/* Hands every complete line in `data` to the parser, `fn` for each violation; keeps a partial
+ * last line for the next call. */
+void seatbelt_log_feed(seatbelt_log_reader *r, const char *data, size_t len);

@@ -258,12 +258,81 @@ static void test_rule_names(void **state) {
         assert_null(seatbelt_rule_name(SBR_COUNT_));
 }
 
+typedef struct seen {
+        unsigned n;
+        seatbelt_rule rules[16];
+        char targets[16][64];
+} seen;
+
+static void collect(void *userdata, const seatbelt_violation *v) {
+        seen *s = userdata;
+        if (s->n < ELEMENTSOF(s->rules)) {
+                s->rules[s->n] = v->rule;
+                size_t n = strnlen(v->target, sizeof(s->targets[0]) - 1);
+                memcpy(s->targets[s->n], v->target, n);
+                s->targets[s->n][n] = '\0';
+        }
+        s->n++;
+}
+
+/* The stream as `log stream` writes it, in chunks of every size: the header, three refusals
+ * (one of another session), a malformed line, an over-long line; the same verdicts each way. */
+static void test_reader_chunks(void **state) {
+        _cleanup_free_ char *a = line_of(SANDBOX, "Sandbox: cat(1) deny(1) file-read-data "
+                                                  "\\/k\\ncordon-deny secret S");
+        _cleanup_free_ char *b = line_of(SANDBOX, "Sandbox: sh(2) deny(1) file-write-data "
+                                                  "\\/dev\\/ttys001\\ncordon-deny tty S");
+        _cleanup_free_ char *c = line_of(SANDBOX, "Sandbox: sh(2) deny(1) file-write-data "
+                                                  "\\/o\\ncordon-deny tty other");
+        sbuf all = { 0 };
+        const char *const parts[] = { "Filtering the log data using \"sender == \"Sandbox\"\"\n",
+                                      a, "\n", c, "\n{broken\n", b, "\n" };
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++)
+                sbuf_add(&all, parts[i]); /* sbuf_addf is for short fragments only */
+        sbuf_add(&all, "{\"x\":\"");
+        for (int i = 0; i < SEATBELT_LOG_LINE_MAX + 10; i++)
+                sbuf_add(&all, "y");
+        sbuf_add(&all, "\"}\n");
+        sbuf_add(&all, a);
+        sbuf_add(&all, "\n");
+        int e = 0;
+        _cleanup_free_ char *text = sbuf_take(&all, &e);
+        assert_non_null(text);
+        size_t len = strlen(text);
+        static const size_t chunks[] = { 1, 2, 3, 7, 64, 4096, 65535, 65536, 1 << 20 };
+        seatbelt_log_reader *r = malloc(sizeof(*r));
+        assert_non_null(r);
+        for (size_t k = 0; k < ELEMENTSOF(chunks); k++) {
+                seen s = { 0 };
+                seatbelt_log_reader_init(r, "S", collect, &s);
+                for (size_t off = 0; off < len; off += chunks[k])
+                        seatbelt_log_feed(r, text + off,
+                                          len - off < chunks[k] ? len - off : chunks[k]);
+                assert_int_equal(s.n, 3);
+                assert_int_equal(r->violations, 3);
+                assert_int_equal(r->bad, 2);
+                assert_int_equal(s.rules[0], SBR_SECRET);
+                assert_int_equal(s.rules[1], SBR_TTY);
+                assert_string_equal(s.targets[1], "/dev/ttys001");
+                assert_int_equal(s.rules[2], SBR_SECRET);
+        }
+        /* A last line without its '\n' waits for the rest. */
+        seen s = { 0 };
+        seatbelt_log_reader_init(r, "S", collect, &s);
+        seatbelt_log_feed(r, a, strlen(a));
+        assert_int_equal(s.n, 0);
+        seatbelt_log_feed(r, "\n", 1);
+        assert_int_equal(s.n, 1);
+        free(r);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_refusal),      cmocka_unit_test(test_actions),
                 cmocka_unit_test(test_shapes),       cmocka_unit_test(test_path_holds_a_tag),
                 cmocka_unit_test(test_not_ours),     cmocka_unit_test(test_malformed),
                 cmocka_unit_test(test_long_fields),  cmocka_unit_test(test_rule_names),
+                cmocka_unit_test(test_reader_chunks),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
