@@ -330,6 +330,41 @@ static int allow_unix_sockets(sb_gen *g, bool dns) {
         return r;
 }
 
+/* A filter "(local unix-socket (subpath P))" (or remote) per spelling of TMPDIR. */
+static void unix_socket_filters(sb_gen *g, const char *side, const strv *forms) {
+        for (size_t i = 0; i < forms->n; i++) {
+                if (g->out.err || !check_or_blame(g, forms->v[i]))
+                        return;
+                g->n_filters++;
+                sbuf_addf(&g->out, "\n  (%s unix-socket (subpath ", side);
+                sbpl_quote(&g->out, forms->v[i]);
+                sbuf_add(&g->out, "))");
+        }
+}
+
+/* The command's own Unix-socket servers in its private TMPDIR (a test suite's database, an
+ * ssh ControlMaster, a language server, tmux): bound, accepted and connected to there. The
+ * directory is the run's (0700, a random name, removed after it): a socket in it is the
+ * command's, as on Linux, where the command connects to its own servers on the private /tmp. */
+static int allow_tmpdir_sockets(sb_gen *g) {
+        if (!g->params.tmpdir)
+                return 0;
+        strv forms = { 0 };
+        int r = sb_push_forms(g, &forms, g->params.tmpdir, false);
+        sb_add_disk_case(g, &forms);
+        if (r >= 0) {
+                sb_comment(g, "Unix sockets of the command's own servers in its TMPDIR");
+                sb_rule_begin(g, "allow network-bind network-inbound", SB_UNTAGGED);
+                unix_socket_filters(g, "local", &forms);
+                sb_rule_end(g);
+                sb_rule_begin(g, "allow network-outbound", SB_UNTAGGED);
+                unix_socket_filters(g, "remote", &forms);
+                sb_rule_end(g);
+        }
+        strv_done(&forms);
+        return r;
+}
+
 /* docs/design/seatbelt.md: no destination but the session's proxy, which checks every host
  * against the allowlist. No loopback-wide allow (a local database or the agent's own server would
  * be reachable) and no Unix socket beyond the listed ones. */
@@ -349,7 +384,8 @@ static int section_network(sb_gen *g) {
         } else
                 sb_comment(g, "no proxy port was given: every connection is refused");
         /* Off: no name lookups either, DNS queries can carry data out. */
-        return allow_unix_sockets(g, on);
+        int r = allow_unix_sockets(g, on);
+        return r < 0 ? r : allow_tmpdir_sockets(g);
 }
 
 static int generate(sb_gen *g) {

@@ -186,7 +186,7 @@ static const char *const operations[] = {
         "process-exec", "network*", "network-outbound", "signal", "mach-priv-task-port",
         "file-link", "file-clone", "process-info*", "process-info-listpids", "sysctl-read",
         "process-exec*", "appleevent-send", "lsopen", "user-preference-write", "job-creation",
-        "mach-lookup", NULL,
+        "mach-lookup", "network-bind", "network-inbound", NULL,
 };
 
 /* Rules that may stand without a filter (they apply everywhere on purpose). */
@@ -243,6 +243,11 @@ static bool filter_ok(const sx *f, char *err, size_t errlen) {
         if (strcmp(h, "sysctl-name") == 0 || strcmp(h, "global-name") == 0 ||
             strcmp(h, "extension") == 0)
                 return f->n == 2 && is(f->items[1], SX_STRING, NULL);
+        if ((strcmp(h, "local") == 0 || strcmp(h, "remote") == 0) && f->n == 3 &&
+            is(f->items[1], SX_SYMBOL, "unix-socket"))
+                return f->items[2]->kind == SX_LIST && f->items[2]->n == 2 &&
+                       is(f->items[2]->items[0], SX_SYMBOL, "subpath") &&
+                       filter_ok(f->items[2], err, errlen);
         if (strcmp(h, "remote") == 0)
                 return f->n == 3 && is(f->items[1], SX_SYMBOL, "tcp") &&
                        is(f->items[2], SX_STRING, NULL) &&
@@ -357,6 +362,9 @@ static bool filter_matches(const sx *f, const char *path, const char *vnode) {
                 return vnode && strcmp(f->items[1]->text, vnode) == 0;
         if (strcmp(h, "sysctl-name") == 0 || strcmp(h, "global-name") == 0)
                 return strcmp(f->items[1]->text, path) == 0; /* the "path" is the name */
+        if ((strcmp(h, "local") == 0 || strcmp(h, "remote") == 0) && f->n == 3 &&
+            is(f->items[1], SX_SYMBOL, "unix-socket"))
+                return filter_matches(f->items[2], path, vnode); /* the socket's path */
         if (strcmp(h, "extension") == 0 || strcmp(h, "with") == 0)
                 return false; /* no sandbox extension in this model; a modifier is no filter */
         if (f->n != 2 || f->items[1]->kind != SX_STRING)

@@ -359,6 +359,23 @@ static void test_ttys(void **state) {
         sbpl_free(p);
 }
 
+/* Item: the command's own Unix-socket servers in its TMPDIR (bind, accept, connect), in each
+ * spelling; no other socket, and none without a TMPDIR. */
+static void test_tmpdir_sockets(void **state) {
+        sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
+        assert_true(sbpl_allows(p, "network-bind", at("tmp/run-1/db.sock")));
+        assert_true(sbpl_allows(p, "network-inbound", at("tmp/run-1/db.sock")));
+        assert_true(sbpl_allows(p, "network-outbound", at("tmp/run-1/a/b.sock")));
+        assert_false(sbpl_allows(p, "network-outbound", at("tmp/run-10/x.sock")));
+        assert_false(sbpl_allows(p, "network-bind", at("home/alice/project/s.sock")));
+        assert_false(sbpl_allows(p, "network-outbound", "/var/run/docker.sock"));
+        assert_false(sbpl_allows(p, "network-outbound", at("home/alice/.ssh/agent.sock")));
+        sbpl_free(p);
+        p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "network-bind", at("tmp/run-1/db.sock")));
+        sbpl_free(p);
+}
+
 /* Item: what reaches outside without a program (Apple events, LaunchServices, cfprefsd writes,
  * launchd jobs, the pasteboard) is refused whatever program asks; reads of preferences and other
  * Mach services stay. */
@@ -685,6 +702,7 @@ int main(void) {
                 cmocka_unit_test(test_nested_config),
                 cmocka_unit_test(test_ttys),
                 cmocka_unit_test(test_services),
+                cmocka_unit_test(test_tmpdir_sockets),
                 cmocka_unit_test(test_tags),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
