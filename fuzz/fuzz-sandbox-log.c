@@ -6,6 +6,8 @@
  *   - a violation has a known rule, a non-empty operation without blanks, NUL-terminated fields
  *     within their arrays, a target and a name without a newline, and an event with an action;
  *   - a line that is session S's is no other session's (session "T" gives 0);
+ *   - the line splitter (seatbelt_log_feed) gives, for the input split into lines, the same
+ *     verdicts fed whole, byte by byte, and in two pieces cut where the input's last byte says;
  *   - an input starting with 'R' is a round trip: "R", a pid byte, a rule byte, then the process
  *     name, operation and target separated by 0x1f; the line the kernel would log for them (made
  *     with jansson) parses back to exactly those fields when they are representable.
@@ -96,15 +98,64 @@ static void round_trip(const uint8_t *data, size_t size) {
         free(copy);
 }
 
+typedef struct tally {
+        unsigned n;
+        uint64_t sum; /* of pids and counts: the same violations, not only as many */
+} tally;
+
+static void add_up(void *userdata, const seatbelt_violation *v) {
+        tally *t = userdata;
+        t->n++;
+        t->sum += (uint64_t) v->pid + v->count + (uint64_t) v->rule;
+}
+
+/* The stream reader against the lines parsed one by one (the input as a stream of lines). */
+static void check_reader(const uint8_t *data, size_t size) {
+        static seatbelt_log_reader r; /* 64 KiB: not on the stack */
+        tally want = { 0 };
+        unsigned want_bad = 0;
+        for (size_t start = 0; start < size;) {
+                const uint8_t *nl = memchr(data + start, '\n', size - start);
+                size_t end = nl ? (size_t) (nl - data) : size;
+                seatbelt_violation v;
+                int q = end - start < SEATBELT_LOG_LINE_MAX
+                                ? seatbelt_log_parse((const char *) data + start, end - start,
+                                                     "S", &v)
+                                : -EINVAL; /* over-long: the reader skips it */
+                if (q == 1)
+                        add_up(&want, &v);
+                want_bad += q < 0;
+                start = end + 1;
+        }
+        size_t cut = size ? data[size - 1] % (size + 1) : 0;
+        for (int mode = 0; mode < 3; mode++) {
+                tally got = { 0 };
+                seatbelt_log_reader_init(&r, "S", add_up, &got);
+                if (mode == 0)
+                        seatbelt_log_feed(&r, (const char *) data, size);
+                for (size_t i = 0; mode == 1 && i < size; i++)
+                        seatbelt_log_feed(&r, (const char *) data + i, 1);
+                if (mode == 2) {
+                        seatbelt_log_feed(&r, (const char *) data, cut);
+                        seatbelt_log_feed(&r, (const char *) data + cut, size - cut);
+                }
+                seatbelt_log_feed(&r, "\n", 1); /* the last line ends */
+                CHECK(got.n == want.n && got.sum == want.sum && r.violations == want.n);
+                CHECK(r.bad == want_bad);
+        }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         (void) run_line((const char *) data, size);
         round_trip(data, size);
+        check_reader(data, size);
         return 0;
 }
 
 bool fuzz_replay_seed(const char *name, const uint8_t *data, size_t size) {
         int r = run_line((const char *) data, size);
         round_trip(data, size);
+        check_reader(data, size);
         int want = strncmp(name, "tagged-", 7) == 0 ? 1
                    : strncmp(name, "other-", 6) == 0 ? 0
                    : strncmp(name, "bad-", 4) == 0   ? -EINVAL

@@ -35,7 +35,8 @@ typedef enum seatbelt_rule {
 const char *seatbelt_rule_name(seatbelt_rule r);
 
 #define SEATBELT_TAG_PREFIX "cordon-deny "
-/* The tag of session ids holding no blank: profiles of a policy without a session id use "-". */
+/* The session word of a profile made for no session (`cordon policy show --seatbelt` of a policy
+ * without a sessionId). */
 #define SEATBELT_NO_SESSION "-"
 
 typedef struct seatbelt_violation {
