@@ -19,19 +19,6 @@ static uint64_t mono_ms(void) {
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-static int pipe_cloexec(int fds[2]) {
-        if (pipe(fds) < 0)
-                return -errno;
-        for (int i = 0; i < 2; i++)
-                if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
-                        int e = errno;
-                        (void) close(fds[0]);
-                        (void) close(fds[1]);
-                        return -e;
-                }
-        return 0;
-}
-
 /* The Sandbox sender's messages that carry a cordon tag for `session` (the parser checks both
  * again: the predicate only keeps the stream small). session_ok() in seatbelt.c: no quote and
  * no backslash in a session id, so it cannot end the predicate's string. */

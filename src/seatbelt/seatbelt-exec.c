@@ -88,23 +88,6 @@ typedef struct child_report {
         int err;
 } child_report;
 
-static int cloexec_pipe(int fds[2]) {
-#ifdef __linux__
-        return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
-#else
-        if (pipe(fds) < 0)
-                return -errno;
-        for (int i = 0; i < 2; i++)
-                if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
-                        int e = errno;
-                        (void) close(fds[0]);
-                        (void) close(fds[1]);
-                        return -e;
-                }
-        return 0;
-#endif
-}
-
 /* In the forked child: async-signal-safe calls only. Never returns. */
 _noreturn_ static void child_main(const seatbelt_exec_params *x, char *const *args,
                                   char *const *candidates, int report_fd) {
@@ -247,7 +230,7 @@ static int report_child_failure(const seatbelt_exec_params *x, const child_repor
 static int spawn_and_wait(const seatbelt_exec_params *x, char **args, char *const *candidates,
                           seatbelt_exec_result *ret, cordon_error *err) {
         int fds[2];
-        int r = cloexec_pipe(fds);
+        int r = pipe_cloexec(fds);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "pipe: %s", strerror(-r));
         pid_t pid = fork();
