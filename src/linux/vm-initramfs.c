@@ -127,7 +127,9 @@ static bool builtin(const char *modules_dir, const char *module) {
         return found;
 }
 
+/* Each module as m/NAME.ko, and m/order: the names the agent loads, one a line, in order. */
 int vm_initramfs_modules(vm_initramfs *w, const char *modules_dir, char *missing, size_t size) {
+        char order[1024] = "";
         int r = vm_initramfs_dir(w, "m");
         for (size_t i = 0; r >= 0 && vm_guest_modules[i]; i++) {
                 const char *m = vm_guest_modules[i];
@@ -135,14 +137,16 @@ int vm_initramfs_modules(vm_initramfs *w, const char *modules_dir, char *missing
                 (void) snprintf(path, sizeof(path), "%s/kernel/%s.ko", modules_dir, m);
                 (void) snprintf(name, sizeof(name), "m/%s.ko", strrchr(m, '/') + 1);
                 _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-                if (fd >= 0)
+                if (fd >= 0) {
                         r = vm_initramfs_file(w, name, 0644, fd);
-                else if (!builtin(modules_dir, m)) {
+                        size_t used = strlen(order);
+                        (void) snprintf(order + used, sizeof(order) - used, "%s\n", name + 2);
+                } else if (!builtin(modules_dir, m)) {
                         (void) snprintf(missing, size, "%s", path);
                         r = -ENOENT;
                 }
         }
-        return r;
+        return r < 0 ? r : vm_initramfs_bytes(w, "m/order", 0644, order, strlen(order));
 }
 
 int vm_initramfs_end(vm_initramfs *w) {

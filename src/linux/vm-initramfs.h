@@ -27,7 +27,8 @@ int vm_initramfs_bytes(vm_initramfs *w, const char *name, uint32_t mode, const v
                        size_t size);
 /* A regular file's contents from `src_fd` (read to its end, at most 64 MiB: -EFBIG). */
 int vm_initramfs_file(vm_initramfs *w, const char *name, uint32_t mode, int src_fd);
-/* Directory "m" and each of vm_guest_modules as m/NAME.ko, from `modules_dir` (a
+/* Directory "m", each of vm_guest_modules as m/NAME.ko and m/order (their names in load order,
+ * one a line, for the guest agent), from `modules_dir` (a
  * /lib/modules/VERSION tree). A module that is neither a file there nor listed in the tree's
  * modules.builtin is -ENOENT, its path in `missing` (of `size` bytes). */
 int vm_initramfs_modules(vm_initramfs *w, const char *modules_dir, char *missing, size_t size);

@@ -151,9 +151,13 @@ static void test_modules_from_a_tree(void **state) {
         assert_int_equal(vm_initramfs_modules(&w, tree, missing, sizeof(missing)), 0);
         assert_int_equal(vm_initramfs_end(&w), 0);
         entry e[32];
-        assert_int_equal(read_back(fd, e, 32), n); /* "m" and every module but the built-in */
+        /* "m", every module but the built-in, and the order */
+        assert_int_equal(read_back(fd, e, 32), n + 1);
         assert_string_equal(e[1].name, "m/virtio.ko");
         assert_memory_equal(e[1].data, "drivers/virtio/virtio", e[1].size);
+        assert_string_equal(e[n].name, "m/order");
+        assert_true(e[n].size > 20);
+        assert_memory_equal(e[n].data, "virtio.ko\nvirtio_mmio.ko\n", 24);
         close(fd);
 
         put_file(path, "kernel/other.ko\n"); /* now the first is neither a file nor built in */
@@ -189,8 +193,9 @@ static void test_modules_of_the_guest_kernel(void **state) {
         entry e[32];
         size_t n = read_back(fd, e, 32);
         assert_true(n >= 2);
-        for (size_t i = 1; i < n; i++)
+        for (size_t i = 1; i + 1 < n; i++)
                 assert_memory_equal(e[i].data, "\x7f" "ELF", 4);
+        assert_string_equal(e[n - 1].name, "m/order");
         close(fd);
 }
 

@@ -9,7 +9,13 @@ process left — as root and, when run as root with the account present, as cord
 CORDON_TEST_MUST_WORK=1: qemu and the guest kernel must be present (CI installs them with
 scripts/install-deps.sh); their absence fails instead of being reported.
 
-Usage: test_microvm.py CORDON"""
+The guest half (tests/microvm/vm-exec.c: the agent, the initramfs cordon writes, the channel's
+frames) boots twice under `cordon run`, so the VMM runs inside the native sandbox as
+docs/design/microvm.md designs it: exit status, stdout and stderr, the host's root read-only,
+a secret of the sandbox's HOME absent from the guest, a signal's 128+N, no VMM left behind — as
+root, and as cordon-test. The accelerator is KVM when the probe finds hardware KVM, else TCG.
+
+Usage: test_microvm.py CORDON VM_EXEC GUEST_AGENT"""
 import json
 import os
 import pwd
@@ -20,6 +26,8 @@ import tempfile
 import unittest
 
 CORDON = None
+VM_EXEC = None
+AGENT = None
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 VMM = "/usr/bin/qemu-system-x86_64"
 
@@ -145,6 +153,66 @@ class ExplicitRequest(unittest.TestCase):
             shutil.rmtree(ws)
 
 
+class Guest(unittest.TestCase):
+    """One boot each; skipped (failed under CORDON_TEST_MUST_WORK=1) without VMM or kernel."""
+
+    def setUp(self):
+        k = probe(None)["kernel"]
+        if not k["vmm"] or not k["guestKernel"]:
+            if MUST_WORK:
+                self.fail("CORDON_TEST_MUST_WORK=1: no VMM or guest kernel")
+            self.skipTest("no VMM or guest kernel (scripts/install-deps.sh)")
+        self.accel = "kvm" if k["kvmKind"] == "hardware" else "tcg"
+        # Not under /tmp: the guest mounts a tmpfs of its own there, which would hide the secret
+        # whatever the sandbox does.
+        self.home = tempfile.mkdtemp(prefix="cordon-microvm-home-", dir="/var/tmp")
+        self.ws = os.path.join(self.home, "ws")
+        os.makedirs(os.path.join(self.home, ".ssh"))
+        os.mkdir(self.ws)
+        with open(os.path.join(self.home, ".ssh", "id_guest"), "w", encoding="utf-8") as f:
+            f.write("SECRET-KEY\n")
+        os.chmod(self.home, 0o755)
+
+    def tearDown(self):
+        shutil.rmtree(self.home)
+
+    def boot(self, user, script):
+        if user:
+            for d, _, files in os.walk(self.home):
+                shutil.chown(d, user)
+                for n in files:
+                    shutil.chown(os.path.join(d, n), user)
+        env = dict(os.environ, HOME=self.home)
+        before = vmm_pids()
+        r = subprocess.run(as_user(user) + ["env", f"HOME={self.home}", CORDON, "run", "--",
+                                            VM_EXEC, AGENT, self.accel, "sh", "-c", script],
+                           capture_output=True, text=True, cwd=self.ws, env=env, timeout=400)
+        self.assertEqual(vmm_pids() - before, set(), "a VMM was left running")
+        return r
+
+    def test_exit_output_readonly_root_no_secret(self):
+        secret = os.path.join(self.home, ".ssh", "id_guest")
+        script = ("echo out; echo err >&2; "
+                  "if touch /etc/cordon-guest-write 2>/dev/null; then echo ROOT-WRITABLE; fi; "
+                  f"if cat {secret} 2>/dev/null; then echo SECRET-READ; fi; "
+                  "exit 7")
+        with open(secret, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "SECRET-KEY\n")  # there on the host
+        r = self.boot(None, script)
+        self.assertEqual(r.returncode, 7, r.stderr)
+        self.assertEqual(r.stdout, "out\n")
+        self.assertIn("err\n", r.stderr)
+        self.assertFalse(os.path.exists("/etc/cordon-guest-write"))
+
+    def test_signal_as_unprivileged_user(self):
+        user = "cordon-test" if "cordon-test" in users() else None
+        r = self.boot(user, "echo before; kill -TERM $$; echo after")
+        self.assertEqual(r.returncode, 128 + 15, r.stderr)
+        self.assertEqual(r.stdout, "before\n")
+
+
 if __name__ == "__main__":
     CORDON = os.path.abspath(sys.argv.pop(1))
+    VM_EXEC = os.path.abspath(sys.argv.pop(1))
+    AGENT = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)
