@@ -18,6 +18,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -161,7 +162,7 @@ static request read_request(void) {
 }
 
 __attribute__((noreturn)) static void child(const request *r, int out, int err) {
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int null = open(ROOT "/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
                 _exit(126);
         if (chroot(ROOT) < 0 || chdir(r->cwd) < 0) {
@@ -227,6 +228,32 @@ static void mount_or_die(const char *src, const char *dst, const char *type, uns
                 die("mount %s on %s: %s", type, dst, strerror(errno));
 }
 
+/* The command's /dev: a tmpfs with the character devices programs expect and nothing else. Not
+ * the guest's devtmpfs: that holds the channel port (the command could write frames of its own
+ * into the host's stream) and the virtio devices' nodes. */
+static void make_dev(void) {
+        static const struct {
+                const char *name;
+                unsigned major, minor;
+        } nodes[] = { { "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 }, { "random", 1, 8 },
+                      { "urandom", 1, 9 }, { "tty", 5, 0 } };
+        mount_or_die("tmpfs", ROOT "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
+        for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+                char path[64];
+                (void) snprintf(path, sizeof(path), ROOT "/dev/%s", nodes[i].name);
+                if (mknod(path, S_IFCHR | 0666, makedev(nodes[i].major, nodes[i].minor)) < 0 ||
+                    chmod(path, 0666) < 0)
+                        die("mknod %s: %s", path, strerror(errno));
+        }
+        static const char *const links[][2] = { { "/proc/self/fd", ROOT "/dev/fd" },
+                                                { "/proc/self/fd/0", ROOT "/dev/stdin" },
+                                                { "/proc/self/fd/1", ROOT "/dev/stdout" },
+                                                { "/proc/self/fd/2", ROOT "/dev/stderr" } };
+        for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+                if (symlink(links[i][0], links[i][1]) < 0)
+                        die("symlink %s: %s", links[i][1], strerror(errno));
+}
+
 int main(void) {
         /* Before the channel is open there is no one to tell: a failure just powers off. */
         if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
@@ -237,7 +264,7 @@ int main(void) {
         mount_or_die("root", ROOT, "9p", MS_RDONLY,
                      "trans=virtio,version=9p2000.L,cache=none,msize=262144");
         mount_or_die("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-        mount_or_die("devtmpfs", ROOT "/dev", "devtmpfs", MS_NOSUID | MS_NOEXEC, NULL);
+        make_dev();
         mount_or_die("tmpfs", ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
         request r = read_request();
         run(&r);

@@ -195,6 +195,10 @@ class Guest(unittest.TestCase):
         script = ("echo out; echo err >&2; "
                   "if touch /etc/cordon-guest-write 2>/dev/null; then echo ROOT-WRITABLE; fi; "
                   f"if cat {secret} 2>/dev/null; then echo SECRET-READ; fi; "
+                  # The channel port and the virtio nodes are not in the command's /dev.
+                  "for d in /dev/vport0p1 /dev/vda /dev/hvc0; do "
+                  "if [ -e $d ]; then echo DEVICE-$d; fi; done; "
+                  "if [ ! -c /dev/null ]; then echo NO-DEV-NULL; fi; "
                   "exit 7")
         with open(secret, encoding="utf-8") as f:
             self.assertEqual(f.read(), "SECRET-KEY\n")  # there on the host
