@@ -51,6 +51,8 @@ typedef struct proxy_config {
         /* egressUpstream: every destination the rules allow is asked of this proxy, by name,
          * and never resolved or dialled here (proxy-upstream.c); NULL: direct. */
         const policy_upstream *upstream;
+        /* egressRules (req-rules.h): judged on every request the proxy reads; NULL: none. */
+        const struct req_rules *req_rules;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs
