@@ -32,11 +32,24 @@ JSON
                 not_ok "rules: ... its network-request violation carries the method and the path" \
                         "$(cat "$EV")"
         fi
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 0
+        case $(cat "$LAST_OUT") in
+        *'request POST a.example.test:'"$P/hello/$MARK"*'"host": "a.example.test", "methods": ["POST"], "paths": ["/hello/'"$MARK"'"], "action": "allow"'*)
+                ok "rules: cordon explain names the request and the allow rule that would let it" ;;
+        *) not_ok "rules: cordon explain names the request and the allow rule that would let it" \
+                "$(cat "$LAST_OUT")" ;;
+        esac
         net "rules: a deny rule wins over the allow rule, with its reason" 0 \
                 "X-Cordon-Reason: no secrets" \
                 "req:a.example.test:$P~egressRules\\[1\\]: deny \\* a.example.test /hello/secret\\*" \
                 - $r -- sh -c "curl -s -D - -o /dev/null http://a.example.test:$P/hello/secret-@M@ |
                 grep -i '^x-cordon-reason' | tr -d '\r'"
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 0
+        case $(cat "$LAST_OUT") in
+        *'remove or narrow egressRules[1]'*'no secrets'*)
+                ok "rules: cordon explain names the deny rule and its reason" ;;
+        *) not_ok "rules: cordon explain names the deny rule and its reason" "$(cat "$LAST_OUT")" ;;
+        esac
         net "rules: a path outside every allow glob is refused" 0 "403/000" \
                 "req:a.example.test:$P~request rules: no egressRules entry*" - \
                 $r -- $CURL "http://a.example.test:$P/other/@M@"
