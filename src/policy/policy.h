@@ -219,6 +219,10 @@ const char *policy_deny_reason(const cordon_policy *p, const char *pattern);
 const char *policy_check_req_method(const char *s); /* an upper-case HTTP token, or "*" */
 const char *policy_check_req_path(const char *s);   /* "/..." glob, printable, no '#' */
 int policy_req_add_rule(policy_req *q, const policy_req_rule *rule);
+/* tls.passthrough and tls.upstreamCa entries, checked like the JSON loader checks them (the
+ * settings' layer copy adds them through these). */
+int policy_add_tls_passthrough(cordon_policy *p, const char *pattern);
+int policy_add_tls_upstream_ca(cordon_policy *p, const char *path);
 int policy_req_copy(policy_req *dst, const policy_req *src);
 void policy_req_clear(policy_req *q);
 /* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks. */

@@ -94,4 +94,22 @@ assert r[0]["methods"] == ["GET", "HEAD"] and r[1]["action"] == "deny", r
 assert p["tls"]["passthrough"] == ["tls.example.test"], p["tls"]' "$LAST_OUT" 2>"$IT_TMP/log/show"
         then ok "rules: policy show prints egressRules and tls"
         else not_ok "rules: policy show prints egressRules and tls" "$(cat "$IT_TMP/log/show")"; fi
+        # An untrusted project file may add deny rules, never allow rules or passthrough.
+        proj=$IT_TMP/rules-project
+        mkdir -p "$proj/.cordon"
+        cat > "$proj/.cordon/settings.json" <<JSON
+{"sandbox": {"egressRules": [{"host": "x.example", "methods": ["POST"], "action": "deny"},
+                             {"host": "x.example", "action": "allow"}],
+             "tls": {"passthrough": ["x.example"]}}}
+JSON
+        run_in "$proj" "$CORDON" policy show --json
+        if $PY -c 'import json, sys
+p = json.load(open(sys.argv[1]))["policy"]
+assert p["egressRules"] == [{"host": "x.example", "action": "deny", "methods": ["POST"]}], p
+assert p["tls"]["passthrough"] == [], p["tls"]' "$LAST_OUT" 2>"$IT_TMP/log/show" &&
+                grep -q "sandbox.egressRules 'x.example': adds an allowed request" "$LAST_ERR" &&
+                grep -q "sandbox.tls.passthrough 'x.example'" "$LAST_ERR"
+        then ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored"
+        else not_ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored" \
+                "$(cat "$IT_TMP/log/show" "$LAST_ERR")"; fi
 }
