@@ -32,10 +32,12 @@ static int parse_rule_host(parse_ctx *c, json_t *v, void *target) {
 static int parse_checked_list(parse_ctx *c, json_t *v, strv *out, const char *example,
                               const char *(*check)(const char *), const char *hint,
                               bool may_be_empty) {
-        int r = jread_expect(&c->j, v, json_is_array(v) && (may_be_empty || json_array_size(v)),
-                             may_be_empty ? "an array" : "a non-empty array", example);
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array", example);
         if (r < 0)
                 return r;
+        if (!may_be_empty && json_array_size(v) == 0)
+                return jread_fail(&c->j, false, "leave the key out to cover every one",
+                                  "is empty, which would match nothing");
         if (json_array_size(v) > 64)
                 return jread_fail(&c->j, false, "use fewer, broader entries",
                                   "has %zu entries; at most 64 are allowed", json_array_size(v));
@@ -77,8 +79,13 @@ static int parse_rule_action(parse_ctx *c, json_t *v, void *target) {
         rule_parse *p = target;
         const char *s = json_is_string(v) ? json_string_value(v) : NULL;
         bool allow = s && strcmp(s, "allow") == 0, deny = s && strcmp(s, "deny") == 0;
-        int r = jread_expect(&c->j, v, allow || deny, "\"allow\" or \"deny\"",
-                             "\"action\": \"deny\"");
+        char shown[64];
+        int r = s && !allow && !deny
+                        ? jread_fail(&c->j, false, "write \"action\": \"allow\" or \"deny\"",
+                                     "'%s' is not an action",
+                                     jread_shorten(s, shown, sizeof(shown)))
+                        : jread_expect(&c->j, v, allow || deny, "\"allow\" or \"deny\"",
+                                       "\"action\": \"deny\"");
         p->r.deny = deny;
         p->action_set = true;
         return r;
