@@ -112,4 +112,26 @@ assert p["tls"]["passthrough"] == [], p["tls"]' "$LAST_OUT" 2>"$IT_TMP/log/show"
         then ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored"
         else not_ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored" \
                 "$(cat "$IT_TMP/log/show" "$LAST_ERR")"; fi
+        # git over http:// (the server is dumb HTTP: info/refs, then objects, all GET): a
+        # read-only rule lets a clone through; a rule for another repository refuses its first
+        # request, GET /repo.git/info/refs.
+        cat > "$IT_TMP/rules-git.json" <<JSON
+{"egressRules": [{"host": "git.example.test", "methods": ["GET", "HEAD"],
+                  "paths": ["/repo.git/*"], "action": "allow", "reason": "clone only"}]}
+JSON
+        sed 's|/repo.git/\*|/other.git/*|' "$IT_TMP/rules-git.json" > "$IT_TMP/rules-git2.json"
+        g="--allow-domain git.example.test $LOCAL $NAMES"
+        net "rules: git clone over http:// with a read-only rule for the repository" 0 \
+                "cordon-net-it repository" - . --policy "$IT_TMP/rules-git.json" $g -- sh -c \
+                "git clone -q http://git.example.test:$P/repo.git c-@M@ && cat c-@M@/README"
+        net "rules: git clone of a repository no rule allows: info/refs refused" 128 "" \
+                "req:git.example.test:$P~request rules: no egressRules entry allows GET*" . \
+                --policy "$IT_TMP/rules-git2.json" $g -- \
+                git clone -q "http://git.example.test:$P/repo.git" "c-@M@"
+        if req_event "$EV" | grep -q "	GET	/repo.git/info/refs?service=git-upload-pack\$"; then
+                ok "rules: ... the refused request is git's GET of info/refs"
+        else
+                not_ok "rules: ... the refused request is git's GET of info/refs" "$(cat "$EV")"
+        fi
+        rm -rf "$WS"/c-mk*
 }
