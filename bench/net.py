@@ -19,6 +19,8 @@ network namespace, taken from $HTTP_PROXY / $ALL_PROXY). In the same run:
     floor of any proxy in the path). One verified warm-up run per path (every byte checked),
     then --rounds timed runs, the order rotated each round; medians. The time is the client's
     own, from connect() to the last byte (cordon's start-up is not in it).
+    The "ruled" path is the HTTP forward path with egressRules on the server's address: every
+    request passes the request-rule hook (src/net/proxy-request.c).
 (b) latency of a new connection: --conns fresh connections per path (3 rounds of conns/3, the
     order rotated, 10 untimed warm-up connections each), each timed from socket() to the first
     byte of a tiny answer (proxy handshake included); median and p90, and the difference to
@@ -49,8 +51,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import cpu_ticks, loadavg, machine, pct, write_section  # noqa: E402  (bench/run.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VIAS = ("direct", "connect", "socks", "forward", "named")   # latency
-TVIAS = ("direct", "relay", "connect", "socks", "forward", "named")  # throughput
+VIAS = ("direct", "connect", "socks", "forward", "ruled", "named")   # latency
+TVIAS = ("direct", "relay", "connect", "socks", "forward", "ruled", "named")  # throughput
 NAME = "bench.test"  # the server's name for the intercepted path (mapped to 127.0.0.1 outside)
 F_GETPIPE_SZ = 1032
 LABEL = {
@@ -60,7 +62,15 @@ LABEL = {
     "socks": "SOCKS5 tunnel (in sandbox)",
     "forward": "HTTP forward, absolute-form GET (in sandbox)",
     "named": "plain client by name, intercepted (in sandbox, no proxy variables)",
+    "ruled": "HTTP forward to a host with request rules (in sandbox, every request judged)",
 }
+# The "ruled" path: the forward path with egressRules on the server's address, so every
+# request passes the request-rule hook (src/net/proxy-request.c): two rules, the allow one
+# matched after a deny rule that does not match, as a policy would have them.
+RULES = {"egressRules": [
+    {"host": "127.0.0.1", "methods": ["POST", "PUT", "DELETE"], "paths": ["/admin/*"],
+     "action": "deny", "reason": "no admin writes"},
+    {"host": "127.0.0.1", "methods": ["GET", "HEAD"], "paths": ["/*"], "action": "allow"}]}
 
 
 def build(outdir):
@@ -98,13 +108,16 @@ class Runner:
             return [self.exe, args[0], "direct", self.relay] + [str(a) for a in args[1:]]
         port = self.hostport.rsplit(":", 1)[1]
         target = f"{NAME}:{port}" if via == "named" else self.hostport
-        cmd = [self.exe, args[0], via, target] + [str(a) for a in args[1:]]
+        mode = "forward" if via == "ruled" else via
+        cmd = [self.exe, args[0], mode, target] + [str(a) for a in args[1:]]
         if via == "direct":
             return cmd
         # The one explicit entry that lets the proxy reach the local server
         # (docs/design/network.md); the intercepted client asks the sandbox's resolver for a
         # name the proxy maps to that server (--resolve).
         named = ["--allow-domain", target, "--resolve", f"{NAME}=127.0.0.1"] if via == "named" else []
+        if via == "ruled":
+            named = ["--policy", os.path.join(self.cwd, "rules.json")]
         return [self.cordon, "run", "--allow-domain", self.hostport] + named + ["--"] + cmd
 
     def json(self, via, *args):
@@ -283,7 +296,7 @@ def report_throughput(out, gbps, rounds, size):
     for v in TVIAS:
         m = statistics.median(gbps[v])
         tgt = f"≥ 0.80×: {verdict(m / d >= 0.8)}" if v in ("connect", "socks") else \
-            "report" if v == "forward" else "–"
+            "report" if v in ("forward", "ruled") else "–"
         vs_relay = f"{m / rl:.2f}×" if v not in ("direct", "relay") else "–"
         out.append(f"| {LABEL[v]} | {m:.2f} GB/s | {min(gbps[v]):.2f} – {max(gbps[v]):.2f} | "
                    f"**{m / d:.2f}×** | {vs_relay} | {tgt} |")
@@ -379,6 +392,8 @@ def main():
         os.makedirs(home)
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": home, "LC_ALL": "C"}
         exe = build(root)
+        with open(os.path.join(root, "rules.json"), "w", encoding="utf-8") as f:
+            json.dump(RULES, f)
         m, load0, ticks0, own0 = machine(cordon), loadavg(), cpu_ticks(), os.times()
         server = Server(exe, "serve")
         relay = Server(exe, "relay", server.hostport)

@@ -261,6 +261,10 @@ typedef struct cordon_violation {
         /* network-outbound: the deny entry's reason (cordon_policy_add_egress_deny_reason), or
          * NULL. Added in 0.2: only read it from a library that fills it. */
         const char *reason;
+        /* network-request (a request rule refused an HTTP request, docs/policy.md "Request
+         * rules"): its method and path; NULL otherwise. Added in 0.2 with reason. */
+        const char *method;
+        const char *path;
 } cordon_violation;
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);

@@ -131,6 +131,12 @@ static int advise_create_name(explain_violation *v) {
 #define LANDLOCK_DIRECT "the landlock backend connects only to the run's egress proxy"
 
 /* The reasons the proxy gives besides a deny pattern (net/egress.h, net/proxy-dial.c). */
+/* "host:port" without its port ("[v6]:port" keeps its brackets). */
+static char *host_of(const char *target) {
+        const char *colon = strrchr(target, ':');
+        return strndup(target, colon ? (size_t) (colon - target) : strlen(target));
+}
+
 static int advise_network_reason(explain_violation *v, const char *t) {
         if (strcmp(v->rule, "network disabled") == 0) {
                 _cleanup_free_ char *q = explain_shell_quote(t);
@@ -152,6 +158,16 @@ static int advise_network_reason(explain_violation *v, const char *t) {
                 return set(&v->why, "the command connected to an address of the sandbox's own "
                                     "range (198.18.0.0/15) that its resolver gave to no name in "
                                     "this run (one kept from an earlier run?): connect by name");
+        if (strncmp(v->rule, "request rules: ", 15) == 0) {
+                /* A tunnel to a host with request rules (docs/policy.md, "Request rules"). */
+                _cleanup_free_ char *h = host_of(t);
+                if (!h || set(&v->change, "add \"%s\" to tls.passthrough in the policy (its "
+                                          "tunnels then go through unjudged)", h) < 0)
+                        return -ENOMEM;
+                return set(&v->why, "%s has request rules (egressRules), and this proxy judges "
+                                    "its requests only over http:// (no TLS inspection yet): a "
+                                    "tunnel would carry requests no rule saw", h);
+        }
         if (strncmp(v->rule, "resolves only to", 16) == 0)
                 return set(&v->why, "the name %s: the proxy never dials loopback, link-local, "
                                     "metadata or the host's own addresses for a name; a local "
@@ -214,6 +230,40 @@ static int advise_network(explain_violation *v) {
         return r < 0 ? r
                      : set(&v->why, "the destination is not in the egress allowlist; this adds "
                                     "exactly this host and port (without ':PORT', every port)");
+}
+
+/* A request refused by a request rule (src/net/req-rules.c): the rule is named in the event,
+ * and only an allow rule for exactly this request, or removing a deny rule, changes it. */
+static int advise_request(explain_violation *v) {
+        const char *t = target_or(v, "(host not known)");
+        v->network = true;
+        int r = set(&v->summary, "request %s %s%s (%s)", v->method[0] ? v->method : "?", t,
+                    v->path, strncmp(v->rule, "egressRules[", 12) == 0 ? "deny rule"
+                                                                         : "no request rule");
+        if (r < 0)
+                return r;
+        if (strncmp(v->rule, "request rules: the path", 23) == 0)
+                return set(&v->why, "%s: a server could read this path as another one, so it is "
+                                    "refused on a host with request rules; no policy change "
+                                    "allows it, send the path in its plain form",
+                           v->rule);
+        if (strncmp(v->rule, "egressRules[", 12) == 0) {
+                size_t n = strcspn(v->rule, ":");
+                if (set(&v->change, "remove or narrow %.*s in the policy", (int) n, v->rule) < 0)
+                        return -ENOMEM;
+                return set(&v->why, "refused by the deny rule %s%s%s; a deny rule wins over "
+                                    "every allow rule, so adding one cannot lift it",
+                           v->rule, v->reason[0] ? ": " : "", v->reason);
+        }
+        _cleanup_free_ char *h = host_of(t);
+        size_t pl = strcspn(v->path, "?");
+        if (!h || set(&v->change, "add to egressRules: {\"host\": \"%s\", \"methods\": "
+                                  "[\"%s\"], \"paths\": [\"%.*s\"], \"action\": \"allow\"}",
+                      h, v->method, (int) pl, v->path) < 0)
+                return -ENOMEM;
+        return set(&v->why, "%s has request rules and none allows this request: a host with "
+                            "request rules refuses what no rule allows",
+                   h);
 }
 
 static int advise_syscall(explain_violation *v) {
@@ -325,6 +375,7 @@ static const struct {
 } advisors[] = {
         { "file-create-name", false, advise_create_name },
         { "network-outbound", false, advise_network },
+        { "network-request", false, advise_request },
         { "syscall", false, advise_syscall },
         { "resource-limit", false, advise_limit },
         { "file-metadata", false, advise_metadata },

@@ -85,6 +85,8 @@ static void violation_done(explain_violation *v) {
         free(v->rule);
         free(v->syscall);
         free(v->reason);
+        free(v->method);
+        free(v->path);
         free(v->summary);
         free(v->change);
         free(v->why);
@@ -318,6 +320,10 @@ static int on_violation(line_ctx *c, json_t *o) {
                 r = get_text(c, raw, "syscall", &k.syscall);
         if (r >= 0)
                 r = get_text(c, raw, "reason", &k.reason);
+        if (r >= 0)
+                r = get_text(c, raw, "method", &k.method);
+        if (r >= 0)
+                r = get_text(c, raw, "path", &k.path);
         explain_violation *v = r >= 0 ? find_violation(x, &k) : NULL;
         if (v || r < 0 || x->n_v >= EXPLAIN_VIOLATIONS_MAX) {
                 if (v)

@@ -54,6 +54,7 @@ typedef struct explain_scan {
 typedef struct explain_violation {
         char *action, *target, *rule, *syscall; /* cleaned, never NULL */
         char *reason;            /* raw.reason (a deny entry's), cleaned; "" when none */
+        char *method, *path;     /* raw.method, raw.path (network-request), cleaned; "" when none */
         uint64_t count;
         /* Filled by explain_advise(); owned. change is NULL when no policy change allows it. */
         char *summary, *change, *why;

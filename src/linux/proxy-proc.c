@@ -27,6 +27,7 @@
 #include "linux/landlock.h"
 #include "linux/process.h"
 #include "net/egress.h"
+#include "net/req-rules.h"
 #include "report/report.h"
 
 #define NOBODY 65534
@@ -190,7 +191,11 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         proxy_raise_nofile();
         policy_upstream up;
-        proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
+        /* Validated with the policy: only memory can fail, and then nothing leaves at all. */
+        req_rules *req = NULL;
+        if (req_rules_new(&req, &p->net.req) < 0)
+                _exit(1);
+        proxy_config cfg = { .rules = rules, .req_rules = req, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
                              .upstream = proxy_upstream_of(p, &up),
                              .per_lookup_dns_reports = p->session_ctl >= 0 };

@@ -269,6 +269,10 @@ void dial_start(conn *c) {
                 refuse(c, why);
                 return;
         }
+        if (request_tunnel_refused(c, why, sizeof(why))) {
+                refuse(c, why);
+                return;
+        }
         /* A name goes to the upstream as it is: neither the hosts map nor DNS here, since the
          * upstream resolves it (docs/design/network.md, "Upstream proxies"). */
         if (cfg->upstream && c->host.kind == NET_HOST_NAME) {

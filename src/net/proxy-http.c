@@ -146,6 +146,11 @@ static void on_request(conn *c, http_req *rq) {
         conn_set_target(c, &h, rq->port);
         (void) snprintf(c->method, sizeof(c->method), "%s", rq->method);
         c->client_keep_alive = rq->keep_alive;
+        req_verdict rv;
+        if (rq->kind == HTTP_KIND_FORWARD && !request_admit(c, c->in, rq, &rv)) {
+                answer_error_why(c, 403, rv.rule, "request refused", rv.reason);
+                return;
+        }
         if (rq->kind == HTTP_KIND_FORWARD) {
                 char out[HTTP_REWRITE_MAX];
                 ssize_t n = http_req_rewrite(rq, c->in, out, sizeof(out));

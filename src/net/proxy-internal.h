@@ -15,6 +15,7 @@
 #include "net/http-body.h"
 #include "net/http.h"
 #include "net/proxy.h"
+#include "net/req-rules.h"
 #include "net/socks5.h"
 #include "report/report.h"
 #include "util/host.h"
@@ -231,6 +232,13 @@ void http_on_upstream(conn *c, uint32_t events);
 void http_connected(conn *c);
 void http_refused(conn *c, const char *rule);
 void http_dial_failed(conn *c, int err, bool resolve_failed);
+
+/* proxy-request.c: the per-request hook. request_admit(): whether the request rq (parsed from
+ * buf) may go on to c->host:c->port; when not, it is reported (a network-request violation)
+ * and *v says why, for the caller's 403. request_tunnel_refused(): a tunnel the rules could not
+ * see into, refused with the reason in why. */
+bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v);
+bool request_tunnel_refused(conn *c, char *why, size_t size);
 
 /* proxy-transparent.c: a connection the sandbox's NAT rule redirected here. */
 void transparent_start(conn *c);

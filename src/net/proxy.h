@@ -56,6 +56,8 @@ typedef struct proxy_config {
          * session host can tell which exec asked, and it is reported per lookup rather than
          * once per name (proxy-dns.c). */
         bool per_lookup_dns_reports;
+        /* egressRules (req-rules.h): judged on every request the proxy reads; NULL: none. */
+        const struct req_rules *req_rules;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

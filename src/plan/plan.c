@@ -131,7 +131,9 @@ static int copy_net(const cordon_policy *pol, plan_net *net) {
                                                   : POLICY_DEFAULT_WILDCARD_NAMES;
         if (pol->egress_upstream && !(net->upstream = strdup(pol->egress_upstream)))
                 return -ENOMEM;
-        int r = strv_extend(&net->allow, &pol->egress_allowlist);
+        int r = policy_req_copy(&net->req, &pol->req);
+        if (r >= 0)
+                r = strv_extend(&net->allow, &pol->egress_allowlist);
         if (r >= 0)
                 r = strv_extend(&net->deny, &pol->egress_denylist);
         if (r < 0)
@@ -441,6 +443,7 @@ void plan_free(plan *p) {
         strv_done(&p->unix_sockets);
         strv_done(&p->net.allow);
         strv_done(&p->net.deny);
+        policy_req_clear(&p->net.req);
         for (size_t i = 0; i < p->net.n_deny_reasons; i++) {
                 free(p->net.deny_reasons[i].pattern);
                 free(p->net.deny_reasons[i].reason);

@@ -104,6 +104,7 @@ typedef struct plan_net {
         /* egressUpstream: the canonical URL, credentials included (policy/upstream-url.h; the
          * proxy process parses it again); NULL: the proxy dials what it allows. Never printed. */
         char *upstream;
+        policy_req req;        /* egressRules and tls (policy-rules.c) */
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */

@@ -41,6 +41,24 @@ static json_t *deny_to_json(const cordon_policy *p) {
         return a;
 }
 
+/* egressRules and tls (policy-rules.c); `always`: printed even when empty (policy show). */
+static bool put_req(json_t *o, const cordon_policy *p, bool always) {
+        bool failed = false;
+        json_t *rules = policy_req_rules_json(&p->req, &failed);
+        json_t *tls = failed ? NULL : policy_req_tls_json(&p->req, &failed);
+        if (!failed && always && !rules)
+                rules = json_array();
+        if (!failed && always && !tls)
+                tls = json_pack("{s:[], s:[]}", "passthrough", "upstreamCa");
+        bool ok = !failed && (!rules || put(o, "egressRules", rules)) &&
+                  (!tls || put(o, "tls", tls));
+        if (!ok && failed) {
+                json_decref(rules);
+                json_decref(tls);
+        }
+        return ok;
+}
+
 static json_t *binds_to_json(const cordon_policy *p) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < p->n_binds; i++) {
@@ -172,6 +190,7 @@ void *policy_to_json(const cordon_policy *p) {
                   /* The password as "****": this is for display, and a credential of the
                    * operator's must not reach logs and bug reports. */
                   put(o, "egressUpstream", string_or_null(p->egress_upstream_shown)) &&
+                  put_req(o, p, true) &&
                   put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
@@ -266,7 +285,7 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
                   (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&
                   /* With its password: loaded by cordond as this same layer, never shown. */
-                  put_string(o, "egressUpstream", p->egress_upstream) &&
+                  put_string(o, "egressUpstream", p->egress_upstream) && put_req(o, p, false) &&
                   put_if(o, "hosts", p->n_hosts > 0, hosts_to_json, p) &&
                   put_strv(o, "allowUnixSockets", &p->allow_unix_sockets) &&
                   put_string(o, "guestWorkdir", p->workdir) &&

@@ -78,6 +78,7 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { over->network_set && over->network_enabled && !base_net, "networkEnabled" },
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
                 { upstream_changes(base, over), "egressUpstream" },
+                { policy_req_widens(&base->req, &over->req), "egressRules" },
                 { over->n_hosts > 0, "hosts" },
                 /* Turning them back on adds a writable root the base had taken away. */
                 { over->tool_caches_set && over->tool_caches_enabled && base->tool_caches_set &&

@@ -264,6 +264,7 @@ static void policy_clear(cordon_policy *p) {
         free(p->env_set);
         policy_caches_clear(p);
         policy_reasons_clear(p);
+        policy_req_clear(&p->req);
         memset(p, 0, sizeof(*p));
 }
 
@@ -692,7 +693,7 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
         for (size_t i = 0; i < src->n_hosts; i++)
                 if ((r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address)) < 0)
                         return r;
-        if ((r = policy_reasons_merge(dst, src)) < 0)
+        if ((r = policy_reasons_merge(dst, src)) < 0 || (r = policy_req_copy(&dst->req, &src->req)) < 0)
                 return r;
         return policy_caches_merge(dst, src);
 }

@@ -56,6 +56,26 @@ typedef struct policy_host {
         char *address;  /* an IPv4 or IPv6 literal */
 } policy_host;
 
+/* Request rules and TLS inspection (docs/policy.md, "Request rules"; policy-rules.c). An
+ * egressRules entry: a host pattern (egressAllowlist's grammar), the methods and path globs it
+ * covers (empty: every one), allow or deny, and why. */
+typedef struct policy_req_rule {
+        char *host;
+        strv methods;   /* upper-case method tokens */
+        strv paths;     /* "/..." globs: '*' any run of bytes, '?' one byte */
+        bool deny;
+        char *reason;   /* NULL, or printable text (policy_check_reason()) */
+} policy_req_rule;
+#define POLICY_MAX_REQ_RULES 1024
+#define POLICY_REQ_PATH_MAX 1024
+
+typedef struct policy_req {
+        policy_req_rule *rules;
+        size_t n_rules;
+        strv passthrough;  /* tls.passthrough: host patterns never terminated */
+        strv upstream_ca;  /* tls.upstreamCa: absolute paths of PEM files trusted for upstreams */
+} policy_req;
+
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
 struct cordon_policy {
         /* Why the most recent refused setter call refused (cordon_policy_last_error): not part
@@ -104,6 +124,7 @@ struct cordon_policy {
         char *egress_upstream_shown;
         policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
         size_t n_hosts;
+        policy_req req;         /* egressRules and tls (policy-rules.c) */
         strv allow_unix_sockets;/* path-selective AF_UNIX (not built yet): non-empty → unenforceable */
 
         strv env_pass;          /* names passed even if they look secret */
@@ -191,6 +212,25 @@ void policy_caches_clear(cordon_policy *p);
 int policy_reasons_merge(cordon_policy *dst, const cordon_policy *src);
 void policy_reasons_clear(cordon_policy *p);
 const char *policy_deny_reason(const cordon_policy *p, const char *pattern);
+/* egressRules and tls (policy-rules.c). Adding copies every string; a rule equal to one the
+ * list has already is not added twice. Merging appends src's rules after dst's and unions the
+ * tls lists: rules only ever add (docs/policy.md, "Request rules", says why order never
+ * matters). */
+const char *policy_check_req_method(const char *s); /* an upper-case HTTP token, or "*" */
+const char *policy_check_req_path(const char *s);   /* "/..." glob, printable, no '#' */
+int policy_req_add_rule(policy_req *q, const policy_req_rule *rule);
+/* tls.passthrough and tls.upstreamCa entries, checked like the JSON loader checks them (the
+ * settings' layer copy adds them through these). */
+int policy_add_tls_passthrough(cordon_policy *p, const char *pattern);
+int policy_add_tls_upstream_ca(cordon_policy *p, const char *path);
+int policy_req_copy(policy_req *dst, const policy_req *src);
+void policy_req_clear(policy_req *q);
+/* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks. */
+bool policy_req_widens(const policy_req *base, const policy_req *over);
+/* The egressRules array and the tls object in the policy-file schema (json_t *, or NULL when
+ * the policy has none; *failed on allocation failure). */
+void *policy_req_rules_json(const policy_req *q, bool *failed);
+void *policy_req_tls_json(const policy_req *q, bool *failed);
 /* Whether tool caches are on in a resolved policy. */
 bool policy_tool_caches_on(const cordon_policy *p);
 

@@ -81,6 +81,15 @@ void report_net_violation(int fd, const char *proto, const char *target, const c
                        why ? 5 : client && *client ? 4 : 3);
 }
 
+void report_request_violation(int fd, const char *proto, const char *target, const char *rule,
+                              const char *client, const char *reason, const char *method,
+                              const char *path) {
+        report_strings(fd, REPORT_NET_VIOLATION, 0, 0,
+                       (const char *[]){ proto, target, rule, client ? client : "",
+                                         reason ? reason : "", method, path },
+                       7);
+}
+
 void report_connection(int fd, pid_t sid, const char *client) {
         report_strings(fd, REPORT_CONNECTION, 0, sid, (const char *[]){ client }, 1);
 }
@@ -114,8 +123,8 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         if (m->type != REPORT_VIOLATION && m->type != REPORT_NET_VIOLATION)
                 return false;
         /* "syscall\0target\0rule\0[action\0]" (the proxy: "protocol\0host:port\0rule\0"
-         * [client\0[reason\0]]). */
-        const char *parts[5] = { "", "", "", "", "" };
+         * [client\0[reason\0[method\0path\0]]]). */
+        const char *parts[7] = { "", "", "", "", "", "", "" };
         size_t o = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
                 parts[i] = m->text + o;
@@ -124,8 +133,13 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         *v = (cordon_violation){ .syscall = parts[0], .target = parts[1], .rule = parts[2],
                                  .count = m->status > 1 ? (uint64_t) m->status : 1 };
         bool net = m->type == REPORT_NET_VIOLATION;
-        v->action = net ? "network-outbound" : parts[3][0] ? parts[3] : "file-create-name";
+        bool request = net && parts[5][0];
+        v->action = request ? "network-request"
+                    : net   ? "network-outbound"
+                    : parts[3][0] ? parts[3] : "file-create-name";
         v->reason = net && parts[4][0] ? parts[4] : NULL;
+        v->method = request ? parts[5] : NULL;
+        v->path = request ? parts[6] : NULL;
         return true;
 }
 

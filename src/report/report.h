@@ -67,6 +67,11 @@ void report_violation_action(int fd, const char *action, const char *syscall, co
 /* `client`: the connection (report_conn_key()), NULL or "" when unknown. */
 void report_net_violation(int fd, const char *proto, const char *target, const char *rule,
                           const char *client, const char *reason);
+/* A request refused by a request rule (src/net/req-rules.h): a network-request violation with
+ * the request's method and path (cut at 1000 bytes); same record as report_net_violation(). */
+void report_request_violation(int fd, const char *proto, const char *target, const char *rule,
+                              const char *client, const char *reason, const char *method,
+                              const char *path);
 void report_connection(int fd, pid_t sid, const char *client);
 
 /* "127.0.0.1:41234" or "[::1]:41234", the one spelling both ends of a connection use for it:

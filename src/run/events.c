@@ -137,6 +137,11 @@ void events_violation(const events *ev, const cordon_violation *v) {
         /* A deny entry's reason, for a harness to show the model (policy-reasons.c). */
         if (f && v->reason)
                 (void) json_object_set_new(json_object_get(f, "raw"), "reason", text(v->reason));
+        /* A refused request (network-request): what it asked. */
+        if (f && v->method)
+                (void) json_object_set_new(json_object_get(f, "raw"), "method", text(v->method));
+        if (f && v->path)
+                (void) json_object_set_new(json_object_get(f, "raw"), "path", text(v->path));
         emit(ev, "violation", f);
 }
 

@@ -105,7 +105,8 @@ static const settings_field field_order[] = {
         SF_EXEC_GRANT,  SF_NETWORK,    SF_EGRESS_ALLOW, SF_EGRESS_DENY, SF_EGRESS_UPSTREAM,
         SF_HOSTS,       SF_UNIX_SOCKETS, SF_WORKDIR,    SF_ENV_PASS,    SF_ENV_SET,
         SF_ENV_SCRUB,   SF_TIMEOUT,    SF_MEMORY,       SF_PIDS,        SF_CPU,
-        SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES,
+        SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES, SF_EGRESS_RULES, SF_TLS_PASSTHROUGH,
+        SF_TLS_UPSTREAM_CA,
 };
 
 static bool is_scalar(settings_field f) {

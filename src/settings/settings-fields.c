@@ -55,6 +55,11 @@ static const struct {
         [SF_ENV_PASS] = { "env.pass", offsetof(cordon_policy, env_pass), cordon_policy_env_pass },
         [SF_ENV_SCRUB] = { "env.scrub", offsetof(cordon_policy, env_scrub),
                            cordon_policy_env_scrub },
+        [SF_EGRESS_RULES] = { "egressRules", 0, NULL },
+        [SF_TLS_PASSTHROUGH] = { "tls.passthrough", offsetof(cordon_policy, req.passthrough),
+                                 policy_add_tls_passthrough },
+        [SF_TLS_UPSTREAM_CA] = { "tls.upstreamCa", offsetof(cordon_policy, req.upstream_ca),
+                                 policy_add_tls_upstream_ca },
 };
 
 const char *settings_field_key(settings_field f) {
@@ -98,6 +103,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->n_hosts;
         if (f == SF_ENV_SET)
                 return p->n_env_set;
+        if (f == SF_EGRESS_RULES)
+                return p->req.n_rules;
         if (f == SF_MODE)
                 return p->mode_set;
         if (f == SF_NETWORK)
@@ -122,6 +129,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return p->hosts[i].name;
         if (f == SF_ENV_SET)
                 return p->env_set[i].name;
+        if (f == SF_EGRESS_RULES)
+                return p->req.rules[i].host;
         if (f == SF_MODE)
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
@@ -151,6 +160,9 @@ static const char *const widens[_SF_MAX] = {
         /* It receives every allowed connection, and resolves the names past the address guard. */
         [SF_EGRESS_UPSTREAM] = "sends the allowed traffic through another proxy",
         [SF_UNIX_SOCKETS] = "allows connecting to a Unix socket",
+        /* A host's tunnels go through unjudged; an upstream is trusted the system does not. */
+        [SF_TLS_PASSTHROUGH] = "takes a host's HTTPS out of its request rules",
+        [SF_TLS_UPSTREAM_CA] = "trusts another CA for upstream servers",
 };
 
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
@@ -164,6 +176,10 @@ const char *settings_field_loosens(const cordon_policy *p, settings_field f, siz
                 return p->binds[i].read_only ? NULL : "adds a writable path";
         if (f == SF_ENV_PASS)
                 return looks_secret(p->env_pass.v[i]) ? "passes a secret-looking variable" : NULL;
+        /* An allow rule can admit requests the other layers' rules refuse; a deny rule only
+         * refuses (policy-rules.c). */
+        if (f == SF_EGRESS_RULES)
+                return p->req.rules[i].deny ? NULL : "adds an allowed request (egressRules allow)";
         return widens[f];
 }
 
@@ -232,6 +248,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         if (r >= 0 && src->egress_upstream &&
             (r = maybe_drop(src, SF_EGRESS_UPSTREAM, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_egress_upstream(dst, src->egress_upstream);
+        for (size_t i = 0; r >= 0 && i < src->req.n_rules; i++)
+                if ((r = maybe_drop(src, SF_EGRESS_RULES, i, drop, userdata)) == 0)
+                        r = policy_req_add_rule(&dst->req, &src->req.rules[i]);
         return r < 0 ? r : 0;
 }
 

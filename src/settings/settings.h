@@ -185,6 +185,9 @@ typedef enum settings_field {
         SF_UNIX_SOCKETS,
         SF_ENV_PASS,
         SF_ENV_SCRUB,
+        SF_EGRESS_RULES,     /* egressRules: items are the rules (their host) */
+        SF_TLS_PASSTHROUGH,  /* tls.passthrough */
+        SF_TLS_UPSTREAM_CA,  /* tls.upstreamCa */
         _SF_MAX,
 } settings_field;
 

@@ -538,6 +538,71 @@ static void test_deny_reasons(void **state) {
         assert_non_null(strstr(cordon_policy_last_error(r)->message, "control character"));
 }
 
+/* egressRules and tls: every field checked with its position; the rules and lists print back
+ * and load into an equal layer; merging appends without duplicates; an allow rule, a passthrough
+ * pattern or an upstream CA widens, a deny rule does not. */
+static void test_egress_rules(void **state) {
+        (void) state;
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\"}]}",
+                     "t.json:1:18: key 'egressRules[0]': a request rule needs 'action'");
+        expect_error("{\"egressRules\": [{\"action\": \"allow\"}]}",
+                     "t.json:1:18: key 'egressRules[0]': a request rule needs 'host'");
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\", \"action\": \"permit\"}]}",
+                     "t.json:1:47: key 'egressRules[0].action': 'permit' is not an action");
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\", \"action\": \"allow\", "
+                     "\"methods\": [\"get\"]}]}",
+                     "t.json:1:68: key 'egressRules[0].methods[0]': 'get' must be an upper-case");
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\", \"action\": \"allow\", "
+                     "\"methods\": []}]}",
+                     "t.json:1:67: key 'egressRules[0].methods': is empty, which would match nothing");
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\", \"action\": \"allow\", "
+                     "\"paths\": [\"v1/*\"]}]}",
+                     "t.json:1:66: key 'egressRules[0].paths[0]': 'v1/*' must start with '/'");
+        expect_error("{\"egressRules\": [{\"host\": \"*\", \"action\": \"allow\"}]}",
+                     "t.json:1:27: key 'egressRules[0].host': '*'");
+        expect_error("{\"egressRules\": [{\"host\": \"a.test\", \"action\": \"deny\", "
+                     "\"why\": \"x\"}]}",
+                     "t.json:1:55: key 'egressRules[0].why': unknown key");
+        expect_error("{\"tls\": {\"upstreamCa\": [\"ca.pem\"]}}",
+                     "t.json:1:25: key 'tls.upstreamCa[0]': 'ca.pem' must be an absolute path");
+        expect_error("{\"tls\": {\"passthrough\": \"a.test\"}}",
+                     "t.json:1:25: key 'tls.passthrough': expected an array");
+        cordon_error err = { 0 };
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
+        const char *doc = "{\"egressRules\": [{\"host\": \"a.test\", \"methods\": [\"GET\", \"*\"], "
+                          "\"paths\": [\"/v1/*\"], \"action\": \"allow\", \"reason\": \"ro\"}, "
+                          "{\"host\": \"a.test\", \"action\": \"deny\"}], "
+                          "\"tls\": {\"passthrough\": [\"*.pin.test\"], \"upstreamCa\": [\"/ca.pem\"]}}";
+        assert_int_equal(load(p, doc, &err), 0);
+        assert_int_equal(p->req.n_rules, 2);
+        assert_int_equal(p->req.rules[0].methods.n, 0); /* "*" means every method */
+        assert_string_equal(p->req.rules[0].reason, "ro");
+        assert_true(p->req.rules[1].deny);
+        json_t *j = policy_layer_to_json(p);
+        char *s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
+        assert_int_equal(load(q, s, &err), 0);
+        free(s);
+        assert_int_equal(q->req.n_rules, 2);
+        assert_string_equal(q->req.passthrough.v[0], "*.pin.test");
+        assert_string_equal(q->req.upstream_ca.v[0], "/ca.pem");
+        assert_int_equal(policy_merge(q, p), 0);
+        assert_int_equal(q->req.n_rules, 2);
+        strv w = { 0 };
+        assert_int_equal(policy_widening_fields(p, q, &w), 0);
+        _cleanup_policy_ cordon_policy *deny = test_policy_new();
+        assert_int_equal(load(deny, "{\"egressRules\": [{\"host\": \"b.test\", "
+                                    "\"action\": \"deny\"}]}", &err), 0);
+        assert_int_equal(policy_widening_fields(p, deny, &w), 0);
+        _cleanup_policy_ cordon_policy *allow = test_policy_new();
+        assert_int_equal(load(allow, "{\"egressRules\": [{\"host\": \"b.test\", "
+                                     "\"action\": \"allow\"}]}", &err), 0);
+        assert_int_equal(policy_widening_fields(p, allow, &w), 1);
+        assert_string_equal(w.v[0], "egressRules");
+        strv_done(&w);
+}
+
 /* egressUpstream: parsed and refused with its position, never quoted; printed redacted, kept
  * whole in a layer document; the highest layer wins; setting or changing it widens. */
 static void test_egress_upstream(void **state) {
@@ -647,6 +712,7 @@ int main(void) {
                 cmocka_unit_test(test_tool_caches),
                 cmocka_unit_test(test_tool_caches_layer),
                 cmocka_unit_test(test_deny_reasons),
+                cmocka_unit_test(test_egress_rules),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

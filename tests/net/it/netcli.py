@@ -299,15 +299,19 @@ def cmd_connect(port):
     return 0
 
 
-def cmd_urllib(url):
+def cmd_urllib(url, data=None):
     try:
-        with urllib.request.urlopen(url, timeout=20) as r:
+        with urllib.request.urlopen(url, data=data, timeout=20) as r:
             print(f"status {r.status}")
     except urllib.error.HTTPError as e:
         print(f"error {e.code} {e.headers.get('X-Cordon-Error', '')}")
     except urllib.error.URLError as e:
         print(f"error {e.reason}")
     return 0
+
+
+def cmd_urllib_post(url):
+    return cmd_urllib(url, b"x=1")
 
 
 def cmd_tcp(host, port, data):
@@ -381,6 +385,7 @@ def main(argv):
     cmds = {
         "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
+        "urllib-post": (cmd_urllib_post, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
         "late-body": (cmd_late_body, 1), "socks-host": (cmd_socks_host, 4), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
     }

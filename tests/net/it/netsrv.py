@@ -467,6 +467,8 @@ def events(path, action=None):
             cols = [ev.get("action"), ev.get("target"), raw.get("syscall"), raw.get("rule")]
             if "reason" in raw:  # a deny entry's reason (docs/policy.md)
                 cols.append(raw["reason"])
+            if "method" in raw:  # a request rule's refusal: what was asked
+                cols += [raw["method"], raw.get("path", "")]
             print("\t".join(str(x) for x in cols))
     return 0
 

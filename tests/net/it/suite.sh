@@ -68,11 +68,14 @@ check_hits() {
 }
 
 # check_events FILE SPEC: SPEC "-" = no network-outbound violation; "TARGET" or
-# "TARGET~RULE-GLOB" = exactly one, with that target (and a rule matching the glob). Violations of
+# "TARGET~RULE-GLOB" = exactly one, with that target (and a rule matching the glob); "req:"
+# before either: a network-request violation (a request rule's refusal) instead. Violations of
 # other actions (a client's refused AF_UNIX socketpair, say) are not this suite's business.
 check_events() {
         [ "$2" = . ] && return 0
-        if ! _v=$($PY "$HERE/netsrv.py" events "$1" network-outbound); then
+        _act=network-outbound
+        case $2 in req:*) _act=network-request; set -- "$1" "${2#req:}" ;; esac
+        if ! _v=$($PY "$HERE/netsrv.py" events "$1" "$_act"); then
                 echo "unreadable events file"
                 return 1
         fi
@@ -93,7 +96,7 @@ check_events() {
         _action=$(printf '%s' "$_v" | cut -f1)
         _target=$(printf '%s' "$_v" | cut -f2)
         _rule=$(printf '%s' "$_v" | cut -f4)
-        [ "$_action" = network-outbound ] || { echo "action '$_action'"; return 1; }
+        [ "$_action" = "$_act" ] || { echo "action '$_action'"; return 1; }
         if [ "$_target" != "$_want_target" ]; then
                 echo "target '$_target', want '$_want_target'"
                 return 1
@@ -1152,9 +1155,12 @@ t_sanitizers() {
                 "$(grep -hm3 -E 'Sanitizer|runtime error' $bad)"; fi
 }
 
+# shellcheck source=tests/net/it/rules.sh
+. "$HERE/rules.sh"
+
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet \
+        transparent dns upstream nonet rules \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"

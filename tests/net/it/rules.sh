@@ -1,0 +1,137 @@
+# tests/net/it/rules.sh: the request-rules group of the network suite (sourced by suite.sh,
+# which defines net, check_events and the servers). egressRules (docs/policy.md, "Request
+# rules") over plain http://: every request judged, keep-alive's second one too; refusals are
+# 403s naming the rule, with one network-request violation carrying the method and the path,
+# and never reach the server; tunnels to a ruled host are refused (no TLS inspection yet)
+# unless tls.passthrough names it.
+
+# req_event FILE: the network-request violations of an events file, one per line.
+req_event() {
+        $PY "$HERE/netsrv.py" events "$1" network-request
+}
+
+t_rules() {
+        cat > "$IT_TMP/rules.json" <<JSON
+{"egressRules": [
+  {"host": "a.example.test", "methods": ["GET", "HEAD"], "paths": ["/hello/*"],
+   "action": "allow", "reason": "read-only access"},
+  {"host": "a.example.test", "paths": ["/hello/secret*"], "action": "deny",
+   "reason": "no secrets"},
+  {"host": "tls.example.test", "methods": ["GET"], "action": "allow"}]}
+JSON
+        r="--policy $IT_TMP/rules.json --allow-domain a.example.test --allow-domain b.example.test"
+        r="$r --allow-domain tls.example.test --allow-domain 127.0.0.1:$T $LOCAL $NAMES"
+        net "rules: a GET an allow rule covers reaches the server" 0 "200/000" - + \
+                $r -- $CURL "http://a.example.test:$P/hello/@M@"
+        net "rules: a POST no rule allows is refused (403), never reaching the server" 0 \
+                "403/000" "req:a.example.test:$P~request rules: no egressRules entry allows POST*" \
+                - $r -- $CURL -d x "http://a.example.test:$P/hello/@M@"
+        if req_event "$EV" | grep -q "	POST	/hello/$MARK\$"; then
+                ok "rules: ... its network-request violation carries the method and the path"
+        else
+                not_ok "rules: ... its network-request violation carries the method and the path" \
+                        "$(cat "$EV")"
+        fi
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 0
+        case $(cat "$LAST_OUT") in
+        *'request POST a.example.test:'"$P/hello/$MARK"*'"host": "a.example.test", "methods": ["POST"], "paths": ["/hello/'"$MARK"'"], "action": "allow"'*)
+                ok "rules: cordon explain names the request and the allow rule that would let it" ;;
+        *) not_ok "rules: cordon explain names the request and the allow rule that would let it" \
+                "$(cat "$LAST_OUT")" ;;
+        esac
+        net "rules: a deny rule wins over the allow rule, with its reason" 0 \
+                "X-Cordon-Reason: no secrets" \
+                "req:a.example.test:$P~egressRules\\[1\\]: deny \\* a.example.test /hello/secret\\*" \
+                - $r -- sh -c "curl -s -D - -o /dev/null http://a.example.test:$P/hello/secret-@M@ |
+                grep -i '^x-cordon-reason' | tr -d '\r'"
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 0
+        case $(cat "$LAST_OUT") in
+        *'remove or narrow egressRules[1]'*'no secrets'*)
+                ok "rules: cordon explain names the deny rule and its reason" ;;
+        *) not_ok "rules: cordon explain names the deny rule and its reason" "$(cat "$LAST_OUT")" ;;
+        esac
+        net "rules: a path outside every allow glob is refused" 0 "403/000" \
+                "req:a.example.test:$P~request rules: no egressRules entry*" - \
+                $r -- $CURL "http://a.example.test:$P/other/@M@"
+        net "rules: a dot segment cannot climb out of an allowed glob" 0 "403/000" \
+                "req:a.example.test:$P~request rules: the path has a '.' or '..' segment" - \
+                $r -- $CURL --path-as-is "http://a.example.test:$P/hello/../other/@M@"
+        net "rules: keep-alive: the second request on the connection is judged too" 0 \
+                "200/000 403/000" "req:a.example.test:$P" "+-a --b" $r -- $CURL -v $O2 \
+                "http://a.example.test:$P/hello/@M@-a" "http://a.example.test:$P/other/@M@-b"
+        if grep -q 'Re-using existing connection' "$LAST_ERR"; then
+                ok "rules: keep-alive: curl sent both requests on one proxy connection"
+        else
+                not_ok "rules: keep-alive: curl sent both requests on one proxy connection"
+        fi
+        net "rules: a host without rules is not affected" 0 "200/000" - + \
+                $r -- $CURL "http://b.example.test:$P/hello/@M@"
+        net "rules: python urllib's refused POST sees the 403" 0 \
+                "error 403 request rules: no egressRules entry allows POST*" \
+                "req:a.example.test:$P" - $r -- $CLI urllib-post "http://a.example.test:$P/hello/@M@"
+        # Without TLS inspection the requests inside a tunnel cannot be judged: refused.
+        net "rules: CONNECT to a ruled host is refused (no TLS inspection yet)" 56 "000/403" \
+                "tls.example.test:$T~request rules: egressRules name tls.example.test*" - \
+                $r -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        net "rules: ... a SOCKS5 tunnel to it too" 97 "000/000" "tls.example.test:$T" - \
+                $r -- $CURL -x socks5h://127.0.0.1:1080 --cacert "$CERT" \
+                "https://tls.example.test:$T/hello/@M@"
+        net "rules: ... and a redirected connection (reset)" "!0" "000/000" \
+                "a.example.test:$P~request rules: egressRules name a.example.test*" - \
+                $r -- $CURL --noproxy '*' "http://a.example.test:$P/hello/@M@"
+        sed 's/^{/{"tls": {"passthrough": ["tls.example.test"]},/' "$IT_TMP/rules.json" \
+                > "$IT_TMP/rules-pass.json"
+        p="--policy $IT_TMP/rules-pass.json --allow-domain tls.example.test"
+        p="$p --allow-domain 127.0.0.1:$T $NAMES"
+        net "rules: tls.passthrough lets a ruled host's tunnel through, spliced" 0 "200/200" - + \
+                $p -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
+        # policy show prints both keys back.
+        run_in "$WS" "$CORDON" policy show --json --policy "$IT_TMP/rules-pass.json"
+        if $PY -c 'import json, sys
+p = json.load(open(sys.argv[1]))["policy"]
+r = p["egressRules"]
+assert r[0]["methods"] == ["GET", "HEAD"] and r[1]["action"] == "deny", r
+assert p["tls"]["passthrough"] == ["tls.example.test"], p["tls"]' "$LAST_OUT" 2>"$IT_TMP/log/show"
+        then ok "rules: policy show prints egressRules and tls"
+        else not_ok "rules: policy show prints egressRules and tls" "$(cat "$IT_TMP/log/show")"; fi
+        # An untrusted project file may add deny rules, never allow rules or passthrough.
+        proj=$IT_TMP/rules-project
+        mkdir -p "$proj/.cordon"
+        cat > "$proj/.cordon/settings.json" <<JSON
+{"sandbox": {"egressRules": [{"host": "x.example", "methods": ["POST"], "action": "deny"},
+                             {"host": "x.example", "action": "allow"}],
+             "tls": {"passthrough": ["x.example"]}}}
+JSON
+        run_in "$proj" "$CORDON" policy show --json
+        if $PY -c 'import json, sys
+p = json.load(open(sys.argv[1]))["policy"]
+assert p["egressRules"] == [{"host": "x.example", "action": "deny", "methods": ["POST"]}], p
+assert p["tls"]["passthrough"] == [], p["tls"]' "$LAST_OUT" 2>"$IT_TMP/log/show" &&
+                grep -q "sandbox.egressRules 'x.example': adds an allowed request" "$LAST_ERR" &&
+                grep -q "sandbox.tls.passthrough 'x.example'" "$LAST_ERR"
+        then ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored"
+        else not_ok "rules: an untrusted project file keeps its deny rules, its allow rule and passthrough are ignored" \
+                "$(cat "$IT_TMP/log/show" "$LAST_ERR")"; fi
+        # git over http:// (the server is dumb HTTP: info/refs, then objects, all GET): a
+        # read-only rule lets a clone through; a rule for another repository refuses its first
+        # request, GET /repo.git/info/refs.
+        cat > "$IT_TMP/rules-git.json" <<JSON
+{"egressRules": [{"host": "git.example.test", "methods": ["GET", "HEAD"],
+                  "paths": ["/repo.git/*"], "action": "allow", "reason": "clone only"}]}
+JSON
+        sed 's|/repo.git/\*|/other.git/*|' "$IT_TMP/rules-git.json" > "$IT_TMP/rules-git2.json"
+        g="--allow-domain git.example.test $LOCAL $NAMES"
+        net "rules: git clone over http:// with a read-only rule for the repository" 0 \
+                "cordon-net-it repository" - . --policy "$IT_TMP/rules-git.json" $g -- sh -c \
+                "git clone -q http://git.example.test:$P/repo.git c-@M@ && cat c-@M@/README"
+        net "rules: git clone of a repository no rule allows: info/refs refused" 128 "" \
+                "req:git.example.test:$P~request rules: no egressRules entry allows GET*" . \
+                --policy "$IT_TMP/rules-git2.json" $g -- \
+                git clone -q "http://git.example.test:$P/repo.git" "c-@M@"
+        if req_event "$EV" | grep -q "	GET	/repo.git/info/refs?service=git-upload-pack\$"; then
+                ok "rules: ... the refused request is git's GET of info/refs"
+        else
+                not_ok "rules: ... the refused request is git's GET of info/refs" "$(cat "$EV")"
+        fi
+        rm -rf "$WS"/c-mk*
+}
