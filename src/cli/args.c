@@ -83,6 +83,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_UPSTREAM_PROXY] = { "--upstream-proxy", VALUE_TEXT,
                                       "use http://[user:password@]host:port or "
                                       "socks5://[user:password@]host:port" },
+        [CLI_FLAG_BLOCK_READS] = { "--block-reads-outside-workdirs", VALUE_NONE, "" },
+        [CLI_FLAG_ALLOW_READ] = { "--allow-read", VALUE_PATH,
+                                  "give a path readable under --block-reads-outside-workdirs" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

@@ -46,6 +46,8 @@ static const char overview[] =
         "  --runner-state-dir PATH    writable in every mode\n"                                   \
         "  --deny-read PATH           never readable (added to the secret set)\n"                 \
         "  --deny-write PATH          never writable\n"                                           \
+        "  --block-reads-outside-workdirs  the home directories unreadable but for the roots\n"  \
+        "  --allow-read PATH          readable despite --block-reads-outside-workdirs\n"         \
         "  --deny-create-name GLOB    a file name that may not be created in writable roots\n"   \
         "  --allow-create-name GLOB   a file name a deny-create glob with wildcards lets through\n" \
         "  --allow-create-path PATH   a path (or glob) a deny-create glob with wildcards lets through\n" \

@@ -91,6 +91,12 @@ struct cordon_policy {
         strv allow_create_names; /* file-name globs exempt from denyCreateNames' wildcard globs */
         strv allow_create_paths; /* paths or path globs exempt from them */
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
+        /* blockReadsOutsideWorkdirs (policy-reads.c, docs/policy.md "Read narrowing"): the users'
+         * home directories are unreadable but for the binds, runnerStateDirs, the tool caches
+         * and allow_read. Unset = off. */
+        bool block_reads_set;
+        bool block_reads;
+        strv allow_read;        /* allowRead: readable under the narrowing (never a secret) */
         strv egress_allowlist;  /* host patterns the egress proxy lets through (docs/design/network.md) */
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
         policy_reason *deny_reasons; /* for some of egress_denylist's entries (policy-reasons.c) */
@@ -204,6 +210,18 @@ uint64_t policy_default_tmp_bytes(void); /* private /tmp: 2 GiB, at most a quart
 uint64_t policy_default_shm_bytes(void); /* private /dev/shm: 256 MiB, at most a quarter of RAM */
 /* The default policy's denyCreateNames (cordon_policy_new_default()). NULL-terminated. */
 extern const char *const policy_default_deny_create_names[];
+
+/* Read narrowing (policy-reads.c). allowRead entries are paths (policy_check_path), no globs: a
+ * pattern cannot be re-bound or granted whole. */
+int policy_set_block_reads(cordon_policy *p, bool block);
+int policy_add_allow_read(cordon_policy *p, const char *path);
+int policy_reads_merge(cordon_policy *dst, const cordon_policy *src);
+void policy_reads_clear(cordon_policy *p);
+/* Whether a resolved policy narrows reads. */
+bool policy_reads_blocked(const cordon_policy *p);
+/* Validates and normalises `path` and appends it to `list` unless present (the list setters'
+ * contract: -EINVAL with p->last_error, -E2BIG when full). */
+int policy_push_path(cordon_policy *p, strv *list, const char *path);
 
 /* Setters for fields without a public one yet (same contract as the public setters: copies,
  * -EINVAL for bad input, -E2BIG when a list is full). */

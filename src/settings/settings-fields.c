@@ -55,6 +55,9 @@ static const struct {
         [SF_ENV_PASS] = { "env.pass", offsetof(cordon_policy, env_pass), cordon_policy_env_pass },
         [SF_ENV_SCRUB] = { "env.scrub", offsetof(cordon_policy, env_scrub),
                            cordon_policy_env_scrub },
+        [SF_BLOCK_READS] = { "blockReadsOutsideWorkdirs", 0, NULL },
+        [SF_ALLOW_READ] = { "allowRead", offsetof(cordon_policy, allow_read),
+                            policy_add_allow_read },
 };
 
 const char *settings_field_key(settings_field f) {
@@ -102,6 +105,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->mode_set;
         if (f == SF_NETWORK)
                 return p->network_set;
+        if (f == SF_BLOCK_READS)
+                return p->block_reads_set;
         return scalar_string(p, f) || scalar_number(p, f) ? 1 : 0;
 }
 
@@ -126,6 +131,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
                 return p->network_enabled ? "true" : "false";
+        if (f == SF_BLOCK_READS)
+                return p->block_reads ? "true" : "false";
         if (scalar_string(p, f))
                 return scalar_string(p, f);
         (void) snprintf(buf, size, "%" PRIu64, scalar_number(p, f));
@@ -151,6 +158,7 @@ static const char *const widens[_SF_MAX] = {
         /* It receives every allowed connection, and resolves the names past the address guard. */
         [SF_EGRESS_UPSTREAM] = "sends the allowed traffic through another proxy",
         [SF_UNIX_SOCKETS] = "allows connecting to a Unix socket",
+        [SF_ALLOW_READ] = "adds a readable path",
 };
 
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
@@ -160,6 +168,8 @@ const char *settings_field_loosens(const cordon_policy *p, settings_field f, siz
                 return p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "turns the sandbox off" : NULL;
         if (f == SF_NETWORK)
                 return p->network_enabled ? "turns the network on" : NULL;
+        if (f == SF_BLOCK_READS)
+                return p->block_reads ? NULL : "turns the read narrowing off";
         if (f == SF_BINDS)
                 return p->binds[i].read_only ? NULL : "adds a writable path";
         if (f == SF_ENV_PASS)
@@ -222,6 +232,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         if (r >= 0 && src->network_set &&
             (r = maybe_drop(src, SF_NETWORK, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_network_enabled(dst, src->network_enabled);
+        if (r >= 0 && src->block_reads_set &&
+            (r = maybe_drop(src, SF_BLOCK_READS, 0, drop, userdata)) == 0)
+                r = policy_set_block_reads(dst, src->block_reads);
         for (size_t i = 0; r >= 0 && i < src->n_binds; i++)
                 if ((r = maybe_drop(src, SF_BINDS, i, drop, userdata)) == 0)
                         r = cordon_policy_add_bind(dst, src->binds[i].host_path,

@@ -185,6 +185,8 @@ typedef enum settings_field {
         SF_UNIX_SOCKETS,
         SF_ENV_PASS,
         SF_ENV_SCRUB,
+        SF_BLOCK_READS,
+        SF_ALLOW_READ,
         _SF_MAX,
 } settings_field;
 
