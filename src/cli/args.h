@@ -90,6 +90,7 @@ typedef struct cli_args {
         bool quiet;              /* run --quiet: no refusal lines on a terminal */
         bool capture;            /* run --capture: stdout/stderr also as events */
         char *stderr_path;       /* explain --stderr FILE: owned, absolute */
+        char *analytics_path;    /* run --analytics FILE: owned, absolute */
         bool status_set;         /* explain --status N given */
         int status;              /* its value, 0-255 */
         cli_setting *settings;   /* owned, in command-line order */

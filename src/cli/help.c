@@ -76,6 +76,8 @@ static const char run_help[] =
         "\n" POLICY_OPTIONS
         "  --events FILE|fd:N         write the run's events as JSON lines, one object each\n"
         "                             to FILE (created 0600, truncated) or to open fd N >= 3\n"
+        "  --analytics FILE           the violations as records safe to send away (action,\n"
+        "                             keyed hash of the path or host, counts) to FILE (0600)\n"
         "  --capture                  also put CMD's stdout and stderr into the events (they\n"
         "                             still reach cordon's own stdout and stderr unchanged)\n"
         "  --json=FILE|fd:N           at the end, write one summary object (status, backend,\n"
@@ -178,7 +180,7 @@ static const char cache_help[] =
 
 static const char session_help[] =
         "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
-        "                             [--socket PATH]\n"
+        "                             [--analytics FILE] [--socket PATH]\n"
         "       cordon session list [--json] [--socket PATH]\n"
         "       cordon session destroy [--socket PATH] SESSION\n"
         "\n"
@@ -191,6 +193,7 @@ static const char session_help[] =
         "\n"
         "  --socket PATH   cordond's socket (default: $XDG_RUNTIME_DIR/cordon/cordond.sock,\n"
         "                  else /run/user/cordon-UID/ or /tmp/cordon-UID/cordond.sock)\n"
+        "  --analytics FILE  launch: cordond appends every exec's analytics records to FILE\n"
         "\n" POLICY_OPTIONS
         "\n"
         "Exit status: 0, or 125 and one line 'cordon: fatal: CODE: message' (a session that\n"

@@ -104,3 +104,31 @@ t_read_narrowing() {
         t_reads_report
         reads_cleanup
 }
+
+# `cordon run --analytics` as this user (docs/cli.md, "Analytics records"): no text of the run
+# in the records, the key made 0600 in the secret set and unreadable inside, hashes stable.
+t_analytics() {
+        am=zq8mark
+        for n in 1 2; do
+                SB_OPTS="--analytics $IT_TMP/analytics-$n.jsonl --deny-create-name *$am*" \
+                        sb -- sh -c "touch x-$am.txt 2>/dev/null; echo $am; exit 0"
+        done
+        key=$FAKE_HOME/.config/cordon/secrets/analytics.key
+        h1=$(grep -o '"targetHash":"[0-9a-f]*"' "$IT_TMP/analytics-1.jsonl")
+        h2=$(grep -o '"targetHash":"[0-9a-f]*"' "$IT_TMP/analytics-2.jsonl")
+        if [ -n "$h1" ] && [ "$h1" = "$h2" ] && ! grep -q "$am\|$WS" "$IT_TMP"/analytics-*.jsonl &&
+                grep -q '"type":"summary"' "$IT_TMP/analytics-1.jsonl"; then
+                ok "analytics: records without the run's text, hashes stable across runs"
+        else not_ok "analytics: records without the run's text, hashes stable" "$(cat "$IT_TMP/analytics-1.jsonl")"; fi
+        if [ "$(stat -c %a "$key")" = 600 ] && [ "$(stat -c %a "$IT_TMP/analytics-1.jsonl")" = 600 ]; then
+                ok "analytics: the key and the records are 0600"
+        else not_ok "analytics: the key and the records are 0600" "$(ls -l "$key")"; fi
+        # Random bytes carry no marker for `attack read`: compare what comes out with the key.
+        sb -- sh -c "od -An -tx1 < '$key' | tr -d ' \n'"
+        if [ ! -s "$LAST_OUT" ] && grep -q "analytics.key: Permission denied" "$LAST_ERR" &&
+                [ -s "$key" ]; then
+                ok "analytics: the key is unreadable inside"
+        else not_ok "analytics: the key is unreadable inside" "status $LAST_STATUS, out $(cat "$LAST_OUT")"; fi
+        # (named *.key: the fixture's final check looks for denied names)
+        rm -f "$IT_TMP"/analytics-*.jsonl "$key"
+}
