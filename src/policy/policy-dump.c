@@ -167,6 +167,7 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "execGrantRoots", strv_to_json(&p->exec_grant_roots)) &&
                   put(o, "blockReadsOutsideWorkdirs", json_boolean(policy_reads_blocked(p))) &&
                   put(o, "allowRead", strv_to_json(&p->allow_read)) &&
+                  put(o, "commandPolicy", policy_command_rules_to_json(p)) &&
                   put(o, "networkEnabled",
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
                   put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
@@ -271,6 +272,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_if(o, "blockReadsOutsideWorkdirs", p->block_reads_set, block_reads_json,
                          p) &&
                   put_strv(o, "allowRead", &p->allow_read) &&
+                  (!p->n_command_rules ||
+                   put(o, "commandPolicy", policy_command_rules_to_json(p))) &&
                   put_if(o, "networkEnabled", p->network_set, network_json, p) &&
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
                   (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&

@@ -529,6 +529,7 @@ static const field root_fields[] = {
         { "execGrantRoots", parse_exec_grant, NULL },
         { "blockReadsOutsideWorkdirs", parse_block_reads, NULL },
         { "allowRead", parse_allow_read, NULL },
+        { "commandPolicy", policy_json_command_policy, NULL },
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },
         { "egressDenylist", policy_json_egress_deny, NULL },

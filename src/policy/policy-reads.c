@@ -23,11 +23,13 @@ int policy_reads_merge(cordon_policy *dst, const cordon_policy *src) {
                 dst->block_reads = src->block_reads;
                 dst->block_reads_set = true;
         }
-        return strv_extend(&dst->allow_read, &src->allow_read);
+        int r = strv_extend(&dst->allow_read, &src->allow_read);
+        return r < 0 ? r : policy_command_rules_merge(dst, src);
 }
 
 void policy_reads_clear(cordon_policy *p) {
         strv_done(&p->allow_read);
+        policy_command_rules_clear(p);
         p->block_reads = p->block_reads_set = false;
 }
 

@@ -209,6 +209,9 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
          * own directory (docs/design/tool-caches.md). */
         if (r >= 0)
                 r = policy_caches_merge(dst, src);
+        /* Command rules only ever refuse: kept from every layer. */
+        if (r >= 0)
+                r = policy_command_rules_merge(dst, src);
         return r;
 }
 

@@ -389,6 +389,32 @@ class AnalyticsSessionTest(DaemonTest):
         self.assertError(resp, "USAGE", "params.analytics must be an absolute path")
 
 
+class CommandPolicySessionTest(DaemonTest):
+    """The session policy's commandPolicy (docs/policy.md, "Command policy") holds for every exec:
+    warm (the session host), cold (landlock) and unconfined (none), refused before it runs."""
+
+    def check(self, backend):
+        h = self.launch(backend=backend, policy={"mode": "read-only", "commandPolicy": [
+            {"command": "touch cp-refused", "action": "refuse", "modes": ["read-only"]}]})
+        if h["state"] == "error" and "SANDBOX_UNAVAILABLE" in json.dumps(h):
+            self.skipTest(f"no {backend} backend here")
+        self.assertEqual(h["state"], "warm", h)
+        _, resp = self.exec(h["sessionId"], ["sh", "-c", "echo x; touch cp-refused"])
+        self.assertError(resp, "EXEC_FAILED", "the command policy refuses 'touch cp-refused'")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "cp-refused")))
+        events, resp = self.exec(h["sessionId"], ["sh", "-c", "echo ran"])
+        self.assertEqual(self.output(events), "ran\n")
+
+    def test_warm(self):
+        self.check("native")
+
+    def test_cold(self):
+        self.check("landlock")
+
+    def test_none(self):
+        self.check("none")
+
+
 class StatesTest(DaemonTest):
     """created -> warm -> active -> warm -> destroyed, suspended, and error."""
 

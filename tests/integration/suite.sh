@@ -1130,6 +1130,9 @@ t_landlock() {
 # Read narrowing (blockReadsOutsideWorkdirs) and --analytics: suite-reads.sh.
 # shellcheck source=tests/integration/suite-reads.sh
 . "$(dirname "$0")/suite-reads.sh"
+# The command policy: suite-commands.sh.
+# shellcheck source=tests/integration/suite-commands.sh
+. "$(dirname "$0")/suite-commands.sh"
 
 # ---- main ------------------------------------------------------------------------------------
 
@@ -1142,7 +1145,7 @@ for group in secrets outside protected_create protected_modify denied_names name
         name_templates name_allow cordon_dir path_forms races \
         git_escapes git_repos_user git_repos_attacks nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits default_limits nss_quiet inheritance lifetime allowed landlock protected_links metadata \
-        exit_contract controls bad_input fail_closed project_settings read_narrowing analytics; do
+        exit_contract controls bad_input fail_closed project_settings read_narrowing analytics command_policy; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"
