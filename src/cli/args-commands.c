@@ -46,7 +46,7 @@ static int parse_run(parser *p) {
         p->out->command = CLI_COMMAND_RUN;
         p->see = "cordon run --help";
         int r = cli_parse_options(p, ALLOW_POLICY | ALLOW_POSITIONAL | ALLOW_EVENTS |
-                                         ALLOW_RUN_REPORT | ALLOW_QUIET);
+                                         ALLOW_RUN_REPORT | ALLOW_QUIET | ALLOW_ANALYTICS);
         if (r != 0)
                 return r < 0 ? r : 0;
         r = cli_check_conflicts(p);
@@ -196,7 +196,7 @@ static int take_session(parser *p, const char *synopsis) {
  * build the session layer of `cordon run`. Settings files are not read: the daemon's sessions
  * take one policy document, and reading some layers but not others would be a silent gap. */
 static int parse_session_launch(parser *p) {
-        int r = cli_parse_options(p, ALLOW_POLICY | ALLOW_SOCKET);
+        int r = cli_parse_options(p, ALLOW_POLICY | ALLOW_SOCKET | ALLOW_ANALYTICS);
         if (r != 0)
                 return r < 0 ? r : 0;
         if (p->out->n_settings_files > 0)

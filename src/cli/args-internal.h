@@ -36,6 +36,7 @@ typedef enum extra_opt {
         EXTRA_CWD,
         EXTRA_ENV,
         EXTRA_NATIVE,
+        EXTRA_ANALYTICS,
 } extra_opt;
 
 /* What a command lets cli_parse_options() take. */
@@ -51,6 +52,7 @@ typedef enum extra_opt {
 #define ALLOW_SOCKET (1u << 7)     /* session, exec: --socket */
 #define ALLOW_EXEC (1u << 8)       /* exec's --cwd, --env */
 #define ALLOW_TERMINAL (1u << 13)  /* terminal's --native */
+#define ALLOW_ANALYTICS (1u << 15) /* run, session launch: --analytics */
 
 int cli_set_error(cordon_error *err, cordon_code code, const char *fmt, ...) CLI_PRINTF(3, 4);
 /* A USAGE error pointing at p->see; returns -EINVAL. */

@@ -83,6 +83,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_UPSTREAM_PROXY] = { "--upstream-proxy", VALUE_TEXT,
                                       "use http://[user:password@]host:port or "
                                       "socks5://[user:password@]host:port" },
+        [CLI_FLAG_BLOCK_READS] = { "--block-reads-outside-workdirs", VALUE_NONE, "" },
+        [CLI_FLAG_ALLOW_READ] = { "--allow-read", VALUE_PATH,
+                                  "give a path readable under --block-reads-outside-workdirs" },
 };
 
 const char *cli_flag_name(cli_flag flag) {
@@ -309,6 +312,7 @@ static const struct {
         { "--cwd", EXTRA_CWD, true, ALLOW_EXEC },
         { "--env", EXTRA_ENV, true, ALLOW_EXEC },
         { "--native", EXTRA_NATIVE, false, ALLOW_TERMINAL },
+        { "--analytics", EXTRA_ANALYTICS, true, ALLOW_ANALYTICS },
 };
 
 static int set_sandbox(parser *p, const char *value) {
@@ -526,6 +530,13 @@ int cli_apply_extra(parser *p, extra_opt opt, const char *value) {
         case EXTRA_NATIVE:
                 p->out->terminal_native = true;
                 return 0;
+        case EXTRA_ANALYTICS:
+                if (p->out->analytics_path)
+                        return cli_usage(p, "--analytics given twice; give it once");
+                if (!value[0])
+                        return cli_set_error(p->err, CORDON_POLICY_INVALID,
+                                             "--analytics: empty value; give a file path");
+                return cli_make_absolute(p->cwd, value, &p->out->analytics_path);
         default:
                 return -EINVAL;
         }
@@ -646,6 +657,7 @@ void cli_args_done(cli_args *a) {
                         free(*v);
         free(a->argv);
         free(a->events_path);
+        free(a->analytics_path);
         for (size_t i = 0; i < a->n_settings_files; i++)
                 free(a->settings_files[i]);
         free(a->settings_files);
@@ -671,7 +683,8 @@ void cli_args_done(cli_args *a) {
 static unsigned command_allow(cli_command command) {
         switch (command) {
         case CLI_COMMAND_RUN:
-                return ALLOW_POLICY | ALLOW_EVENTS | ALLOW_RUN_REPORT | ALLOW_QUIET;
+                return ALLOW_POLICY | ALLOW_EVENTS | ALLOW_RUN_REPORT | ALLOW_QUIET |
+                       ALLOW_ANALYTICS;
         case CLI_COMMAND_EXPLAIN:
                 return ALLOW_JSON | ALLOW_EVENTS | ALLOW_EXPLAIN;
         case CLI_COMMAND_PROBE:
@@ -679,7 +692,7 @@ static unsigned command_allow(cli_command command) {
         case CLI_COMMAND_POLICY_SHOW:
                 return ALLOW_POLICY | ALLOW_JSON | ALLOW_SEATBELT | ALLOW_SHOW_EXPLAIN;
         case CLI_COMMAND_SESSION_LAUNCH:
-                return ALLOW_POLICY | ALLOW_SOCKET;
+                return ALLOW_POLICY | ALLOW_SOCKET | ALLOW_ANALYTICS;
         case CLI_COMMAND_SESSION_LIST:
                 return ALLOW_JSON | ALLOW_SOCKET;
         case CLI_COMMAND_SESSION_DESTROY:
@@ -709,6 +722,7 @@ static cli_value_kind extra_value(extra_opt opt, bool takes_value) {
         case EXTRA_SANDBOX:
                 return CLI_VALUE_ON_OFF;
         case EXTRA_EVENTS:
+        case EXTRA_ANALYTICS:
         case EXTRA_STDERR:
         case EXTRA_SETTINGS:
         case EXTRA_SOCKET:

@@ -61,6 +61,8 @@ typedef enum cli_flag {
         CLI_FLAG_DENY_DOMAIN,      /* text: host pattern */
         CLI_FLAG_RESOLVE,          /* text: NAME, text2: ADDRESS */
         CLI_FLAG_UPSTREAM_PROXY,   /* text: the egressUpstream URL (may hold a password) */
+        CLI_FLAG_BLOCK_READS,      /* no value: blockReadsOutsideWorkdirs */
+        CLI_FLAG_ALLOW_READ,       /* path: allowRead */
         _CLI_FLAG_MAX,
 } cli_flag;
 
@@ -88,6 +90,7 @@ typedef struct cli_args {
         bool quiet;              /* run --quiet: no refusal lines on a terminal */
         bool capture;            /* run --capture: stdout/stderr also as events */
         char *stderr_path;       /* explain --stderr FILE: owned, absolute */
+        char *analytics_path;    /* run --analytics FILE: owned, absolute */
         bool status_set;         /* explain --status N given */
         int status;              /* its value, 0-255 */
         cli_setting *settings;   /* owned, in command-line order */

@@ -30,6 +30,7 @@ static const set_string_fn string_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_ALLOW_DOMAIN] = cordon_policy_add_egress_allow,
         [CLI_FLAG_DENY_DOMAIN] = cordon_policy_add_egress_deny,
         [CLI_FLAG_UPSTREAM_PROXY] = cordon_policy_set_egress_upstream,
+        [CLI_FLAG_ALLOW_READ] = policy_add_allow_read,
 };
 
 static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
@@ -44,7 +45,7 @@ static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
 static bool is_path_flag(cli_flag f) {
         return f == CLI_FLAG_WRITABLE || f == CLI_FLAG_READ_ONLY || f == CLI_FLAG_PROTECT ||
                f == CLI_FLAG_RUNNER_STATE_DIR || f == CLI_FLAG_DENY_READ ||
-               f == CLI_FLAG_DENY_WRITE || f == CLI_FLAG_WORKDIR;
+               f == CLI_FLAG_DENY_WRITE || f == CLI_FLAG_WORKDIR || f == CLI_FLAG_ALLOW_READ;
 }
 
 /* A setter refused a value that parsed: say which flag, which value and why (the library's own
@@ -104,6 +105,9 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_NO_NETWORK:
                 r = cordon_policy_set_network_enabled(session, false);
                 break;
+        case CLI_FLAG_BLOCK_READS:
+                r = policy_set_block_reads(session, true);
+                break;
         case CLI_FLAG_PROTECT:
         case CLI_FLAG_RUNNER_STATE_DIR:
         case CLI_FLAG_DENY_READ:
@@ -118,6 +122,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_ALLOW_DOMAIN:
         case CLI_FLAG_DENY_DOMAIN:
         case CLI_FLAG_UPSTREAM_PROXY:
+        case CLI_FLAG_ALLOW_READ:
                 r = string_setters[s->flag](session, s->text);
                 break;
         case CLI_FLAG_TIMEOUT:

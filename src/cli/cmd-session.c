@@ -276,7 +276,9 @@ static json_t *launch_params(const cli_args *a, const char *cwd, json_t *policy)
         const char *backend = a->sandbox_set && !a->sandbox ? "none"
                               : a->backend_set ? cordon_backend_to_string(a->backend)
                                                : NULL;
-        if (p && backend && json_object_set_new(p, "backend", json_string(backend)) < 0) {
+        if (p && ((backend && json_object_set_new(p, "backend", json_string(backend)) < 0) ||
+                  (a->analytics_path &&
+                   json_object_set_new(p, "analytics", json_string(a->analytics_path)) < 0))) {
                 json_decref(p);
                 return NULL;
         }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The `cordon` commands on top of the public API (see commands.h). */
+#include "cli/analytics-sink.h"
 #include "cli/cancel.h"
 #include "cli/commands.h"
 #include "cli/completion.h"
@@ -305,9 +306,14 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                         (void) close(sink.fd);
                 return status;
         }
-        cli_run_report *report = cli_run_report_new(a, sink.fd >= 0 ? sink_write : NULL, &sink,
-                                                     &status);
+        cli_analytics *analytics = cli_analytics_open(a->analytics_path, &status);
+        cli_run_report *report = analytics || !status
+                                         ? cli_run_report_new(a, sink.fd >= 0 ? sink_write : NULL,
+                                                              &sink, &status)
+                                         : NULL;
         if (!report && status) {
+                const cordon_error failed = { .code = CORDON_LAUNCH_FAILED };
+                cli_analytics_end(analytics, &failed, 0);
                 cordon_policy_free(policy);
                 if (a->events_path)
                         (void) close(sink.fd);
@@ -326,6 +332,10 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         opts.event_userdata = report ? (void *) report : (void *) &sink;
         opts.capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0;
         opts.on_backend_note = backend_note;
+        if (analytics) {
+                opts.on_violation = cli_analytics_violation;
+                opts.userdata = analytics;
+        }
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */
@@ -333,6 +343,7 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         opts.cancel_fd = cli_cancel_begin(&cancel);
         int r = cordon_run(policy, a->argv, &opts, &res, &err);
         int cancel_sig = cli_cancel_end(&cancel);
+        cli_analytics_end(analytics, r < 0 ? &err : NULL, res.exit_code);
         cordon_policy_free(policy);
         if (a->events_path && close(sink.fd) < 0 && sink.err == 0)
                 sink.err = errno;

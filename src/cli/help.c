@@ -46,6 +46,8 @@ static const char overview[] =
         "  --runner-state-dir PATH    writable in every mode\n"                                   \
         "  --deny-read PATH           never readable (added to the secret set)\n"                 \
         "  --deny-write PATH          never writable\n"                                           \
+        "  --block-reads-outside-workdirs  the home directories unreadable but for the roots\n"  \
+        "  --allow-read PATH          readable despite --block-reads-outside-workdirs\n"         \
         "  --deny-create-name GLOB    a file name that may not be created in writable roots\n"   \
         "  --allow-create-name GLOB   a file name a deny-create glob with wildcards lets through\n" \
         "  --allow-create-path PATH   a path (or glob) a deny-create glob with wildcards lets through\n" \
@@ -74,6 +76,8 @@ static const char run_help[] =
         "\n" POLICY_OPTIONS
         "  --events FILE|fd:N         write the run's events as JSON lines, one object each\n"
         "                             to FILE (created 0600, truncated) or to open fd N >= 3\n"
+        "  --analytics FILE           the violations as records safe to send away (action,\n"
+        "                             keyed hash of the path or host, counts) to FILE (0600)\n"
         "  --capture                  also put CMD's stdout and stderr into the events (they\n"
         "                             still reach cordon's own stdout and stderr unchanged)\n"
         "  --json=FILE|fd:N           at the end, write one summary object (status, backend,\n"
@@ -176,7 +180,7 @@ static const char cache_help[] =
 
 static const char session_help[] =
         "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
-        "                             [--socket PATH]\n"
+        "                             [--analytics FILE] [--socket PATH]\n"
         "       cordon session list [--json] [--socket PATH]\n"
         "       cordon session destroy [--socket PATH] SESSION\n"
         "\n"
@@ -189,6 +193,7 @@ static const char session_help[] =
         "\n"
         "  --socket PATH   cordond's socket (default: $XDG_RUNTIME_DIR/cordon/cordond.sock,\n"
         "                  else /run/user/cordon-UID/ or /tmp/cordon-UID/cordond.sock)\n"
+        "  --analytics FILE  launch: cordond appends every exec's analytics records to FILE\n"
         "\n" POLICY_OPTIONS
         "\n"
         "Exit status: 0, or 125 and one line 'cordon: fatal: CODE: message' (a session that\n"

@@ -11,6 +11,7 @@
 
 #include "cordon/cordon.h"
 #include "daemon/protocol.h"
+#include "run/analytics.h"
 #include "util/util.h" /* strv, _noreturn_ */
 
 #define DAEMON_MAX_CLIENTS 256
@@ -70,6 +71,10 @@ struct session {
         char *workdir;            /* absolute */
         cordon_error error;       /* state == SESSION_ERROR */
         unsigned running;         /* execs in flight */
+        /* params.analytics (session-analytics.c): the file the records go to (-1: none) and the
+         * per-user key they are hashed with. */
+        int analytics_fd;
+        unsigned char analytics_key[ANALYTICS_KEY_BYTES];
         session *next;
 };
 
@@ -93,6 +98,7 @@ struct exec_run {
         cordon_process *proc;     /* warm: a session exec, or a backend-none terminal's spawn */
         bool local;               /* that spawn: a cordon_spawn() of ours, not a session exec */
         struct terminal *term;    /* a terminal's PTY and its state (terminal.c) */
+        analytics *analytics;     /* the session has an analytics file: this exec's counts */
         exec_run *next;
 };
 
@@ -152,6 +158,16 @@ void exec_resume_paused(daemon_t *d, client *c);
 void exec_reap(daemon_t *d);
 /* Frees finished execs (after each loop iteration, so no event of the batch sees freed memory). */
 void exec_collect(daemon_t *d);
+
+/* session-analytics.c: params.analytics. Open before the session's sandbox is planned. */
+int session_analytics_open(daemon_t *d, session *s, const char *path, cordon_error *err);
+void session_analytics_close(session *s);
+/* A refusal of an fs.* request: one record. */
+void session_analytics_violation(const session *s, const cordon_violation *v);
+/* One of the exec's event lines (the JSON, `len` bytes): a violation becomes a record. */
+void exec_analytics_event(exec_run *x, const char *json, size_t len);
+/* The exec's summary record, once its result is in. */
+void exec_analytics_end(exec_run *x);
 void sessions_destroy_all(daemon_t *d);
 int exec_watch(daemon_t *d, exec_run *x, bool on);
 /* Shared by session.c, session-worker.c (the cold exec worker), session-warm.c (warm sessions)

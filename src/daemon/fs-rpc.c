@@ -65,6 +65,7 @@ static void send_violation(client *c, uint64_t id, const session *s, proto_metho
         cordon_violation v = { .action = ref->action, .syscall = proto_method_name(m),
                                .target = ref->target, .rule = ref->rule };
         events_violation(&ev, &v);
+        session_analytics_violation(s, &v);
 }
 
 static bool valid_utf8(const char *s, size_t n) {

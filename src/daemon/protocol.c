@@ -136,15 +136,21 @@ static int get_policy(const json_t *params, const char *key, char **ret, cordon_
 }
 
 static int parse_launch(const json_t *params, proto_launch *l, cordon_error *err) {
-        static const char *const keys[] = { "policy", "backend", "workdir", NULL };
+        static const char *const keys[] = { "policy", "backend", "workdir", "analytics", NULL };
         int r = only_keys(params, "params", keys, err);
-        const char *backend = NULL, *workdir = NULL;
+        const char *backend = NULL, *workdir = NULL, *analytics = NULL;
         if (r >= 0)
                 r = get_policy(params, "policy", &l->policy_json, err);
         if (r >= 0)
                 r = get_string(params, "backend", false, 32, &backend, err);
         if (r >= 0)
                 r = get_string(params, "workdir", false, 4096, &workdir, err);
+        if (r >= 0)
+                r = get_string(params, "analytics", false, 4096, &analytics, err);
+        if (r >= 0 && analytics && analytics[0] != '/')
+                r = bad(err, "params.analytics must be an absolute path");
+        if (r >= 0)
+                r = dup_abs_path("analytics", analytics, &l->analytics, err);
         if (r < 0)
                 return r;
         l->backend = CORDON_BACKEND_NATIVE;
@@ -604,6 +610,7 @@ static void strv_free_n(char **v, size_t n) {
 void proto_request_done(proto_request *r) {
         free(r->launch.policy_json);
         free(r->launch.workdir);
+        free(r->launch.analytics);
         strv_free_n(r->exec.argv, r->exec.n_argv);
         strv_free_n(r->exec.env, r->exec.n_env);
         free(r->exec.cwd);

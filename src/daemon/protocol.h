@@ -53,6 +53,7 @@ typedef struct proto_launch {
         char *policy_json;      /* the "policy" member re-serialised, or NULL (defaults only) */
         cordon_backend backend; /* "native" (default), "landlock", "none", ... */
         char *workdir;          /* absolute; the session's default working directory */
+        char *analytics;        /* absolute or NULL: the session's analytics file */
 } proto_launch;
 
 /* session.exec */

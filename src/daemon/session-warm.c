@@ -107,6 +107,8 @@ void warm_finish(daemon_t *d, exec_run *x) {
 /* An exec's event from dispatch: to its client, as the cold worker's are. */
 static void warm_on_event(void *userdata, const char *line, size_t len) {
         exec_run *x = userdata;
+        if (len > 1)
+                exec_analytics_event(x, line, len - 1);
         if (x->term)
                 terminal_event(x->d, x, line, len);
         else if (x->owner && len > 1)

@@ -158,6 +158,7 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
                 return;
         }
         s->state = SESSION_CREATED;
+        s->analytics_fd = -1;
         s->backend = d->sandbox_off ? CORDON_BACKEND_NONE : rq->launch.backend;
         s->workdir = strdup(rq->launch.workdir ? rq->launch.workdir : d->home);
         int r = s->workdir ? 0 : -ENOMEM;
@@ -176,6 +177,8 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         }
         if (r >= 0 && !s->layer->session_id)
                 r = cordon_policy_set_session_id(s->layer, s->id);
+        if (r >= 0)
+                r = session_analytics_open(d, s, rq->launch.analytics, &s->error);
         if (r >= 0)
                 r = check_session(d, s, &s->error);
         s->host = (host_link){ .kind = WATCH_HOST, .s = s };
@@ -261,6 +264,7 @@ static void kill_exec(exec_run *x) {
 }
 
 static void session_free(session *s) {
+        session_analytics_close(s);
         cordon_policy_free(s->layer);
         free(s->workdir);
         free(s);
@@ -458,6 +462,8 @@ static void exec_line(exec_run *x, const char *line, size_t len) {
                 x->result = strndup(line + 1, len - 1);
                 return;
         }
+        if (line[0] == 'E')
+                exec_analytics_event(x, line + 1, len - 1);
         if (line[0] == 'E' && x->term)
                 terminal_event(x->d, x, line + 1, len); /* the JSON and its '\n'; in order */
         else if (line[0] == 'E' && x->owner)
@@ -600,6 +606,7 @@ void exec_collect(daemon_t *d) {
                         pp = &x->next;
                         continue;
                 }
+                exec_analytics_end(x);
                 if (x->owner)
                         (void) client_send(x->owner, exec_response(x));
                 if (x->s->running > 0 && --x->s->running == 0 && x->s->state == SESSION_ACTIVE)

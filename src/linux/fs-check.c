@@ -147,6 +147,11 @@ static int refuse_mount(fs_ctx *c, const mount_op *m, const char *path, const ch
                                  "'%s' is beneath '%s' (%s), which the sandbox keeps read-only",
                                  path, m->path, m->why ? m->why : "read-only");
         case MOUNT_OP_HIDE:
+                /* A secret's cover, or a read narrowing's (plan/plan-reads.c). */
+                if (m->why && strcmp(m->why, "secret") != 0)
+                        return fs_refuse(c, action, path, m->path,
+                                         "'%s' is hidden: '%s' is %s (blockReadsOutsideWorkdirs)",
+                                         path, m->path, m->why);
                 return fs_refuse(c, action, path, m->path, "'%s' is in the secret set ('%s')",
                                  path, m->path);
         case MOUNT_OP_TMPFS:

@@ -306,7 +306,12 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         if (!policy || !argv || !argv[0] || !argv[0][0])
                 return cordon_set_error(err, CORDON_USAGE, EINVAL, "no command to run");
         cordon_backend backend = l->opts.backend;
-        int r = launch_plan(l, policy, err);
+        /* The command policy (docs/policy.md): before anything is built, on every backend,
+         * none and danger-full-access included. */
+        int r = policy_check_command(policy, argv, err);
+        if (r < 0)
+                return r;
+        r = launch_plan(l, policy, err);
         if (r < 0)
                 return r;
         plan *p = l->p;

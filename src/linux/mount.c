@@ -245,6 +245,74 @@ static int readonly_file_tree(int fs, const char *name) {
         return tree;
 }
 
+/* The ops after m[i] whose mountpoint lies in the cover of m[i] (nothing between them): a read
+ * narrowing cover (plan/plan-reads.c) keeps the roots beneath it. */
+static bool mounted_in(const plan *p, size_t i, size_t j) {
+        const char *top = p->mounts[i].path, *sub = p->mounts[j].path;
+        if (!path_startswith(sub, top) || strcmp(sub, top) == 0)
+                return false;
+        for (size_t k = i + 1; k < j; k++)
+                if (path_startswith(sub, p->mounts[k].path) &&
+                    path_startswith(p->mounts[k].path, top))
+                        return false;
+        return true;
+}
+
+/* Creates, in the detached tmpfs `fs` that will cover p->mounts[i], the mountpoint of each later
+ * op that lands in it: the directories along the way mode 0711 (traversable, not listable: the
+ * names of the other entries stay unknown), the last one a directory or an empty file. */
+static bool has_mountpoints(const plan *p, size_t i) {
+        for (size_t j = i + 1; j < p->n_mounts; j++)
+                if (mounted_in(p, i, j))
+                        return true;
+        return false;
+}
+
+static int make_mountpoints(const plan *p, size_t i, int fs) {
+        size_t skip = strlen(p->mounts[i].path);
+        for (size_t j = i + 1; j < p->n_mounts; j++) {
+                if (!mounted_in(p, i, j))
+                        continue;
+                _cleanup_free_ char *copy = strdup(p->mounts[j].path + skip + 1);
+                if (!copy)
+                        return -ENOMEM;
+                for (char *s = strchr(copy, '/'); s; s = strchr(s + 1, '/')) {
+                        *s = '\0';
+                        if (mkdirat(fs, copy, 0711) < 0 && errno != EEXIST)
+                                return -errno;
+                        *s = '/';
+                }
+                if (p->mounts[j].is_dir) {
+                        if (mkdirat(fs, copy, 0711) < 0 && errno != EEXIST)
+                                return -errno;
+                        continue;
+                }
+                int f = openat(fs, copy, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+                if (f < 0)
+                        return -errno;
+                (void) close(f);
+        }
+        return 0;
+}
+
+/* A directory's cover: an empty tmpfs, mode 000, or mode 0711 with the mountpoints of the
+ * mounts made beneath it (a read narrowing cover); read-only once they exist. */
+static int hide_dir_tree(mount_ctx *c, size_t i) {
+        bool keep = has_mountpoints(c->p, i);
+        const char *const opts[] = { "mode", keep ? "0711" : "000", NULL };
+        int tree = new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+        if (tree < 0)
+                return tree;
+        int r = keep ? make_mountpoints(c->p, i, tree) : 0;
+        if (r >= 0)
+                r = set_attr(tree, MOUNT_ATTR_RDONLY, 0, false);
+        if (r < 0) {
+                (void) close(tree);
+                return r;
+        }
+        return tree;
+}
+
 static int hide(mount_ctx *c, const mount_op *op) {
         _cleanup_close_ int target = open_nofollow(c->rootfd, rel(op->path), O_PATH,
                                                    RESOLVE_BENEATH);
@@ -252,12 +320,9 @@ static int hide(mount_ctx *c, const mount_op *op) {
                 return 0; /* gone since planning: nothing to read; creation rules keep it gone */
         if (target < 0)
                 return target;
-        static const char *const opts[] = { "mode", "000", NULL };
         _cleanup_close_ int tree = -1;
         if (op->is_dir)
-                tree = new_fs("tmpfs", opts,
-                              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                      MOUNT_ATTR_NOEXEC);
+                tree = hide_dir_tree(c, (size_t) (op - c->p->mounts));
         else {
                 if (c->emptyfd < 0) {
                         int r = make_empty_source(c); /* on first use: most runs hide no file */

@@ -94,7 +94,8 @@ static int exec_check(cordon_session *s, char *const argv[], const cordon_spawn_
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
                                         "the session is %s: its sandbox is gone",
                                         cordon_session_state_to_string(st));
-        return 0;
+        /* The command policy of the session's policy (docs/policy.md), as for a run. */
+        return policy_check_command(s->policy, argv, err);
 }
 
 /* The handle, listed under a new id before its line is sent (its result may come at once). */

@@ -303,6 +303,12 @@ static int plan_reads(const plan *p, const landlock_plan_options *o, landlock_pl
                 r = carve(&c, o->tmpdir);
         for (size_t i = 0; r >= 0 && i < p->paths.n_binds; i++)
                 r = carve(&c, p->paths.binds[i].resolved);
+        /* Read narrowing (plan-reads.c): the allowRead entries inside the narrowed directories
+         * like the binds, and the directories themselves left out of "/". */
+        for (size_t i = 0; r >= 0 && i < p->paths.read_exceptions.n; i++)
+                r = carve(&c, p->paths.read_exceptions.v[i]);
+        for (size_t i = 0; r >= 0 && i < p->paths.narrowed.n; i++)
+                r = excl_add(&x, p->paths.narrowed.v[i], true);
         if (r >= 0 && (r = excl_add(&x, "/tmp", true)) >= 0 && (r = excl_add(&x, "/dev", true)) >= 0)
                 r = carve(&c, "/");
         if (r >= 0)

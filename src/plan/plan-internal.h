@@ -14,6 +14,8 @@ extern const char plan_why_ro_bind[];
 extern const char plan_why_secret[];
 extern const char plan_why_protected[];
 extern const char plan_why_tool_cache[];
+extern const char plan_why_narrowed[];
+extern const char plan_why_allow_read[];
 
 typedef struct plan_root {
         char *literal;   /* as the policy wrote it (normalised) */
@@ -62,6 +64,10 @@ int plan_hard_links(plan_builder *b, strv *set, strv *existing, const char *what
 int plan_name_exemptions(plan_builder *b);
 /* Whether $HOME is (beneath) a writable root. */
 int plan_home_is_writable(const plan_builder *b, bool *ret);
+
+/* plan-reads.c: blockReadsOutsideWorkdirs: covers the narrowed directories, re-binds the
+ * allowRead entries inside them (after plan_secrets(): an entry inside a secret is refused). */
+int plan_read_narrowing(plan_builder *b);
 
 /* env.c */
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err);

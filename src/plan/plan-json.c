@@ -160,6 +160,17 @@ static json_t *tool_caches_json(const plan *p) {
         return o;
 }
 
+/* {"hidden": [...], "exceptions": [...]}: blockReadsOutsideWorkdirs (plan-reads.c); both empty
+ * when off. */
+static json_t *read_narrowing_json(const plan *p) {
+        json_t *o = json_object();
+        if (o && put(o, "hidden", strv_json(&p->paths.narrowed)) &&
+            put(o, "exceptions", strv_json(&p->paths.read_exceptions)))
+                return o;
+        json_decref(o);
+        return NULL;
+}
+
 void *plan_to_json(const plan *p) {
         json_t *o = json_object();
         if (!o)
@@ -171,7 +182,8 @@ void *plan_to_json(const plan *p) {
                   put(o, "mounts", mounts_json(p)) && put(o, "landlock", landlock_json(p)) &&
                   put(o, "nameRules", names_json(p)) && put(o, "env", env_names_json(&p->env)) &&
                   put(o, "envScrubbed", strv_json(&p->env_scrubbed)) &&
-                  put(o, "limits", limits_json(p)) && put(o, "toolCaches", tool_caches_json(p));
+                  put(o, "limits", limits_json(p)) && put(o, "toolCaches", tool_caches_json(p)) &&
+                  put(o, "readNarrowing", read_narrowing_json(p));
         if (!ok) {
                 json_decref(o);
                 return NULL;

@@ -304,7 +304,8 @@ static int compare_mounts(const void *a, const void *b) {
  * for a deny rule rather than for a bindMounts entry). */
 static bool is_protective(const mount_op *m) {
         return m->kind == MOUNT_OP_HIDE ||
-               (m->kind == MOUNT_OP_BIND_RO && m->why != plan_why_ro_bind);
+               (m->kind == MOUNT_OP_BIND_RO && m->why != plan_why_ro_bind &&
+                m->why != plan_why_allow_read);
 }
 
 /* The op that shows `path` before m[i] is applied: the deepest earlier op at or above it. */
@@ -413,6 +414,8 @@ static void paths_free(plan_paths *k) {
         free(k->binds);
         strv_done(&k->secrets);
         strv_done(&k->protect);
+        strv_done(&k->narrowed);
+        strv_done(&k->read_exceptions);
 }
 
 void plan_free(plan *p) {
@@ -476,7 +479,8 @@ static int build_confinement(plan_builder *b) {
                 return r;
         if ((r = collect_roots(b)) < 0 || (r = plan_tool_caches_root(b)) < 0 ||
             (r = plan_git(b)) < 0 ||
-            (r = plan_secrets(b)) < 0 || (r = plan_protected(b)) < 0)
+            (r = plan_secrets(b)) < 0 || (r = plan_protected(b)) < 0 ||
+            (r = plan_read_narrowing(b)) < 0)
                 return r;
         if ((r = add_root_mounts(b)) < 0 || (r = add_landlock_rules(b)) < 0 ||
             (r = plan_name_rules(b)) < 0)

@@ -88,6 +88,10 @@ typedef struct plan_paths {
         strv secrets;      /* the read-deny set: secret home paths + denyRead */
         strv protect;      /* the write-deny set: mandatory names, protectedPaths, denyWrite and
                             * git's paths, including name-rule-only ones (a symlinked ROOT/.git) */
+        /* blockReadsOutsideWorkdirs (plan-reads.c): the directories made unreadable, and the
+         * allowRead entries inside them readable again (resolved). Empty when off. */
+        strv narrowed;
+        strv read_exceptions;
 } plan_paths;
 
 /* Egress (docs/design/network.md): what the proxy enforces. Copies of the policy's fields; the

@@ -183,6 +183,9 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "allowCreateNames", strv_to_json(&p->allow_create_names)) &&
                   put(o, "allowCreatePaths", strv_to_json(&p->allow_create_paths)) &&
                   put(o, "execGrantRoots", strv_to_json(&p->exec_grant_roots)) &&
+                  put(o, "blockReadsOutsideWorkdirs", json_boolean(policy_reads_blocked(p))) &&
+                  put(o, "allowRead", strv_to_json(&p->allow_read)) &&
+                  put(o, "commandPolicy", policy_command_rules_to_json(p)) &&
                   put(o, "networkEnabled",
                       json_boolean(p->network_set ? p->network_enabled : true)) &&
                   put(o, "egressAllowlist", strv_to_json(&p->egress_allowlist)) &&
@@ -258,6 +261,10 @@ static json_t *network_json(const cordon_policy *p) {
         return json_boolean(p->network_enabled);
 }
 
+static json_t *block_reads_json(const cordon_policy *p) {
+        return json_boolean(p->block_reads);
+}
+
 static bool put_strv(json_t *o, const char *key, const strv *s) {
         return !s->n || put(o, key, strv_to_json(s));
 }
@@ -281,6 +288,11 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   put_strv(o, "allowCreateNames", &p->allow_create_names) &&
                   put_strv(o, "allowCreatePaths", &p->allow_create_paths) &&
                   put_strv(o, "execGrantRoots", &p->exec_grant_roots) &&
+                  put_if(o, "blockReadsOutsideWorkdirs", p->block_reads_set, block_reads_json,
+                         p) &&
+                  put_strv(o, "allowRead", &p->allow_read) &&
+                  (!p->n_command_rules ||
+                   put(o, "commandPolicy", policy_command_rules_to_json(p))) &&
                   put_if(o, "networkEnabled", p->network_set, network_json, p) &&
                   put_strv(o, "egressAllowlist", &p->egress_allowlist) &&
                   (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&

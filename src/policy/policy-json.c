@@ -111,6 +111,8 @@ DEFINE_LIST(parse_deny_write, cordon_policy_add_deny_write, policy_check_path,
             "[\"/home/me/project/ci.yml\"]", PATH_HINT)
 DEFINE_LIST(parse_exec_grant, policy_add_exec_grant_root, policy_check_path,
             "[\"/home/me/tools\"]", PATH_HINT)
+DEFINE_LIST(parse_allow_read, policy_add_allow_read, policy_check_path,
+            "[\"/home/me/reference\"]", PATH_HINT)
 DEFINE_LIST(parse_unix_sockets, policy_add_unix_socket, policy_check_path,
             "[\"/run/user/1000/docker.sock\"]", PATH_HINT)
 DEFINE_LIST(parse_deny_create, cordon_policy_add_deny_create_name, policy_check_name_glob,
@@ -201,6 +203,12 @@ static int parse_network(parse_ctx *c, json_t *v, void *target) {
         if (r < 0)
                 return r;
         return cordon_policy_set_network_enabled(c->layer, json_is_true(v));
+}
+
+static int parse_block_reads(parse_ctx *c, json_t *v, void *target) {
+        int r = jread_expect(&c->j, v, json_is_boolean(v), "a boolean",
+                             "\"blockReadsOutsideWorkdirs\": true");
+        return r < 0 ? r : policy_set_block_reads(c->layer, json_is_true(v));
 }
 
 /* ---- bindMounts ----------------------------------------------------------------------------- */
@@ -519,6 +527,9 @@ static const field root_fields[] = {
         { "allowCreateNames", parse_allow_create, NULL },
         { "allowCreatePaths", parse_allow_create_paths, NULL },
         { "execGrantRoots", parse_exec_grant, NULL },
+        { "blockReadsOutsideWorkdirs", parse_block_reads, NULL },
+        { "allowRead", parse_allow_read, NULL },
+        { "commandPolicy", policy_json_command_policy, NULL },
         { "networkEnabled", parse_network, NULL },
         { "egressAllowlist", parse_egress, NULL },
         { "egressDenylist", policy_json_egress_deny, NULL },

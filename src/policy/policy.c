@@ -265,6 +265,7 @@ static void policy_clear(cordon_policy *p) {
         policy_caches_clear(p);
         policy_reasons_clear(p);
         policy_req_clear(&p->req);
+        policy_reads_clear(p);
         memset(p, 0, sizeof(*p));
 }
 
@@ -326,7 +327,7 @@ static int replace_string(char **slot, const char *value) {
 }
 
 /* Validates and normalises a path and appends it unless present. */
-static int push_path(cordon_policy *p, strv *list, const char *path) {
+int policy_push_path(cordon_policy *p, strv *list, const char *path) {
         const char *why = policy_check_path(path);
         if (!p || why)
                 return policy_refuse(p, -EINVAL, path, why);
@@ -448,27 +449,27 @@ int cordon_policy_add_bind(cordon_policy *p, const char *host_path, bool read_on
 }
 
 int cordon_policy_add_protected_path(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->protected_paths : NULL, path);
+        return policy_push_path(p, p ? &p->protected_paths : NULL, path);
 }
 
 int cordon_policy_add_runner_state_dir(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->runner_state_dirs : NULL, path);
+        return policy_push_path(p, p ? &p->runner_state_dirs : NULL, path);
 }
 
 int cordon_policy_add_deny_read(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->deny_read : NULL, path);
+        return policy_push_path(p, p ? &p->deny_read : NULL, path);
 }
 
 int cordon_policy_add_deny_write(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->deny_write : NULL, path);
+        return policy_push_path(p, p ? &p->deny_write : NULL, path);
 }
 
 int policy_add_exec_grant_root(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->exec_grant_roots : NULL, path);
+        return policy_push_path(p, p ? &p->exec_grant_roots : NULL, path);
 }
 
 int policy_add_unix_socket(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->allow_unix_sockets : NULL, path);
+        return policy_push_path(p, p ? &p->allow_unix_sockets : NULL, path);
 }
 
 int cordon_policy_add_egress_allow(cordon_policy *p, const char *pattern) {
@@ -549,7 +550,7 @@ int policy_add_allow_create_name(cordon_policy *p, const char *glob) {
 }
 
 int policy_add_allow_create_path(cordon_policy *p, const char *path) {
-        return push_path(p, p ? &p->allow_create_paths : NULL, path);
+        return policy_push_path(p, p ? &p->allow_create_paths : NULL, path);
 }
 
 int cordon_policy_env_pass(cordon_policy *p, const char *name) {
@@ -693,7 +694,8 @@ int policy_merge(cordon_policy *dst, const cordon_policy *src) {
         for (size_t i = 0; i < src->n_hosts; i++)
                 if ((r = cordon_policy_set_host(dst, src->hosts[i].name, src->hosts[i].address)) < 0)
                         return r;
-        if ((r = policy_reasons_merge(dst, src)) < 0 || (r = policy_req_copy(&dst->req, &src->req)) < 0)
+        if ((r = policy_reasons_merge(dst, src)) < 0 || (r = policy_req_copy(&dst->req, &src->req)) < 0 ||
+            (r = policy_reads_merge(dst, src)) < 0)
                 return r;
         return policy_caches_merge(dst, src);
 }

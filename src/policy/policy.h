@@ -51,6 +51,15 @@ typedef struct policy_reason {
 } policy_reason;
 #define POLICY_REASON_MAX 200
 
+/* One commandPolicy rule (command-policy.c): the run is refused when one of its commands begins
+ * with `words` in one of `modes` (bits 1 << cordon_mode). */
+typedef struct policy_command_rule {
+        strv words;
+        bool ask;       /* "ask": approval needed (refused: there is no way to ask yet) */
+        unsigned modes;
+} policy_command_rule;
+#define POLICY_ALL_MODES 7u
+
 typedef struct policy_host {
         char *name;     /* lower-case host name */
         char *address;  /* an IPv4 or IPv6 literal */
@@ -111,6 +120,14 @@ struct cordon_policy {
         strv allow_create_names; /* file-name globs exempt from denyCreateNames' wildcard globs */
         strv allow_create_paths; /* paths or path globs exempt from them */
         strv exec_grant_roots;  /* macOS only; ignored on Linux */
+        /* blockReadsOutsideWorkdirs (policy-reads.c, docs/policy.md "Read narrowing"): the users'
+         * home directories are unreadable but for the binds, runnerStateDirs, the tool caches
+         * and allow_read. Unset = off. */
+        bool block_reads_set;
+        bool block_reads;
+        strv allow_read;        /* allowRead: readable under the narrowing (never a secret) */
+        policy_command_rule *command_rules; /* commandPolicy: a union over the layers */
+        size_t n_command_rules;
         strv egress_allowlist;  /* host patterns the egress proxy lets through (docs/design/network.md) */
         strv egress_denylist;   /* host patterns refused even when allowed (deny beats allow) */
         policy_reason *deny_reasons; /* for some of egress_denylist's entries (policy-reasons.c) */
@@ -244,6 +261,28 @@ uint64_t policy_default_tmp_bytes(void); /* private /tmp: 2 GiB, at most a quart
 uint64_t policy_default_shm_bytes(void); /* private /dev/shm: 256 MiB, at most a quarter of RAM */
 /* The default policy's denyCreateNames (cordon_policy_new_default()). NULL-terminated. */
 extern const char *const policy_default_deny_create_names[];
+
+/* Read narrowing (policy-reads.c). allowRead entries are paths (policy_check_path), no globs: a
+ * pattern cannot be re-bound or granted whole. */
+int policy_set_block_reads(cordon_policy *p, bool block);
+int policy_add_allow_read(cordon_policy *p, const char *path);
+int policy_reads_merge(cordon_policy *dst, const cordon_policy *src);
+void policy_reads_clear(cordon_policy *p);
+/* Whether a resolved policy narrows reads. */
+bool policy_reads_blocked(const cordon_policy *p);
+/* Validates and normalises `path` and appends it to `list` unless present (the list setters'
+ * contract: -EINVAL with p->last_error, -E2BIG when full). */
+int policy_push_path(cordon_policy *p, strv *list, const char *path);
+
+/* The command policy (command-policy.c). A rule: 1..16 words (policy_check_command_word), modes
+ * a bit set of cordon_mode (0: every mode). policy_check_command() refuses argv (EXEC_FAILED,
+ * -EPERM, err set) when a command in it matches a rule of the policy's mode. */
+const char *policy_check_command_word(const char *w);
+int policy_add_command_rule(cordon_policy *p, char *const *words, bool ask, unsigned modes);
+int policy_command_rules_merge(cordon_policy *dst, const cordon_policy *src);
+void policy_command_rules_clear(cordon_policy *p);
+int policy_check_command(const cordon_policy *p, char *const argv[], cordon_error *err);
+void *policy_command_rules_to_json(const cordon_policy *p); /* a json_t * array */
 
 /* Setters for fields without a public one yet (same contract as the public setters: copies,
  * -EINVAL for bad input, -E2BIG when a list is full). */

@@ -198,7 +198,9 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 return r;
         plan *p = NULL;
         /* The tool cache root is created here, not by the (side-effect-free) planner. */
-        r = tool_caches_prepare(policy, env, home, err);
+        r = policy_check_command(policy, argv, err); /* docs/policy.md, "Command policy" */
+        if (r >= 0)
+                r = tool_caches_prepare(policy, env, home, err);
         if (r >= 0)
                 r = plan_build(policy, home, cwd, env, &p, err);
         if (r < 0)

@@ -429,6 +429,13 @@ int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_
                                         "mode danger-full-access runs the command without a "
                                         "sandbox, so there is no Seatbelt profile; choose "
                                         "another mode");
+        /* docs/design/backends.md: refused rather than dropped. The profile has no rule set for
+         * the narrowed home directories yet (docs/policy.md, "Read narrowing"). */
+        if (p->paths.narrowed.n > 0 || policy_reads_blocked(policy))
+                return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                        "blockReadsOutsideWorkdirs is not enforced by the "
+                                        "Seatbelt backend yet; leave it out on macOS, or list "
+                                        "what must stay unreadable in denyRead");
         sb_gen g = { .p = p, .policy = policy };
         if (params)
                 g.params = *params;

@@ -102,7 +102,8 @@ static void describe(const cordon_settings *s, int li, settings_field f, const c
 static const settings_field field_order[] = {
         SF_MODE,        SF_SESSION_ID, SF_WORKSPACE_ID, SF_AGENT_ID,    SF_BINDS,
         SF_PROTECTED,   SF_RUNNER_STATE, SF_DENY_READ,  SF_DENY_WRITE,  SF_DENY_CREATE,
-        SF_EXEC_GRANT,  SF_NETWORK,    SF_EGRESS_ALLOW, SF_EGRESS_DENY, SF_EGRESS_UPSTREAM,
+        SF_EXEC_GRANT,  SF_BLOCK_READS, SF_ALLOW_READ, SF_NETWORK,  SF_EGRESS_ALLOW,
+        SF_EGRESS_DENY, SF_EGRESS_UPSTREAM,
         SF_HOSTS,       SF_UNIX_SOCKETS, SF_WORKDIR,    SF_ENV_PASS,    SF_ENV_SET,
         SF_ENV_SCRUB,   SF_TIMEOUT,    SF_MEMORY,       SF_PIDS,        SF_CPU,
         SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES, SF_EGRESS_RULES, SF_TLS_PASSTHROUGH,
@@ -110,7 +111,8 @@ static const settings_field field_order[] = {
 };
 
 static bool is_scalar(settings_field f) {
-        return f == SF_MODE || f == SF_NETWORK || f == SF_SESSION_ID || f == SF_WORKSPACE_ID ||
+        return f == SF_MODE || f == SF_NETWORK || f == SF_BLOCK_READS || f == SF_SESSION_ID ||
+               f == SF_WORKSPACE_ID ||
                f == SF_AGENT_ID || f == SF_WORKDIR || f == SF_TIMEOUT || f == SF_MEMORY ||
                f == SF_PIDS || f == SF_CPU || f == SF_TMP_SIZE || f == SF_SHM_SIZE ||
                f == SF_WILDCARD_NAMES || f == SF_EGRESS_UPSTREAM;

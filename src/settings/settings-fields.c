@@ -60,6 +60,9 @@ static const struct {
                                  policy_add_tls_passthrough },
         [SF_TLS_UPSTREAM_CA] = { "tls.upstreamCa", offsetof(cordon_policy, req.upstream_ca),
                                  policy_add_tls_upstream_ca },
+        [SF_BLOCK_READS] = { "blockReadsOutsideWorkdirs", 0, NULL },
+        [SF_ALLOW_READ] = { "allowRead", offsetof(cordon_policy, allow_read),
+                            policy_add_allow_read },
 };
 
 const char *settings_field_key(settings_field f) {
@@ -109,6 +112,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->mode_set;
         if (f == SF_NETWORK)
                 return p->network_set;
+        if (f == SF_BLOCK_READS)
+                return p->block_reads_set;
         return scalar_string(p, f) || scalar_number(p, f) ? 1 : 0;
 }
 
@@ -135,6 +140,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
                 return p->network_enabled ? "true" : "false";
+        if (f == SF_BLOCK_READS)
+                return p->block_reads ? "true" : "false";
         if (scalar_string(p, f))
                 return scalar_string(p, f);
         (void) snprintf(buf, size, "%" PRIu64, scalar_number(p, f));
@@ -163,6 +170,7 @@ static const char *const widens[_SF_MAX] = {
         /* A host's tunnels go through unjudged; an upstream is trusted the system does not. */
         [SF_TLS_PASSTHROUGH] = "takes a host's HTTPS out of its request rules",
         [SF_TLS_UPSTREAM_CA] = "trusts another CA for upstream servers",
+        [SF_ALLOW_READ] = "adds a readable path",
 };
 
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
@@ -172,6 +180,8 @@ const char *settings_field_loosens(const cordon_policy *p, settings_field f, siz
                 return p->mode == CORDON_MODE_DANGER_FULL_ACCESS ? "turns the sandbox off" : NULL;
         if (f == SF_NETWORK)
                 return p->network_enabled ? "turns the network on" : NULL;
+        if (f == SF_BLOCK_READS)
+                return p->block_reads ? NULL : "turns the read narrowing off";
         if (f == SF_BINDS)
                 return p->binds[i].read_only ? NULL : "adds a writable path";
         if (f == SF_ENV_PASS)
@@ -215,6 +225,9 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
          * own directory (docs/design/tool-caches.md). */
         if (r >= 0)
                 r = policy_caches_merge(dst, src);
+        /* Command rules only ever refuse: kept from every layer. */
+        if (r >= 0)
+                r = policy_command_rules_merge(dst, src);
         return r;
 }
 
@@ -238,6 +251,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         if (r >= 0 && src->network_set &&
             (r = maybe_drop(src, SF_NETWORK, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_network_enabled(dst, src->network_enabled);
+        if (r >= 0 && src->block_reads_set &&
+            (r = maybe_drop(src, SF_BLOCK_READS, 0, drop, userdata)) == 0)
+                r = policy_set_block_reads(dst, src->block_reads);
         for (size_t i = 0; r >= 0 && i < src->n_binds; i++)
                 if ((r = maybe_drop(src, SF_BINDS, i, drop, userdata)) == 0)
                         r = cordon_policy_add_bind(dst, src->binds[i].host_path,

@@ -176,7 +176,8 @@ static int drop_item(void *userdata, settings_field f, const char *item, const c
         settings_file_key(d->l->file, (int) f, item, key, sizeof(key));
         (void) settings_file_key_pos(d->l->file, key, &pos);
         (void) snprintf(text, sizeof(text), "%s; ignored because %s", why, d->because);
-        return add_ignored(d->s, d->l, key, f == SF_MODE || f == SF_NETWORK ? NULL : item, text,
+        bool scalar = f == SF_MODE || f == SF_NETWORK || f == SF_BLOCK_READS;
+        return add_ignored(d->s, d->l, key, scalar ? NULL : item, text,
                            pos);
 }
 

@@ -503,6 +503,26 @@ static int parse_filesystem(srt_ctx *x, json_t *v, const char *key) {
                              ELEMENTSOF(filesystem_members));
 }
 
+/* ---- permissions ------------------------------------------------------------------------------------ */
+
+/* Claude Code's read narrowing (the runtime reads it from the same file): true narrows reads to
+ * the working directories, as blockReadsOutsideWorkdirs does; false asks for nothing. */
+static int parse_block_reads(srt_ctx *x, json_t *v, const char *key) {
+        int r = policy_set_block_reads(x->f->layer, json_is_true(v));
+        if (r >= 0)
+                r = settings_file_origin(x->f, SF_BLOCK_READS, NULL, key);
+        return r < 0 ? list_full(x, r) : 0;
+}
+
+static const struct srt_member permission_members[] = {
+        { "blockReadsOutsideWorkingDirectories", T_BOOL, parse_block_reads, NULL },
+};
+
+static int parse_permissions(srt_ctx *x, json_t *v, const char *key) {
+        return parse_section(x, v, "permissions", permission_members,
+                             ELEMENTSOF(permission_members));
+}
+
 /* ---- credentials ------------------------------------------------------------------------------------ */
 
 /* The members of one credentials entry; masking-only members are type-checked and otherwise
@@ -634,6 +654,7 @@ static const struct srt_member top_members[] = {
         { "network", T_OBJECT, parse_network, NULL },
         { "filesystem", T_OBJECT, parse_filesystem, NULL },
         { "credentials", T_OBJECT, parse_credentials, NULL },
+        { "permissions", T_OBJECT, parse_permissions, NULL },
         { "cordon", T_OBJECT, parse_skip, NULL },
         { "ignoreViolations", T_OBJECT, NULL,
           "cordon reports every violation; it has no per-command silencing" },

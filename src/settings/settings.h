@@ -188,6 +188,8 @@ typedef enum settings_field {
         SF_EGRESS_RULES,     /* egressRules: items are the rules (their host) */
         SF_TLS_PASSTHROUGH,  /* tls.passthrough */
         SF_TLS_UPSTREAM_CA,  /* tls.upstreamCa */
+        SF_BLOCK_READS,
+        SF_ALLOW_READ,
         _SF_MAX,
 } settings_field;
 

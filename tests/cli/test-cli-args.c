@@ -96,6 +96,7 @@ static const flag_case flag_cases[] = {
         /* Checked by the setter (cordon_policy_set_egress_upstream), as every policy value. */
         { "--upstream-proxy", "socks5://u:p@gw:1080", CLI_FLAG_UPSTREAM_PROXY,
           "socks5://u:p@gw:1080", NULL, 0, -1 },
+        { "--allow-read", "/home/me/ref", CLI_FLAG_ALLOW_READ, "/home/me/ref", NULL, 0, -1 },
 };
 
 static void check_setting(const cli_args *a, const flag_case *c) {
@@ -150,6 +151,15 @@ static void test_no_network(void **state) {
         EXPECT_ERROR(CORDON_USAGE,
                      "option '--no-network' takes no value: write '--no-network' alone (see 'cordon run --help')", "run",
                      "--no-network=yes", "true");
+        assert_int_equal(PARSE(&a, &err, "run", "--block-reads-outside-workdirs", "true"), 0);
+        assert_int_equal(a.n_settings, 1);
+        assert_int_equal(a.settings[0].flag, CLI_FLAG_BLOCK_READS);
+        assert_null(a.settings[0].text);
+        cli_args_done(&a);
+        EXPECT_ERROR(CORDON_USAGE,
+                     "option '--block-reads-outside-workdirs' takes no value: write "
+                     "'--block-reads-outside-workdirs' alone (see 'cordon run --help')",
+                     "run", "--block-reads-outside-workdirs=1", "true");
 }
 
 static void test_sandbox_and_backend(void **state) {
@@ -283,7 +293,7 @@ static void test_no_command(void **state) {
 
 static void test_missing_values(void **state) {
         for (int f = 0; f < _CLI_FLAG_MAX; f++) {
-                if (f == CLI_FLAG_NO_NETWORK)
+                if (f == CLI_FLAG_NO_NETWORK || f == CLI_FLAG_BLOCK_READS)
                         continue;
                 char want[256];
                 const char *n = cli_flag_name((cli_flag) f);

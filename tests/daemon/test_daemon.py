@@ -330,6 +330,91 @@ class ProtocolTest(DaemonTest):
         self.assertEqual(self.output(events), "still here\n")
 
 
+class AnalyticsSessionTest(DaemonTest):
+    """session.launch's params.analytics (docs/protocol.md): every exec's violations appended as
+    records without the run's text (docs/events.schema.json analyticsViolation), one summary per
+    exec, hashes stable across execs; the key in the daemon user's secret set."""
+
+    MARK = "zq7mark"
+
+    def setUp(self):
+        self.home = tempfile.mkdtemp(prefix="cordon-analytics-home-", dir="/var/tmp")
+        self.addCleanup(shutil.rmtree, self.home, True)
+        self.daemon_env = {"HOME": self.home}
+        super().setUp()
+
+    def test_records_per_exec(self):
+        self.check_records("native")
+
+    def test_records_per_exec_cold(self):
+        """A landlock session runs each exec as a cold run: the worker's event lines."""
+        self.check_records("landlock")
+
+    def check_records(self, backend):
+        out = os.path.join(self.d.dir, "analytics.jsonl")
+        h = self.c.call("session.launch", {"workdir": self.ws, "analytics": out,
+                                           "backend": backend,
+                                           "policy": {"denyCreateNames": [f"*{self.MARK}*"]}})
+        if h["state"] == "error" and "SANDBOX_UNAVAILABLE" in json.dumps(h):
+            self.skipTest(f"no {backend} backend here")
+        self.assertEqual(h["state"], "warm", h)
+        sid = h["sessionId"]
+        for code in (3, 4):
+            _, resp = self.exec(sid, ["sh", "-c", f"touch a-{self.MARK}.txt 2>/dev/null; "
+                                                  f"echo {self.MARK}; exit {code}"])
+            self.assertEqual(resp["result"]["exitCode"], code)
+        with open(out, encoding="utf-8") as f:
+            text = f.read()
+        self.assertNotIn(self.MARK, text)
+        self.assertNotIn(self.ws, text)
+        records = [json.loads(line) for line in text.splitlines()]
+        for r in records:
+            d = SCHEMA["$defs"]["analyticsSummary" if r["type"] == "summary"
+                                else "analyticsViolation"]
+            self.assertEqual(validate.errors_of(SCHEMA, d, r), [], r)
+        self.assertEqual([r["type"] for r in records],
+                         ["violation", "summary", "violation", "summary"])
+        self.assertEqual(records[0]["targetHash"], records[2]["targetHash"])
+        self.assertEqual([records[1]["exitCode"], records[3]["exitCode"]], [3, 4])
+        self.assertEqual(records[1]["byAction"], {"file-create-name": 1})
+        key = os.path.join(self.home, ".config/cordon/secrets/analytics.key")
+        self.assertEqual(os.stat(key).st_mode & 0o777, 0o600)
+        # The key is in the session's secret set: its execs cannot read it.
+        events, _ = self.exec(sid, ["sh", "-c", f"wc -c < {key}"])
+        self.assertEqual(self.output(events), "")
+        self.assertEqual(os.stat(out).st_mode & 0o777, 0o600)
+
+    def test_relative_path_refused(self):
+        resp = self.c.request("session.launch", {"workdir": self.ws, "analytics": "a.jsonl"})[1]
+        self.assertError(resp, "USAGE", "params.analytics must be an absolute path")
+
+
+class CommandPolicySessionTest(DaemonTest):
+    """The session policy's commandPolicy (docs/policy.md, "Command policy") holds for every exec:
+    warm (the session host), cold (landlock) and unconfined (none), refused before it runs."""
+
+    def check(self, backend):
+        h = self.launch(backend=backend, policy={"mode": "read-only", "commandPolicy": [
+            {"command": "touch cp-refused", "action": "refuse", "modes": ["read-only"]}]})
+        if h["state"] == "error" and "SANDBOX_UNAVAILABLE" in json.dumps(h):
+            self.skipTest(f"no {backend} backend here")
+        self.assertEqual(h["state"], "warm", h)
+        _, resp = self.exec(h["sessionId"], ["sh", "-c", "echo x; touch cp-refused"])
+        self.assertError(resp, "EXEC_FAILED", "the command policy refuses 'touch cp-refused'")
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "cp-refused")))
+        events, resp = self.exec(h["sessionId"], ["sh", "-c", "echo ran"])
+        self.assertEqual(self.output(events), "ran\n")
+
+    def test_warm(self):
+        self.check("native")
+
+    def test_cold(self):
+        self.check("landlock")
+
+    def test_none(self):
+        self.check("none")
+
+
 class StatesTest(DaemonTest):
     """created -> warm -> active -> warm -> destroyed, suspended, and error."""
 

@@ -42,7 +42,7 @@ stage_binaries() {
         echo "# the build tree is not reachable by $test_user: copying the binaries"
         mkdir -p "$tmp/bin"
         stage_cordon "$tmp/bin"
-        cp "$attack" "$nosandbox" "$here/suite.sh" "$here/suite-meta.sh" "$here/lib.sh" "$here/suite-settings.sh" "$here/names.sh" "$here/git-repos.sh" "$here/suite-defaults.sh" \
+        cp "$attack" "$nosandbox" "$here/suite.sh" "$here/suite-meta.sh" "$here/lib.sh" "$here/suite-settings.sh" "$here/names.sh" "$here/git-repos.sh" "$here/suite-defaults.sh" "$here/suite-reads.sh" "$here/suite-commands.sh" \
                 "$tmp/bin/"
         chmod -R a+rX "$tmp/bin"
         attack=$tmp/bin/$(basename "$attack")

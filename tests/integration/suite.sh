@@ -1127,6 +1127,12 @@ t_landlock() {
 # Protected symlinks and metadata changes (issue 11): suite-meta.sh.
 # shellcheck source=tests/integration/suite-meta.sh
 . "$(dirname "$0")/suite-meta.sh"
+# Read narrowing (blockReadsOutsideWorkdirs) and --analytics: suite-reads.sh.
+# shellcheck source=tests/integration/suite-reads.sh
+. "$(dirname "$0")/suite-reads.sh"
+# The command policy: suite-commands.sh.
+# shellcheck source=tests/integration/suite-commands.sh
+. "$(dirname "$0")/suite-commands.sh"
 
 # ---- main ------------------------------------------------------------------------------------
 
@@ -1139,7 +1145,7 @@ for group in secrets outside protected_create protected_modify denied_names name
         name_templates name_allow cordon_dir path_forms races \
         git_escapes git_repos_user git_repos_attacks nested home_writable home_layouts stdin_reopen processes namespaces kernel network \
         unix_sockets limits default_limits nss_quiet inheritance lifetime allowed landlock protected_links metadata \
-        exit_contract controls bad_input fail_closed project_settings; do
+        exit_contract controls bad_input fail_closed project_settings read_narrowing analytics command_policy; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
         "t_$group"

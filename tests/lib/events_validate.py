@@ -54,6 +54,8 @@ def _object_errors(root, schema, value, path):
             errors += errors_of(root, props[key], sub, f"{path}.{key}")
         elif schema.get("additionalProperties", True) is False:
             errors.append(f"{path}: unexpected property {key!r}")
+        elif isinstance(schema.get("additionalProperties"), dict):
+            errors += errors_of(root, schema["additionalProperties"], sub, f"{path}.{key}")
     return errors
 
 

@@ -577,6 +577,14 @@ static void test_danger_refused(void **state) {
         assert_non_null(strstr(err.message, "no Seatbelt profile"));
 }
 
+/* Read narrowing has no Seatbelt rules yet: refused, never dropped. */
+static void test_read_narrowing_refused(void **state) {
+        cordon_error err = { 0 };
+        assert_null(sbt_profile(T, "{ \"blockReadsOutsideWorkdirs\": true }", 0, NULL, &err));
+        assert_int_equal(err.code, CORDON_POLICY_UNENFORCEABLE);
+        assert_non_null(strstr(err.message, "blockReadsOutsideWorkdirs"));
+}
+
 /* A writable root whose resolved path holds a newline: refused, and the message stays one
  * line. */
 static void test_control_char_refused(void **state) {
@@ -710,6 +718,7 @@ int main(void) {
                 cmocka_unit_test(test_network),
                 cmocka_unit_test(test_hostile_names),
                 cmocka_unit_test(test_danger_refused),
+                cmocka_unit_test(test_read_narrowing_refused),
                 cmocka_unit_test(test_control_char_refused),
                 cmocka_unit_test(test_invalid_utf8_refused),
                 cmocka_unit_test(test_public_api),
