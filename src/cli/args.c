@@ -83,6 +83,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_UPSTREAM_PROXY] = { "--upstream-proxy", VALUE_TEXT,
                                       "use http://[user:password@]host:port or "
                                       "socks5://[user:password@]host:port" },
+        [CLI_FLAG_EGRESS_ASK] = { "--egress-ask", VALUE_NONE, "" },
+        [CLI_FLAG_ASK_TIMEOUT] = { "--ask-timeout", VALUE_DURATION,
+                                   "use a duration from 100ms to 1h (e.g. 30s, 500ms, 2m)" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

@@ -61,6 +61,8 @@ typedef enum cli_flag {
         CLI_FLAG_DENY_DOMAIN,      /* text: host pattern */
         CLI_FLAG_RESOLVE,          /* text: NAME, text2: ADDRESS */
         CLI_FLAG_UPSTREAM_PROXY,   /* text: the egressUpstream URL (may hold a password) */
+        CLI_FLAG_EGRESS_ASK,       /* no value: egressMode "ask" */
+        CLI_FLAG_ASK_TIMEOUT,      /* number: egressAskTimeout, milliseconds */
         _CLI_FLAG_MAX,
 } cli_flag;
 

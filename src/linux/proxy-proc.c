@@ -192,7 +192,8 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
         policy_upstream up;
         proxy_config cfg = { .rules = rules, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
-                             .upstream = proxy_upstream_of(p, &up) };
+                             .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
+                             .ask_timeout_ms = p->net.ask_timeout_ms };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }

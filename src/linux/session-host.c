@@ -482,6 +482,10 @@ static bool session_report(host *h, int fd) {
         cordon_violation v;
         if (r > 0 && m.type == REPORT_CONNECTION)
                 host_conn_record(h, m.sid, report_msg_client(&m));
+        /* The ask mode in a warm session has no answerer yet: refused at once, never held
+         * until the deadline (docs/design/network.md, "Ask mode"). */
+        else if (r > 0 && m.type == REPORT_EGRESS_ASK && fd == h->px.report_fd)
+                report_egress_answer(fd, (uint32_t) m.status, REPORT_ASK_UNANSWERED);
         else if (r > 0 && report_msg_violation(&m, &v))
                 attribute(h, m.type == REPORT_VIOLATION ? m.sid : proxy_sid(h, &m), &v);
         return true;

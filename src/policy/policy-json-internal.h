@@ -41,3 +41,5 @@ int policy_json_string(parse_ctx *c, json_t *v, const char *example,
 int policy_json_limits(parse_ctx *c, json_t *v, void *target);
 /* policy-json-egress.c */
 int policy_json_egress_deny(parse_ctx *c, json_t *v, void *target);
+int policy_json_egress_mode(parse_ctx *c, json_t *v, void *target);
+int policy_json_egress_ask_timeout(parse_ctx *c, json_t *v, void *target);

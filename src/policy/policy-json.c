@@ -523,6 +523,8 @@ static const field root_fields[] = {
         { "egressAllowlist", parse_egress, NULL },
         { "egressDenylist", policy_json_egress_deny, NULL },
         { "egressUpstream", parse_egress_upstream, NULL },
+        { "egressMode", policy_json_egress_mode, NULL },
+        { "egressAskTimeout", policy_json_egress_ask_timeout, NULL },
         { "hosts", parse_hosts, NULL },
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },
