@@ -175,10 +175,14 @@ static void on_answer(proxy *px, const report_msg *m) {
         if (a != REPORT_ASK_DENY && a != REPORT_ASK_ALLOW_ONCE && a != REPORT_ASK_ALLOW_SESSION &&
             a != REPORT_ASK_UNANSWERED)
                 a = REPORT_ASK_DENY; /* not an answer the launcher sends: fail closed */
-        /* A late answer (the deadline came first, or the client left) finds nobody: dropped. */
+        /* An answer read after the deadline is late, even when the timer has not been looked
+         * at yet in this round of the loop: the clock is read now, after the answer, so the
+         * outcome never depends on how promptly this process was scheduled. A late answer for
+         * a connection already decided (or gone) finds nobody: dropped. */
+        int64_t now = proxy_now_ms();
         for (conn *c = px->conns; c; c = c->next)
                 if (!c->dead && c->state == CS_ASKING && ask_id(c) == (uint32_t) m->status) {
-                        decide(c, a);
+                        decide(c, c->deadline && c->deadline <= now ? REPORT_ASK_TIMEOUT : a);
                         return;
                 }
 }
