@@ -577,8 +577,23 @@ typedef struct cordon_session_options {
  * administrator's managed settings, which cordon_session_launch() otherwise applies (cordon_run(),
  * "Managed settings"); the same explicit opt-out as CORDON_SPAWN_NO_MANAGED_SETTINGS. */
 #define CORDON_SESSION_NO_MANAGED_SETTINGS (1u << 1)
+/* cordon_session_options.flags: the caller answers the egress ask mode's questions
+ * (cordon_policy_set_egress_mode): each comes as an "egress.ask" event ({"id", "target",
+ * "protocol", "timeoutMs"}) in the stream of the exec whose process made the connection (every
+ * running exec's when that is not known), and is answered with cordon_session_egress_answer();
+ * the "egress.answer" event that follows says what the proxy did. Without this flag every
+ * question is refused at once ("unanswered"). Added in 0.2. */
+#define CORDON_SESSION_EGRESS_ANSWERS (1u << 2)
 
 CORDON_PUBLIC void cordon_session_options_init(cordon_session_options *opts);
+
+/* Answers the egress.ask event with this `id` (CORDON_SESSION_EGRESS_ANSWERS). Asynchronous: the
+ * outcome is the "egress.answer" event; an answer after the question's timeout, or for a question
+ * already answered, changes nothing (the proxy records "timeout"). 0, or a negative errno with
+ * `err` set: CORDON_USAGE for a session without the flag or an answer that is none of the three,
+ * CORDON_LAUNCH_FAILED once the session's sandbox is gone. */
+CORDON_PUBLIC int cordon_session_egress_answer(cordon_session *s, uint64_t id,
+                                               cordon_egress_answer answer, cordon_error *err);
 
 /* Builds the session's sandbox and returns once it is ready (state WARM), or a negative errno
  * with `err` set when it could not be built (nothing is left running). The managed settings are

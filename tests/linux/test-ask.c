@@ -15,6 +15,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,110 @@ static void test_spawn(void **state) {
         cordon_policy_free(p);
 }
 
+/* A warm session: the question is an egress.ask event in the exec's stream, answered with
+ * cordon_session_egress_answer() (here from the event callback itself); allow-session holds for
+ * the session's later execs. Without CORDON_SESSION_EGRESS_ANSWERS every question is refused at
+ * once. */
+typedef struct session_asker {
+        cordon_session *s;
+        cordon_egress_answer answer;
+        unsigned asked, answered;
+        char events[16384];
+        size_t len;
+} session_asker;
+
+static void session_event(void *userdata, const char *line, size_t len) {
+        session_asker *a = userdata;
+        if (a->len + len < sizeof(a->events)) {
+                memcpy(a->events + a->len, line, len);
+                a->len += len;
+                a->events[a->len] = '\0';
+        }
+        const char *id = strstr(line, "\"id\":");
+        if (!strstr(line, "\"type\":\"egress.ask\"") || !id || id >= line + len)
+                return;
+        a->asked++;
+        cordon_error err = { 0 };
+        if (cordon_session_egress_answer(a->s, strtoull(id + 5, NULL, 10), a->answer, &err) == 0)
+                a->answered++;
+}
+
+static int session_run(session_asker *a, const char *script) {
+        char sh[] = "/bin/sh", dash_c[] = "-c";
+        char *argv[] = { sh, dash_c, (char *) script, NULL };
+        cordon_spawn_options o;
+        cordon_spawn_options_init(&o);
+        o.on_event = session_event;
+        o.event_userdata = a;
+        o.stdin_fd = o.stdout_fd = o.stderr_fd = CORDON_FD_NULL;
+        cordon_process *proc = NULL;
+        cordon_error err = { 0 };
+        if (cordon_session_exec(a->s, argv, &o, &proc, &err) < 0)
+                fail_msg("cordon_session_exec: %s", err.message);
+        cordon_run_result res = { 0 };
+        assert_int_equal(cordon_process_wait(proc, -1, &res, &err), 0);
+        cordon_process_free(proc);
+        return res.exit_code;
+}
+
+static cordon_session *launch(cordon_policy *p, unsigned flags) {
+        char henv[PATH_MAX + 8], path[] = "PATH=/usr/bin:/bin";
+        snprintf(henv, sizeof(henv), "HOME=%s", home);
+        char *env[] = { henv, path, NULL };
+        cordon_session_options so;
+        cordon_session_options_init(&so);
+        so.environ = env;
+        so.flags = flags;
+        cordon_session *s = NULL;
+        cordon_error err = { 0 };
+        if (cordon_session_launch(p, &so, &s, &err) < 0)
+                fail_msg("cordon_session_launch: %s", err.message);
+        return s;
+}
+
+/* A script whose curl to ask.test (through the proxy, or `--noproxy '*'`: redirected) must
+ * answer `code`. */
+static const char *curl_is(char *buf, size_t size, const char *code, bool redirected) {
+        snprintf(buf, size,
+                 "test \"$(curl -s -o /dev/null --max-time 20 -w %%{http_code} %s "
+                 "http://ask.test:%u/)\" = %s",
+                 redirected ? "--noproxy '*'" : "", (unsigned) port, code);
+        return buf;
+}
+
+static void test_session(void **state) {
+        (void) state;
+        cordon_policy *p = ask_policy(0);
+        char sc[512];
+        session_asker a = { .answer = CORDON_EGRESS_ALLOW_SESSION };
+        a.s = launch(p, CORDON_SESSION_EGRESS_ANSWERS);
+        atomic_store(&hits, 0);
+        assert_int_equal(session_run(&a, curl_is(sc, sizeof(sc), "200", false)), 0);
+        assert_int_equal(a.asked, 1);
+        assert_int_equal(a.answered, 1);
+        assert_int_equal(count(a.events, "\"answer\":\"allow-session\""), 1);
+        /* A later exec of the same session: allowed for the session, not asked again. */
+        assert_int_equal(session_run(&a, curl_is(sc, sizeof(sc), "200", true)), 0);
+        assert_int_equal(a.asked, 1);
+        assert_int_equal(atomic_load(&hits), 2);
+        cordon_error err = { 0 };
+        assert_true(cordon_session_egress_answer(a.s, 1, (cordon_egress_answer) 9, &err) < 0);
+        assert_string_equal(cordon_code_name(err.code), "USAGE");
+        cordon_session_destroy(a.s);
+
+        /* Without the flag: refused at once, recorded as unanswered. */
+        session_asker b = { .answer = CORDON_EGRESS_ALLOW_SESSION };
+        b.s = launch(p, 0);
+        assert_int_equal(session_run(&b, curl_is(sc, sizeof(sc), "403", false)), 0);
+        assert_int_equal(b.asked, 1);
+        assert_int_equal(b.answered, 0); /* refused: the session has no answerer */
+        assert_int_equal(count(b.events, "\"answer\":\"unanswered\""), 1);
+        assert_int_equal(count(b.events, "ask: nobody to answer"), 1);
+        assert_int_equal(atomic_load(&hits), 2);
+        cordon_session_destroy(b.s);
+        cordon_policy_free(p);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_allow_session),
@@ -302,6 +407,7 @@ int main(void) {
                 cmocka_unit_test(test_deny),
                 cmocka_unit_test(test_late_answer_is_timeout),
                 cmocka_unit_test(test_spawn),
+                cmocka_unit_test(test_session),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
