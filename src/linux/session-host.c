@@ -13,7 +13,8 @@
  * id is the pid of the exec's command and the refusal goes to that exec alone — also when it
  * comes from a process the command left running after it ended (then to no exec). The proxy's
  * refusals go by who connected from the refused connection's address (session-host-conns.c). What
- * cannot be attributed goes to every running exec (see attribute()).
+ * cannot be attributed goes to every running exec (see attribute()). The egress ask mode's
+ * questions go the same way, as events, and the handle's answers back (session-host-ask.c).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
 #include "linux/session-host.h"
