@@ -96,7 +96,7 @@ int policy_json_egress_ask_timeout(parse_ctx *c, json_t *v, void *target) {
         if (json_is_integer(v) && json_integer_value(v) >= 0) {
                 ms = (uint64_t) json_integer_value(v);
         } else if (json_is_string(v)) {
-                if (cordon_parse_duration_ms(json_string_value(v), &ms) < 0)
+                if (parse_duration_ms(json_string_value(v), &ms) < 0)
                         return jread_fail(&c->j, false, hint, "'%s' is not a valid duration",
                                           jread_shorten(json_string_value(v), shown,
                                                         sizeof(shown)));
