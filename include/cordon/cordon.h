@@ -312,6 +312,11 @@ typedef cordon_egress_answer (*cordon_egress_ask_fn)(void *userdata,
  *   "ready"     {"backend": used name}                      the command is about to be executed
  *   "violation" {"action", "target", "raw": {"syscall", "rule", "count"?}}  each refusal, as
  *                                                           observed ("count": an aggregate)
+ *   "egress.ask" {"id", "target", "protocol", "timeoutMs"}  the ask mode holds a connection to
+ *                                                           an unlisted destination and asks
+ *   "egress.answer" {"id", "target", "protocol", "answer"}  what it came to: "allow-once",
+ *                                                           "allow-session", "deny", "timeout",
+ *                                                           "unanswered"
  *   "repository" {"path"} or {"more"}  a git repository the command created (its config and
  *                                      hooks vetted); sent when the run ends, not a refusal
  *   "stdout", "stderr" {"data", "encoding"?: "base64"}  with `capture`: a chunk (<= 16 KiB) of
