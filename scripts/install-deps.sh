@@ -16,6 +16,8 @@ pkgs="$pkgs openssl openssh-client openssh-server netcat-openbsd python3-pip"
 # A database client that knows nothing of proxies, against its own server on loopback (the
 # transparent-egress tests: redis-cli to redis-server through the interception).
 pkgs="$pkgs redis-server redis-tools"
+# A JVM client through the interception (java runs its single source file without a build step).
+pkgs="$pkgs openjdk-17-jdk-headless"
 # The compatibility suite (tests/compat): python3 -m venv, npm and npx. Node and npm are taken
 # from Debian unless the machine has them already from elsewhere (NodeSource's nodejs bundles
 # npm; Debian's npm package would conflict with it).
@@ -26,6 +28,8 @@ command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 # and groff check them, bash/zsh/fish run the completion tests (tests/install/); debhelper,
 # dh-apparmor and lintian build and check the Debian package (tests/package/run.sh).
 pkgs="$pkgs pandoc man-db groff-base bash-completion zsh fish debhelper dh-apparmor lintian"
+# The microvm backend (docs/design/microvm.md): qemu's microvm machine as the VMM.
+pkgs="$pkgs qemu-system-x86"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
@@ -36,9 +40,33 @@ done
 # package) is used as it is: only a missing command brings Debian's package.
 command -v node >/dev/null 2>&1 || missing="$missing nodejs"
 command -v npm >/dev/null 2>&1 || missing="$missing npm"
-[ -z "$missing" ] && exit 0
-echo "installing:$missing" >&2
 if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
-$sudo apt-get update -q >/dev/null
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+        echo "installing:$missing" >&2
+        $sudo apt-get update -q >/dev/null
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+                $missing >/dev/null
+fi
+# The microvm backend's guest kernel where the host has none in /boot (the default of meson's
+# microvm_kernel_dir): Debian's current linux-image-amd64 kernel, unpacked rather than installed
+# (installing would run update-initramfs and add a boot entry on the host). Its modules/ holds
+# the virtio-mmio, 9p and virtio-console modules the guest loads.
+kdir=/usr/local/lib/cordon/microvm-kernel
+if [ ! -f "$kdir/vmlinuz" ] || [ ! -d "$kdir/modules/kernel" ]; then
+        kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-/{print $2; exit}')
+        [ -n "$kpkg" ] || { apt-get update -q >/dev/null &&
+                kpkg=$(apt-cache depends linux-image-amd64 |
+                       awk '/Depends: linux-image-/{print $2; exit}'); }
+        echo "unpacking $kpkg into $kdir" >&2
+        tmp=$(mktemp -d)
+        chmod 755 "$tmp" # apt-get download fetches as the _apt user
+        (cd "$tmp" && apt-get download -q "$kpkg" >/dev/null)
+        dpkg-deb -x "$tmp"/*.deb "$tmp/root"
+        kver=${kpkg#linux-image-}
+        $sudo mkdir -p "$kdir"
+        $sudo rm -rf "$kdir/modules"
+        $sudo cp "$tmp/root/boot/vmlinuz-$kver" "$kdir/vmlinuz"
+        $sudo cp -a "$tmp/root/lib/modules/$kver" "$kdir/modules"
+        rm -rf "$tmp"
+fi

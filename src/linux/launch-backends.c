@@ -7,6 +7,7 @@
 
 #include "linux/landlock.h"
 #include "linux/launch.h"
+#include "linux/probe.h"
 #include "linux/sandbox.h"
 
 /* ---- native: namespaces, mounts, Landlock, seccomp, the supervisor, the proxy --------------- */
@@ -104,14 +105,25 @@ const launch_backend launch_backend_none = {
         .child_main = none_child,
 };
 
-/* ---- microvm: not in this build ------------------------------------------------------------- */
+/* ---- microvm: refused, saying what the host lacks ------------------------------------------ */
 
-/* docs/design/backends.md: an explicitly requested backend never steps down. */
+/* docs/design/backends.md: an explicitly requested backend never steps down. The refusal names
+ * every prerequisite this host lacks (the probe's hint), so that one message says what to
+ * install; the runtime itself is not in this version (docs/design/microvm.md). */
 static int microvm_available(cordon_error *err) {
+        const probe_facts *f = NULL;
+        probe_backend b[PROBE_N_BACKENDS];
+        if (probe_facts_get(&f) < 0)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                        "refusing to run the command unconfined: the microvm "
+                                        "backend is not available (the host could not be "
+                                        "probed); hint: use --backend native (see 'cordon "
+                                        "probe')");
+        probe_evaluate(f, b);
         return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
                                 "refusing to run the command unconfined: the microvm backend is "
-                                "not available in this build; hint: use --backend native or "
-                                "landlock (see 'cordon probe')");
+                                "not available: %s; hint: use --backend native or landlock "
+                                "(see 'cordon probe')", b[2].hint);
 }
 
 const launch_backend launch_backend_microvm = {

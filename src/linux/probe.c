@@ -303,10 +303,7 @@ static void probe_misc(probe_facts *f) {
         else
                 f->cgroup2 = PROBE_CGROUP_NONE;
 
-        int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC | O_NOCTTY);
-        f->kvm = fd >= 0;
-        f->kvm_errno = fd >= 0 ? 0 : errno;
-        (void) safe_close(fd);
+        probe_vm(f);
 }
 
 /* By trying: a cgroup with the memory and pids controllers is created and removed again. */

@@ -21,6 +21,14 @@ typedef enum probe_limits {
         PROBE_LIMITS_CGROUP,     /* a cgroup per run, created here just now and removed */
 } probe_limits;
 
+/* What implements /dev/kvm, from the vendor module the kernel has loaded (probe-vm.c). */
+typedef enum probe_kvm_kind {
+        PROBE_KVM_NONE = 0, /* no usable /dev/kvm */
+        PROBE_KVM_HW,       /* kvm_intel or kvm_amd: hardware virtualization boots any kernel */
+        PROBE_KVM_PVM,      /* kvm_pvm: boots only kernels built as PVM guests */
+        PROBE_KVM_UNKNOWN,  /* /dev/kvm runs a guest, but neither module is visible */
+} probe_kvm_kind;
+
 typedef struct probe_facts {
         char release[65];          /* uname -r */
         bool root;                 /* effective uid 0 */
@@ -54,6 +62,12 @@ typedef struct probe_facts {
         char limits_detail[256];   /* which hierarchy, or why none */
         bool kvm;                  /* /dev/kvm opened O_RDWR */
         int kvm_errno;             /* ENOENT: no device; EACCES: no permission */
+        /* The microvm backend's prerequisites (probe-vm.c, docs/design/microvm.md). */
+        bool kvm_guest_ran;        /* a real-mode guest ran to its HLT through KVM_RUN */
+        probe_kvm_kind kvm_kind;   /* what implements KVM here */
+        char vmm[256];             /* the VMM (qemu-system-x86_64) found, "" when none */
+        char kernel[256];          /* the guest kernel image, "" when none */
+        char kernel_modules[256];  /* ... and its module tree */
 } probe_facts;
 
 typedef enum probe_status {
@@ -99,3 +113,11 @@ const probe_backend *probe_get_backend(const cordon_probe *probe, cordon_backend
 const char *probe_status_to_string(probe_status s);
 const char *probe_cgroup_to_string(probe_cgroup c);
 const char *probe_limits_to_string(probe_limits l);
+const char *probe_kvm_kind_to_string(probe_kvm_kind k);
+
+/* probe-vm.c: fills the microvm facts of `f` (kvm .. kernel_modules; `release` must be set). */
+void probe_vm(probe_facts *f);
+/* Pure: appends to `hint` (of `size` bytes, "; "-separated) what keeps the microvm backend from
+ * booting a stock kernel on a host with `f`; returns whether anything was missing, and sets
+ * *install when a package would supply it. */
+bool probe_vm_missing(const probe_facts *f, char *hint, size_t size, bool *install);

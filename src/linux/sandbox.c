@@ -351,6 +351,7 @@ static _noreturn_ void supervise(const plan *p, int report_fd, int proc_fd, int 
                                   .attribute = p->session_ctl >= 0,
                                   .record_ports = { PROXY_HTTP_PORT, PROXY_SOCKS_PORT },
                                   .record_redirect_port = PROXY_TRANSPARENT_PORT,
+                                  .record_dns_port = PROXY_DNS_PORT,
                                   .on_connection = record ? on_connection : NULL };
         supervisor *s = NULL;
         int r = supervisor_start(&cfg, &s);

@@ -90,6 +90,7 @@ struct supervisor {
         bool attribute;            /* reports name the caller's session id (supervisor_config) */
         uint16_t record_ports[2];  /* connects told to on_connection (supervisor_config) */
         uint16_t record_redirect_port; /* ... and redirected ones, with this port */
+        uint16_t record_dns_port;  /* ... and UDP ones to port 53, with this port */
         supervisor_connection_fn on_connection;
         unsigned sid_index;        /* ... the NSsid field to read (supervisor_sid_index), 0: none */
         report_limit *limit;

@@ -351,16 +351,19 @@ static int connect_unix(request *r, size_t len) {
 
 /* A TCP connect to the sandbox's own loopback on a recorded port (a warm session's proxy), or
  * to any address outside the loopback, which the interception redirects to the proxy
- * (record_redirect_port). Judged on the copied address: the caller rewriting it afterwards
- * changes nothing. Only these are recorded, so the session host's table holds proxy clients and
- * nothing else. (The loopback test is the interception rule's: 127.0.0.0/8 and ::1.) */
+ * (record_redirect_port); a UDP connect to port 53 of any address, which the interception
+ * redirects to the resolver (record_dns_port: glibc's resolver connects its socket before it
+ * sends, so every getaddrinfo() is one). Judged on the copied address: the caller rewriting it
+ * afterwards changes nothing. Only these are recorded, so the session host's table holds the
+ * proxy's and the resolver's clients and nothing else. (The loopback test is the interception
+ * rule's: 127.0.0.0/8 and ::1.) */
 static uint16_t recorded_port(const supervisor *s, int sock, const void *addr, size_t len) {
         const struct sockaddr_in *in = addr;
         const struct sockaddr_in6 *in6 = addr;
         int type = 0;
         socklen_t tl = sizeof(type);
         if (!s->on_connection || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) < 0 ||
-            type != SOCK_STREAM)
+            (type != SOCK_STREAM && type != SOCK_DGRAM))
                 return 0;
         bool loopback;
         uint16_t port;
@@ -374,6 +377,8 @@ static uint16_t recorded_port(const supervisor *s, int sock, const void *addr, s
                 port = ntohs(in6->sin6_port);
         } else
                 return 0;
+        if (type == SOCK_DGRAM)
+                return port == 53 ? s->record_dns_port : 0;
         if (!loopback)
                 return s->record_redirect_port;
         return port && (port == s->record_ports[0] || port == s->record_ports[1]) ? port : 0;

@@ -455,6 +455,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                             .attribute = cfg->attribute,
                             .record_ports = { cfg->record_ports[0], cfg->record_ports[1] },
                             .record_redirect_port = cfg->record_redirect_port,
+                            .record_dns_port = cfg->record_dns_port,
                             .on_connection = cfg->attribute ? cfg->on_connection : NULL };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;

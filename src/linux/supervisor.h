@@ -66,6 +66,10 @@ typedef struct supervisor_config {
          * on (the interception's redirect, linux/intercept.h), recorded the same way: the proxy
          * sees the caller's own endpoint on that port. 0: none. */
         uint16_t record_redirect_port;
+        /* With `attribute`: the port every DNS query ends up on (the sandbox's resolver; the
+         * interception redirects UDP to port 53 of any address there). A UDP connect() to port
+         * 53 is recorded with it, so the resolver's refusals reach the exec that asked. 0: none. */
+        uint16_t record_dns_port;
         supervisor_connection_fn on_connection;
 } supervisor_config;
 

@@ -156,6 +156,12 @@ static peek_result target_name(const uint8_t *buf, size_t line_len, net_host *re
         return PEEK_NAME;
 }
 
+/* Where the line starting at `from` ends (its CR), or `to` when no CRLF comes before `to`. */
+static size_t line_end(const uint8_t *buf, size_t from, size_t to) {
+        const uint8_t *crlf = memmem(buf + from, to - from, "\r\n", 2);
+        return crlf ? (size_t) (crlf - buf) : to;
+}
+
 /* The host the request asks for: the absolute-form target's, the one Host field's, or both when
  * they agree. The head ends at the first empty line. */
 static peek_result http_name(const uint8_t *buf, size_t len, net_host *ret) {
@@ -163,7 +169,7 @@ static peek_result http_name(const uint8_t *buf, size_t len, net_host *ret) {
         if (!end)
                 return len >= PEEK_MAX ? PEEK_INVALID : PEEK_MORE;
         size_t head = (size_t) (end - buf) + 2; /* each header line ends with its CRLF */
-        size_t line_len = (size_t) ((const uint8_t *) memmem(buf, head, "\r\n", 2) - buf);
+        size_t line_len = line_end(buf, 0, head);
         net_host target;
         peek_result in_target = target_name(buf, line_len, &target);
         if (in_target == PEEK_INVALID)
@@ -171,7 +177,7 @@ static peek_result http_name(const uint8_t *buf, size_t len, net_host *ret) {
         peek_result found = PEEK_NONE;
         size_t off = line_len + 2;
         while (off < head) {
-                size_t eol = (size_t) ((const uint8_t *) memmem(buf + off, head - off, "\r\n", 2) - buf);
+                size_t eol = line_end(buf, off, head);
                 if (eol - off >= 5 && strncasecmp((const char *) buf + off, "host:", 5) == 0) {
                         if (found != PEEK_NONE)
                                 return PEEK_INVALID; /* two Host fields (RFC 9112 §3.2: a 400) */

@@ -56,6 +56,8 @@ typedef enum conn_state {
         CS_LINGER,         /* answer sent, our side shut down: discarding input until EOF */
 } conn_state;
 
+#define DNS_RECENT_MAX 64
+
 typedef struct proxy proxy;
 typedef struct conn conn;
 typedef struct budget budget;
@@ -162,6 +164,11 @@ struct proxy {
          * names it refused (each reported once). */
         struct name_map *names;
         struct name_map *dns_refused;
+        /* per_lookup_dns_reports: the (name, client) pairs reported last (a lookup retried
+         * or asked for A and AAAA from one socket counts once), and the reports made. */
+        uint64_t dns_recent[DNS_RECENT_MAX];
+        size_t dns_recent_next;
+        size_t dns_lookup_reports;
         budget *budget;         /* proxy-budget.c */
         /* The upstream proxy's own addresses (cfg->upstream), resolved once when the proxy
          * starts (upstream_resolve()); none, and why, when that failed. */

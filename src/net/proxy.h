@@ -56,6 +56,11 @@ typedef struct proxy_config {
          * ask_timeout_ms, then refused. Needs report_fd. */
         bool ask;
         uint32_t ask_timeout_ms;
+        /* A warm session's proxy: each refusal of the resolver names the asking socket (its
+         * endpoint and the resolver's port, as conn->client does for a connection), so the
+         * session host can tell which exec asked, and it is reported per lookup rather than
+         * once per name (proxy-dns.c). */
+        bool per_lookup_dns_reports;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

@@ -55,9 +55,10 @@ int plan_git(plan_builder *b);
 int plan_secrets(plan_builder *b);
 int plan_protected(plan_builder *b);
 int plan_name_rules(plan_builder *b);
-/* Adds to `set` (the protected or the secret set) every other name, inside the writable roots,
- * of a file of the set that has hard links (plan-links.c). `what` names the set in the error. */
-int plan_hard_links(plan_builder *b, strv *set, const char *what);
+/* Adds to `set` (the protected or the secret set) and to `existing` (what the set names on disk
+ * now, resolved: plan-deny.c) every other name, inside the writable roots, of a file of
+ * `existing` that has hard links (plan-links.c). `what` names the set in the error. */
+int plan_hard_links(plan_builder *b, strv *set, strv *existing, const char *what);
 int plan_name_exemptions(plan_builder *b);
 /* Whether $HOME is (beneath) a writable root. */
 int plan_home_is_writable(const plan_builder *b, bool *ret);

@@ -59,11 +59,7 @@ static int visit_file(link_scan *s, const char *path, const struct stat *st) {
                 return want_add(s, st);
         if (!wanted(s, st))
                 return 0;
-        _cleanup_free_ char *copy = strdup(path);
-        if (!copy)
-                return -ENOMEM;
-        path_defuse_glob(copy);
-        return strv_push_unique(s->found, copy);
+        return strv_push_unique(s->found, path);
 }
 
 /* Walks `dfd` (taken) without following a symlink. */
@@ -160,23 +156,26 @@ static int too_many(plan_builder *b, const char *what) {
                                 what, LINKS_SCAN_MAX, LINKS_DEPTH_MAX);
 }
 
-int plan_hard_links(plan_builder *b, strv *set, const char *what) {
+int plan_hard_links(plan_builder *b, strv *set, strv *existing, const char *what) {
         link_scan s = { .budget = LINKS_SCAN_MAX };
-        strv existing = { 0 }, found = { 0 };
+        strv found = { 0 };
         int r = 0;
-        for (size_t i = 0; r >= 0 && i < set->n; i++)
-                r = path_expand_existing(set->v[i], &existing);
-        for (size_t i = 0; r >= 0 && i < existing.n; i++)
-                r = collect(b, &s, existing.v[i]);
+        size_t n = existing->n; /* what is added below was found by this search */
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                r = collect(b, &s, existing->v[i]);
         s.found = &found;
         for (size_t i = 0; r >= 0 && s.n_want > 0 && i < b->n_roots; i++)
                 if (device_wanted(&s, b->roots[i].resolved))
                         r = visit(&s, b->roots[i].resolved);
-        for (size_t i = 0; r >= 0 && i < found.n; i++)
+        /* The set gets the name as a rule (its '[' is a name: defused), `existing` as it is. */
+        for (size_t i = 0; r >= 0 && i < found.n; i++) {
+                if ((r = strv_push_unique(existing, found.v[i])) < 0)
+                        break;
+                path_defuse_glob(found.v[i]);
                 r = strv_push_unique(set, found.v[i]);
+        }
         if (r == -E2BIG)
                 r = too_many(b, what);
-        strv_done(&existing);
         strv_done(&found);
         free(s.want);
         return r;

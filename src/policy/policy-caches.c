@@ -11,7 +11,10 @@
  * cargo: CARGO_HOME moves registry/ and git/ (the downloads) but also config.toml and bin/; the
  * host's ~/.cargo/bin (programs the user runs) stays read-only where it is and on PATH.
  * pnpm: PNPM_HOME (its store is $PNPM_HOME/store): pnpm 9 and 10 ignore pnpm_config_store_dir,
- * and npm_config_store_dir makes every npm command warn about an unknown setting. */
+ * and npm_config_store_dir makes every npm command warn about an unknown setting.
+ * clang: CLANG_MODULE_CACHE_PATH, the compiled module cache of clang and swiftc (Objective-C and
+ * Swift modules; on macOS its default is in the per-user cache directory, not writable inside,
+ * and a module another process loads later is code the sandbox must not write). */
 const tool_cache_builtin policy_builtin_tool_caches[] = {
         { "npm", "npm_config_cache", "npm", NULL, false }, /* npx: <cache>/_npx */
         { "pnpm", "PNPM_HOME", "pnpm", NULL, false },
@@ -25,6 +28,7 @@ const tool_cache_builtin policy_builtin_tool_caches[] = {
         { "go", "GOCACHE", "go/build", NULL, false },
         { "gradle", "GRADLE_USER_HOME", "gradle", NULL, false },
         { "maven", "MAVEN_OPTS", "maven/repository", "-Dmaven.repo.local=", true },
+        { "clang", "CLANG_MODULE_CACHE_PATH", "clang/ModuleCache", NULL, false },
         { NULL, NULL, NULL, NULL, false },
 };
 

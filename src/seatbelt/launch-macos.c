@@ -2,7 +2,8 @@
 /* cordon_run() on macOS (built there only; src/linux/launch.c is the Linux version): the same
  * plan, written as a Seatbelt profile (seatbelt.h), applied by /usr/bin/sandbox-exec to the
  * command, which gets the plan's scrubbed environment and a private TMPDIR. Its events are the
- * run core's (src/run/): starting, ready, then exit, killed (timeout) or error, as on Linux.
+ * run core's (src/run/): starting, ready, a violation per refusal the system log reports
+ * (log-stream.h), then exit, killed (timeout) or error, as on Linux.
  * What this backend does not do, and why: docs/design/seatbelt.md. */
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include "run/run-backend.h"
 #include "run/run-end.h"
 #include "run/run-options.h"
+#include "seatbelt/log-stream.h"
 #include "seatbelt/seatbelt-exec.h"
 #include "seatbelt/seatbelt.h"
 #include "settings/settings.h"
@@ -79,8 +81,54 @@ static int env_with_tmpdir(const strv *env, const char *tmpdir, strv *out) {
         return strv_push_take(out, t);
 }
 
+/* How long the log may take: to start streaming (its header), and after the command to deliver
+ * the last refusals (quiet for QUIET ms, at most DRAIN ms in all). A refusal the kernel logs
+ * later than that is not reported (docs/design/seatbelt.md, "Violation reports"). */
+#define LOG_READY_MS 5000
+#define LOG_QUIET_MS 300
+#define LOG_DRAIN_MS 1500
+
+typedef struct refusals {
+        const events *ev;
+        const cordon_run_options *opts;
+} refusals;
+
+/* One refusal of this run, read back from the log: the caller's callback and the event, as a
+ * Linux refusal reaches them (src/linux/run-collect.c). */
+static void refused(void *userdata, const seatbelt_violation *sv) {
+        const refusals *r = userdata;
+        cordon_violation v;
+        seatbelt_violation_event(sv, &v);
+        if (r->opts->on_violation)
+                r->opts->on_violation(r->opts->userdata, &v);
+        events_violation(r->ev, &v);
+}
+
+/* sandbox-exec with the log streamed meanwhile. Without the stream (no `log`, or it does not
+ * start in time) the command still runs, confined as ever: the reports are what is lost, not
+ * the sandbox. */
+static int exec_reporting(const seatbelt_exec_params *params, const events *ev,
+                          const cordon_run_options *opts, seatbelt_exec_result *res,
+                          unsigned *violations, cordon_error *err) {
+        seatbelt_exec_params x = *params;
+        refusals ctx = { .ev = ev, .opts = opts };
+        seatbelt_log_stream logs;
+        bool reporting = seatbelt_log_stream_start(&logs, SEATBELT_LOG_PROGRAM, ev->session_id,
+                                                   LOG_READY_MS, refused, &ctx) >= 0;
+        if (reporting) {
+                x.on_watch = seatbelt_log_stream_read;
+                x.watch_userdata = &logs;
+                x.watch_fd = logs.fd;
+        }
+        events_ready(ev, CORDON_BACKEND_NATIVE);
+        int r = seatbelt_exec_run(&x, res, err);
+        *violations = reporting ? seatbelt_log_stream_stop(&logs, LOG_QUIET_MS, LOG_DRAIN_MS) : 0;
+        return r;
+}
+
 static int run_confined(const plan *p, const cordon_policy *policy, char *const argv[],
-                        const events *ev, seatbelt_exec_result *res, cordon_error *err) {
+                        const events *ev, const cordon_run_options *opts,
+                        seatbelt_exec_result *res, unsigned *violations, cordon_error *err) {
         char base[PATH_MAX];
         temp_base(base, sizeof(base));
         _cleanup_free_ char *tmpdir = NULL, *profile = NULL;
@@ -90,7 +138,7 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
                                         "cannot create a temporary directory in %s: %s", base,
                                         strerror(-r));
         /* No egress proxy on macOS yet (run() refuses networkEnabled): no TCP destination. */
-        seatbelt_params params = { .proxy_port = 0, .tmpdir = tmpdir };
+        seatbelt_params params = { .proxy_port = 0, .tmpdir = tmpdir, .session = ev->session_id };
         strv env = { 0 };
         r = seatbelt_profile(p, policy, &params, &profile, err);
         if (r >= 0 && (r = env_with_tmpdir(&p->env, tmpdir, &env)) < 0)
@@ -99,8 +147,7 @@ static int run_confined(const plan *p, const cordon_policy *policy, char *const 
                 seatbelt_exec_params x = { .sandbox_exec = SEATBELT_SANDBOX_EXEC,
                                            .profile = profile, .argv = argv, .envp = env.v,
                                            .workdir = p->workdir, .timeout_ms = p->timeout_ms };
-                events_ready(ev, CORDON_BACKEND_NATIVE);
-                r = seatbelt_exec_run(&x, res, err);
+                r = exec_reporting(&x, ev, opts, res, violations, err);
         }
         strv_done(&env);
         /* What the command left in TMPDIR goes; a failure here leaves files, not access. */
@@ -160,6 +207,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
         r = pick_backend(backend, p->mode == CORDON_MODE_DANGER_FULL_ACCESS, &be, err);
         bool unconfined = r >= 0 && !be->confined;
         seatbelt_exec_result res = { 0 };
+        unsigned violations = 0;
         /* docs/design/backends.md: refuse what cannot be enforced rather than drop it. The egress
          * proxy runs in the Linux sandbox's network namespace; on macOS there is none yet, so the
          * allowed destinations could not be reached (the profile allows no TCP without a proxy). */
@@ -174,7 +222,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 events_ready(ev, CORDON_BACKEND_NONE);
                 r = seatbelt_exec_run(&x, &res, err);
         } else if (r >= 0)
-                r = run_confined(p, policy, argv, ev, &res, err);
+                r = run_confined(p, policy, argv, ev, opts, &res, &violations, err);
         uint64_t timeout = p->timeout_ms;
         plan_free(p);
         if (r < 0)
@@ -188,6 +236,7 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 .backend = unconfined ? CORDON_BACKEND_NONE : CORDON_BACKEND_NATIVE,
                 .wait_status = st,
                 .exit_code = run_exit_code(st),
+                .violations = violations,
         };
         events_exit(ev, st, ret->exit_code);
         return 0;
@@ -207,9 +256,9 @@ static int apply_managed(const cordon_policy *policy, const cordon_run_options *
         return r < 0 ? r : settings_managed_apply(policy, cwd, home, opts->backend, ret, err);
 }
 
-/* The same stream as Linux's, but without "violation" events: Seatbelt reports its refusals to
- * the system log, not to the process that applied the profile (docs/design/seatbelt.md). A
- * failure ends the stream with "error" (after "killed", the first terminal event stands). The
+/* The same stream as Linux's; the "violation" events come from the system log, where Seatbelt
+ * reports its refusals (docs/design/seatbelt.md, "Violation reports"). A failure ends the stream
+ * with "error" (after "killed", the first terminal event stands). The
  * managed settings come first, so that the stream's sessionId is the policy's that runs. */
 int cordon_run(const cordon_policy *policy, char *const argv[], const cordon_run_options *opts,
                cordon_run_result *ret, cordon_error *err) {

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -86,23 +87,6 @@ typedef struct child_report {
         int stage; /* 1: chdir, 2: exec */
         int err;
 } child_report;
-
-static int cloexec_pipe(int fds[2]) {
-#ifdef __linux__
-        return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
-#else
-        if (pipe(fds) < 0)
-                return -errno;
-        for (int i = 0; i < 2; i++)
-                if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
-                        int e = errno;
-                        (void) close(fds[0]);
-                        (void) close(fds[1]);
-                        return -e;
-                }
-        return 0;
-#endif
-}
 
 /* In the forked child: async-signal-safe calls only. Never returns. */
 _noreturn_ static void child_main(const seatbelt_exec_params *x, char *const *args,
@@ -189,12 +173,28 @@ static int wait_blocking(pid_t pid, int *status) {
         return 0;
 }
 
+/* One pause of the wait loop: `step_us` asleep, or less when the watched descriptor has
+ * something to read (then on_watch reads it). Returns whether it is still watched. */
+static bool pause_or_watch(const seatbelt_exec_params *x, bool watching, long step_us) {
+        if (!watching) {
+                struct timespec ts = { 0, step_us * 1000 };
+                (void) nanosleep(&ts, NULL);
+                return false;
+        }
+        struct pollfd pfd = { .fd = x->watch_fd, .events = POLLIN };
+        int n = poll(&pfd, 1, (int) (step_us / 1000));
+        if (n > 0 && pfd.revents)
+                return x->on_watch(x->watch_userdata);
+        return !(n < 0 && errno != EINTR);
+}
+
 /* Waits at most timeout_ms (polling: portable, and no signal handler in a library), then kills
- * the process group. */
-static int wait_child(pid_t pid, uint64_t timeout_ms, seatbelt_exec_result *ret) {
-        if (timeout_ms == 0)
+ * the process group; reads the watched descriptor meanwhile. */
+static int wait_child(pid_t pid, const seatbelt_exec_params *x, seatbelt_exec_result *ret) {
+        bool watching = x->on_watch != NULL;
+        if (x->timeout_ms == 0 && !watching)
                 return wait_blocking(pid, &ret->wait_status);
-        uint64_t deadline = now_ms() + timeout_ms;
+        uint64_t deadline = x->timeout_ms ? now_ms() + x->timeout_ms : UINT64_MAX;
         long step_us = 1000;
         for (;;) {
                 pid_t w = waitpid(pid, &ret->wait_status, WNOHANG);
@@ -207,8 +207,7 @@ static int wait_child(pid_t pid, uint64_t timeout_ms, seatbelt_exec_result *ret)
                         ret->timed_out = true;
                         return wait_blocking(pid, &ret->wait_status);
                 }
-                struct timespec ts = { 0, step_us * 1000 };
-                (void) nanosleep(&ts, NULL);
+                watching = pause_or_watch(x, watching, step_us);
                 if (step_us < 20000)
                         step_us *= 2;
         }
@@ -231,7 +230,7 @@ static int report_child_failure(const seatbelt_exec_params *x, const child_repor
 static int spawn_and_wait(const seatbelt_exec_params *x, char **args, char *const *candidates,
                           seatbelt_exec_result *ret, cordon_error *err) {
         int fds[2];
-        int r = cloexec_pipe(fds);
+        int r = pipe_cloexec(fds);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "pipe: %s", strerror(-r));
         pid_t pid = fork();
@@ -249,7 +248,7 @@ static int spawn_and_wait(const seatbelt_exec_params *x, char **args, char *cons
         (void) close(fds[0]);
         *ret = (seatbelt_exec_result) { 0 };
         r = n == (ssize_t) sizeof(rep) ? wait_blocking(pid, &ret->wait_status)
-                                       : wait_child(pid, x->timeout_ms, ret);
+                                       : wait_child(pid, x, ret);
         /* Whatever the command left running in its session goes with it. */
         (void) kill(-pid, SIGKILL);
         if (r < 0)

@@ -27,6 +27,12 @@ typedef struct seatbelt_exec_params {
         char *const *envp;       /* the command's whole environment */
         const char *workdir;     /* where it starts */
         uint64_t timeout_ms;     /* 0: none */
+        /* A descriptor to read while the command runs (the system log's refusals, on macOS):
+         * on_watch(watch_userdata) is called from the caller's thread whenever watch_fd is
+         * readable or hung up, and returns false to stop watching it. NULL: none. */
+        bool (*on_watch)(void *userdata);
+        void *watch_userdata;
+        int watch_fd;
 } seatbelt_exec_params;
 
 typedef struct seatbelt_exec_result {

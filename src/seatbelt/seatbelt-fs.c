@@ -27,7 +27,8 @@ static int section_reads(sb_gen *g) {
         sb_comment(g, "reads: everything but the secret set (docs/policy.md) and denyRead, which");
         sb_comment(g, "cannot be hard-linked or cloned to a name outside it either");
         if (r >= 0)
-                sb_rule(g, "deny file-read* file-link file-clone", SB_DENY_GLOB_SUBPATH, &forms);
+                sb_rule(g, "deny file-read* file-link file-clone", SBR_SECRET,
+                        SB_DENY_GLOB_SUBPATH, &forms);
         strv_done(&forms);
         return r;
 }
@@ -40,11 +41,30 @@ static int section_reads(sb_gen *g) {
 static void allow_devices(sb_gen *g) {
         static const char *const literals[] = { "/dev/null", "/dev/zero", "/dev/tty",
                                                 "/dev/dtracehelper" };
-        sb_rule_begin(g, "allow file-write*");
+        sb_rule_begin(g, "allow file-write*", SB_UNTAGGED);
         for (size_t i = 0; i < ELEMENTSOF(literals); i++)
                 sb_filter_add(g, SB_ALLOW_LITERAL, literals[i]);
         sb_filter_add(g, SB_ALLOW_SUBPATH, "/dev/fd");
         sb_rule_end(g);
+}
+
+/* The command's own pseudo-terminals, not the user's. Under allow-default every terminal is
+ * readable and, with a descriptor, open to ioctls: reading /dev/ttys003 takes the keystrokes
+ * typed into the user's other terminal (passwords), writing it forges what they see. So the
+ * slaves are refused, except those the kernel marks with the com.apple.sandbox.pty extension
+ * when this sandbox opens a new pty through /dev/ptmx (openpty, script, expect, a test harness
+ * driving a REPL). A terminal the command inherited stays usable through its descriptor; the
+ * command has no controlling terminal (setsid), so TIOCSTI cannot push input into it. */
+static void section_ttys(sb_gen *g) {
+        sb_comment(g, "terminals: the pseudo-terminals the command opens itself (/dev/ptmx, and");
+        sb_comment(g, "the slaves the kernel gives it the pty extension for), no other terminal");
+        sb_rule_begin(g, "deny file-read* file-write*", SBR_TTY);
+        g->n_filters++;
+        sbuf_add(&g->out, "\n  (regex \"^/dev/ttys[0-9]+$\"))\n");
+        sbuf_add(&g->out, "(allow file-read* file-write* (literal \"/dev/ptmx\"))\n");
+        sbuf_add(&g->out, "(allow file-read* file-write*\n  (require-all\n"
+                          "    (regex \"^/dev/ttys[0-9]+$\")\n"
+                          "    (extension \"com.apple.sandbox.pty\")))\n");
 }
 
 static size_t path_depth(const char *path) {
@@ -99,7 +119,8 @@ static int binds_in_order(sb_gen *g) {
                                             : "read-only bind");
                 if (r >= 0)
                         sb_rule(g, b->writable ? "allow file-write*" : "deny file-write*",
-                                b->writable ? SB_ALLOW_SUBPATH : SB_DENY_SUBPATH, &forms);
+                                SBR_READ_ONLY, b->writable ? SB_ALLOW_SUBPATH : SB_DENY_SUBPATH,
+                                &forms);
                 strv_done(&forms);
         }
         return r;
@@ -144,7 +165,7 @@ static int commons_beneath(sb_gen *g, const char *rule, strv *out) {
  * this (the shared .git is bound writable on top); the internals git executes or obeys inside
  * it (hooks, config, ...) are in the deny set on their own. */
 static void deny_except_commons(sb_gen *g, const char *rule, const strv *commons) {
-        sb_rule_begin(g, DENY_PROTECTED);
+        sb_rule_begin(g, DENY_PROTECTED, SBR_PROTECTED);
         sb_filter_open(g, "require-all");
         sb_filter_add(g, SB_DENY_GLOB_SUBPATH, rule);
         for (size_t i = 0; i < commons->n; i++) {
@@ -169,40 +190,60 @@ static int deny_protected(sb_gen *g, const strv *denied) {
                 strv_done(&commons);
         }
         if (r >= 0)
-                sb_rule(g, DENY_PROTECTED, SB_DENY_GLOB_SUBPATH, &plain);
+                sb_rule(g, DENY_PROTECTED, SBR_PROTECTED, SB_DENY_GLOB_SUBPATH, &plain);
         strv_done(&plain);
         return r;
 }
 
-/* ROOT, any directories, .git, any directories, hooks, then one of the hook names, in any case:
- * a hook of a repository at any depth beneath `root` (a glob-quoted root form), its submodules'
- * git dirs (.git/modules/NAME/hooks) included. */
-static int nested_hooks_regex(const char *root, sbuf *re) {
-        _cleanup_free_ char *body = NULL, *dotgit = NULL, *hooks = NULL;
+/* The regex bodies (any case) of fixed names, for the nested-repository rule. */
+static int bodies(const char *const *names, char **out, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = sbpl_glob_regex_body(names[i], &out[i]);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Beneath `root` (a glob-quoted root form), in any case: ROOT, any directories, .git, then
+ *   - any directories, hooks, one of the hook names: a hook of a repository at any depth, its
+ *     submodules' git dirs (.git/modules/NAME/hooks) included;
+ *   - config, or config.worktree, directly or in a submodule's or worktree's admin dir
+ *     (.git/modules/NAME/config, .git/worktrees/NAME/config.worktree): core.hooksPath,
+ *     core.fsmonitor, a filter or diff driver there runs a program at the user's next git
+ *     command in that repository. Not any directory: a branch named "config" is a file
+ *     refs/heads/config. */
+static int nested_git_regex(const char *root, sbuf *re) {
+        static const char *const names[] = { ".git", "hooks", "modules", "worktrees", "config",
+                                             "config.worktree" };
+        char *b[ELEMENTSOF(names)] = { 0 };
+        _cleanup_free_ char *body = NULL;
         int r = sbpl_glob_regex_body(root, &body); /* -EINVAL, -EILSEQ: the path's fault */
         if (r >= 0)
-                r = sbpl_glob_regex_body(".git", &dotgit);
+                r = bodies(names, b, ELEMENTSOF(names));
         if (r >= 0)
-                r = sbpl_glob_regex_body("hooks", &hooks);
-        if (r < 0)
-                return r;
-        sbuf_addf(re, "^%s(/.*)?/%s/(.*/)?%s/(", body, dotgit, hooks);
-        for (size_t i = 0; plan_git_hook_names[i]; i++) {
+                sbuf_addf(re, "^%s(/.*)?/%s/((.*/)?%s/(", body, b[0], b[1]);
+        for (size_t i = 0; r >= 0 && plan_git_hook_names[i]; i++) {
                 _cleanup_free_ char *name = NULL;
-                if ((r = sbpl_glob_regex_body(plan_git_hook_names[i], &name)) < 0)
-                        return r;
-                sbuf_addf(re, "%s%s", i ? "|" : "", name);
+                if ((r = sbpl_glob_regex_body(plan_git_hook_names[i], &name)) >= 0)
+                        sbuf_addf(re, "%s%s", i ? "|" : "", name);
         }
-        sbuf_add(re, ")$");
-        return re->err;
+        if (r >= 0)
+                sbuf_addf(re, ")|((%s|%s)/.*/)?(%s|%s))$", b[2], b[3], b[4], b[5]);
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                free(b[i]);
+        return r < 0 ? r : re->err;
 }
 
 /* A repository below a writable root other than its top one (a clone, a submodule, `git init
- * sub`, one the user had): a hook placed in it runs on the user's next commit or checkout
- * there, outside the sandbox. On Linux the supervisor refuses every hook name in the hooks
- * directory of any git-shaped directory (docs/design/git-repos.md); here the hook names beneath
- * any .git at any depth are refused (`*.sample` stays writable: git clone copies them). */
-static int deny_nested_hooks(sb_gen *g) {
+ * sub`, one the user had): a hook placed in it, or a config key that runs a program, runs on the
+ * user's next git command there, outside the sandbox. On Linux the supervisor refuses every hook
+ * name in the hooks directory of any git-shaped directory and vets the config a run leaves
+ * (docs/design/git-repos.md); a profile cannot read content, so here the hook names and the
+ * config files beneath any .git at any depth are refused. The price: `git init`, `git clone`
+ * and `git submodule update` of a repository inside a writable root fail on macOS (they write
+ * that config); `*.sample` hooks stay writable. */
+static int deny_nested_git(sb_gen *g) {
         strv roots = { 0 };
         int r = 0;
         for (size_t i = 0; r >= 0 && i < g->p->paths.n_binds; i++)
@@ -210,13 +251,14 @@ static int deny_nested_hooks(sb_gen *g) {
                         r = bind_forms(g, &g->p->paths.binds[i], &roots);
         sb_sort(&roots);
         if (r >= 0 && roots.n > 0) {
-                sb_comment(g, "nor a hook of a repository at any depth beneath a writable root");
-                sb_rule_begin(g, "deny file-write* file-link");
+                sb_comment(g, "nor a hook or the config of a repository at any depth beneath a");
+                sb_comment(g, "writable root (git init and git clone there fail: they write it)");
+                sb_rule_begin(g, "deny file-write* file-link", SBR_NESTED_GIT);
         }
         for (size_t i = 0; r >= 0 && i < roots.n; i++) {
                 _cleanup_free_ char *quoted = sbpl_glob_quote(roots.v[i]);
                 sbuf re = { 0 };
-                r = quoted ? nested_hooks_regex(quoted, &re) : -ENOMEM;
+                r = quoted ? nested_git_regex(quoted, &re) : -ENOMEM;
                 if (r >= 0) {
                         g->n_filters++;
                         sbuf_add(&g->out, "\n  (regex ");
@@ -235,9 +277,10 @@ static int deny_nested_hooks(sb_gen *g) {
 static int section_writes(sb_gen *g, const strv *denied) {
         sb_comment(g, "");
         sb_comment(g, "writes: nowhere...");
-        sbuf_add(&g->out, "(deny file-write*)\n");
+        sb_rule_everywhere(g, "deny file-write*", SBR_WRITE);
         sb_comment(g, "...but to the device files a shell writes to,");
         allow_devices(g);
+        section_ttys(g);
         int r = 0;
         if (g->params.tmpdir) {
                 strv forms = { 0 };
@@ -245,7 +288,7 @@ static int section_writes(sb_gen *g, const strv *denied) {
                 r = sb_push_forms(g, &forms, g->params.tmpdir, false);
                 sb_add_disk_case(g, &forms);
                 if (r >= 0)
-                        sb_rule(g, "allow file-write*", SB_ALLOW_SUBPATH, &forms);
+                        sb_rule(g, "allow file-write*", SB_UNTAGGED, SB_ALLOW_SUBPATH, &forms);
                 strv_done(&forms);
         }
         sb_comment(g, "and the writable roots, with the read-only binds inside them, parents first;");
@@ -255,7 +298,7 @@ static int section_writes(sb_gen *g, const strv *denied) {
         sb_comment(g, "internals and configured paths, and the secrets");
         if (r >= 0)
                 r = deny_protected(g, denied);
-        return r < 0 ? r : deny_nested_hooks(g);
+        return r < 0 ? r : deny_nested_git(g);
 }
 
 /* ---- renames -------------------------------------------------------------------------------- */
@@ -329,7 +372,7 @@ static int section_renames(sb_gen *g, const strv *denied) {
         sb_comment(g, "removed, renamed or created (a directory renamed into place would bring a");
         sb_comment(g, "protected path along); a wildcard ancestor only as a directory or symlink");
         if (r >= 0 && anc.n > 0) {
-                sb_rule_begin(g, "deny file-write-unlink file-write-create");
+                sb_rule_begin(g, "deny file-write-unlink file-write-create", SBR_RENAME);
                 for (size_t i = 0; i < anc.n; i++)
                         if (sb_is_glob(anc.v[i]))
                                 deny_glob_ancestor(g, anc.v[i]);
@@ -353,7 +396,7 @@ static int section_names(sb_gen *g) {
         if (r >= 0 && names.n == 0)
                 sb_comment(g, "(none)");
         if (r >= 0)
-                sb_rule(g, "deny file-write-create", SB_DENY_NAME, &names);
+                sb_rule(g, "deny file-write-create", SBR_CREATE_NAME, SB_DENY_NAME, &names);
         strv_done(&names);
         return r;
 }
@@ -417,6 +460,27 @@ static int program_forms(sb_gen *g, strv *out) {
 /* docs/design/seatbelt.md: nothing the command wrote can be executed (a dropped Mach-O talks to any
  * Mach service directly), except below execGrantRoots; the denied programs nowhere. Interpreters
  * reading a script from a writable place still run: they are executed from elsewhere. */
+/* What reaches outside the sandbox without running a program: the denied programs above are
+ * front ends to these services, and any program (python with PyObjC, swift, a compiled tool in
+ * an execGrantRoot) can call them itself. Apple events script other apps (`tell application
+ * "Terminal" to do script`), LaunchServices opens apps and documents unsandboxed, cfprefsd
+ * writes preferences the sandbox's file rules never see (`defaults write` of another app's
+ * domain: a login item, a Terminal startup command), launchd runs submitted jobs outside,
+ * and the pasteboard holds what the user copied. */
+static void section_services(sb_gen *g) {
+        static const char *const ops[] = { "deny appleevent-send", "deny lsopen",
+                                           "deny user-preference-write", "deny job-creation" };
+        sb_comment(g, "");
+        sb_comment(g, "services that act outside the sandbox without a program: Apple events,");
+        sb_comment(g, "LaunchServices opens, preference writes (cfprefsd), launchd jobs, the");
+        sb_comment(g, "pasteboard");
+        for (size_t i = 0; i < ELEMENTSOF(ops); i++)
+                sb_rule_everywhere(g, ops[i], SBR_SERVICE);
+        sb_rule_begin(g, "deny mach-lookup", SBR_SERVICE);
+        g->n_filters++;
+        sbuf_add(&g->out, " (global-name \"com.apple.pasteboard.1\"))\n");
+}
+
 int sb_section_exec(sb_gen *g) {
         strv places = { 0 }, grants = { 0 }, programs = { 0 };
         int r = exec_places(g, &places);
@@ -429,12 +493,14 @@ int sb_section_exec(sb_gen *g) {
         sb_comment(g, "");
         sb_comment(g, "exec: nothing from a writable place, except beneath execGrantRoots;");
         if (r >= 0)
-                sb_rule(g, "deny process-exec", SB_DENY_SUBPATH, &places);
+                sb_rule(g, "deny process-exec*", SBR_EXEC, SB_DENY_SUBPATH, &places);
         if (r >= 0)
-                sb_rule(g, "allow process-exec", SB_ALLOW_SUBPATH, &grants);
+                sb_rule(g, "allow process-exec*", SB_UNTAGGED, SB_ALLOW_SUBPATH, &grants);
         sb_comment(g, "never the programs whose purpose is to act outside the sandbox");
         if (r >= 0)
-                sb_rule(g, "deny process-exec", SB_DENY_EXACT, &programs);
+                sb_rule(g, "deny process-exec*", SBR_PROGRAM, SB_DENY_EXACT, &programs);
+        if (r >= 0)
+                section_services(g);
         strv_done(&places);
         strv_done(&grants);
         strv_done(&programs);

@@ -3,6 +3,7 @@
  * non-file sections; seatbelt-fs.c: the file and exec sections). */
 #pragma once
 
+#include "seatbelt/sandbox-log.h"
 #include "seatbelt/sbpl-escape.h"
 #include "seatbelt/seatbelt.h"
 
@@ -11,6 +12,7 @@ typedef struct sb_gen {
         const cordon_policy *policy;
         seatbelt_params params; /* resolve filled in */
         sbuf out;
+        const char *session; /* what every deny's message ends with (sandbox-log.h) */
         char *bad;      /* the first string a profile could not hold (for the message) */
         unsigned n_filters; /* in the rule being written */
         unsigned depth;     /* filters open inside it (require-all ...), for indentation */
@@ -33,16 +35,22 @@ typedef enum sb_filter {
 /* A comment line (static text only: nothing from a policy or the filesystem goes into one); ""
  * gives a blank line. */
 void sb_comment(sb_gen *g, const char *text);
+/* Allow rules take no tag. */
+#define SB_UNTAGGED ((seatbelt_rule) -1)
 /* "(action-and-operations" ... ")". A rule without filters would apply to every path, so
- * sb_rule_end() fails the profile if none was added; callers skip empty sets. */
-void sb_rule_begin(sb_gen *g, const char *head);
+ * sb_rule_end() fails the profile if none was added; callers skip empty sets. A deny carries
+ * `(with message "cordon-deny RULE SESSION")`, how its refusals are read back from the system
+ * log (sandbox-log.h); a deny without a rule fails the profile. */
+void sb_rule_begin(sb_gen *g, const char *head, seatbelt_rule rule);
+/* A rule without filters, on purpose: "(deny signal (with message ...))". */
+void sb_rule_everywhere(sb_gen *g, const char *head, seatbelt_rule rule);
 void sb_filter_add(sb_gen *g, sb_filter kind, const char *path);
 /* A raw filter expression built by the caller from sb_* pieces (require-all ...). */
 void sb_filter_open(sb_gen *g, const char *head);
 void sb_filter_close(sb_gen *g);
 void sb_rule_end(sb_gen *g);
 /* One rule with one filter per string of `items` (sorted); nothing when `items` is empty. */
-void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items);
+void sb_rule(sb_gen *g, const char *head, seatbelt_rule rule, sb_filter kind, const strv *items);
 
 /* Pushes `path` and its resolved spelling to `out`, each once; a `glob` keeps its pattern and
  * only its leading directory is resolved. -ENOMEM only: a path without a resolved form is kept

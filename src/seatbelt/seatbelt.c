@@ -22,11 +22,38 @@ void sb_comment(sb_gen *g, const char *text) {
         sbuf_add(&g->out, "\n");
 }
 
-void sb_rule_begin(sb_gen *g, const char *head) {
+/* docs/design/seatbelt.md, "Violation reports": the kernel logs a refusal with the message of
+ * the rule that made it, which names the rule and the session, so the launcher can tell its own
+ * run's refusals from everyone else's and say which rule refused. */
+static void add_tag(sb_gen *g, const char *head, seatbelt_rule rule) {
+        if (strncmp(head, "deny ", 5) != 0)
+                return;
+        const char *name = seatbelt_rule_name(rule);
+        if (!name) {
+                sbuf_fail(&g->out, -EINVAL); /* every deny is tagged: a bug fails the profile */
+                return;
+        }
+        _cleanup_free_ char *msg = NULL;
+        if (asprintf(&msg, SEATBELT_TAG_PREFIX "%s %s", name, g->session) < 0) {
+                sbuf_fail(&g->out, -ENOMEM);
+                return;
+        }
+        sbuf_add(&g->out, " (with message ");
+        sbpl_quote(&g->out, msg);
+        sbuf_add(&g->out, ")");
+}
+
+void sb_rule_begin(sb_gen *g, const char *head, seatbelt_rule rule) {
         g->n_filters = 0;
         g->depth = 0;
         sbuf_add(&g->out, "(");
         sbuf_add(&g->out, head);
+        add_tag(g, head, rule);
+}
+
+void sb_rule_everywhere(sb_gen *g, const char *head, seatbelt_rule rule) {
+        sb_rule_begin(g, head, rule);
+        sbuf_add(&g->out, ")\n");
 }
 
 /* Remembers the first string that cannot go into a profile, for the error message. */
@@ -120,10 +147,10 @@ void sb_sort(strv *s) {
                 qsort(s->v, s->n, sizeof(char *), compare_strings);
 }
 
-void sb_rule(sb_gen *g, const char *head, sb_filter kind, const strv *items) {
+void sb_rule(sb_gen *g, const char *head, seatbelt_rule rule, sb_filter kind, const strv *items) {
         if (items->n == 0)
                 return;
-        sb_rule_begin(g, head);
+        sb_rule_begin(g, head, rule);
         for (size_t i = 0; i < items->n; i++)
                 sb_filter_add(g, kind, items->v[i]);
         sb_rule_end(g);
@@ -263,8 +290,9 @@ static void section_processes(sb_gen *g) {
         sb_comment(g, "");
         sb_comment(g, "processes: signals and task ports only within this sandbox (kill, stop or");
         sb_comment(g, "debug the agent or the user's other processes: refused)");
-        sbuf_add(&g->out, "(deny signal)\n(allow signal (target same-sandbox))\n");
-        sbuf_add(&g->out, "(deny mach-priv-task-port)\n");
+        sb_rule_everywhere(g, "deny signal", SBR_PROCESS);
+        sbuf_add(&g->out, "(allow signal (target same-sandbox))\n");
+        sb_rule_everywhere(g, "deny mach-priv-task-port", SBR_PROCESS);
         sbuf_add(&g->out, "(allow mach-priv-task-port (target same-sandbox))\n");
         /* Another process's environment and arguments hold tokens (`ps -Eww -p PID`, which
          * reads the sysctl kern.procargs2), its open files and its code signature say what the
@@ -275,11 +303,11 @@ static void section_processes(sb_gen *g) {
          * every process's name anyway). */
         sb_comment(g, "process information only within this sandbox; no process's arguments and");
         sb_comment(g, "environment (ps -E of the user's processes: refused)");
-        sbuf_add(&g->out, "(deny process-info*)\n");
+        sb_rule_everywhere(g, "deny process-info*", SBR_PROCESS);
         sbuf_add(&g->out, "(allow process-info* (target same-sandbox))\n");
         sbuf_add(&g->out, "(allow process-info-listpids)\n");
-        sbuf_add(&g->out, "(deny sysctl-read (sysctl-name \"kern.procargs\") "
-                          "(sysctl-name \"kern.procargs2\"))\n");
+        sb_rule_begin(g, "deny sysctl-read", SBR_PROCESS);
+        sbuf_add(&g->out, " (sysctl-name \"kern.procargs\") (sysctl-name \"kern.procargs2\"))\n");
 }
 
 #define MDNS_SOCKET "/var/run/mDNSResponder"
@@ -296,7 +324,42 @@ static int allow_unix_sockets(sb_gen *g, bool dns) {
         if (r >= 0 && forms.n > 0) {
                 sb_comment(g, dns ? "Unix sockets: DNS (mDNSResponder) and allowUnixSockets"
                                   : "Unix sockets: allowUnixSockets");
-                sb_rule(g, "allow network-outbound", SB_ALLOW_LITERAL, &forms);
+                sb_rule(g, "allow network-outbound", SB_UNTAGGED, SB_ALLOW_LITERAL, &forms);
+        }
+        strv_done(&forms);
+        return r;
+}
+
+/* A filter "(local unix-socket (subpath P))" (or remote) per spelling of TMPDIR. */
+static void unix_socket_filters(sb_gen *g, const char *side, const strv *forms) {
+        for (size_t i = 0; i < forms->n; i++) {
+                if (g->out.err || !check_or_blame(g, forms->v[i]))
+                        return;
+                g->n_filters++;
+                sbuf_addf(&g->out, "\n  (%s unix-socket (subpath ", side);
+                sbpl_quote(&g->out, forms->v[i]);
+                sbuf_add(&g->out, "))");
+        }
+}
+
+/* The command's own Unix-socket servers in its private TMPDIR (a test suite's database, an
+ * ssh ControlMaster, a language server, tmux): bound, accepted and connected to there. The
+ * directory is the run's (0700, a random name, removed after it): a socket in it is the
+ * command's, as on Linux, where the command connects to its own servers on the private /tmp. */
+static int allow_tmpdir_sockets(sb_gen *g) {
+        if (!g->params.tmpdir)
+                return 0;
+        strv forms = { 0 };
+        int r = sb_push_forms(g, &forms, g->params.tmpdir, false);
+        sb_add_disk_case(g, &forms);
+        if (r >= 0) {
+                sb_comment(g, "Unix sockets of the command's own servers in its TMPDIR");
+                sb_rule_begin(g, "allow network-bind network-inbound", SB_UNTAGGED);
+                unix_socket_filters(g, "local", &forms);
+                sb_rule_end(g);
+                sb_rule_begin(g, "allow network-outbound", SB_UNTAGGED);
+                unix_socket_filters(g, "remote", &forms);
+                sb_rule_end(g);
         }
         strv_done(&forms);
         return r;
@@ -310,7 +373,7 @@ static int section_network(sb_gen *g) {
         sb_comment(g, "");
         sb_comment(g, on ? "network: only the session's egress proxy on localhost, and DNS"
                          : "network: off (networkEnabled false); the proxy, if any, refuses all");
-        sbuf_add(&g->out, "(deny network*)\n");
+        sb_rule_everywhere(g, "deny network*", SBR_NETWORK);
         if (g->params.proxy_port > 0) {
                 char hostport[32];
                 (void) snprintf(hostport, sizeof(hostport), "localhost:%u",
@@ -321,7 +384,8 @@ static int section_network(sb_gen *g) {
         } else
                 sb_comment(g, "no proxy port was given: every connection is refused");
         /* Off: no name lookups either, DNS queries can carry data out. */
-        return allow_unix_sockets(g, on);
+        int r = allow_unix_sockets(g, on);
+        return r < 0 ? r : allow_tmpdir_sockets(g);
 }
 
 static int generate(sb_gen *g) {
@@ -343,6 +407,18 @@ static void sanitize(char *s) {
                         *s = '?';
 }
 
+/* The tag's last word (sandbox-log.h): printable ASCII without blanks, quotes or backslashes
+ * (policy ids are already; a caller's own must be too). */
+static bool session_ok(const char *s) {
+        if (!s[0] || strlen(s) > 256)
+                return false;
+        for (; *s; s++)
+                if ((unsigned char) *s <= 0x20 || (unsigned char) *s >= 0x7f || *s == '"' ||
+                    *s == '\\')
+                        return false;
+        return true;
+}
+
 int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_params *params,
                      char **ret, cordon_error *err) {
         if (!p || !policy || !ret)
@@ -358,6 +434,13 @@ int seatbelt_profile(const plan *p, const cordon_policy *policy, const seatbelt_
                 g.params = *params;
         if (!g.params.resolve)
                 g.params.resolve = default_resolve;
+        g.session = g.params.session            ? g.params.session
+                    : policy->session_id && policy->session_id[0] ? policy->session_id
+                                                               : SEATBELT_NO_SESSION;
+        if (!session_ok(g.session))
+                return cordon_set_error(err, CORDON_POLICY_INVALID, EINVAL,
+                                        "the session id cannot tag a Seatbelt profile: it "
+                                        "holds a blank, a quote or a control character");
         int r = generate(&g), written = 0;
         _cleanup_free_ char *text = sbuf_take(&g.out, &written); /* NULL when written < 0 */
         _cleanup_free_ char *bad = g.bad;

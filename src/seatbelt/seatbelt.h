@@ -20,6 +20,9 @@ typedef struct seatbelt_params {
         /* The run's private temporary directory (TMPDIR): writable, nothing executable there.
          * NULL: none. */
         const char *tmpdir;
+        /* What every deny's message ends with, to find this run's refusals in the system log
+         * (sandbox-log.h): the run's session id. NULL: the policy's session id, else "-". */
+        const char *session;
         seatbelt_resolve_fn resolve; /* NULL: path_resolve_lenient() */
         void *userdata;
 } seatbelt_params;

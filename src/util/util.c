@@ -15,6 +15,23 @@ int safe_close(int fd) {
         return -1;
 }
 
+int pipe_cloexec(int fds[2]) {
+#ifdef __linux__
+        return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+#else
+        if (pipe(fds) < 0)
+                return -errno;
+        for (int i = 0; i < 2; i++)
+                if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) < 0) {
+                        int e = errno;
+                        (void) close(fds[0]);
+                        (void) close(fds[1]);
+                        return -e;
+                }
+        return 0;
+#endif
+}
+
 ssize_t write_all(int fd, const void *buf, size_t len) {
         const char *p = buf;
         size_t done = 0;

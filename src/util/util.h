@@ -52,6 +52,9 @@ static inline void closep(int *fd) {
 
 /* Closes fd if >= 0 and returns -1, for "fd = safe_close(fd);". */
 int safe_close(int fd);
+/* A pipe with FD_CLOEXEC on both ends (pipe2 where there is one: no window in which a fork of
+ * another thread inherits them); 0 or -errno. */
+int pipe_cloexec(int fds[2]);
 
 /* Retries on EINTR; returns bytes or -errno. Loops until all is written. */
 ssize_t write_all(int fd, const void *buf, size_t len);

@@ -202,10 +202,10 @@ t_cache_names() {
 t_tool_env() {
         sb -- sh -c 'for v in npm_config_cache PNPM_HOME YARN_CACHE_FOLDER \
                 BUN_INSTALL_CACHE_DIR PIP_CACHE_DIR UV_CACHE_DIR CARGO_HOME GOMODCACHE GOCACHE \
-                GRADLE_USER_HOME MAVEN_OPTS; do eval "echo \$v=\${$v:-}"; done'
+                GRADLE_USER_HOME MAVEN_OPTS CLANG_MODULE_CACHE_PATH; do eval "echo \$v=\${$v:-}"; done'
         missing=$(grep -v "=.*$CACHE/" "$LAST_OUT" | tr '\n' ' ')
         if [ "$LAST_STATUS" -eq 0 ] && [ -z "$missing" ]; then
-                ok "npm pnpm yarn bun pip uv cargo go gradle maven point into the tool cache root"
+                ok "npm pnpm yarn bun pip uv cargo go gradle maven clang point into the tool cache root"
         else not_ok "every built-in tool points into the tool cache root" "not: $missing"; fi
         printf '{"toolCaches": false}\n' > "$IT_TMP/off.json"
         sb --policy "$IT_TMP/off.json" -- sh -c 'test -z "${npm_config_cache:-}${GOCACHE:-}"'

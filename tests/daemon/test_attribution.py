@@ -131,6 +131,28 @@ class AttributionTest(td.DaemonTest):
             self.assertEqual(self.net_targets(ea), ["192.0.2.1:81"], ea)
             self.assertEqual(self.net_targets(eb), ["192.0.2.2:81"], eb)
 
+    def test_resolver_refusals_are_attributed(self):
+        """A name the rules do not allow, asked of the sandbox's resolver (glibc connects its
+        UDP socket to port 53, which the supervisor records): the NXDOMAIN's violation reaches
+        the exec that asked, not every running exec; a later exec that asks for a name an
+        earlier one was refused hears of its own refusal too (reported per lookup, not once
+        per session)."""
+        sid = self.launch_warm()
+        def lookups(who, delay):
+            return (f"sleep {delay}; getent ahosts {who}-dns.example >/dev/null; echo $?; "
+                    f"sleep 0.6; echo {who}")
+        for _ in range(2):
+            (ea, ra), (eb, rb) = self.run_together(sid, [["sh", "-c", lookups("a", 0)],
+                                                          ["sh", "-c", lookups("b", 0.2)]])
+            self.assertEqual(self.output(ea), "2\na\n", ea)
+            self.assertEqual(self.output(eb), "2\nb\n", eb)
+            self.assertEqual(self.dns_targets(ea), ["a-dns.example"], ea)
+            self.assertEqual(self.dns_targets(eb), ["b-dns.example"], eb)
+
+    def dns_targets(self, events):
+        return sorted(v["target"] for v in self.violations(events)
+                      if v.get("raw", {}).get("syscall") == "dns")
+
     def test_proxy_refusal_of_a_process_that_left_its_session_is_not_hidden(self):
         """A connection made by a process that called setsid() names no exec: its refusal
         reaches every running exec, as the supervisor's own refusals from such a process do."""

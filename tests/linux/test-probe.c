@@ -163,6 +163,14 @@ static void test_facts_match_independent_evidence(void **state) {
         assert_int_equal(host.kvm, kvm >= 0);
         if (kvm >= 0)
                 close(kvm);
+        /* The microvm facts: a guest that ran names its KVM; the VMM and kernel are files. */
+        assert_true(host.kvm || !host.kvm_guest_ran);
+        assert_int_equal(host.kvm_kind == PROBE_KVM_NONE, !host.kvm_guest_ran);
+        if (host.kvm_kind == PROBE_KVM_PVM)
+                assert_int_equal(access("/sys/module/kvm_pvm", F_OK), 0);
+        assert_true(host.vmm[0] == '\0' || access(host.vmm, X_OK) == 0);
+        assert_true(host.kernel[0] == '\0' || access(host.kernel, R_OK) == 0);
+        assert_int_equal(host.kernel[0] == '\0', host.kernel_modules[0] == '\0');
 
         struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC };
         long fd = syscall(__NR_openat2, AT_FDCWD, "/proc", &how, sizeof(how));
@@ -325,10 +333,41 @@ static void test_verdict_full_host(void **state) {
         assert_enforces(&b[3], false, false, false, false, false);
         assert_int_equal(probe_default_backend(b), CORDON_BACKEND_NATIVE);
 
-        f.kvm = true;
+}
+
+/* docs/design/microvm.md "Probe": each missing prerequisite is named, with an install hint
+ * where a package supplies it; PVM is told apart from hardware KVM; the backend is never the
+ * unspecified default and stays unusable while its runtime is not built. */
+static void test_verdict_microvm(void **state) {
+        probe_facts f = good_host();
+        probe_backend b[PROBE_N_BACKENDS];
         probe_evaluate(&f, b);
-        assert_int_equal(b[2].status, PROBE_UNUSABLE); /* KVM alone is no runtime */
-        assert_non_null(strstr(b[2].hint, "KVM is usable (/dev/kvm), but no microVM runtime"));
+        assert_non_null(strstr(b[2].hint, "not built into this version"));
+        assert_non_null(strstr(b[2].hint, "no VMM: install Debian's qemu-system-x86"));
+        assert_non_null(strstr(b[2].hint, "no guest kernel: neither /boot/vmlinuz-6.18.0 "));
+
+        f.kvm = true;
+        f.kvm_errno = 0;
+        probe_evaluate(&f, b);
+        assert_non_null(strstr(b[2].hint, "/dev/kvm opens but does not run a guest"));
+
+        f.kvm_guest_ran = true;
+        f.kvm_kind = PROBE_KVM_PVM;
+        strcpy(f.vmm, "/usr/bin/qemu-system-x86_64");
+        strcpy(f.kernel, "/k/vmlinuz");
+        strcpy(f.kernel_modules, "/k/modules");
+        probe_evaluate(&f, b);
+        assert_false(b[2].requires_install); /* software emulation needs nothing installed */
+        assert_non_null(strstr(b[2].hint, "KVM here is PVM (kvm_pvm)"));
+        assert_null(strstr(b[2].hint, "no VMM"));
+        assert_null(strstr(b[2].hint, "no guest kernel"));
+
+        f.kvm_kind = PROBE_KVM_HW;
+        probe_evaluate(&f, b);
+        assert_int_equal(b[2].status, PROBE_UNUSABLE); /* the prerequisites are no runtime */
+        assert_non_null(strstr(b[2].hint, "this host has its prerequisites (hardware KVM, "
+                                          "/usr/bin/qemu-system-x86_64, kernel /k/vmlinuz)"));
+        assert_int_equal(probe_default_backend(b), CORDON_BACKEND_NATIVE);
 }
 
 static void test_verdict_partial(void **state) {
@@ -492,11 +531,17 @@ static void check_kernel_json(json_t *k) {
                 "unprivilegedUsernsClone", "apparmorRestrictUnprivilegedUserns", "landlockAbi",
                 "seccompFilter", "seccompUserNotif", "seccompWaitKillableRecv", "seccompAddfdSend",
                 "openat2", "nftablesNat", "cgroup2", "limits", "limitsDetail", "kvm",
+                "kvmGuestRuns", "kvmKind", "vmm", "guestKernel", "guestModules",
         };
         assert_keys(k, keys, sizeof(keys) / sizeof(keys[0]));
         assert_int_equal(json_integer_value(json_object_get(k, "landlockAbi")), host.landlock_abi);
         assert_int_equal(json_is_true(json_object_get(k, "userNamespaces")), host.userns);
         assert_int_equal(json_is_true(json_object_get(k, "kvm")), host.kvm);
+        assert_int_equal(json_is_true(json_object_get(k, "kvmGuestRuns")), host.kvm_guest_ran);
+        assert_string_equal(json_string_value(json_object_get(k, "kvmKind")),
+                            probe_kvm_kind_to_string(host.kvm_kind));
+        json_t *vmm = json_object_get(k, "vmm");
+        assert_true(host.vmm[0] ? json_is_string(vmm) : json_is_null(vmm));
         assert_int_equal(json_is_true(json_object_get(k, "seccompUserNotif")),
                          host.seccomp_user_notif);
         assert_int_equal(json_is_true(json_object_get(k, "seccompWaitKillableRecv")),
@@ -578,6 +623,7 @@ int main(void) {
                 cmocka_unit_test(test_cache),
                 cmocka_unit_test(test_forced_unavailability),
                 cmocka_unit_test(test_verdict_full_host),
+                cmocka_unit_test(test_verdict_microvm),
                 cmocka_unit_test(test_verdict_partial),
                 cmocka_unit_test(test_verdict_landlock),
                 cmocka_unit_test(test_verdict_unusable),

@@ -112,6 +112,9 @@ static void test_plan_before_prepare(void **state) {
         assert_string_equal(env_of(pl, "PIP_CACHE_DIR"), P("xdg/cordon/tools/pip"));
         assert_string_equal(env_of(pl, "GOMODCACHE"), P("xdg/cordon/tools/go/mod"));
         assert_string_equal(env_of(pl, "CARGO_HOME"), P("xdg/cordon/tools/cargo"));
+        /* clang's and swiftc's module cache (macOS: the per-user cache dir, not writable). */
+        assert_string_equal(env_of(pl, "CLANG_MODULE_CACHE_PATH"),
+                            P("xdg/cordon/tools/clang/ModuleCache"));
         struct stat st;
         assert_true(lstat(P("xdg"), &st) < 0); /* the planner created nothing */
 }

@@ -18,7 +18,7 @@ typedef struct reader {
         bool failed;
 } reader;
 
-static void fail(reader *r, const char *fmt, ...) {
+__attribute__((format(printf, 2, 3))) static void fail(reader *r, const char *fmt, ...) {
         if (r->failed)
                 return;
         r->failed = true;
@@ -184,14 +184,23 @@ static bool is(const sx *x, sx_kind kind, const char *text) {
 static const char *const operations[] = {
         "default", "file-read*", "file-write*", "file-write-unlink", "file-write-create",
         "process-exec", "network*", "network-outbound", "signal", "mach-priv-task-port",
-        "file-link", "file-clone", "process-info*", "process-info-listpids", "sysctl-read", NULL,
+        "file-link", "file-clone", "process-info*", "process-info-listpids", "sysctl-read",
+        "process-exec*", "appleevent-send", "lsopen", "user-preference-write", "job-creation",
+        "mach-lookup", "network-bind", "network-inbound", NULL,
 };
 
 /* Rules that may stand without a filter (they apply everywhere on purpose). */
 static const char *const unfiltered[] = {
         "allow default", "deny file-write*", "deny network*", "deny signal",
-        "deny mach-priv-task-port", "deny process-info*", "allow process-info-listpids", NULL,
+        "deny mach-priv-task-port", "deny process-info*", "allow process-info-listpids",
+        "deny appleevent-send", "deny lsopen", "deny user-preference-write", "deny job-creation",
+        NULL,
 };
+
+/* (with message "cordon-deny RULE SESSION"): an action modifier, not a filter. */
+static bool is_modifier(const sx *f) {
+        return f->kind == SX_LIST && f->n >= 1 && is(f->items[0], SX_SYMBOL, "with");
+}
 
 static bool in_list(const char *const *list, const char *s) {
         for (size_t i = 0; list[i]; i++)
@@ -231,8 +240,14 @@ static bool filter_ok(const sx *f, char *err, size_t errlen) {
                 return f->n == 2 && (is(f->items[1], SX_SYMBOL, "DIRECTORY") ||
                                      is(f->items[1], SX_SYMBOL, "SYMLINK") ||
                                      is(f->items[1], SX_SYMBOL, "REGULAR-FILE"));
-        if (strcmp(h, "sysctl-name") == 0)
+        if (strcmp(h, "sysctl-name") == 0 || strcmp(h, "global-name") == 0 ||
+            strcmp(h, "extension") == 0)
                 return f->n == 2 && is(f->items[1], SX_STRING, NULL);
+        if ((strcmp(h, "local") == 0 || strcmp(h, "remote") == 0) && f->n == 3 &&
+            is(f->items[1], SX_SYMBOL, "unix-socket"))
+                return f->items[2]->kind == SX_LIST && f->items[2]->n == 2 &&
+                       is(f->items[2]->items[0], SX_SYMBOL, "subpath") &&
+                       filter_ok(f->items[2], err, errlen);
         if (strcmp(h, "remote") == 0)
                 return f->n == 3 && is(f->items[1], SX_SYMBOL, "tcp") &&
                        is(f->items[2], SX_STRING, NULL) &&
@@ -275,13 +290,33 @@ static bool rule_ok(const sx *r, char *err, size_t errlen) {
         }
         char head[128];
         snprintf(head, sizeof(head), "%s %s", r->items[0]->text, r->items[1]->text);
-        if (i == r->n && !(i == 2 && in_list(unfiltered, head))) {
+        bool deny = is(r->items[0], SX_SYMBOL, "deny");
+        size_t n_ops = i - 1, n_filters = 0, n_messages = 0;
+        for (; i < r->n; i++) {
+                if (is_modifier(r->items[i])) {
+                        const sx *m = r->items[i];
+                        if (m->n != 3 || !is(m->items[1], SX_SYMBOL, "message") ||
+                            !is(m->items[2], SX_STRING, NULL) ||
+                            strncmp(m->items[2]->text, "cordon-deny ", 12) != 0) {
+                                snprintf(err, errlen, "(%s) has a bad (with ...)", head);
+                                return false;
+                        }
+                        n_messages++;
+                } else if (!filter_ok(r->items[i], err, errlen))
+                        return false;
+                else
+                        n_filters++;
+        }
+        /* Every deny says which rule it is, so its refusals can be read back from the log. */
+        if (n_messages != (deny ? 1u : 0u)) {
+                snprintf(err, errlen, "(%s) needs exactly %s (with message ...)", head,
+                         deny ? "one" : "no");
+                return false;
+        }
+        if (n_filters == 0 && !(n_ops == 1 && in_list(unfiltered, head))) {
                 snprintf(err, errlen, "(%s) has no filter: it would apply everywhere", head);
                 return false;
         }
-        for (; i < r->n; i++)
-                if (!filter_ok(r->items[i], err, errlen))
-                        return false;
         return true;
 }
 
@@ -325,8 +360,13 @@ static bool filter_matches(const sx *f, const char *path, const char *vnode) {
                 return !filter_matches(f->items[1], path, vnode);
         if (strcmp(h, "vnode-type") == 0)
                 return vnode && strcmp(f->items[1]->text, vnode) == 0;
-        if (strcmp(h, "sysctl-name") == 0)
+        if (strcmp(h, "sysctl-name") == 0 || strcmp(h, "global-name") == 0)
                 return strcmp(f->items[1]->text, path) == 0; /* the "path" is the name */
+        if ((strcmp(h, "local") == 0 || strcmp(h, "remote") == 0) && f->n == 3 &&
+            is(f->items[1], SX_SYMBOL, "unix-socket"))
+                return filter_matches(f->items[2], path, vnode); /* the socket's path */
+        if (strcmp(h, "extension") == 0 || strcmp(h, "with") == 0)
+                return false; /* no sandbox extension in this model; a modifier is no filter */
         if (f->n != 2 || f->items[1]->kind != SX_STRING)
                 return false; /* remote, target: not about paths */
         const char *s = f->items[1]->text;
@@ -350,12 +390,15 @@ static bool rule_applies(const sx *r, const char *op, const char *path, const ch
                 op_match = op_match || covers(r->items[i]->text, op);
         if (!op_match)
                 return false;
-        if (i == r->n)
-                return true;
-        for (; i < r->n; i++)
+        bool any_filter = false;
+        for (; i < r->n; i++) {
+                if (is_modifier(r->items[i]))
+                        continue;
+                any_filter = true;
                 if (filter_matches(r->items[i], path, vnode))
                         return true;
-        return false;
+        }
+        return !any_filter;
 }
 
 bool sbpl_allows_vnode(const sx *p, const char *op, const char *path, const char *vnode) {

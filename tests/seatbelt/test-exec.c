@@ -174,6 +174,68 @@ static void test_exec_failures(void **state) {
 }
 
 /* What the command leaves in TMPDIR is removed; nothing a symlink there points to is. */
+typedef struct watch_state {
+        int fd;
+        const char *gate;
+        unsigned calls;
+        char got[64];
+        size_t len;
+        bool released;
+} watch_state;
+
+/* Reads what the command sent; once it has all of it, opens the gate the command waits on. */
+static bool on_watch(void *userdata) {
+        watch_state *w = userdata;
+        w->calls++;
+        ssize_t n = read(w->fd, w->got + w->len, sizeof(w->got) - 1 - w->len);
+        if (n <= 0)
+                return false;
+        w->len += (size_t) n;
+        w->got[w->len] = '\0';
+        if (!w->released && strchr(w->got, '\n')) {
+                int g = open(w->gate, O_WRONLY | O_CLOEXEC); /* the command has it open */
+                assert_true(g >= 0);
+                close(g); /* EOF: its cat returns */
+                w->released = true;
+        }
+        return true;
+}
+
+/* The watched descriptor is read while the command runs, from the caller's thread: the command
+ * writes a line to one FIFO, then waits on another that only the callback opens, so the run can
+ * only end after the callback has read the line. Without a timeout too. */
+static void test_watch_fd(void **state) {
+        char fifo[PATH_MAX], gate[PATH_MAX], script[3 * PATH_MAX];
+        snprintf(fifo, sizeof(fifo), "%s", at("watch.fifo"));
+        snprintf(gate, sizeof(gate), "%s", at("gate.fifo"));
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+        assert_int_equal(mkfifo(gate, 0600), 0);
+        int fd = open(fifo, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        assert_true(fd >= 0);
+        snprintf(script, sizeof(script), "echo refused > '%s'; cat '%s' > /dev/null; exit 3",
+                 fifo, gate);
+        char out[PATH_MAX + 8], path_env[] = "PATH=/usr/bin:/bin";
+        snprintf(out, sizeof(out), "SB_OUT=%s", T);
+        char *envp[] = { out, path_env, NULL };
+        char *argv[] = { (char *) "sh", (char *) "-c", script, NULL };
+        watch_state w = { .fd = fd, .gate = gate };
+        seatbelt_exec_params x = params(argv, envp);
+        x.on_watch = on_watch;
+        x.watch_userdata = &w;
+        x.watch_fd = fd;
+        seatbelt_exec_result res;
+        cordon_error err = { 0 };
+        assert_int_equal(seatbelt_exec_run(&x, &res, &err), 0);
+        assert_true(WIFEXITED(res.wait_status));
+        assert_int_equal(WEXITSTATUS(res.wait_status), 3);
+        assert_true(w.released);
+        assert_string_equal(w.got, "refused\n");
+        assert_true(w.calls >= 1);
+        close(fd);
+        unlink(fifo);
+        unlink(gate);
+}
+
 static void test_tmpdir(void **state) {
         char *dir = NULL;
         assert_int_equal(seatbelt_tmpdir_create(at("tmp"), &dir), 0);
@@ -266,6 +328,7 @@ int main(void) {
                 cmocka_unit_test(test_status_and_signals),
                 cmocka_unit_test(test_timeout_kills_group),
                 cmocka_unit_test(test_exec_failures),
+                cmocka_unit_test(test_watch_fd),
                 cmocka_unit_test(test_tmpdir),
                 cmocka_unit_test(test_probe_verdicts),
         };

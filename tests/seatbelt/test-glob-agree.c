@@ -22,7 +22,8 @@
 /* Whether a profile denying `regex` for file-write-create denies it on `path`. */
 static bool profile_denies(const char *regex, const char *path) {
         sbuf b = { 0 };
-        sbuf_add(&b, "(version 1)\n(allow default)\n(deny file-write-create (regex ");
+        sbuf_add(&b, "(version 1)\n(allow default)\n(deny file-write-create "
+                     "(with message \"cordon-deny create-name -\") (regex ");
         sbpl_quote(&b, regex);
         sbuf_add(&b, "))\n");
         int e = 0;

@@ -224,7 +224,7 @@ static void test_process_info(void **state) {
         cordon_error err = { 0 };
         _cleanup_free_ char *text = sbt_profile(T, workspace_json, 0, NULL, &err);
         assert_non_null(text);
-        assert_non_null(strstr(text, "\n(deny process-info*)\n"
+        assert_non_null(strstr(text, "\n(deny process-info* (with message \"cordon-deny process -\"))\n"
                                      "(allow process-info* (target same-sandbox))\n"
                                      "(allow process-info-listpids)\n"));
         sx *p = profile_of(workspace_json, 0, NULL);
@@ -309,9 +309,122 @@ static void test_nested_hooks(void **state) {
         expect(p, "file-write-data", "home/alice/.claude.json", false);
         expect(p, "file-write-data", "home/alice/project/.claude.json", false);
         expect(p, "file-write-data", "home/alice/project/.gitmodules", true);
-        /* Not covered here: a nested repository's config (Linux vets it, a profile cannot). */
-        expect(p, "file-write-data", "home/alice/project/sub/.git/config", true);
         sbpl_free(p);
+}
+
+/* Item: a nested repository's config, at any depth (Linux vets its content, a profile cannot
+ * read it): refused, with its submodules' and worktrees' config files; refs named "config" and
+ * files called config elsewhere stay writable. The price, git init/clone inside the workspace
+ * failing, is docs/design/seatbelt.md's. */
+static void test_nested_config(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        static const char *const denied[] = {
+                "home/alice/project/sub/.git/config",
+                "home/alice/project/a/b/.GIT/CONFIG",
+                "home/alice/project/.git/modules/lib/config",
+                "home/alice/project/sub/.git/modules/a/modules/b/config",
+                "home/alice/project/sub/.git/worktrees/wt/config.worktree",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(denied); i++) {
+                expect(p, "file-write-create", denied[i], false);
+                expect(p, "file-write-data", denied[i], false);
+                expect(p, "file-link", denied[i], false);
+        }
+        expect(p, "file-write-create", "home/alice/project/sub/.git/refs/heads/config", true);
+        expect(p, "file-write-create", "home/alice/project/sub/.git/config.lock", true);
+        expect(p, "file-write-data", "home/alice/project/src/config", true);
+        expect(p, "file-write-data", "home/alice/project/sub/.git/HEAD", true);
+        sbpl_free(p);
+}
+
+/* Item: the command's own PTYs. Slaves are refused for reading and writing (the user's other
+ * terminals: keystrokes, forged output) unless the kernel gave this sandbox their pty
+ * extension, which this model never has; /dev/ptmx opens; /dev/tty stays writable. */
+static void test_ttys(void **state) {
+        cordon_error err = { 0 };
+        _cleanup_free_ char *text = sbt_profile(T, workspace_json, 0, NULL, &err);
+        assert_non_null(text);
+        assert_non_null(strstr(text, "(allow file-read* file-write*\n  (require-all\n"
+                                     "    (regex \"^/dev/ttys[0-9]+$\")\n"
+                                     "    (extension \"com.apple.sandbox.pty\")))\n"));
+        sx *p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "file-read-data", "/dev/ttys003"));
+        assert_false(sbpl_allows(p, "file-write-data", "/dev/ttys000"));
+        assert_true(sbpl_allows(p, "file-read-data", "/dev/ptmx"));
+        assert_true(sbpl_allows(p, "file-write-data", "/dev/ptmx"));
+        assert_true(sbpl_allows(p, "file-write-data", "/dev/tty"));
+        assert_true(sbpl_allows(p, "file-write-data", "/dev/null"));
+        assert_true(sbpl_allows(p, "file-read-data", "/dev/urandom"));
+        assert_false(sbpl_allows(p, "file-write-data", "/dev/disk0"));
+        sbpl_free(p);
+}
+
+/* Item: the command's own Unix-socket servers in its TMPDIR (bind, accept, connect), in each
+ * spelling; no other socket, and none without a TMPDIR. */
+static void test_tmpdir_sockets(void **state) {
+        sx *p = profile_of(workspace_json, 0, at("tmp/run-1"));
+        assert_true(sbpl_allows(p, "network-bind", at("tmp/run-1/db.sock")));
+        assert_true(sbpl_allows(p, "network-inbound", at("tmp/run-1/db.sock")));
+        assert_true(sbpl_allows(p, "network-outbound", at("tmp/run-1/a/b.sock")));
+        assert_false(sbpl_allows(p, "network-outbound", at("tmp/run-10/x.sock")));
+        assert_false(sbpl_allows(p, "network-bind", at("home/alice/project/s.sock")));
+        assert_false(sbpl_allows(p, "network-outbound", "/var/run/docker.sock"));
+        assert_false(sbpl_allows(p, "network-outbound", at("home/alice/.ssh/agent.sock")));
+        sbpl_free(p);
+        p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "network-bind", at("tmp/run-1/db.sock")));
+        sbpl_free(p);
+}
+
+/* Item: what reaches outside without a program (Apple events, LaunchServices, cfprefsd writes,
+ * launchd jobs, the pasteboard) is refused whatever program asks; reads of preferences and other
+ * Mach services stay. */
+static void test_services(void **state) {
+        sx *p = profile_of(workspace_json, 0, NULL);
+        assert_false(sbpl_allows(p, "appleevent-send", "com.apple.Terminal"));
+        assert_false(sbpl_allows(p, "lsopen", "/Applications/Terminal.app"));
+        assert_false(sbpl_allows(p, "user-preference-write", "com.apple.Terminal"));
+        assert_false(sbpl_allows(p, "job-creation", "evil.plist"));
+        assert_false(sbpl_allows(p, "mach-lookup", "com.apple.pasteboard.1"));
+        assert_true(sbpl_allows(p, "mach-lookup", "com.apple.system.logger"));
+        assert_true(sbpl_allows(p, "user-preference-read", "com.apple.Terminal"));
+        sbpl_free(p);
+}
+
+/* Item: every deny names its rule and the session in (with message ...), the same words the log
+ * reader (sandbox-log.c) maps back; the session is the caller's, the policy's, or "-". */
+static void test_tags(void **state) {
+        cordon_error err = { 0 };
+        static const char with_id[] = "{ \"sessionId\": \"run-42\" }";
+        _cleanup_free_ char *a = sbt_profile(T, workspace_json, 0, NULL, &err);
+        _cleanup_free_ char *b = sbt_profile(T, with_id, 0, NULL, &err);
+        assert_non_null(a);
+        assert_non_null(b);
+        for (int r = 0; r < SBR_COUNT_; r++) {
+                char tag[128];
+                if (r == SBR_READ_ONLY || r == SBR_RENAME)
+                        continue; /* no read-only bind in these policies; renames: below */
+                snprintf(tag, sizeof(tag), "(with message \"cordon-deny %s -\")",
+                         seatbelt_rule_name((seatbelt_rule) r));
+                if (!strstr(a, tag))
+                        fail_msg("no %s", tag);
+        }
+        assert_non_null(strstr(a, "(with message \"cordon-deny rename -\")"));
+        assert_null(strstr(b, " -\")"));
+        assert_non_null(strstr(b, "(with message \"cordon-deny secret run-42\")"));
+        /* Every deny rule line has exactly one message; no allow has one. */
+        for (const char *l = a; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, "(deny ", 6) == 0) {
+                        const char *end = strchr(l, '\n');
+                        const char *m = strstr(l, "(with message ");
+                        assert_true(m && (!end || m < end));
+                }
+                if (strncmp(l, "(allow ", 7) == 0) {
+                        const char *end = strchr(l, '\n');
+                        const char *m = strstr(l, "(with message ");
+                        assert_true(!m || (end && m > end));
+                }
+        }
 }
 
 static void test_exec(void **state) {
@@ -325,6 +438,11 @@ static void test_exec(void **state) {
         expect(p, "process-exec", "/usr/bin/osascript", false);
         expect(p, "process-exec", "/bin/launchctl", false);
         expect(p, "process-exec", "/usr/bin/security", false);
+        /* process-exec*: a #! script's interpreter is checked too (process-exec-interpreter),
+         * so `#!/usr/bin/osascript` in a script from an allowed place does not run it. */
+        expect(p, "process-exec-interpreter", "/usr/bin/osascript", false);
+        expect(p, "process-exec-interpreter", "home/alice/project/bin/interp", false);
+        expect(p, "process-exec-interpreter", "/bin/sh", true);
         sbpl_free(p);
 }
 
@@ -396,7 +514,7 @@ static void test_network(void **state) {
         assert_non_null(a);
         assert_non_null(b);
         assert_non_null(c);
-        assert_non_null(strstr(a, "(deny network*)\n"));
+        assert_non_null(strstr(a, "(deny network* (with message \"cordon-deny network -\"))\n"));
         assert_non_null(strstr(a, "(allow network-outbound (remote tcp \"localhost:41000\"))"));
         assert_non_null(strstr(a, "(literal \"/private/var/run/mDNSResponder\")"));
         /* Off: the proxy (which refuses everything and reports it) but no DNS. */
@@ -581,6 +699,11 @@ int main(void) {
                 cmocka_unit_test(test_process_info),
                 cmocka_unit_test(test_disk_case),
                 cmocka_unit_test(test_nested_hooks),
+                cmocka_unit_test(test_nested_config),
+                cmocka_unit_test(test_ttys),
+                cmocka_unit_test(test_services),
+                cmocka_unit_test(test_tmpdir_sockets),
+                cmocka_unit_test(test_tags),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_read_only_mode),
                 cmocka_unit_test(test_worktree),

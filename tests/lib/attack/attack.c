@@ -10,7 +10,8 @@
 
 const char *attack_current = "?";
 
-static int verdict(int status, const char *tag, const char *fmt, va_list ap) {
+__attribute__((format(printf, 3, 0))) static int verdict(int status, const char *tag,
+                                                        const char *fmt, va_list ap) {
         fprintf(stderr, "attack: %s: %s: ", attack_current, tag);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);

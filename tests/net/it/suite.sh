@@ -714,6 +714,23 @@ print(s.getsockname()[1])')
         REDIS_PID=
 }
 
+# A JVM client (a plain java.net.Socket) through the interception: the JVM resolves through
+# glibc, so the sandbox's resolver and the redirected TCP path are what it meets.
+t_java() {
+        if ! command -v java >/dev/null; then
+                skip "transparent: a JVM client" "java missing (scripts/install-deps.sh)"
+                return 0
+        fi
+        net "transparent: a JVM client reaches an allowed name:port" 0 "200" - + $1 -- \
+                java "$HERE/JavaClient.java" a.example.test "$P" /hello/@M@
+        net "transparent: ... and is reset on a port not allowed" 0 "error: SocketException" \
+                "a.example.test:$P2~not in allowlist" - $1 -- \
+                java "$HERE/JavaClient.java" a.example.test "$P2" /hello/@M@
+        net "transparent: ... and cannot resolve a name not allowed" 0 "error: UnknownHostException" \
+                "b.example.test~not in allowlist" - $1 -- \
+                java "$HERE/JavaClient.java" b.example.test "$P" /hello/@M@
+}
+
 t_transparent() {
         tr="--allow-domain a.example.test:$P $LOCAL $NAMES"
         net "transparent: curl --noproxy reaches an allowed name:port" 0 "200/000" - + \
@@ -746,6 +763,7 @@ print(o.open('http://a.example.test:$P/hello/@M@', timeout=20).status)"
         net "transparent: a synthetic address nothing resolved is reset" "!0" "000/000" \
                 "198.18.200.1:80~*never gave out" . $tr -- $CURL --noproxy '*' "http://198.18.200.1/@M@"
         t_redis "$tr"
+        t_java "$tr"
         # Domain fronting: a connection made by name asks its server for another name.
         net "transparent: HTTP to an allowed name asking for another Host is reset" "!0" \
                 "000/000" "a.example.test:$P~asks for b.example.test*" - $tr -- \

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The microvm guest agent (docs/design/microvm.md "The guest"): PID 1 of the initramfs cordon
+ * writes (vm-initramfs.c), a static program that makes syscalls only. It loads the modules in
+ * /m/order, mounts the host's root (9p tag "root", read-only: the VMM exports the native
+ * sandbox's view of it, so secrets are not there to mount), opens the channel port, takes one
+ * EXEC frame, runs the command chrooted into that root with its output relayed as frames, sends
+ * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
+ * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
+ * is the host's), but bounds what it reads all the same. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/vm-frame.h"
+
+#define ROOT "/root"
+#define PORT "/dev/vport0p1" /* the one virtio-serial device's port 1: cordon.ctl */
+
+static int chan = -1;
+
+static void put(const void *data, size_t size) {
+        const char *p = data;
+        while (chan >= 0 && size > 0) {
+                ssize_t n = write(chan, p, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return;
+                p += n;
+                size -= (size_t) n;
+        }
+}
+
+static void send_frame(vm_frame_type type, const void *data, size_t size) {
+        uint8_t h[VM_FRAME_HEADER];
+        vm_frame_header(h, type, size);
+        put(h, sizeof(h));
+        put(data, size);
+}
+
+__attribute__((noreturn)) static void power_off(void) {
+        sync();
+        (void) reboot(RB_POWER_OFF);
+        for (;;)
+                pause();
+}
+
+__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...) {
+        char msg[VM_FRAME_MAX_ERROR];
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        size_t len = n < 0 ? 0 : (size_t) n < sizeof(msg) ? (size_t) n : sizeof(msg) - 1;
+        for (size_t i = 0; i < len; i++)
+                if (msg[i] < 0x20 || msg[i] > 0x7e)
+                        msg[i] = '?';
+        if (len > 0)
+                send_frame(VM_FRAME_ERROR, msg, len);
+        power_off();
+}
+
+static void load_modules(void) {
+        FILE *f = fopen("/m/order", "re");
+        char name[128];
+        while (f && fgets(name, sizeof(name), f)) {
+                name[strcspn(name, "\n")] = '\0';
+                char path[160];
+                (void) snprintf(path, sizeof(path), "/m/%s", name);
+                int fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (fd < 0 || (syscall(SYS_finit_module, fd, "", 0) < 0 && errno != EEXIST))
+                        die("module %s: %s", name, strerror(errno));
+                (void) close(fd);
+        }
+        if (f)
+                (void) fclose(f);
+}
+
+/* The port appears once the host's virtio-serial device has announced it, after the module
+ * bound: waited for, at most 30 s (a TCG guest on a loaded host is slow). */
+static void open_channel(void) {
+        for (int i = 0; i < 3000 && chan < 0; i++) {
+                chan = open(PORT, O_RDWR | O_CLOEXEC | O_NOCTTY);
+                if (chan < 0)
+                        (void) nanosleep(&(struct timespec) { .tv_nsec = 10000000 }, NULL);
+        }
+        if (chan < 0)
+                power_off(); /* no channel: nothing to report on; the host sees no exit frame */
+}
+
+static void read_exact(void *buf, size_t size) {
+        char *p = buf;
+        while (size > 0) {
+                ssize_t n = read(chan, p, size);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        die("channel closed before the exec request");
+                p += n;
+                size -= (size_t) n;
+        }
+}
+
+/* Splits `count` NUL-terminated strings starting at *at (below end) into a NULL-ended vector. */
+static char **split_strings(char **at, const char *end, uint32_t count) {
+        if (count > VM_FRAME_MAX_PAYLOAD / 2)
+                die("exec request: %u strings", count);
+        char **v = calloc((size_t) count + 1, sizeof(char *));
+        if (!v)
+                die("out of memory");
+        for (uint32_t i = 0; i < count; i++) {
+                char *nul = memchr(*at, '\0', (size_t) (end - *at));
+                if (!nul)
+                        die("exec request: a string without its NUL");
+                v[i] = *at;
+                *at = nul + 1;
+        }
+        return v;
+}
+
+typedef struct request {
+        char *cwd;
+        char **argv, **envp;
+} request;
+
+static request read_request(void) {
+        static uint8_t buf[VM_FRAME_MAX_PAYLOAD + 1];
+        uint8_t h[VM_FRAME_HEADER];
+        read_exact(h, sizeof(h));
+        uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 | (uint32_t) h[2] << 16 |
+                          (uint32_t) h[3] << 24;
+        if (h[4] != VM_FRAME_EXEC || length < 9 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+                die("expected an exec request, got type %u of length %u", h[4], length);
+        size_t size = length - 1;
+        read_exact(buf, size);
+        buf[size] = '\0';
+        uint32_t argc, envc;
+        memcpy(&argc, buf, 4); /* little-endian, as the guest is x86-64 */
+        memcpy(&envc, buf + 4, 4);
+        char *at = (char *) buf + 8, *end = (char *) buf + size;
+        request r = { .cwd = at };
+        char *nul = memchr(at, '\0', (size_t) (end - at));
+        if (!nul || argc == 0)
+                die("exec request without a directory or a command");
+        at = nul + 1;
+        r.argv = split_strings(&at, end, argc);
+        r.envp = split_strings(&at, end, envc);
+        return r;
+}
+
+__attribute__((noreturn)) static void child(const request *r, int out, int err) {
+        int null = open(ROOT "/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+                _exit(126);
+        if (chroot(ROOT) < 0 || chdir(r->cwd) < 0) {
+                dprintf(2, "cordon guest: %s: %s\n", r->cwd, strerror(errno));
+                _exit(126);
+        }
+        (void) setsid();
+        execvpe(r->argv[0], r->argv, r->envp);
+        dprintf(2, "cordon guest: %s: %s\n", r->argv[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+}
+
+/* Relays the command's stdout and stderr as frames until both end. */
+static void relay(int out, int err) {
+        struct pollfd p[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
+        static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
+        while (p[0].fd >= 0 || p[1].fd >= 0) {
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        die("poll: %s", strerror(errno));
+                }
+                for (int i = 0; i < 2; i++) {
+                        if (p[i].fd < 0 || p[i].revents == 0)
+                                continue;
+                        ssize_t n = read(p[i].fd, buf, sizeof(buf));
+                        if (n > 0)
+                                send_frame(i ? VM_FRAME_STDERR : VM_FRAME_STDOUT, buf, (size_t) n);
+                        else if (n == 0 || errno != EINTR) {
+                                (void) close(p[i].fd);
+                                p[i].fd = -1;
+                        }
+                }
+        }
+}
+
+static void run(const request *r) {
+        int out[2], err[2];
+        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+                die("pipe: %s", strerror(errno));
+        pid_t pid = fork();
+        if (pid < 0)
+                die("fork: %s", strerror(errno));
+        if (pid == 0)
+                child(r, out[1], err[1]);
+        (void) close(out[1]);
+        (void) close(err[1]);
+        relay(out[0], err[0]);
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        die("waitpid: %s", strerror(errno));
+        uint32_t e[2] = { WIFSIGNALED(status) ? 1u : 0u,
+                          WIFSIGNALED(status) ? (uint32_t) WTERMSIG(status)
+                                              : (uint32_t) WEXITSTATUS(status) };
+        send_frame(VM_FRAME_EXIT, e, sizeof(e));
+}
+
+static void mount_or_die(const char *src, const char *dst, const char *type, unsigned long flags,
+                         const char *data) {
+        (void) mkdir(dst, 0755);
+        if (mount(src, dst, type, flags, data) < 0)
+                die("mount %s on %s: %s", type, dst, strerror(errno));
+}
+
+/* The command's /dev: a tmpfs with the character devices programs expect and nothing else. Not
+ * the guest's devtmpfs: that holds the channel port (the command could write frames of its own
+ * into the host's stream) and the virtio devices' nodes. */
+static void make_dev(void) {
+        static const struct {
+                const char *name;
+                unsigned major, minor;
+        } nodes[] = { { "null", 1, 3 }, { "zero", 1, 5 }, { "full", 1, 7 }, { "random", 1, 8 },
+                      { "urandom", 1, 9 }, { "tty", 5, 0 } };
+        mount_or_die("tmpfs", ROOT "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755,size=64k");
+        for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++) {
+                char path[64];
+                (void) snprintf(path, sizeof(path), ROOT "/dev/%s", nodes[i].name);
+                if (mknod(path, S_IFCHR | 0666, makedev(nodes[i].major, nodes[i].minor)) < 0 ||
+                    chmod(path, 0666) < 0)
+                        die("mknod %s: %s", path, strerror(errno));
+        }
+        static const char *const links[][2] = { { "/proc/self/fd", ROOT "/dev/fd" },
+                                                { "/proc/self/fd/0", ROOT "/dev/stdin" },
+                                                { "/proc/self/fd/1", ROOT "/dev/stdout" },
+                                                { "/proc/self/fd/2", ROOT "/dev/stderr" } };
+        for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+                if (symlink(links[i][0], links[i][1]) < 0)
+                        die("symlink %s: %s", links[i][1], strerror(errno));
+}
+
+int main(void) {
+        /* Before the channel is open there is no one to tell: a failure just powers off. */
+        if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
+            mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) < 0)
+                power_off();
+        load_modules();
+        open_channel();
+        mount_or_die("root", ROOT, "9p", MS_RDONLY,
+                     "trans=virtio,version=9p2000.L,cache=none,msize=262144");
+        mount_or_die("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
+        make_dev();
+        mount_or_die("tmpfs", ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        request r = read_request();
+        run(&r);
+        power_off();
+}

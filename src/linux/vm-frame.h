@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The microvm backend's channel framing (docs/design/microvm.md "Channels"), pure: one
+ * virtio-serial port carries frames `u32 length (little-endian, of type + payload) | u8 type |
+ * payload` both ways. The host side reads what the guest sends as untrusted input — a
+ * compromised guest kernel writes whatever it likes there — so the reader bounds every length,
+ * accepts only the guest's frame types, checks each payload's shape, takes one exit and nothing
+ * after it, and fails for good on the first violation (fuzz/fuzz-vm-frame.c). Not wired into a
+ * launch yet: the runtime that boots the VM is the next part of the backend. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define VM_FRAME_HEADER 5u
+#define VM_FRAME_MAX_PAYLOAD 65536u
+#define VM_FRAME_MAX_ERROR 512u /* an ERROR frame's text */
+
+typedef enum vm_frame_type {
+        /* host → guest */
+        VM_FRAME_EXEC = 1,      /* vm_exec_encode() */
+        VM_FRAME_STDIN = 2,     /* bytes */
+        VM_FRAME_STDIN_EOF = 3, /* empty */
+        VM_FRAME_SIGNAL = 4,    /* u32 signal number, 1..64 */
+        /* guest → host */
+        VM_FRAME_STDOUT = 16,   /* bytes, at least one */
+        VM_FRAME_STDERR = 17,   /* bytes, at least one */
+        VM_FRAME_EXIT = 18,     /* u32 kind (0 exit code 0..255, 1 signal 1..64) | u32 value */
+        VM_FRAME_ERROR = 19,    /* printable ASCII, 1..VM_FRAME_MAX_ERROR bytes: the agent failed */
+} vm_frame_type;
+
+/* The reader of the guest's frames. */
+typedef struct vm_frame_reader {
+        uint8_t buf[VM_FRAME_HEADER + VM_FRAME_MAX_PAYLOAD];
+        size_t len;       /* bytes held in buf */
+        size_t handed;    /* the frame handed out last, dropped on the next call */
+        bool exited;      /* an EXIT frame was taken: nothing may follow */
+        bool failed;      /* a violation: every later call fails */
+        char why[128];    /* the violation, for SANDBOX_UNAVAILABLE's message */
+} vm_frame_reader;
+
+typedef struct vm_frame {
+        vm_frame_type type;
+        const uint8_t *data; /* the payload, valid until the next vm_frame_feed/next call */
+        size_t size;
+        /* VM_FRAME_EXIT: */
+        bool signaled;
+        unsigned value;
+} vm_frame;
+
+void vm_frame_reader_init(vm_frame_reader *r);
+/* Appends up to `size` bytes from the channel; returns how many were taken (fewer when the buffer
+ * is full: take the frames out with vm_frame_next first), or -EPROTO once the reader failed. */
+long vm_frame_feed(vm_frame_reader *r, const uint8_t *data, size_t size);
+/* The next complete frame: 1 with *ret filled, 0 when more bytes are needed, -EPROTO on a
+ * violation (r->why says which; the reader stays failed). */
+int vm_frame_next(vm_frame_reader *r, vm_frame *ret);
+
+/* Writes the frame header for `type` and `payload` bytes into out[VM_FRAME_HEADER]. */
+void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, size_t payload);
+
+/* The EXEC payload: u32 argc | u32 envc | cwd NUL | argv[i] NUL ... | envp[i] NUL ...; *ret is
+ * malloc'ed. -E2BIG when it would exceed VM_FRAME_MAX_PAYLOAD, -EINVAL for argc 0. */
+int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[], uint8_t **ret,
+                   size_t *ret_size);

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The microvm channel's frames (src/linux/vm-frame.c, docs/design/microvm.md "Channels"): the
+ * guest's frames read back in order and across any split, every violation refused for good, and
+ * the EXEC payload's layout. fuzz/fuzz-vm-frame.c drives the reader with arbitrary input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "linux/vm-frame.h"
+
+static size_t frame(uint8_t *out, vm_frame_type type, const void *payload, size_t size) {
+        vm_frame_header(out, type, size);
+        memcpy(out + VM_FRAME_HEADER, payload, size);
+        return VM_FRAME_HEADER + size;
+}
+
+static size_t exit_frame(uint8_t *out, uint32_t kind, uint32_t value) {
+        uint8_t p[8] = { (uint8_t) kind, 0, 0, 0, (uint8_t) value, (uint8_t) (value >> 8), 0, 0 };
+        return frame(out, VM_FRAME_EXIT, p, sizeof(p));
+}
+
+static vm_frame_reader reader;
+
+static void test_frames_in_order_across_splits(void **state) {
+        (void) state;
+        uint8_t in[128];
+        size_t n = frame(in, VM_FRAME_STDOUT, "out\n", 4);
+        n += frame(in + n, VM_FRAME_STDERR, "err", 3);
+        n += exit_frame(in + n, 1, 15);
+        for (size_t split = 0; split <= n; split++) {
+                vm_frame_reader_init(&reader);
+                vm_frame f;
+                assert_int_equal(vm_frame_feed(&reader, in, split), (long) split);
+                int got = 0, k;
+                while ((k = vm_frame_next(&reader, &f)) == 1)
+                        got++;
+                assert_int_equal(k, 0);
+                assert_int_equal(vm_frame_feed(&reader, in + split, n - split), (long) (n - split));
+                while ((k = vm_frame_next(&reader, &f)) == 1) {
+                        got++;
+                        if (got == 1)
+                                assert_memory_equal(f.data, "out\n", 4);
+                        if (got == 3) {
+                                assert_int_equal(f.type, VM_FRAME_EXIT);
+                                assert_true(f.signaled);
+                                assert_int_equal(f.value, 15);
+                        }
+                }
+                assert_int_equal(k, 0);
+                assert_int_equal(got, 3);
+        }
+}
+
+static void expect_refused(const uint8_t *in, size_t n, const char *why) {
+        vm_frame_reader_init(&reader);
+        vm_frame f;
+        assert_int_equal(vm_frame_feed(&reader, in, n), (long) n);
+        int k;
+        while ((k = vm_frame_next(&reader, &f)) == 1)
+                ;
+        assert_int_equal(k, -EPROTO);
+        assert_non_null(strstr(reader.why, why));
+        assert_int_equal(vm_frame_next(&reader, &f), -EPROTO); /* for good */
+        assert_int_equal(vm_frame_feed(&reader, in, 1), -EPROTO);
+}
+
+static void test_violations(void **state) {
+        (void) state;
+        uint8_t in[128];
+        size_t n;
+        expect_refused((const uint8_t *) "\0\0\0\0\x10", 5, "frame length of 0");
+        expect_refused((const uint8_t *) "\x02\0\x01\0\x10", 5, "frame length of 65538");
+        n = frame(in, VM_FRAME_EXEC, "ls", 2);
+        expect_refused(in, n, "type 1, which a guest does not send");
+        n = frame(in, VM_FRAME_STDOUT, "", 0);
+        expect_refused(in, n, "empty output frame");
+        n = exit_frame(in, 0, 256);
+        expect_refused(in, n, "code 256 out of range");
+        n = exit_frame(in, 1, 65);
+        expect_refused(in, n, "signal 65 out of range");
+        n = exit_frame(in, 0, 0);
+        n += frame(in + n, VM_FRAME_STDOUT, "late", 4);
+        expect_refused(in, n, "after the exit frame");
+        n = frame(in, VM_FRAME_ERROR, "a\nb", 3);
+        expect_refused(in, n, "non-printable");
+}
+
+/* The largest frame fills the buffer exactly and is read whole. */
+static void test_largest_frame(void **state) {
+        (void) state;
+        static uint8_t in[VM_FRAME_HEADER + VM_FRAME_MAX_PAYLOAD + 1];
+        memset(in, 'a', sizeof(in));
+        vm_frame_header(in, VM_FRAME_STDOUT, VM_FRAME_MAX_PAYLOAD);
+        vm_frame_reader_init(&reader);
+        assert_int_equal(vm_frame_feed(&reader, in, sizeof(in)), (long) sizeof(in) - 1);
+        vm_frame f;
+        assert_int_equal(vm_frame_next(&reader, &f), 1);
+        assert_int_equal(f.size, VM_FRAME_MAX_PAYLOAD);
+        assert_int_equal(vm_frame_feed(&reader, in, 1), 1); /* room again */
+}
+
+static void test_exec_encode(void **state) {
+        (void) state;
+        char sh[] = "sh", c[] = "-c", tru[] = "true", a1[] = "A=1";
+        char *argv[] = { sh, c, tru, NULL }, *envp[] = { a1, NULL }, *none[] = { NULL };
+        uint8_t *p = NULL;
+        size_t size = 0;
+        assert_int_equal(vm_exec_encode("/w", argv, envp, &p, &size), 0);
+        static const uint8_t want[] = "\x03\0\0\0\x01\0\0\0/w\0sh\0-c\0true\0A=1";
+        assert_int_equal(size, sizeof(want));
+        assert_memory_equal(p, want, sizeof(want));
+        free(p);
+        assert_int_equal(vm_exec_encode("/", none, envp, &p, &size), -EINVAL);
+        char *big = malloc(VM_FRAME_MAX_PAYLOAD + 1);
+        memset(big, 'x', VM_FRAME_MAX_PAYLOAD);
+        big[VM_FRAME_MAX_PAYLOAD] = '\0';
+        char *bigv[] = { big, NULL };
+        assert_int_equal(vm_exec_encode("/", bigv, none, &p, &size), -E2BIG);
+        free(big);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_frames_in_order_across_splits),
+                cmocka_unit_test(test_violations),
+                cmocka_unit_test(test_largest_frame),
+                cmocka_unit_test(test_exec_encode),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
