@@ -66,6 +66,7 @@ CURL = "curl -s -o /dev/null --max-time 20 -w '%{http_code}\\n'"
 TMP = tempfile.mkdtemp(prefix="cordon-ask-", dir=os.environ.get("CORDON_TEST_TMP", "/var/tmp"))
 FAILED = 0
 N = 0
+SKIPPED = 0
 
 
 def check(ok, name, detail=""):
@@ -213,6 +214,31 @@ def test_never_asked():
     check(len(of(evs, "violation")) == 3, "each with its violation", str(of(evs, "violation")))
 
 
+def landlock_available():
+    p = subprocess.run([CORDON, "probe"], capture_output=True, text=True, timeout=60)
+    return any(line.split()[:2] in (["landlock", "full"], ["landlock", "partial"])
+               for line in p.stdout.splitlines())
+
+
+def test_landlock_backend():
+    """The landlock backend's proxy (on the host's loopback, with credentials) asks too."""
+    global N, SKIPPED
+    if not landlock_available():
+        N += 1
+        SKIPPED += 1
+        print("ok %d - # SKIP the landlock backend is not available here" % N)
+        return
+    HITS.clear()
+    script = CURL + " " + URL + "; " + CURL + ' --proxy "$ALL_PROXY" ' + URL
+    rc, out, evs, seen = on_pty(["--backend", "landlock"] + BASE, script, ["o", "d"])
+    check(codes(out) == ["200", "000"] and seen == 2,
+          "landlock backend: asked on the HTTP and the SOCKS5 proxy", "%s %d" % (codes(out), seen))
+    check([a["answer"] for a in of(evs, "egress.answer")] == ["allow-once", "deny"] and
+          [a["protocol"] for a in of(evs, "egress.ask")] == ["http", "socks5"],
+          "landlock backend: the events", str(of(evs, "egress.answer")))
+    check(len(HITS) == 1, "landlock backend: only the allowed request arrived", str(HITS))
+
+
 def test_no_terminal():
     HITS.clear()
     ev = os.path.join(TMP, "ev-notty.json")
@@ -234,11 +260,12 @@ def main():
         test_deny()
         test_timeout()
         test_never_asked()
+        test_landlock_backend()
         test_no_terminal()
     finally:
         SERVER.shutdown()
         subprocess.run(["rm", "-rf", TMP], check=False)
-    print("# %d passed, %d failed, 0 skipped" % (N - FAILED, FAILED))
+    print("# %d passed, %d failed, %d skipped" % (N - FAILED - SKIPPED, FAILED, SKIPPED))
     return 1 if FAILED else 0
 
 
