@@ -264,6 +264,8 @@ export class Client extends EventEmitter {
   destroy(sessionId: string): Promise<SessionHandle>;
   suspend(sessionId: string): Promise<SessionHandle>;
   resume(sessionId: string): Promise<SessionHandle>;
+  /** session.egressAnswer: answers an exec's egress.ask event (its `id`). */
+  egressAnswer(sessionId: string, id: number, answer: 'allow-once' | 'allow-session' | 'deny'): Promise<SessionHandle>;
   terminal(sessionId: string, options?: TerminalOptions): Terminal;
   fsRead(sessionId: string, path: string, options?: FsReadOptions): Promise<FsReadResult>;
   readFile(sessionId: string, path: string, options?: { offset?: number; length?: number }): Promise<Buffer>;

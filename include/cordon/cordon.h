@@ -161,6 +161,20 @@ CORDON_PUBLIC int cordon_policy_add_egress_deny(cordon_policy *p, const char *pa
  * The upstream then resolves the names; a later call replaces the URL. The password is never
  * printed (policy dumps show "****"), nor quoted in cordon_policy_last_error(). */
 CORDON_PUBLIC int cordon_policy_set_egress_upstream(cordon_policy *p, const char *url);
+/* egressMode (docs/policy.md, "Ask mode"): what happens to a connection no egress entry names.
+ * ALLOWLIST (the default) refuses it; ASK holds it and asks the launch's answerer
+ * (cordon_run_options.on_egress_ask, a cordond client, the `cordon run` prompt), which may allow
+ * it once, for the rest of the run or session, or deny it; no answer within the ask timeout, or
+ * nobody to ask, refuses it. Deny entries, the built-in deny list and the address guard are
+ * never asked about. Setting ASK widens the policy: an untrusted project file cannot. */
+typedef enum cordon_egress_mode {
+        CORDON_EGRESS_ALLOWLIST = 0,
+        CORDON_EGRESS_ASK,
+} cordon_egress_mode;
+CORDON_PUBLIC int cordon_policy_set_egress_mode(cordon_policy *p, cordon_egress_mode mode);
+/* egressAskTimeout: how long a held connection waits for its answer, 100 ms to 1 h (default
+ * 30 s); then it is refused (fail closed) and the timeout is recorded. */
+CORDON_PUBLIC int cordon_policy_set_egress_ask_timeout_ms(cordon_policy *p, uint64_t ms);
 /* The proxy resolves `name` to `address` (an IPv4/IPv6 literal) instead of asking DNS, like
  * curl's --resolve; a later call for the same name replaces the address. */
 CORDON_PUBLIC int cordon_policy_set_host(cordon_policy *p, const char *name, const char *address);
@@ -269,6 +283,30 @@ typedef struct cordon_violation {
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);
 
+/* The egress ask mode (cordon_policy_set_egress_mode; docs/design/network.md, "Ask mode"): a
+ * connection to a destination no egress entry names is held, and the launch's on_egress_ask is
+ * asked about it. `target` "host:port" (the name the command asked for, or an address),
+ * `protocol` "http", "socks5" or "tcp" (a redirected connection); `timeout_ms`: how long the
+ * proxy holds it — an answer after that is too late (the connection was refused, the "timeout"
+ * recorded). Strings are valid only during the call. */
+typedef struct cordon_egress_question {
+        const char *target;
+        const char *protocol;
+        uint64_t timeout_ms;
+} cordon_egress_question;
+
+typedef enum cordon_egress_answer {
+        CORDON_EGRESS_DENY = 0,        /* refused (and not asked about again in this run) */
+        CORDON_EGRESS_ALLOW_ONCE,      /* this connection (and its keep-alive requests) */
+        CORDON_EGRESS_ALLOW_SESSION,   /* host:port for the rest of the run or warm session */
+} cordon_egress_answer;
+
+/* Called from the run's thread (as on_violation), one question at a time; returns the answer.
+ * Any other value is a deny. Without one, ask mode refuses every unlisted destination at once
+ * (the event says nobody was there to answer). */
+typedef cordon_egress_answer (*cordon_egress_ask_fn)(void *userdata,
+                                                     const cordon_egress_question *question);
+
 /* The events stream (docs/events.schema.json; schema: docs/events.schema.json). `line` is one JSON
  * object on one line, ending in '\n' (not NUL-terminated), at most 32 KiB; valid only during the
  * call, which comes from cordon_run's thread. Every object has "type", "sessionId" (the policy's
@@ -278,6 +316,11 @@ typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *viol
  *   "ready"     {"backend": used name}                      the command is about to be executed
  *   "violation" {"action", "target", "raw": {"syscall", "rule", "count"?}}  each refusal, as
  *                                                           observed ("count": an aggregate)
+ *   "egress.ask" {"id", "target", "protocol", "timeoutMs"}  the ask mode holds a connection to
+ *                                                           an unlisted destination and asks
+ *   "egress.answer" {"id", "target", "protocol", "answer"}  what it came to: "allow-once",
+ *                                                           "allow-session", "deny", "timeout",
+ *                                                           "unanswered"
  *   "repository" {"path"} or {"more"}  a git repository the command created (its config and
  *                                      hooks vetted); sent when the run ends, not a refusal
  *   "stdout", "stderr" {"data", "encoding"?: "base64"}  with `capture`: a chunk (<= 16 KiB) of
@@ -324,6 +367,10 @@ typedef struct cordon_run_options {
          * the step is said, in one log line): `used` is the backend that runs the command, `why`
          * one line (valid during the call). Gets `userdata`. May be NULL. */
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
+        /* The ask mode's answerer (cordon_egress_ask_fn); NULL: nobody, every question is
+         * denied at once. Gets `ask_userdata`. Added in 0.2. */
+        cordon_egress_ask_fn on_egress_ask;
+        void *ask_userdata;
 } cordon_run_options;
 
 /* Sets every field to its default (AUTO, no callbacks, no cancel_fd, no capture) and `size` to
@@ -418,6 +465,9 @@ typedef struct cordon_spawn_options {
         unsigned capture;
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
         unsigned flags;   /* CORDON_SPAWN_* bits; unknown bits are refused (CORDON_USAGE) */
+        /* As cordon_run_options.on_egress_ask. Added in 0.2. */
+        cordon_egress_ask_fn on_egress_ask;
+        void *ask_userdata;
 } cordon_spawn_options;
 
 /* cordon_spawn_options.flags: stdin_fd is a terminal (the slave of a PTY the caller opened, for
@@ -536,8 +586,23 @@ typedef struct cordon_session_options {
  * administrator's managed settings, which cordon_session_launch() otherwise applies (cordon_run(),
  * "Managed settings"); the same explicit opt-out as CORDON_SPAWN_NO_MANAGED_SETTINGS. */
 #define CORDON_SESSION_NO_MANAGED_SETTINGS (1u << 1)
+/* cordon_session_options.flags: the caller answers the egress ask mode's questions
+ * (cordon_policy_set_egress_mode): each comes as an "egress.ask" event ({"id", "target",
+ * "protocol", "timeoutMs"}) in the stream of the exec whose process made the connection (every
+ * running exec's when that is not known), and is answered with cordon_session_egress_answer();
+ * the "egress.answer" event that follows says what the proxy did. Without this flag every
+ * question is refused at once ("unanswered"). Added in 0.2. */
+#define CORDON_SESSION_EGRESS_ANSWERS (1u << 2)
 
 CORDON_PUBLIC void cordon_session_options_init(cordon_session_options *opts);
+
+/* Answers the egress.ask event with this `id` (CORDON_SESSION_EGRESS_ANSWERS). Asynchronous: the
+ * outcome is the "egress.answer" event; an answer after the question's timeout, or for a question
+ * already answered, changes nothing (the proxy records "timeout"). 0, or a negative errno with
+ * `err` set: CORDON_USAGE for a session without the flag or an answer that is none of the three,
+ * CORDON_LAUNCH_FAILED once the session's sandbox is gone. */
+CORDON_PUBLIC int cordon_session_egress_answer(cordon_session *s, uint64_t id,
+                                               cordon_egress_answer answer, cordon_error *err);
 
 /* Builds the session's sandbox and returns once it is ready (state WARM), or a negative errno
  * with `err` set when it could not be built (nothing is left running). The managed settings are

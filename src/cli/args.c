@@ -86,6 +86,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_BLOCK_READS] = { "--block-reads-outside-workdirs", VALUE_NONE, "" },
         [CLI_FLAG_ALLOW_READ] = { "--allow-read", VALUE_PATH,
                                   "give a path readable under --block-reads-outside-workdirs" },
+        [CLI_FLAG_EGRESS_ASK] = { "--egress-ask", VALUE_NONE, "" },
+        [CLI_FLAG_ASK_TIMEOUT] = { "--ask-timeout", VALUE_DURATION,
+                                   "use a duration from 100ms to 1h (e.g. 30s, 500ms, 2m)" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

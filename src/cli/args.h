@@ -63,6 +63,8 @@ typedef enum cli_flag {
         CLI_FLAG_UPSTREAM_PROXY,   /* text: the egressUpstream URL (may hold a password) */
         CLI_FLAG_BLOCK_READS,      /* no value: blockReadsOutsideWorkdirs */
         CLI_FLAG_ALLOW_READ,       /* path: allowRead */
+        CLI_FLAG_EGRESS_ASK,       /* no value: egressMode "ask" */
+        CLI_FLAG_ASK_TIMEOUT,      /* number: egressAskTimeout, milliseconds */
         _CLI_FLAG_MAX,
 } cli_flag;
 

@@ -40,6 +40,7 @@ static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_CPU] = cordon_policy_set_cpu_seconds,
         [CLI_FLAG_TMP_SIZE] = cordon_policy_set_tmp_size,
         [CLI_FLAG_SHM_SIZE] = cordon_policy_set_shm_size,
+        [CLI_FLAG_ASK_TIMEOUT] = cordon_policy_set_egress_ask_timeout_ms,
 };
 
 static bool is_path_flag(cli_flag f) {
@@ -108,6 +109,9 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_BLOCK_READS:
                 r = policy_set_block_reads(session, true);
                 break;
+        case CLI_FLAG_EGRESS_ASK:
+                r = cordon_policy_set_egress_mode(session, CORDON_EGRESS_ASK);
+                break;
         case CLI_FLAG_PROTECT:
         case CLI_FLAG_RUNNER_STATE_DIR:
         case CLI_FLAG_DENY_READ:
@@ -131,6 +135,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_CPU:
         case CLI_FLAG_TMP_SIZE:
         case CLI_FLAG_SHM_SIZE:
+        case CLI_FLAG_ASK_TIMEOUT:
                 r = number_setters[s->flag](session, s->number);
                 break;
         case _CLI_FLAG_MAX:

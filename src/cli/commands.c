@@ -22,6 +22,8 @@
 #include "cli/cmd-session.h"
 #include "cli/help.h"
 #include "cli/render.h"
+#include "cli/ask-prompt.h"
+#include "policy/policy.h"
 
 #define EXIT_FATAL 125 /* docs/design/errors.md: cordon itself failed */
 
@@ -281,6 +283,38 @@ static void backend_note(void *userdata, cordon_backend used, const char *why) {
                 cordon_backend_to_string(used), why);
 }
 
+/* The ask mode's answerer: the controlling terminal, when there is one (ask-prompt.c). Without
+ * one the run gets none and every question is refused at once ("unanswered"), never held: ask
+ * mode must not hang a run that nobody watches (docs/cli.md, "Ask mode"). */
+static void ask_setup(const cordon_policy *policy, cli_ask *ask, cordon_run_options *opts) {
+        bool net = !policy->network_set || policy->network_enabled;
+        if (!net || !policy->egress_mode_set || policy->egress_mode != CORDON_EGRESS_ASK)
+                return;
+        if (cli_ask_open(ask) < 0) {
+                fprintf(stderr, "cordon: warning: egressMode ask without a terminal to ask on: "
+                                "every unlisted destination is refused\n");
+                return;
+        }
+        opts->on_egress_ask = cli_ask_prompt;
+        opts->ask_userdata = ask;
+}
+
+static void run_options(const cli_args *a, cordon_backend backend, cli_run_report *report,
+                        events_sink *sink, cli_analytics *analytics, cordon_run_options *opts) {
+        cordon_run_options_init(opts);
+        opts->backend = backend;
+        opts->environ = environ;
+        /* The report, when there is one, feeds the decoder and passes each line on. */
+        opts->on_event = report ? cli_run_report_event : sink->fd >= 0 ? sink_write : NULL;
+        opts->event_userdata = report ? (void *) report : (void *) sink;
+        opts->capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0;
+        opts->on_backend_note = backend_note;
+        if (analytics) {
+                opts->on_violation = cli_analytics_violation;
+                opts->userdata = analytics;
+        }
+}
+
 /* Nothing but the command's own output may reach stdout here. */
 static int cmd_run(const cli_args *a, const char *cwd) {
         int status = 0;
@@ -324,18 +358,9 @@ static int cmd_run(const cli_args *a, const char *cwd) {
                 fprintf(stderr, "cordon: warning: the command runs UNPROTECTED (no sandbox): "
                                 "%s\n", reason);
         cordon_run_options opts;
-        cordon_run_options_init(&opts);
-        opts.backend = backend;
-        opts.environ = environ;
-        /* The report, when there is one, feeds the decoder and passes each line on. */
-        opts.on_event = report ? cli_run_report_event : sink.fd >= 0 ? sink_write : NULL;
-        opts.event_userdata = report ? (void *) report : (void *) &sink;
-        opts.capture = a->capture ? CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR : 0;
-        opts.on_backend_note = backend_note;
-        if (analytics) {
-                opts.on_violation = cli_analytics_violation;
-                opts.userdata = analytics;
-        }
+        run_options(a, backend, report, &sink, analytics, &opts);
+        cli_ask ask = { .tty = -1 };
+        ask_setup(policy, &ask, &opts);
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */
@@ -344,6 +369,7 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         int r = cordon_run(policy, a->argv, &opts, &res, &err);
         int cancel_sig = cli_cancel_end(&cancel);
         cli_analytics_end(analytics, r < 0 ? &err : NULL, res.exit_code);
+        cli_ask_close(&ask);
         cordon_policy_free(policy);
         if (a->events_path && close(sink.fd) < 0 && sink.err == 0)
                 sink.err = errno;

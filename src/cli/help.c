@@ -66,7 +66,9 @@ static const char overview[] =
         "  --allow-domain PATTERN     let the proxy reach PATTERN (host, *.host, host:port)\n"   \
         "  --deny-domain PATTERN      refuse PATTERN even when allowed\n"                         \
         "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"   \
-        "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n"
+        "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n" \
+        "  --egress-ask               ask (on the terminal) before an unlisted destination\n" \
+        "  --ask-timeout DURATION     how long a question waits for its answer (default 30s)\n"
 
 static const char run_help[] =
         "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"

@@ -145,6 +145,7 @@ void session_exec(daemon_t *d, client *c, proto_request *rq);
 void session_list(daemon_t *d, client *c, const proto_request *rq);
 void session_destroy(daemon_t *d, client *c, const proto_request *rq);
 void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspend);
+void session_egress_answer(daemon_t *d, client *c, const proto_request *rq);
 /* session.terminal: a PTY in the session's host (backend none) or sandbox (native); its output
  * streams as "stdout" events of the request, its end is the request's result. */
 void session_terminal(daemon_t *d, client *c, const proto_request *rq);

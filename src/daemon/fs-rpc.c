@@ -229,6 +229,7 @@ static json_t *run_op(fs_call *c, proto_method m, const proto_fs *f) {
         case PROTO_TERMINAL_INPUT:
         case PROTO_TERMINAL_RESIZE:
         case PROTO_TERMINAL_CLOSE:
+        case PROTO_SESSION_EGRESS_ANSWER:
         case _PROTO_METHOD_MAX:
         default:
                 (void) cordon_set_error(&c->err, CORDON_USAGE, EINVAL, "not an fs.* method");

@@ -36,6 +36,7 @@ static const char *const method_names[_PROTO_METHOD_MAX] = {
         [PROTO_TERMINAL_INPUT] = "terminal.input",
         [PROTO_TERMINAL_RESIZE] = "terminal.resize",
         [PROTO_TERMINAL_CLOSE] = "terminal.close",
+        [PROTO_SESSION_EGRESS_ANSWER] = "session.egressAnswer",
 };
 
 const char *proto_method_name(proto_method m) {
@@ -430,6 +431,31 @@ static int parse_terminal(proto_method m, const json_t *params, proto_terminal *
         return r < 0 ? r : get_terminal_id(params, &t->terminal_id, err);
 }
 
+/* session.egressAnswer {sessionId, id, answer}: the egress.ask event's id (docs/protocol.md). */
+static int parse_egress_answer(const json_t *params, proto_request *out, cordon_error *err) {
+        static const char *const keys[] = { "sessionId", "id", "answer", NULL };
+        int r = only_keys(params, "params", keys, err);
+        if (r >= 0)
+                r = get_session_id(params, out->session_id, err);
+        if (r < 0)
+                return r;
+        json_t *id = json_object_get(params, "id");
+        if (!json_is_integer(id) || json_integer_value(id) < 0)
+                return bad(err, "params.id must be the id of an egress.ask event");
+        out->ask_id = (uint64_t) json_integer_value(id);
+        const char *a = json_string_value(json_object_get(params, "answer"));
+        if (a && strcmp(a, "allow-once") == 0)
+                out->answer = CORDON_EGRESS_ALLOW_ONCE;
+        else if (a && strcmp(a, "allow-session") == 0)
+                out->answer = CORDON_EGRESS_ALLOW_SESSION;
+        else if (a && strcmp(a, "deny") == 0)
+                out->answer = CORDON_EGRESS_DENY;
+        else
+                return bad(err, "params.answer must be \"allow-once\", \"allow-session\" or "
+                                "\"deny\"");
+        return 0;
+}
+
 static int parse_params(proto_method m, const json_t *params, proto_request *out,
                         cordon_error *err) {
         static const char *const none[] = { NULL };
@@ -446,6 +472,8 @@ static int parse_params(proto_method m, const json_t *params, proto_request *out
         }
         case PROTO_SESSION_LAUNCH:
                 return parse_launch(params, &out->launch, err);
+        case PROTO_SESSION_EGRESS_ANSWER:
+                return parse_egress_answer(params, out, err);
         case PROTO_SESSION_EXEC:
                 return parse_exec(params, &out->exec, err);
         case PROTO_FS_READ:

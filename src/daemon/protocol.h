@@ -43,6 +43,7 @@ typedef enum proto_method {
         PROTO_TERMINAL_INPUT,
         PROTO_TERMINAL_RESIZE,
         PROTO_TERMINAL_CLOSE,
+        PROTO_SESSION_EGRESS_ANSWER,
         _PROTO_METHOD_MAX,
 } proto_method;
 
@@ -115,6 +116,9 @@ typedef struct proto_request {
         proto_exec exec;
         proto_fs fs;
         proto_terminal term;
+        /* session.egressAnswer: the egress.ask event's id and the answer */
+        uint64_t ask_id;
+        cordon_egress_answer answer;
 } proto_request;
 
 /* Parses one request line (without its '\n'). On success returns 0 and fills *out (free with

@@ -176,6 +176,9 @@ static void dispatch(daemon_t *d, client *c, const char *line, size_t len) {
         case PROTO_SESSION_RESUME:
                 session_suspend(d, c, &rq, rq.method == PROTO_SESSION_SUSPEND);
                 break;
+        case PROTO_SESSION_EGRESS_ANSWER:
+                session_egress_answer(d, c, &rq);
+                break;
         case PROTO_FS_READ:
         case PROTO_FS_WRITE:
         case PROTO_FS_EDIT:

@@ -43,7 +43,9 @@ int host_launch(daemon_t *d, session *s, client *c, uint64_t id, cordon_error *e
         cordon_session_options so;
         cordon_session_options_init(&so);
         so.cwd = s->workdir;
-        so.flags = CORDON_SESSION_EVENT_LOOP;
+        /* The ask mode's questions come to the client as egress.ask events of its exec, and
+         * its session.egressAnswer answers them (docs/protocol.md). */
+        so.flags = CORDON_SESSION_EVENT_LOOP | CORDON_SESSION_EGRESS_ANSWERS;
         if (r >= 0)
                 r = cordon_session_launch(pol, &so, &s->host.handle, err);
         cordon_policy_free(pol);

@@ -314,6 +314,25 @@ void session_suspend(daemon_t *d, client *c, const proto_request *rq, bool suspe
         reply_handle(c, rq->id, s);
 }
 
+/* session.egressAnswer: passed to the session's host; the outcome is the egress.answer event in
+ * the asking exec's stream (an answer too late, or for no open question, changes nothing). */
+void session_egress_answer(daemon_t *d, client *c, const proto_request *rq) {
+        session *s = find_session(d, rq->session_id);
+        if (!s) {
+                session_reply_error(c, rq->id, CORDON_USAGE, "no such session");
+                return;
+        }
+        cordon_error err = { 0 };
+        if (!s->host.handle ||
+            cordon_session_egress_answer(s->host.handle, rq->ask_id, rq->answer, &err) < 0) {
+                session_reply_error(c, rq->id, s->host.handle ? err.code : CORDON_USAGE,
+                                    s->host.handle ? err.message
+                                                   : "only a warm session asks about egress");
+                return;
+        }
+        reply_handle(c, rq->id, s);
+}
+
 void sessions_destroy_all(daemon_t *d) {
         for (exec_run *x = d->execs; x; x = x->next)
                 kill_exec(x);

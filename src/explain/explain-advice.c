@@ -130,6 +130,25 @@ static int advise_create_name(explain_violation *v) {
  * (linux/supervisor-landlock.c): the start of its rule text. */
 #define LANDLOCK_DIRECT "the landlock backend connects only to the run's egress proxy"
 
+/* The ask mode's refusals (net/proxy-ask.c): every rule starts "ask: ". The destination is on no
+ * list, so an allow entry lets it through without a question. */
+#define ASK_RULE "ask: "
+static int advise_ask(explain_violation *v) {
+        const char *what = v->rule + strlen(ASK_RULE);
+        const char *why = strncmp(what, "denied", 6) == 0 ? "it was denied when asked"
+                          : strncmp(what, "no answer", 9) == 0
+                                  ? "nobody answered the question in time (--ask-timeout)"
+                          : strncmp(what, "nobody", 6) == 0
+                                  ? "there was nobody to ask (no terminal, no on_egress_ask "
+                                    "callback, or a warm session)"
+                                  : "too many questions were open at once";
+        int r = v->target[0] ? set_change(v, "--allow-domain", v->target) : 0;
+        return r < 0 ? r
+                     : set(&v->why, "the destination is on no egress list and the ask mode "
+                                    "refused it: %s; answer allow when asked, or allow it "
+                                    "without asking", why);
+}
+
 /* The reasons the proxy gives besides a deny pattern (net/egress.h, net/proxy-dial.c). */
 /* "host:port" without its port ("[v6]:port" keeps its brackets). */
 static char *host_of(const char *target) {
@@ -138,6 +157,8 @@ static char *host_of(const char *target) {
 }
 
 static int advise_network_reason(explain_violation *v, const char *t) {
+        if (strncmp(v->rule, ASK_RULE, strlen(ASK_RULE)) == 0)
+                return advise_ask(v);
         if (strcmp(v->rule, "network disabled") == 0) {
                 _cleanup_free_ char *q = explain_shell_quote(t);
                 if (!q || set(&v->change, "drop --no-network (networkEnabled: true) and add "
@@ -219,7 +240,8 @@ static int advise_network(explain_violation *v) {
                             ? "direct connection, not through the proxy"
                     : strcmp(v->rule, "network disabled") == 0 ||
                                       strcmp(v->rule, "invalid destination") == 0 ||
-                                      strncmp(v->rule, "resolves only to", 16) == 0
+                                      strncmp(v->rule, "resolves only to", 16) == 0 ||
+                                      strncmp(v->rule, ASK_RULE, strlen(ASK_RULE)) == 0
                             ? v->rule
                             : "deny rule");
         if (r < 0 || !not_allowed)

@@ -353,6 +353,7 @@ int launch_finish(launch *l, cordon_run_result *ret, cordon_error *err) {
 }
 
 void launch_done(launch *l) {
+        strv_done(&l->st.ask_session);
         if (l->be && l->be->done)
                 l->be->done(l);
         if (l->p) {

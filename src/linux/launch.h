@@ -35,6 +35,8 @@ typedef struct launch_options {
         int cancel_fd;          /* > 2, else none */
         unsigned capture;       /* CORDON_CAPTURE_* */
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
+        cordon_egress_ask_fn on_egress_ask; /* NULL: every question denied at once */
+        void *ask_userdata;
 } launch_options;
 
 /* What the run has seen so far (run-collect.c fills it from the report channels). */
@@ -62,7 +64,14 @@ typedef struct run_state {
         int cancel_fd;          /* opts->cancel_fd, or -1 */
         int kill_fd;            /* readable: cordon_process_kill() asked; -1 for cordon_run */
         const char *killed;     /* "oom" or "manual" once one of those ended the run */
+        /* The ask mode (run-ask.c): the destinations answered ALLOW_SESSION, so a question
+         * already queued for one is answered without asking again. */
+        strv ask_session;
 } run_state;
+
+/* run-ask.c: a message of the ask mode from the proxy (REPORT_EGRESS_ASK: asks on_egress_ask
+ * and answers; REPORT_EGRESS_DECIDED: the "egress.answer" event). False for other messages. */
+bool run_ask_handle(run_state *st, const report_msg *m);
 
 /* The caller's descriptors for the command (cordon_spawn_options). */
 typedef struct launch_fds {

@@ -91,7 +91,9 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
                                      .on_event = o->on_event,
                                      .event_userdata = o->event_userdata,
                                      .cancel_fd = o->cancel_fd, .capture = o->capture,
-                                     .on_backend_note = o->on_backend_note };
+                                     .on_backend_note = o->on_backend_note,
+                                     .on_egress_ask = o->on_egress_ask,
+                                     .ask_userdata = o->ask_userdata };
         l->fds.stdio[0] = o->stdin_fd;
         l->fds.stdio[1] = o->stdout_fd;
         l->fds.stdio[2] = o->stderr_fd;
@@ -109,7 +111,9 @@ static void run_options_apply(const cordon_run_options *o, launch *l) {
                                      .on_event = o->on_event,
                                      .event_userdata = o->event_userdata,
                                      .cancel_fd = o->cancel_fd, .capture = o->capture,
-                                     .on_backend_note = o->on_backend_note };
+                                     .on_backend_note = o->on_backend_note,
+                                     .on_egress_ask = o->on_egress_ask,
+                                     .ask_userdata = o->ask_userdata };
 }
 
 /* The run's end: the result, then done_fd. */

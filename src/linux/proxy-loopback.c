@@ -76,7 +76,8 @@ static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, cons
         proxy_config cfg = { .rules = rules, .req_rules = req, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .require_auth = true, .report_fd = report_fd,
                              .wildcard_names = p->net.wildcard_names,
-                             .upstream = proxy_upstream_of(p, &up) };
+                             .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
+                             .ask_timeout_ms = p->net.ask_timeout_ms };
         memcpy(cfg.user, lb->user, sizeof(cfg.user));
         memcpy(cfg.pass, lb->pass, sizeof(cfg.pass));
         int r = proxy_serve(&cfg, fds, kinds, 2, -1);

@@ -197,7 +197,8 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
                 _exit(1);
         proxy_config cfg = { .rules = rules, .req_rules = req, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
-                             .upstream = proxy_upstream_of(p, &up),
+                             .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
+                             .ask_timeout_ms = p->net.ask_timeout_ms,
                              .per_lookup_dns_reports = p->session_ctl >= 0 };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);

@@ -57,6 +57,11 @@ static void handle_msg(run_state *st, const report_msg *m) {
                 /* Only a warm session's supervisor records connections (supervisor_config
                  * .attribute); one command has nothing to attribute. Ignored. */
                 break;
+        case REPORT_EGRESS_ASK:
+        case REPORT_EGRESS_ANSWER:
+        case REPORT_EGRESS_DECIDED:
+                /* The proxy's channel only (drain_proxy(): run-ask.c). */
+                break;
         default:
                 break;
         }
@@ -102,6 +107,8 @@ static void drain_proxy(run_state *st) {
                 /* A proxy that could not start (its rules: memory only) fails the run. */
                 if (r > 0 && (m.type == REPORT_NET_VIOLATION || m.type == REPORT_FATAL))
                         handle_msg(st, &m);
+                else if (r > 0)
+                        (void) run_ask_handle(st, &m); /* the ask mode's (run-ask.c) */
         }
 }
 

@@ -40,7 +40,8 @@
 
 extern char **environ;
 
-#define SESSION_KNOWN_FLAGS (CORDON_SESSION_EVENT_LOOP | CORDON_SESSION_NO_MANAGED_SETTINGS)
+#define SESSION_KNOWN_FLAGS (CORDON_SESSION_EVENT_LOOP | CORDON_SESSION_NO_MANAGED_SETTINGS | \
+                             CORDON_SESSION_EGRESS_ANSWERS)
 #define SESSION_QUIT_MS 3000 /* how long destroy waits for the host to end the session */
 
 void cordon_session_options_init(cordon_session_options *opts) {
@@ -317,6 +318,11 @@ static int fork_host(cordon_session *s, cordon_error *err) {
         }
         s->host = pid;
         s->link = sp[0];
+        /* Before any exec line: the host knows whether to hold questions for an answer. */
+        if ((s->opts.flags & CORDON_SESSION_EGRESS_ANSWERS) &&
+            session_link_send(s, "W\n", NULL, 0) < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
+                                        "the session's host is gone");
         /* Before anything can reap it: the pidfd names this very process, also once a reaper of
          * the caller's (an event loop's waitpid(-1)) has collected it. */
         s->host_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
@@ -599,6 +605,25 @@ static int set_suspended(cordon_session *s, bool on, cordon_error *err) {
         int r = session_link_send(s, on ? "P\n" : "C\n", NULL, 0);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "the session's sandbox is gone");
+        return 0;
+}
+
+int cordon_session_egress_answer(cordon_session *s, uint64_t id, cordon_egress_answer answer,
+                                 cordon_error *err) {
+        if (!s || !(s->opts.flags & CORDON_SESSION_EGRESS_ANSWERS))
+                return cordon_set_error(err, CORDON_USAGE, EINVAL,
+                                        "the session was not launched with "
+                                        "CORDON_SESSION_EGRESS_ANSWERS");
+        if (answer != CORDON_EGRESS_DENY && answer != CORDON_EGRESS_ALLOW_ONCE &&
+            answer != CORDON_EGRESS_ALLOW_SESSION)
+                return cordon_set_error(err, CORDON_USAGE, EINVAL, "not an egress answer");
+        if (id > UINT32_MAX)
+                return 0; /* no question has such an id: nothing to answer */
+        char line[48];
+        (void) snprintf(line, sizeof(line), "A%llu %d\n", (unsigned long long) id, (int) answer);
+        if (session_link_send(s, line, NULL, 0) < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
                                         "the session's sandbox is gone");
         return 0;
 }

@@ -67,7 +67,20 @@ struct host {
         size_t n_fdq;
         host_conn conns[HOST_CONNS_MAX]; /* a ring: conns_next is the oldest when full */
         size_t n_conns, conns_next;
+        /* The handle answers the egress ask mode's questions ("W" line,
+         * CORDON_SESSION_EGRESS_ANSWERS); false: each is refused at once (session-host-ask.c). */
+        bool answers;
 };
+
+/* session-host.c: the exec whose command leads session `sid` (NULL if none runs), and the
+ * session id of the caller that made the proxy connection `client` (0: unknown). */
+host_exec *host_exec_of_sid(host *h, pid_t sid);
+pid_t host_client_sid(host *h, const char *client);
+
+/* session-host-ask.c: the proxy's REPORT_EGRESS_ASK / REPORT_EGRESS_DECIDED (false for other
+ * messages), and the handle's answer line "A<question id> <answer>". */
+bool host_ask_report(host *h, const report_msg *m);
+void host_ask_answer(host *h, const char *line);
 
 /* session-host-conns.c: who connected to the proxy from `client` (REPORT_CONNECTION). */
 void host_conn_record(host *h, pid_t sid, const char *client);

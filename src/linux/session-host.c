@@ -13,7 +13,8 @@
  * id is the pid of the exec's command and the refusal goes to that exec alone — also when it
  * comes from a process the command left running after it ended (then to no exec). The proxy's
  * refusals go by who connected from the refused connection's address (session-host-conns.c). What
- * cannot be attributed goes to every running exec (see attribute()).
+ * cannot be attributed goes to every running exec (see attribute()). The egress ask mode's
+ * questions go the same way, as events, and the handle's answers back (session-host-ask.c).
  * Killing this process ends the session: the monitor, init (and with it the PID namespace) and
  * the proxy all die with it. */
 #include "linux/session-host.h"
@@ -378,7 +379,7 @@ static void deliver(host_exec *x, const cordon_violation *v) {
 }
 
 /* The exec whose command leads session `sid`, NULL if none runs. */
-static host_exec *exec_of_sid(host *h, pid_t sid) {
+host_exec *host_exec_of_sid(host *h, pid_t sid) {
         for (size_t i = 0; sid > 0 && i < h->n_execs; i++)
                 if (h->execs[i]->leader == sid)
                         return h->execs[i];
@@ -403,21 +404,21 @@ static void on_ctl(host *h);
 
 /* Who gets a refusal. By session id: its exec, or nobody when that exec already ended (a
  * process it left behind; no stream is open for it); a proxy refusal by the session id of the
- * connection's maker (proxy_sid()). Not attributable — a proxy refusal on a connection with no
+ * connection's maker (host_client_sid()). Not attributable — a proxy refusal on a connection with no
  * record, an aggregate, a process that left its exec's session with setsid() — every running
  * exec gets it, so a refusal is
  * never hidden from the exec that may have caused it. A command's refusal can arrive before
  * init's STARTED names its pid: then init's pending messages are read first (init answers
  * every exec request at once, so this waits at most a moment). */
 static void attribute(host *h, int32_t sid, const cordon_violation *v) {
-        for (int tries = 0; sid > 0 && !exec_of_sid(h, sid) && !ended_sid(h, sid) &&
+        for (int tries = 0; sid > 0 && !host_exec_of_sid(h, sid) && !ended_sid(h, sid) &&
                             !all_started(h) && tries < 100;
              tries++) {
                 struct pollfd pfd = { .fd = h->ctl, .events = POLLIN };
                 if (poll(&pfd, 1, 20) > 0)
                         on_ctl(h);
         }
-        host_exec *x = exec_of_sid(h, sid);
+        host_exec *x = host_exec_of_sid(h, sid);
         if (x)
                 deliver(x, v);
         else if (!ended_sid(h, sid))
@@ -462,8 +463,7 @@ static pid_t redirect_sid(host *h, const char *client) {
  * (session-host-conns.c); 0 (every running exec) when unknown. The supervisor wrote its record before
  * that connect() returned, so before the client could send the request the proxy refused: what
  * the supervisor's channel holds now is read first and the record is there. */
-static pid_t proxy_sid(host *h, const report_msg *m) {
-        const char *client = report_msg_client(m);
+pid_t host_client_sid(host *h, const char *client) {
         pid_t sid = 0;
         if (!client[0] || h->rep < 0)
                 return 0;
@@ -482,8 +482,12 @@ static bool session_report(host *h, int fd) {
         cordon_violation v;
         if (r > 0 && m.type == REPORT_CONNECTION)
                 host_conn_record(h, m.sid, report_msg_client(&m));
+        else if (r > 0 && fd == h->px.report_fd && host_ask_report(h, &m))
+                ; /* the ask mode's (session-host-ask.c) */
         else if (r > 0 && report_msg_violation(&m, &v))
-                attribute(h, m.type == REPORT_VIOLATION ? m.sid : proxy_sid(h, &m), &v);
+                attribute(h, m.type == REPORT_VIOLATION ? m.sid
+                                                    : host_client_sid(h, report_msg_client(&m)),
+                          &v);
         return true;
 }
 
@@ -604,7 +608,7 @@ static void fdq_add(host *h, struct msghdr *mh) {
 }
 
 /* One line from the session handle: "Y<id> <json>" (its stdio queued), "K<id>", "G<id> <signal>",
- * "P", "C", "Q". */
+ * "P", "C", "Q", and the ask mode's "W" (the handle answers) and "A<id> <answer>". */
 static void launcher_line(host *h, char *line) {
         char *sp = strchr(line, ' ');
         uint64_t id = strtoull(line + 1, NULL, 10);
@@ -618,6 +622,10 @@ static void launcher_line(host *h, char *line) {
                 quit(h);
         else if (line[0] == 'K')
                 kill_exec(h, id);
+        else if (line[0] == 'W')
+                h->answers = true;
+        else if (line[0] == 'A')
+                host_ask_answer(h, line);
         else if (line[0] == 'G' && sp && host_find_exec(h, id))
                 (void) session_send_signal(h->ctl, (uint32_t) id, atoi(sp + 1));
 }

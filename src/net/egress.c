@@ -328,6 +328,7 @@ void egress_decide(const egress_rules *r, const net_host *h, uint16_t port, egre
                 return;
         }
         set_rule(v, r->network_enabled ? "not in allowlist" : "network disabled");
+        v->unlisted = r->network_enabled;
 }
 
 void egress_decide_name(const egress_rules *r, const net_host *h, egress_verdict *v) {
@@ -351,6 +352,7 @@ void egress_decide_name(const egress_rules *r, const net_host *h, egress_verdict
                 return;
         }
         set_rule(v, r->network_enabled ? "not in allowlist" : "network disabled");
+        v->unlisted = r->network_enabled;
 }
 
 bool egress_addr_listed(const egress_rules *r, bool deny, const net_host *addr, uint16_t port) {

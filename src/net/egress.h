@@ -44,6 +44,10 @@ typedef struct egress_verdict {
         bool exact_port;
         /* A refusing deny entry's reason (egress_rules_add_reasons), else "". */
         char reason[POLICY_REASON_MAX + 1];
+        /* Refused because no entry names it at all ("not in allowlist", the network enabled):
+         * the only refusal the ask mode may turn into a question (net/proxy-ask.c). A deny
+         * entry's refusal, "network disabled" and "invalid destination" never are. */
+        bool unlisted;
 } egress_verdict;
 
 /* The decision for a canonical host (net_host_canon()) and port: a deny match refuses, then an

@@ -183,7 +183,7 @@ void resolver_drain(proxy *px) {
 
 /* ---- judging and connecting ----------------------------------------------------------------- */
 
-static void refuse(conn *c, const char *rule) {
+void dial_refuse(conn *c, const char *rule) {
         conn_report(c, conn_proto_name(c), rule);
         proto_refused(c, rule);
 }
@@ -192,7 +192,7 @@ static void refuse(conn *c, const char *rule) {
 static void refuse_verdict(conn *c, const egress_verdict *v) {
         free(c->reason);
         c->reason = v->reason[0] ? strdup(v->reason) : NULL;
-        refuse(c, v->rule);
+        dial_refuse(c, v->rule);
 }
 
 static void set_port(struct sockaddr_storage *ss, uint16_t port) {
@@ -202,7 +202,7 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port) {
                 ((struct sockaddr_in6 *) ss)->sin6_port = htons(port);
 }
 
-static bool sockaddr_from_text(const char *text, struct sockaddr_storage *ss) {
+bool dial_sockaddr_from_text(const char *text, struct sockaddr_storage *ss) {
         memset(ss, 0, sizeof(*ss));
         struct sockaddr_in *s4 = (struct sockaddr_in *) ss;
         struct sockaddr_in6 *s6 = (struct sockaddr_in6 *) ss;
@@ -237,7 +237,7 @@ void dial_on_resolved(conn *c, const struct sockaddr_storage *addrs, size_t n, i
                  * (e.g. a name an attacker points at 127.0.0.1 or 169.254.169.254). */
                 char rule[160];
                 (void) snprintf(rule, sizeof(rule), "resolves only to refused addresses (%s)", why);
-                refuse(c, rule);
+                dial_refuse(c, rule);
                 return;
         }
         if (c->n_addrs == 0) {
@@ -259,6 +259,10 @@ void dial_start(conn *c) {
         c->dial_why[0] = '\0';
         egress_verdict v;
         egress_decide(cfg->rules, &c->host, c->port, &v);
+        if (!v.allowed && v.unlisted && cfg->ask) {
+                ask_start(c); /* held until answered; a deny entry is never asked about */
+                return;
+        }
         if (!v.allowed) {
                 refuse_verdict(c, &v);
                 return;
@@ -266,11 +270,18 @@ void dial_start(conn *c) {
         char why[400];
         if (c->host.kind == NET_HOST_NAME &&
             budget_check(c->px, v.rule, c->host.text, why, sizeof(why))) {
-                refuse(c, why);
+                dial_refuse(c, why);
                 return;
         }
+        dial_allowed(c);
+}
+
+void dial_allowed(conn *c) {
+        const proxy_config *cfg = c->px->cfg;
+        /* After an ask mode's allow too: a ruled host's tunnel cannot be judged. */
+        char why[400];
         if (request_tunnel_refused(c, why, sizeof(why))) {
-                refuse(c, why);
+                dial_refuse(c, why);
                 return;
         }
         /* A name goes to the upstream as it is: neither the hosts map nor DNS here, since the
@@ -281,14 +292,14 @@ void dial_start(conn *c) {
         }
         struct sockaddr_storage one;
         if (c->host.kind != NET_HOST_NAME) {
-                (void) sockaddr_from_text(c->host.text, &one);
+                (void) dial_sockaddr_from_text(c->host.text, &one);
                 dial_on_resolved(c, &one, 1, 0);
                 return;
         }
         /* The hosts map (like curl --resolve) answers before DNS. */
         for (size_t i = 0; i < cfg->n_hosts; i++)
                 if (strcmp(cfg->hosts[i].name, c->host.text) == 0 &&
-                    sockaddr_from_text(cfg->hosts[i].address, &one)) {
+                    dial_sockaddr_from_text(cfg->hosts[i].address, &one)) {
                         dial_on_resolved(c, &one, 1, 0);
                         return;
                 }

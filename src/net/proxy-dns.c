@@ -105,12 +105,16 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, const char *clie
         if (net_host_canon(q.name, q.name_len, &h, NULL) < 0 || h.kind != NET_HOST_NAME)
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         egress_decide_name(px->cfg->rules, &h, &v);
-        if (!v.allowed) {
+        /* The ask mode: an unlisted name gets its synthetic address like an allowed one, and
+         * the question comes with the connection, which names the port (proxy-ask.c). Nothing
+         * goes out for it meanwhile: the address is the run's own, never a real lookup. */
+        bool ask = !v.allowed && v.unlisted && px->cfg->ask;
+        if (!v.allowed && !ask) {
                 report_refused(px, h.text, v.rule, v.reason[0] ? v.reason : NULL, client);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
         char why[400];
-        if (budget_check(px, v.rule, h.text, why, sizeof(why))) {
+        if (!ask && budget_check(px, v.rule, h.text, why, sizeof(why))) {
                 report_refused(px, h.text, why, NULL, client);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }

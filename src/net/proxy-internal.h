@@ -42,6 +42,7 @@ typedef enum conn_state {
         CS_SOCKS_GREETING, /* SOCKS5 method negotiation */
         CS_SOCKS_AUTH,     /* RFC 1929 username/password */
         CS_SOCKS_REQUEST,  /* the CONNECT request */
+        CS_ASKING,         /* held: an unlisted destination asked about (proxy-ask.c) */
         CS_RESOLVING,      /* waiting for the resolver thread */
         CS_CONNECTING,     /* a non-blocking connect() in flight */
         CS_UPSTREAM,       /* connected to the upstream proxy: asking it for the destination
@@ -63,7 +64,7 @@ typedef struct conn conn;
 typedef struct budget budget;
 
 /* What an epoll event points at: one side of a connection, or a listener. */
-typedef enum ep_kind { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER } ep_kind;
+typedef enum ep_kind { EP_CLIENT, EP_UPSTREAM, EP_LISTENER, EP_RESOLVER, EP_ASK } ep_kind;
 typedef struct endpoint {
         ep_kind kind;
         conn *c;          /* EP_CLIENT, EP_UPSTREAM */
@@ -123,6 +124,9 @@ struct conn {
         outq up_out;
         size_t linger_left;    /* CS_LINGER: bytes still discarded before the close */
         char *reason;          /* the refusing deny entry's reason (a copy), or NULL */
+        /* The ask mode: a destination allowed once for this connection ("host:port"), so the
+         * further requests of a keep-alive client to it are not asked again; "" when none. */
+        char once_target[300];
 
         /* Tunnels. */
         splice_dir c2u, u2c;
@@ -172,6 +176,11 @@ struct proxy {
         struct sockaddr_storage up_addrs[PROXY_MAX_ADDRS];
         size_t n_up_addrs;
         const char *up_error;
+        /* The ask mode (proxy-ask.c): the answers to report_fd, and the destinations
+         * ("host:port") the run allowed for the session or denied: neither is asked again. */
+        endpoint ask_ep;
+        struct name_map *ask_allowed;
+        struct name_map *ask_denied;
 };
 
 #define OWN_RELOAD_MS 10000
@@ -209,6 +218,20 @@ void resolver_drain(proxy *px);
 void proto_connected(conn *c);
 void proto_refused(conn *c, const char *rule);
 void proto_dial_failed(conn *c, int err, bool resolve_failed);
+/* Reports the refusal and answers the client with it. */
+void dial_refuse(conn *c, const char *rule);
+/* An allowed c->host:c->port (by the rules or by an answer): resolve, guard, connect. */
+void dial_allowed(conn *c);
+bool dial_sockaddr_from_text(const char *text, struct sockaddr_storage *ss);
+
+/* proxy-ask.c: the egress ask mode. ask_start() holds a connection the rules refused only as
+ * unlisted (egress_verdict.unlisted) and asks the launcher about it; its answer (ask_on_readable)
+ * or its deadline (ask_expire) lets it go on to dial_allowed() or refuses it. */
+int ask_init(proxy *px);
+void ask_free(proxy *px);
+void ask_start(conn *c);
+void ask_on_readable(proxy *px);
+void ask_expire(conn *c);
 
 /* proxy-upstream.c: the upstream proxy (cfg->upstream). upstream_resolve() resolves its host
  * once, at start; upstream_dial() connects to it for an allowed c->host:c->port (the guard

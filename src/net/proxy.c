@@ -296,6 +296,8 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
                         upstream_on_event(c, events);
                 return;
         }
+        if (c->state == CS_ASKING)
+                return; /* nothing is watched while held (proxy-ask.c) */
         if (c->proto == PROXY_LISTENER_TRANSPARENT)
                 return; /* nothing is read before the tunnel (proxy-transparent.c) */
         if (c->proto == PROXY_LISTENER_SOCKS5)
@@ -368,7 +370,9 @@ static void on_accept(proxy *px, endpoint *l) {
 /* Closes connections past their deadline (handshake, dial, keep-alive idle). */
 static void expire(proxy *px) {
         for (conn *c = px->conns; c; c = c->next)
-                if (!c->dead && c->deadline && c->deadline <= px->now) {
+                if (!c->dead && c->deadline && c->deadline <= px->now && c->state == CS_ASKING)
+                        ask_expire(c);
+                else if (!c->dead && c->deadline && c->deadline <= px->now) {
                         bool dialling = c->state == CS_CONNECTING || c->state == CS_RESOLVING ||
                                         c->state == CS_UPSTREAM;
                         if (dialling && c->via_upstream)
@@ -450,6 +454,7 @@ static void shutdown_all(proxy *px) {
         name_map_free(px->names);
         name_map_free(px->dns_refused);
         budget_free(px->budget);
+        ask_free(px);
         for (conn *c = px->conns; c; c = c->next)
                 conn_close(c);
         reap(px);
@@ -476,6 +481,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
         if (r >= 0)
                 r = reload_own(&px);
         if (r >= 0)
+                r = ask_init(&px);
+        if (r >= 0)
                 upstream_resolve(&px);
         if (r >= 0 && stop_fd >= 0) {
                 struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &stop_ep };
@@ -499,6 +506,8 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
                                 on_accept(&px, e);
                         else if (e->kind == EP_RESOLVER)
                                 resolver_drain(&px);
+                        else if (e->kind == EP_ASK)
+                                ask_on_readable(&px);
                         else
                                 on_conn_event(e->c, e, evs[i].events);
                 }

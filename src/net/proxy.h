@@ -51,6 +51,11 @@ typedef struct proxy_config {
         /* egressUpstream: every destination the rules allow is asked of this proxy, by name,
          * and never resolved or dialled here (proxy-upstream.c); NULL: direct. */
         const policy_upstream *upstream;
+        /* egressMode "ask" (docs/design/network.md, "Ask mode"): a connection to an unlisted
+         * destination is held and asked about on report_fd (REPORT_EGRESS_ASK), for at most
+         * ask_timeout_ms, then refused. Needs report_fd. */
+        bool ask;
+        uint32_t ask_timeout_ms;
         /* A warm session's proxy: each refusal of the resolver names the asking socket (its
          * endpoint and the resolver's port, as conn->client does for a connection), so the
          * session host can tell which exec asked, and it is reported per lookup rather than

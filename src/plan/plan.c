@@ -129,6 +129,10 @@ static int copy_net(const cordon_policy *pol, plan_net *net) {
         net->enabled = pol->network_set ? pol->network_enabled : true;
         net->wildcard_names = pol->wildcard_names ? pol->wildcard_names
                                                   : POLICY_DEFAULT_WILDCARD_NAMES;
+        net->ask = net->enabled && pol->egress_mode_set && pol->egress_mode == CORDON_EGRESS_ASK;
+        net->ask_timeout_ms = (uint32_t) (pol->egress_ask_timeout_ms
+                                                  ? pol->egress_ask_timeout_ms
+                                                  : POLICY_DEFAULT_ASK_TIMEOUT_MS);
         if (pol->egress_upstream && !(net->upstream = strdup(pol->egress_upstream)))
                 return -ENOMEM;
         int r = policy_req_copy(&net->req, &pol->req);

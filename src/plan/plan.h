@@ -109,6 +109,10 @@ typedef struct plan_net {
          * proxy process parses it again); NULL: the proxy dials what it allows. Never printed. */
         char *upstream;
         policy_req req;        /* egressRules and tls (policy-rules.c) */
+        /* egressMode "ask" and egressAskTimeout, the default applied (docs/design/network.md,
+         * "Ask mode"). Only with the network enabled: with it off nothing is asked. */
+        bool ask;
+        uint32_t ask_timeout_ms;
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */

@@ -162,6 +162,19 @@ static json_t *limits_to_json(const cordon_policy *p) {
         return NULL;
 }
 
+static json_t *egress_mode_json(const cordon_policy *p) {
+        return json_string(policy_egress_mode_name(p->egress_mode_set ? p->egress_mode
+                                                                      : CORDON_EGRESS_ALLOWLIST));
+}
+
+static uint64_t ask_timeout(const cordon_policy *p) {
+        return p->egress_ask_timeout_ms ? p->egress_ask_timeout_ms : POLICY_DEFAULT_ASK_TIMEOUT_MS;
+}
+
+static json_t *ask_timeout_json(const cordon_policy *p) {
+        return json_integer((json_int_t) ask_timeout(p));
+}
+
 void *policy_to_json(const cordon_policy *p) {
         json_t *o = json_object();
         if (!o)
@@ -194,6 +207,8 @@ void *policy_to_json(const cordon_policy *p) {
                    * operator's must not reach logs and bug reports. */
                   put(o, "egressUpstream", string_or_null(p->egress_upstream_shown)) &&
                   put_req(o, p, true) &&
+                  put(o, "egressMode", egress_mode_json(p)) &&
+                  put(o, "egressAskTimeout", json_integer((json_int_t) ask_timeout(p))) &&
                   put(o, "hosts", hosts_to_json(p)) &&
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
@@ -298,6 +313,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                   (!p->egress_denylist.n || put(o, "egressDenylist", deny_to_json(p))) &&
                   /* With its password: loaded by cordond as this same layer, never shown. */
                   put_string(o, "egressUpstream", p->egress_upstream) && put_req(o, p, false) &&
+                  put_if(o, "egressMode", p->egress_mode_set, egress_mode_json, p) &&
+                  put_if(o, "egressAskTimeout", p->egress_ask_timeout_ms, ask_timeout_json, p) &&
                   put_if(o, "hosts", p->n_hosts > 0, hosts_to_json, p) &&
                   put_strv(o, "allowUnixSockets", &p->allow_unix_sockets) &&
                   put_string(o, "guestWorkdir", p->workdir) &&

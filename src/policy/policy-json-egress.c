@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The policy's egressDenylist (docs/policy.md, "Egress"): each entry a host pattern, or an
  * object naming one and the reason it refuses, which the proxy hands on with each refusal. */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "policy/policy-json-internal.h"
@@ -69,4 +70,42 @@ int policy_json_egress_deny(parse_ctx *c, json_t *v, void *target) {
                         return r;
         }
         return 0;
+}
+
+/* ---- egressMode, egressAskTimeout (docs/policy.md, "Ask mode") ------------------------------- */
+
+int policy_json_egress_mode(parse_ctx *c, json_t *v, void *target) {
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string", "\"egressMode\": \"ask\"");
+        if (r < 0)
+                return r;
+        cordon_egress_mode m;
+        if (policy_egress_mode_from_string(json_string_value(v), &m) < 0) {
+                char shown[80];
+                return jread_fail(&c->j, false, "use \"allowlist\" or \"ask\"",
+                                  "unknown egress mode '%s'",
+                                  jread_shorten(json_string_value(v), shown, sizeof(shown)));
+        }
+        return cordon_policy_set_egress_mode(c->layer, m);
+}
+
+int policy_json_egress_ask_timeout(parse_ctx *c, json_t *v, void *target) {
+        static const char hint[] = "write milliseconds (30000) or a duration (\"30s\", "
+                                   "\"500ms\", \"2m\"), from 100ms to 1h";
+        uint64_t ms;
+        char shown[80];
+        if (json_is_integer(v) && json_integer_value(v) >= 0) {
+                ms = (uint64_t) json_integer_value(v);
+        } else if (json_is_string(v)) {
+                if (parse_duration_ms(json_string_value(v), &ms) < 0)
+                        return jread_fail(&c->j, false, hint, "'%s' is not a valid duration",
+                                          jread_shorten(json_string_value(v), shown,
+                                                        sizeof(shown)));
+        } else {
+                return jread_fail(&c->j, false, hint, "expected a non-negative integer or a "
+                                  "string, got %s", jread_type_name(v));
+        }
+        if (ms < POLICY_MIN_ASK_TIMEOUT_MS || ms > POLICY_MAX_ASK_TIMEOUT_MS)
+                return jread_fail(&c->j, false, hint, "%" PRIu64 " ms is out of range", ms);
+        int r = cordon_policy_set_egress_ask_timeout_ms(c->layer, ms);
+        return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }

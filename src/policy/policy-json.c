@@ -536,6 +536,8 @@ static const field root_fields[] = {
         { "egressUpstream", parse_egress_upstream, NULL },
         { "egressRules", policy_json_egress_rules, NULL },
         { "tls", policy_json_tls, NULL },
+        { "egressMode", policy_json_egress_mode, NULL },
+        { "egressAskTimeout", policy_json_egress_ask_timeout, NULL },
         { "hosts", parse_hosts, NULL },
         { "allowUnixSockets", parse_unix_sockets, NULL },
         { "guestWorkdir", parse_workdir, NULL },

@@ -83,6 +83,11 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
                 { upstream_changes(base, over), "egressUpstream" },
                 { policy_req_widens(&base->req, &over->req), "egressRules" },
+                /* Ask widens: an answer can allow what the allowlist does not (a person's
+                 * answer, but also a program's: on_egress_ask, a cordond client). */
+                { over->egress_mode_set && over->egress_mode == CORDON_EGRESS_ASK &&
+                          !(base->egress_mode_set && base->egress_mode == CORDON_EGRESS_ASK),
+                  "egressMode" },
                 { over->n_hosts > 0, "hosts" },
                 /* Turning them back on adds a writable root the base had taken away. */
                 { over->tool_caches_set && over->tool_caches_enabled && base->tool_caches_set &&

@@ -646,6 +646,12 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
                 dst->network_enabled = src->network_enabled;
                 dst->network_set = true;
         }
+        if (src->egress_mode_set) {
+                dst->egress_mode = src->egress_mode;
+                dst->egress_mode_set = true;
+        }
+        if (src->egress_ask_timeout_ms)
+                dst->egress_ask_timeout_ms = src->egress_ask_timeout_ms;
         if ((r = merge_string(&dst->session_id, src->session_id)) < 0 ||
             (r = merge_string(&dst->workspace_id, src->workspace_id)) < 0 ||
             (r = merge_string(&dst->agent_id, src->agent_id)) < 0 ||

@@ -86,6 +86,10 @@ typedef struct policy_req {
 } policy_req;
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
+#define POLICY_DEFAULT_ASK_TIMEOUT_MS 30000
+#define POLICY_MIN_ASK_TIMEOUT_MS 100
+#define POLICY_MAX_ASK_TIMEOUT_MS 3600000
+
 struct cordon_policy {
         /* Why the most recent refused setter call refused (cordon_policy_last_error): not part
          * of the policy, never merged, copied or printed. */
@@ -139,6 +143,11 @@ struct cordon_policy {
          * cordon_policy_set_egress_upstream() sets them). */
         char *egress_upstream;
         char *egress_upstream_shown;
+        /* egressMode and egressAskTimeout (docs/policy.md, "Ask mode"); 0: unset (the default
+         * 30 s, POLICY_DEFAULT_ASK_TIMEOUT_MS). */
+        bool egress_mode_set;
+        cordon_egress_mode egress_mode;
+        uint64_t egress_ask_timeout_ms;
         policy_host *hosts;     /* name → address for the proxy (tests, local dev servers) */
         size_t n_hosts;
         policy_req req;         /* egressRules and tls (policy-rules.c) */
@@ -167,6 +176,10 @@ struct cordon_policy {
          * POLICY_DEFAULT_WILDCARD_NAMES; docs/design/network.md, "Wildcard budget"). */
         uint64_t wildcard_names;
 };
+
+/* "allowlist" / "ask", and back (-EINVAL for anything else): policy files, flags, dumps. */
+const char *policy_egress_mode_name(cordon_egress_mode mode);
+int policy_egress_mode_from_string(const char *s, cordon_egress_mode *ret);
 
 /* Deep copy of src merged over dst (src wins scalars it sets; lists union; a bind or env.set entry
  * with the same host path / name takes src's flag / value). On failure (-ENOMEM) dst may hold part

@@ -51,22 +51,27 @@ void report_command_started(int fd) {
         report_send(fd, &m);
 }
 
-/* NUL-separated strings in one record (each at most 1000 bytes; what does not fit is cut). */
-static void report_strings(int fd, report_type type, int32_t status, int32_t sid,
-                           const char *const *parts, size_t n) {
-        report_msg m = { .type = type, .status = status, .sid = sid };
+/* NUL-separated strings into one record's text (each at most 1000 bytes; what does not fit is
+ * cut), then sent. */
+static void report_send_strings(int fd, report_msg *m, const char *const *parts, size_t n) {
         size_t o = 0;
         for (size_t i = 0; i < n; i++) {
                 const char *p = parts[i] ? parts[i] : "";
                 size_t l = strnlen(p, 1000);
-                if (o + l + 1 > sizeof(m.text))
+                if (o + l + 1 > sizeof(m->text))
                         break;
-                memcpy(m.text + o, p, l);
+                memcpy(m->text + o, p, l);
                 o += l;
-                m.text[o++] = '\0';
+                m->text[o++] = '\0';
         }
-        m.text_len = (uint32_t) o;
-        report_send(fd, &m);
+        m->text_len = (uint32_t) o;
+        report_send(fd, m);
+}
+
+static void report_strings(int fd, report_type type, int32_t status, int32_t sid,
+                           const char *const *parts, size_t n) {
+        report_msg m = { .type = type, .status = status, .sid = sid };
+        report_send_strings(fd, &m, parts, n);
 }
 
 void report_violation(int fd, const char *syscall, const char *path, const char *rule) {
@@ -92,6 +97,40 @@ void report_request_violation(int fd, const char *proto, const char *target, con
 
 void report_connection(int fd, pid_t sid, const char *client) {
         report_strings(fd, REPORT_CONNECTION, 0, sid, (const char *[]){ client }, 1);
+}
+
+void report_egress_ask(int fd, uint32_t id, uint32_t timeout_ms, const char *proto,
+                       const char *target, const char *client) {
+        report_msg m = { .type = REPORT_EGRESS_ASK, .code = (int32_t) timeout_ms,
+                         .status = (int32_t) id };
+        report_send_strings(fd, &m, (const char *[]){ proto, target, client }, 3);
+}
+
+void report_egress_answer(int fd, uint32_t id, report_ask_answer answer) {
+        report_msg m = { .type = REPORT_EGRESS_ANSWER, .code = (int32_t) answer,
+                         .status = (int32_t) id };
+        report_send(fd, &m);
+}
+
+void report_egress_decided(int fd, uint32_t id, report_ask_answer outcome, const char *proto,
+                           const char *target, const char *client) {
+        report_msg m = { .type = REPORT_EGRESS_DECIDED, .code = (int32_t) outcome,
+                         .status = (int32_t) id };
+        report_send_strings(fd, &m, (const char *[]){ proto, target, client }, 3);
+}
+
+bool report_msg_ask(const report_msg *m, report_ask *a) {
+        if (m->type != REPORT_EGRESS_ASK && m->type != REPORT_EGRESS_DECIDED)
+                return false;
+        const char *parts[3] = { "", "", "" };
+        size_t o = 0;
+        for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
+                parts[i] = m->text + o;
+                o += strnlen(m->text + o, m->text_len - o) + 1;
+        }
+        *a = (report_ask){ .id = (uint32_t) m->status, .value = m->code, .proto = parts[0],
+                           .target = parts[1], .client = parts[2] };
+        return true;
 }
 
 void report_endpoint(const struct sockaddr *sa, socklen_t len, char buf[static REPORT_ENDPOINT_MAX]) {

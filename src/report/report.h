@@ -9,6 +9,7 @@
 #pragma once
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -33,7 +34,27 @@ typedef enum report_type {
                                * names the sender to the launcher (report_read_sender()), which
                                * learns the command's pid and a pidfd for it in its own PID
                                * namespace (cordon_process_signal) */
+        /* The egress ask mode (docs/design/network.md, "Ask mode"), on the proxy's channel only,
+         * which is a socketpair both ends write: */
+        REPORT_EGRESS_ASK,    /* proxy → launcher: a held connection to an unlisted
+                               * destination. `status` = the question's id, `code` = how long
+                               * the proxy waits (ms), text = "protocol\0host:port\0client\0" */
+        REPORT_EGRESS_ANSWER, /* launcher → proxy: `status` = the id, `code` = the answer
+                               * (report_ask_answer) */
+        REPORT_EGRESS_DECIDED,/* proxy → launcher: what the question came to, the one record
+                               * the events are written from: `status` = the id, `code` = the
+                               * outcome (report_ask_answer), text as REPORT_EGRESS_ASK's */
 } report_type;
+
+/* An answer (REPORT_EGRESS_ANSWER) and an outcome (REPORT_EGRESS_DECIDED). The first three are
+ * cordon_egress_answer's values. */
+typedef enum report_ask_answer {
+        REPORT_ASK_DENY = 0,
+        REPORT_ASK_ALLOW_ONCE = 1,
+        REPORT_ASK_ALLOW_SESSION = 2,
+        REPORT_ASK_TIMEOUT = 3,    /* outcome only: no answer in time, refused */
+        REPORT_ASK_UNANSWERED = 4, /* the launcher has nobody to ask: refused at once */
+} report_ask_answer;
 
 typedef struct report_msg {
         uint32_t type;
@@ -73,6 +94,20 @@ void report_request_violation(int fd, const char *proto, const char *target, con
                               const char *client, const char *reason, const char *method,
                               const char *path);
 void report_connection(int fd, pid_t sid, const char *client);
+/* The ask mode's three records (above). */
+void report_egress_ask(int fd, uint32_t id, uint32_t timeout_ms, const char *proto,
+                       const char *target, const char *client);
+void report_egress_answer(int fd, uint32_t id, report_ask_answer answer);
+void report_egress_decided(int fd, uint32_t id, report_ask_answer outcome, const char *proto,
+                           const char *target, const char *client);
+/* The question a REPORT_EGRESS_ASK or REPORT_EGRESS_DECIDED message carries (strings point into
+ * m->text). False for other messages. */
+typedef struct report_ask {
+        uint32_t id;
+        int32_t value;        /* ASK: the timeout in ms; DECIDED: the outcome */
+        const char *proto, *target, *client;
+} report_ask;
+bool report_msg_ask(const report_msg *m, report_ask *a);
 
 /* "127.0.0.1:41234" or "[::1]:41234", the one spelling both ends of a connection use for it:
  * an IPv4-mapped IPv6 address is written as IPv4 (an AF_INET6 client connecting to

@@ -210,3 +210,23 @@ void events_error(events *ev, const cordon_error *err) {
                 emit(ev, "error", json_pack("{s:s, s:o}", "code", cordon_code_name(err->code),
                                             "message", text(err->message)));
 }
+
+/* ---- the egress ask mode (docs/design/network.md, "Ask mode") ------------------------------- */
+
+void events_egress_ask(const events *ev, uint32_t id, const char *protocol, const char *target,
+                       uint64_t timeout_ms) {
+        if (!ev->fn)
+                return;
+        emit(ev, "egress.ask",
+             json_pack("{s:I, s:o, s:o, s:I}", "id", (json_int_t) id, "target", text(target),
+                       "protocol", text(protocol), "timeoutMs", (json_int_t) timeout_ms));
+}
+
+void events_egress_answer(const events *ev, uint32_t id, const char *protocol, const char *target,
+                          const char *answer) {
+        if (!ev->fn)
+                return;
+        emit(ev, "egress.answer",
+             json_pack("{s:I, s:o, s:o, s:s}", "id", (json_int_t) id, "target", text(target),
+                       "protocol", text(protocol), "answer", answer));
+}

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "cordon/cordon.h"
 
@@ -36,6 +37,12 @@ void events_escalation(const events *ev, const char *const *fields, size_t n);
 /* A chunk of the command's captured stdout or stderr (linux/capture.h), at most 16 KiB:
  * "data" as text when it is valid UTF-8, else base64 with "encoding": "base64". */
 void events_output(const events *ev, bool is_stderr, const char *data, size_t len);
+/* The ask mode: a question the proxy holds a connection for ("egress.ask"), and what it came to
+ * ("egress.answer": "allow-once", "allow-session", "deny", "timeout" or "unanswered"). */
+void events_egress_ask(const events *ev, uint32_t id, const char *protocol, const char *target,
+                       uint64_t timeout_ms);
+void events_egress_answer(const events *ev, uint32_t id, const char *protocol, const char *target,
+                          const char *answer);
 void events_killed(events *ev, const char *reason);
 void events_exit(events *ev, int wait_status, int exit_code);
 void events_error(events *ev, const cordon_error *err);

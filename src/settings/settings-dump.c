@@ -43,6 +43,10 @@ static json_t *sandbox_json(const cordon_policy *p) {
                 (void) json_object_del(o, "networkEnabled");
         if (!p->block_reads_set)
                 (void) json_object_del(o, "blockReadsOutsideWorkdirs");
+        if (!p->egress_mode_set)
+                (void) json_object_del(o, "egressMode");
+        if (!p->egress_ask_timeout_ms)
+                (void) json_object_del(o, "egressAskTimeout");
         if (!p->tool_caches_set)
                 (void) json_object_del(json_object_get(o, "toolCaches"), "enabled");
         size_t i;

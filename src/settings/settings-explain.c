@@ -103,7 +103,7 @@ static const settings_field field_order[] = {
         SF_MODE,        SF_SESSION_ID, SF_WORKSPACE_ID, SF_AGENT_ID,    SF_BINDS,
         SF_PROTECTED,   SF_RUNNER_STATE, SF_DENY_READ,  SF_DENY_WRITE,  SF_DENY_CREATE,
         SF_EXEC_GRANT,  SF_BLOCK_READS, SF_ALLOW_READ, SF_NETWORK,  SF_EGRESS_ALLOW,
-        SF_EGRESS_DENY, SF_EGRESS_UPSTREAM,
+        SF_EGRESS_DENY, SF_EGRESS_UPSTREAM, SF_EGRESS_MODE, SF_EGRESS_ASK_TIMEOUT,
         SF_HOSTS,       SF_UNIX_SOCKETS, SF_WORKDIR,    SF_ENV_PASS,    SF_ENV_SET,
         SF_ENV_SCRUB,   SF_TIMEOUT,    SF_MEMORY,       SF_PIDS,        SF_CPU,
         SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES, SF_EGRESS_RULES, SF_TLS_PASSTHROUGH,
@@ -115,7 +115,8 @@ static bool is_scalar(settings_field f) {
                f == SF_WORKSPACE_ID ||
                f == SF_AGENT_ID || f == SF_WORKDIR || f == SF_TIMEOUT || f == SF_MEMORY ||
                f == SF_PIDS || f == SF_CPU || f == SF_TMP_SIZE || f == SF_SHM_SIZE ||
-               f == SF_WILDCARD_NAMES || f == SF_EGRESS_UPSTREAM;
+               f == SF_WILDCARD_NAMES || f == SF_EGRESS_UPSTREAM || f == SF_EGRESS_MODE ||
+               f == SF_EGRESS_ASK_TIMEOUT;
 }
 
 /* The value as shown: binds say whether they are writable; env.set never shows its value, nor

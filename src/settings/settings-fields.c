@@ -31,6 +31,8 @@ static const struct {
         [SF_SHM_SIZE] = { "limits.shmSize", 0, NULL },
         [SF_WILDCARD_NAMES] = { "limits.wildcardNames", 0, NULL },
         [SF_EGRESS_UPSTREAM] = { "egressUpstream", 0, NULL },
+        [SF_EGRESS_MODE] = { "egressMode", 0, NULL },
+        [SF_EGRESS_ASK_TIMEOUT] = { "egressAskTimeout", 0, NULL },
         [SF_BINDS] = { "bindMounts", 0, NULL },
         [SF_HOSTS] = { "hosts", 0, NULL },
         [SF_ENV_SET] = { "env.set", 0, NULL },
@@ -93,6 +95,7 @@ static uint64_t scalar_number(const cordon_policy *p, settings_field f) {
                : f == SF_TMP_SIZE ? p->tmp_bytes
                : f == SF_SHM_SIZE ? p->shm_bytes
                : f == SF_WILDCARD_NAMES ? p->wildcard_names
+               : f == SF_EGRESS_ASK_TIMEOUT ? p->egress_ask_timeout_ms
                                 : 0;
 }
 
@@ -114,6 +117,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->network_set;
         if (f == SF_BLOCK_READS)
                 return p->block_reads_set;
+        if (f == SF_EGRESS_MODE)
+                return p->egress_mode_set;
         return scalar_string(p, f) || scalar_number(p, f) ? 1 : 0;
 }
 
@@ -142,6 +147,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return p->network_enabled ? "true" : "false";
         if (f == SF_BLOCK_READS)
                 return p->block_reads ? "true" : "false";
+        if (f == SF_EGRESS_MODE)
+                return policy_egress_mode_name(p->egress_mode);
         if (scalar_string(p, f))
                 return scalar_string(p, f);
         (void) snprintf(buf, size, "%" PRIu64, scalar_number(p, f));
@@ -182,6 +189,11 @@ const char *settings_field_loosens(const cordon_policy *p, settings_field f, siz
                 return p->network_enabled ? "turns the network on" : NULL;
         if (f == SF_BLOCK_READS)
                 return p->block_reads ? NULL : "turns the read narrowing off";
+        /* An answer may allow what no entry lists, and the answerer may be a program that says
+         * yes to everything: a repository's file must not turn that on. */
+        if (f == SF_EGRESS_MODE)
+                return p->egress_mode == CORDON_EGRESS_ASK ? "asks to allow unlisted destinations"
+                                                           : NULL;
         if (f == SF_BINDS)
                 return p->binds[i].read_only ? NULL : "adds a writable path";
         if (f == SF_ENV_PASS)
@@ -219,6 +231,8 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
                 r = cordon_policy_set_shm_size(dst, src->shm_bytes);
         if (r >= 0 && src->wildcard_names)
                 r = cordon_policy_set_wildcard_names(dst, src->wildcard_names);
+        if (r >= 0 && src->egress_ask_timeout_ms)
+                r = cordon_policy_set_egress_ask_timeout_ms(dst, src->egress_ask_timeout_ms);
         for (size_t i = 0; r >= 0 && i < src->n_env_set; i++)
                 r = cordon_policy_env_set(dst, src->env_set[i].name, src->env_set[i].value);
         /* toolCaches neither adds a host path nor a destination: the cache root is cordon's
@@ -267,6 +281,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         for (size_t i = 0; r >= 0 && i < src->req.n_rules; i++)
                 if ((r = maybe_drop(src, SF_EGRESS_RULES, i, drop, userdata)) == 0)
                         r = policy_req_add_rule(&dst->req, &src->req.rules[i]);
+        if (r >= 0 && src->egress_mode_set &&
+            (r = maybe_drop(src, SF_EGRESS_MODE, 0, drop, userdata)) == 0)
+                r = cordon_policy_set_egress_mode(dst, src->egress_mode);
         return r < 0 ? r : 0;
 }
 

@@ -171,6 +171,8 @@ typedef enum settings_field {
         SF_SHM_SIZE,
         SF_WILDCARD_NAMES,
         SF_EGRESS_UPSTREAM,
+        SF_EGRESS_MODE,
+        SF_EGRESS_ASK_TIMEOUT,
         SF_BINDS,
         SF_HOSTS,
         SF_ENV_SET,

@@ -97,6 +97,7 @@ static const flag_case flag_cases[] = {
         { "--upstream-proxy", "socks5://u:p@gw:1080", CLI_FLAG_UPSTREAM_PROXY,
           "socks5://u:p@gw:1080", NULL, 0, -1 },
         { "--allow-read", "/home/me/ref", CLI_FLAG_ALLOW_READ, "/home/me/ref", NULL, 0, -1 },
+        { "--ask-timeout", "500ms", CLI_FLAG_ASK_TIMEOUT, "500ms", NULL, 500, -1 },
 };
 
 static void check_setting(const cli_args *a, const flag_case *c) {
@@ -160,6 +161,13 @@ static void test_no_network(void **state) {
                      "option '--block-reads-outside-workdirs' takes no value: write "
                      "'--block-reads-outside-workdirs' alone (see 'cordon run --help')",
                      "run", "--block-reads-outside-workdirs=1", "true");
+        assert_int_equal(PARSE(&a, &err, "run", "--egress-ask", "true"), 0);
+        assert_int_equal(a.n_settings, 1);
+        assert_int_equal(a.settings[0].flag, CLI_FLAG_EGRESS_ASK);
+        cli_args_done(&a);
+        EXPECT_ERROR(CORDON_USAGE,
+                     "option '--egress-ask' takes no value: write '--egress-ask' alone (see 'cordon run --help')", "run",
+                     "--egress-ask=yes", "true");
 }
 
 static void test_sandbox_and_backend(void **state) {
@@ -293,7 +301,7 @@ static void test_no_command(void **state) {
 
 static void test_missing_values(void **state) {
         for (int f = 0; f < _CLI_FLAG_MAX; f++) {
-                if (f == CLI_FLAG_NO_NETWORK || f == CLI_FLAG_BLOCK_READS)
+                if (f == CLI_FLAG_NO_NETWORK || f == CLI_FLAG_BLOCK_READS || f == CLI_FLAG_EGRESS_ASK)
                         continue;
                 char want[256];
                 const char *n = cli_flag_name((cli_flag) f);

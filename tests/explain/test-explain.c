@@ -245,6 +245,28 @@ static void test_network_advice(void **state) {
         cordon_explanation_free(x);
 }
 
+/* The ask mode's refusals (rules "ask: ..."), with its egress.ask / egress.answer events in the
+ * stream: not a deny rule; an allow entry lets the destination through without asking. */
+static void test_ask_advice(void **state) {
+        cordon_explanation *x = explain(
+                STARTING READY "{\"type\":\"egress.ask\"," T ",\"id\":1,\"target\":\"a.test:80\","
+                "\"protocol\":\"http\",\"timeoutMs\":300}\n"
+                "{\"type\":\"egress.answer\"," T ",\"id\":1,\"target\":\"a.test:80\","
+                "\"protocol\":\"http\",\"answer\":\"timeout\"}\n"
+                VIOLATION("network-outbound", "a.test:80", "ask: no answer within 300 ms")
+                        VIOLATION("network-outbound", "b.test:443", "ask: denied") EXIT(6),
+                -1, NULL);
+        assert_outcome(x, "sandbox-denied");
+        assert_int_equal(cordon_explanation_violation_count(x), 2);
+        const cordon_explained_violation *v = cordon_explanation_violation(x, 0);
+        assert_string_equal(v->summary, "network a.test:80 (ask: no answer within 300 ms)");
+        assert_string_equal(v->change, "--allow-domain a.test:80");
+        assert_contains(v->why, "nobody answered the question in time");
+        v = cordon_explanation_violation(x, 1);
+        assert_contains(v->why, "it was denied when asked");
+        cordon_explanation_free(x);
+}
+
 /* A deny entry's reason (raw.reason) is kept, shown in the JSON and woven into the advice. */
 static void test_deny_reason(void **state) {
         cordon_explanation *x = explain(
@@ -646,6 +668,7 @@ int main(void) {
                 cmocka_unit_test(test_denied_name),
                 cmocka_unit_test(test_fixed_rules),
                 cmocka_unit_test(test_network_advice),
+                cmocka_unit_test(test_ask_advice),
                 cmocka_unit_test(test_landlock_direct_connect),
                 cmocka_unit_test(test_deny_reason),
                 cmocka_unit_test(test_other_actions),

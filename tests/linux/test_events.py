@@ -80,9 +80,9 @@ class EventsTest(unittest.TestCase):
         ids = {json.loads(line)["sessionId"] for line in lines}
         self.assertLessEqual(len(ids), 1)
 
-    def run_events(self, *args):
+    def run_events(self, *args, **kw):
         """`cordon run --events FILE ARGS...`, validated."""
-        p = self.cordon("run", "--events", self.events_file, *args)
+        p = self.cordon("run", "--events", self.events_file, *args, **kw)
         with open(self.events_file, encoding="utf-8", newline="") as f:
             lines = f.readlines()
         self.assert_valid(lines)
@@ -117,6 +117,18 @@ class EventsTest(unittest.TestCase):
         self.assertEqual(v["raw"]["rule"], ".env")
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".env")))
         self.assertTrue(os.path.exists(os.path.join(self.ws, "ok.txt")))  # allowed case
+
+    def test_egress_ask_without_terminal(self):
+        # Ask mode with nobody to ask (no controlling terminal): the question and its answer
+        # are recorded, the connection refused at once (tests/net/test_ask.py has the rest).
+        r = self.run_events("--egress-ask", "--", "sh", "-c",
+                            "curl -s -o /dev/null --max-time 20 http://192.0.2.1:8080/",
+                            start_new_session=True)
+        self.assertEqual(r.types(), ["starting", "ready", "egress.ask", "egress.answer",
+                                     "violation", "exit"])
+        self.assertEqual(r.events[2]["target"], "192.0.2.1:8080")
+        self.assertEqual(r.events[3]["answer"], "unanswered")
+        self.assertEqual(r.events[4]["raw"]["rule"], "ask: nobody to answer")
 
     def test_repositories_reported(self):
         # Each repository created during the run, once, at its end; not a violation. One that

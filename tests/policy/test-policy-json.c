@@ -603,6 +603,68 @@ static void test_egress_rules(void **state) {
         strv_done(&w);
 }
 
+/* egressMode and egressAskTimeout: parsed and refused with their positions, printed with their
+ * defaults, kept in a layer document only when set; ask over allowlist widens, the reverse and
+ * the timeout do not. */
+static void test_egress_ask(void **state) {
+        cordon_error err = { 0 };
+        expect_error("{\"egressMode\": \"prompt\"}",
+                     "t.json:1:16: key 'egressMode': unknown egress mode 'prompt'; use "
+                     "\"allowlist\" or \"ask\"");
+        expect_error("{\"egressMode\": true}",
+                     "t.json:1:16: key 'egressMode': expected a string, got a boolean");
+        expect_error("{\"egressAskTimeout\": \"50ms\"}",
+                     "t.json:1:22: key 'egressAskTimeout': 50 ms is out of range; write "
+                     "milliseconds (30000) or a duration (\"30s\", \"500ms\", \"2m\"), from "
+                     "100ms to 1h");
+        expect_error("{\"egressAskTimeout\": \"soon\"}",
+                     "t.json:1:22: key 'egressAskTimeout': 'soon' is not a valid duration; write "
+                     "milliseconds (30000) or a duration (\"30s\", \"500ms\", \"2m\"), from "
+                     "100ms to 1h");
+        _cleanup_policy_ cordon_policy *none = test_policy_new();
+        char *shown = dump(none);
+        assert_non_null(strstr(shown, "\"egressMode\": \"allowlist\""));
+        assert_non_null(strstr(shown, "\"egressAskTimeout\": 30000"));
+        free(shown);
+        json_t *j = policy_layer_to_json(none);
+        assert_null(json_object_get(j, "egressMode"));
+        assert_null(json_object_get(j, "egressAskTimeout"));
+        json_decref(j);
+
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
+        assert_int_equal(load(p, "{\"egressMode\": \"ask\", \"egressAskTimeout\": \"2m\"}",
+                              &err),
+                         0);
+        assert_true(p->egress_mode_set);
+        assert_int_equal(p->egress_mode, CORDON_EGRESS_ASK);
+        assert_int_equal(p->egress_ask_timeout_ms, 120000);
+        j = policy_layer_to_json(p);
+        assert_string_equal(json_string_value(json_object_get(j, "egressMode")), "ask");
+        assert_int_equal(json_integer_value(json_object_get(j, "egressAskTimeout")), 120000);
+        json_decref(j);
+        assert_true(cordon_policy_set_egress_ask_timeout_ms(p, 99) < 0);
+        assert_true(cordon_policy_set_egress_ask_timeout_ms(p, 3600001) < 0);
+        assert_true(cordon_policy_set_egress_mode(p, (cordon_egress_mode) 7) < 0);
+        assert_int_equal(p->egress_ask_timeout_ms, 120000);
+
+        /* Scalars: the highest layer that sets one wins. */
+        _cleanup_policy_ cordon_policy *back = test_policy_new();
+        assert_int_equal(cordon_policy_set_egress_mode(back, CORDON_EGRESS_ALLOWLIST), 0);
+        _cleanup_policy_ cordon_policy *res = NULL;
+        assert_int_equal(cordon_policy_resolve(p, NULL, back, &res, &err), 0);
+        assert_int_equal(res->egress_mode, CORDON_EGRESS_ALLOWLIST);
+        assert_int_equal(res->egress_ask_timeout_ms, 120000);
+
+        /* Turning ask on widens; turning it off, or a timeout alone, does not. */
+        strv w = { 0 };
+        assert_int_equal(policy_widening_fields(none, p, &w), 1);
+        assert_string_equal(w.v[0], "egressMode");
+        strv_done(&w);
+        assert_int_equal(policy_widening_fields(p, back, &w), 0);
+        assert_int_equal(policy_widening_fields(p, p, &w), 0);
+        strv_done(&w);
+}
+
 /* egressUpstream: parsed and refused with its position, never quoted; printed redacted, kept
  * whole in a layer document; the highest layer wins; setting or changing it widens. */
 static void test_egress_upstream(void **state) {
@@ -708,6 +770,7 @@ int main(void) {
                 cmocka_unit_test(test_merge_and_atomicity),
                 cmocka_unit_test(test_load_file),
                 cmocka_unit_test(test_egress_upstream),
+                cmocka_unit_test(test_egress_ask),
                 cmocka_unit_test(test_json_pos_direct),
                 cmocka_unit_test(test_tool_caches),
                 cmocka_unit_test(test_tool_caches_layer),

@@ -175,6 +175,29 @@ static void test_writable_bind_ignored(void **state) {
         cordon_settings_free(s);
 }
 
+/* The ask mode from an untrusted project file: its answers could allow what no entry lists, and
+ * the answerer may be a program that says yes to everything: left out and reported; the
+ * timeout, which allows nothing, stays; once trusted it applies. */
+static void test_ask_mode_ignored(void **state) {
+        tmptree_write(root, "ws/.cordon/settings.json",
+                      "{\"sandbox\": {\"egressMode\": \"ask\", \"egressAskTimeout\": \"5s\"}}",
+                      0644);
+        cordon_settings *s = resolve_ok("ws");
+        assert_false(cordon_settings_policy(s)->egress_mode_set &&
+                     cordon_settings_policy(s)->egress_mode == CORDON_EGRESS_ASK);
+        assert_int_equal(cordon_settings_policy(s)->egress_ask_timeout_ms, 5000);
+        assert_int_equal(cordon_settings_n_ignored(s), 1);
+        const cordon_settings_note *n = cordon_settings_ignored(s, 0);
+        assert_string_equal(n->key, "sandbox.egressMode");
+        assert_string_equal(n->value, "ask");
+        assert_non_null(strstr(n->why, "unlisted destinations"));
+        cordon_settings_free(s);
+        trust("ws");
+        s = resolve_ok("ws");
+        assert_int_equal(cordon_settings_policy(s)->egress_mode, CORDON_EGRESS_ASK);
+        cordon_settings_free(s);
+}
+
 /* An upstream proxy from an untrusted project file would receive every allowed connection: left
  * out, and reported without its password; once trusted it applies, still shown redacted. */
 static void test_upstream_ignored_redacted(void **state) {
@@ -382,6 +405,7 @@ int main(void) {
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_writable_bind_ignored, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_upstream_ignored_redacted, setup, teardown),
+cmocka_unit_test_setup_teardown(test_ask_mode_ignored, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_mandate_beats_trust, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_project_root, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_store_validation, setup, teardown),

@@ -257,6 +257,12 @@ class Client extends EventEmitter {
     return this.request('session.resume', { sessionId });
   }
 
+  /** session.egressAnswer: answers the egress.ask event `id` of an exec's stream with
+   * 'allow-once', 'allow-session' or 'deny'; the egress.answer event says what came of it. */
+  egressAnswer(sessionId, id, answer) {
+    return this.request('session.egressAnswer', { sessionId, id, answer });
+  }
+
   /** session.terminal: a Terminal (options: cols, rows (default 80x24), backend, argv). */
   terminal(sessionId, options = {}) {
     return this._startStream(Terminal, 'session.terminal', compact({

@@ -303,6 +303,27 @@ describe('sessions and execs', () => {
     assert.deepEqual((await Promise.all(many)).map((r) => r.stdout), ['0\n', '1\n', '2\n', '3\n', '4\n', '5\n']);
   });
 
+  it('answers the ask mode with egressAnswer', async () => {
+    const sid = await warm({ policy: { egressMode: 'ask' } });
+    const ex = c.exec(sid, ['sh', '-c',
+      "curl -s -o /dev/null --max-time 20 -w '%{http_code}' http://ask.invalid:81/"]);
+    const answers = [];
+    let out = '';
+    for await (const ev of ex) {
+      if (ev.type === 'egress.ask') {
+        assert.equal(ev.target, 'ask.invalid:81');
+        await c.egressAnswer(sid, ev.id, 'deny');
+      } else if (ev.type === 'egress.answer') {
+        answers.push(ev.answer);
+      } else if (ev.type === 'stdout') {
+        out += ev.data;
+      }
+    }
+    assert.deepEqual([answers, out], [['deny'], '403']);
+    await assert.rejects(c.egressAnswer(sid, 1, 'maybe'), (e) => e instanceof cc.UsageError &&
+      /params\.answer/.test(e.message));
+  });
+
   it('suspend and resume', async () => {
     const sid = await warm();
     assert.equal((await c.suspend(sid)).state, 'suspended');

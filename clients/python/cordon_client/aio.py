@@ -221,6 +221,11 @@ class AsyncClient:
     async def resume(self, session_id: str) -> Dict[str, Any]:
         return await self.request("session.resume", {"sessionId": session_id})
 
+    async def egress_answer(self, session_id: str, ask_id: int, answer: str) -> Dict[str, Any]:
+        """session.egressAnswer (Client.egress_answer)."""
+        return await self.request("session.egressAnswer",
+                                  {"sessionId": session_id, "id": ask_id, "answer": answer})
+
     def terminal(self, session_id: str, *, cols: int = 80, rows: int = 24,
                  backend: Optional[str] = None,
                  argv: Optional[Sequence[str]] = None) -> AsyncTerminal:

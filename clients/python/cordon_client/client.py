@@ -276,6 +276,12 @@ class Client:
     def resume(self, session_id: str) -> Dict[str, Any]:
         return self.request("session.resume", {"sessionId": session_id})
 
+    def egress_answer(self, session_id: str, ask_id: int, answer: str) -> Dict[str, Any]:
+        """session.egressAnswer: answers the egress.ask event `ask_id` of an exec's stream with
+        "allow-once", "allow-session" or "deny"; the egress.answer event says what came of it."""
+        return self.request("session.egressAnswer",
+                            {"sessionId": session_id, "id": ask_id, "answer": answer})
+
     def terminal(self, session_id: str, *, cols: int = 80, rows: int = 24,
                  backend: Optional[str] = None, argv: Optional[Sequence[str]] = None) -> Terminal:
         params = _wire.compact(sessionId=session_id, cols=cols, rows=rows, backend=backend,

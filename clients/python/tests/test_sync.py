@@ -312,6 +312,25 @@ class SessionTest(DaemonCase):
         outs = [cc.client.collect(ex, iter(ex), 1 << 20).stdout for ex in reversed(many)]
         self.assertEqual(outs, [f"{i}\n" for i in reversed(range(6))])
 
+    def test_egress_answer(self):
+        """The ask mode: an exec's egress.ask event answered with egress_answer(); deny refuses
+        (a destination on no list, which is never reached: the answer decides first)."""
+        sid = self.c.launch(workdir=self.d.ws, policy={"egressMode": "ask"})["sessionId"]
+        ex = self.c.exec(sid, ["sh", "-c", "curl -s -o /dev/null --max-time 20 "
+                                           "-w '%{http_code}' http://ask.invalid:81/"])
+        answers, out = [], ""
+        for ev in ex:
+            if ev["type"] == "egress.ask":
+                self.assertEqual(ev["target"], "ask.invalid:81")
+                self.c.egress_answer(sid, ev["id"], "deny")
+            elif ev["type"] == "egress.answer":
+                answers.append(ev["answer"])
+            elif ev["type"] == "stdout":
+                out += ev["data"]
+        self.assertEqual((answers, out), (["deny"], "403"))
+        with self.assertRaisesRegex(cc.UsageError, "params.answer"):
+            self.c.egress_answer(sid, 1, "maybe")
+
     def test_suspend_resume(self):
         sid = self.warm()
         self.assertEqual(self.c.suspend(sid)["state"], "suspended")
