@@ -80,18 +80,22 @@ static void report_lookup(proxy *px, const char *name, const char *rule, const c
                 report_net_violation(px->cfg->report_fd, "dns", name, rule, client, reason);
 }
 
+/* The asking socket's key is made only here, for a refusal: an answered query pays nothing. */
 static void report_refused(proxy *px, const char *name, const char *rule, const char *reason,
-                           const char *client) {
+                           const struct sockaddr *peer, socklen_t peer_len) {
         if (px->cfg->report_fd < 0)
                 return;
-        if (px->cfg->per_lookup_dns_reports)
-                report_lookup(px, name, rule, reason, client);
-        else
+        if (!px->cfg->per_lookup_dns_reports) {
                 report_once(px, name, rule, reason);
+                return;
+        }
+        char client[REPORT_ENDPOINT_MAX] = "";
+        report_conn_key(peer, peer_len, PROXY_DNS_PORT, client);
+        report_lookup(px, name, rule, reason, client);
 }
 
-static size_t answer(proxy *px, const uint8_t *msg, size_t len, const char *client, uint8_t *out,
-                     size_t size) {
+static size_t answer(proxy *px, const uint8_t *msg, size_t len, const struct sockaddr *peer,
+                     socklen_t peer_len, uint8_t *out, size_t size) {
         dns_query q;
         int rc = dns_parse_query(msg, len, &q);
         if (rc < 0)
@@ -110,12 +114,12 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, const char *clie
          * goes out for it meanwhile: the address is the run's own, never a real lookup. */
         bool ask = !v.allowed && v.unlisted && px->cfg->ask;
         if (!v.allowed && !ask) {
-                report_refused(px, h.text, v.rule, v.reason[0] ? v.reason : NULL, client);
+                report_refused(px, h.text, v.rule, v.reason[0] ? v.reason : NULL, peer, peer_len);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
         char why[400];
         if (!ask && budget_check(px, v.rule, h.text, why, sizeof(why))) {
-                report_refused(px, h.text, why, NULL, client);
+                report_refused(px, h.text, why, NULL, peer, peer_len);
                 return dns_build_response(&q, msg, DNS_RCODE_NXDOMAIN, NULL, 0, 0, out, size);
         }
         if (q.qtype != DNS_TYPE_A)
@@ -125,7 +129,8 @@ static size_t answer(proxy *px, const uint8_t *msg, size_t len, const char *clie
         if (r < 0) {
                 /* A run that resolved NAME_MAP_MAX names is refused more, not given a reused
                  * address that would judge one name's connection as another's. */
-                report_refused(px, h.text, "too many names resolved in this run", NULL, client);
+                report_refused(px, h.text, "too many names resolved in this run", NULL, peer,
+                               peer_len);
                 return dns_build_response(&q, msg, DNS_RCODE_SERVFAIL, NULL, 0, 0, out, size);
         }
         return dns_build_response(&q, msg, DNS_RCODE_NOERROR, &a, sizeof(a), DNS_TTL, out, size);
@@ -141,10 +146,8 @@ void dns_on_readable(proxy *px, endpoint *l) {
                                      &pl);
                 if (n < 0)
                         return; /* EAGAIN, or an ICMP error of an earlier answer's */
-                char client[REPORT_ENDPOINT_MAX] = "";
-                if (px->cfg->per_lookup_dns_reports)
-                        report_conn_key((const struct sockaddr *) &peer, pl, PROXY_DNS_PORT, client);
-                size_t len = answer(px, msg, (size_t) n, client, out, sizeof(out));
+                size_t len = answer(px, msg, (size_t) n, (const struct sockaddr *) &peer, pl, out,
+                                    sizeof(out));
                 if (len > 0)
                         (void) sendto(l->fd, out, len, MSG_DONTWAIT, (struct sockaddr *) &peer, pl);
         }
