@@ -66,9 +66,15 @@ static bool representable(const char *name, const char *op, const char *target) 
 static void round_trip(const uint8_t *data, size_t size) {
         if (size < 3 || data[0] != 'R')
                 return;
-        char *copy = strndup((const char *) data + 3, size - 3); /* stops at a NUL */
+        /* The fields end at the first NUL of the input, or at its end: not strndup, which may
+         * read past an input that has no NUL at all. */
+        const uint8_t *nul = memchr(data + 3, 0, size - 3);
+        size_t len = nul ? (size_t) (nul - (data + 3)) : size - 3;
+        char *copy = malloc(len + 1);
         if (!copy)
                 return;
+        memcpy(copy, data + 3, len);
+        copy[len] = '\0';
         char *name = copy, *op = strchr(name, 0x1f), *target = NULL;
         if (op && (*op++ = '\0', target = strchr(op, 0x1f)))
                 *target++ = '\0';

@@ -43,7 +43,12 @@ static int push_word(cmd_list *out, cmd_simple *c, const char *text, size_t len,
                 out->unreadable = true;
                 return 0;
         }
-        char *t = strndup(text, len);
+        /* Not strndup: the lexer's buffer has no terminating NUL to stop at. */
+        char *t = malloc(len + 1);
+        if (t) {
+                memcpy(t, text, len);
+                t[len] = '\0';
+        }
         cmd_word *n = t ? realloc(c->w, (c->n + 1) * sizeof(*n)) : NULL;
         if (!n) {
                 free(t);
