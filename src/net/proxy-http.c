@@ -328,7 +328,10 @@ static void on_response_head(conn *c) {
         c->upstream_reusable = resp.reusable && c->client_keep_alive;
         http_body_init(&c->body, resp.framing, resp.content_length);
         c->state = CS_FWD_RESP_BODY;
-        bool finished = resp.framing == HTTP_FRAMING_NONE;
+        /* No body, or "Content-Length: 0": the response is complete with its head. Waiting
+         * for body bytes that never come left it to the upstream's close, which discarded the
+         * head still queued for the client when the close was read first (an empty reply). */
+        bool finished = c->body.done;
         if (!finished)
                 feed_response_body(c, &finished);
         if (finished && !c->dead)

@@ -22,6 +22,7 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
                          "te=<chunked|length> len=<n> sha256=<hex>"
   GET  /hello/<mark>     "hello <port> <mark>"
   GET  /nocontent/<mark> 204, no body
+  GET  /empty/<mark>     200 with "Content-Length: 0"
   GET  /notmodified/<mark> 304 with "Content-Length: 100" and no body
   GET  /conns/<mark>     "open=N": connections open to this server now (this one included)
   GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
@@ -136,6 +137,8 @@ def make_handler(root, access_log):
             port = self.server.server_address[1]
             if self.path.startswith("/hello/"):
                 self.send_text(200, f"hello {port} {self.path[7:]}\n")
+            elif self.path.startswith("/empty/"):
+                self.send_text(200, "")
             elif self.path.startswith("/nocontent/"):
                 self.send_response(204)
                 self.end_headers()

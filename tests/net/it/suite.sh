@@ -344,6 +344,12 @@ t_keepalive() {
         peers=$(grep -F "$MARK-" "$SRV/access.log" | sed 's/.* peer=//' | sort -u | wc -l)
         if [ "$peers" -eq 1 ]; then ok "keep-alive: ... rode one upstream connection (pooled)"
         else not_ok "keep-alive: ... rode one upstream connection (pooled)" "$peers connections"; fi
+        # "Content-Length: 0" ends the response with its head: the connection is ready for
+        # the next request at once, not after an upstream close that never comes.
+        net "keep-alive: two empty (Content-Length: 0) answers on one connection" 0 \
+                "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-e1 +-e2" $LOCAL -- $CLI seq 3128 0 \
+                "$(get "http://127.0.0.1:$P/empty/@M@-e1")" \
+                "$(get "http://127.0.0.1:$P/empty/@M@-e2")"
         net "keep-alive: an upstream that closed while idle is not reused (no 502)" 0 \
                 "HTTP/1.1 200 OK HTTP/1.1 200 OK" - "+-1 +-2" $LOCAL -- $CLI seq 3128 1 \
                 "$(get "http://127.0.0.1:$P/idle-close/@M@-1")" \
