@@ -93,7 +93,7 @@ int mcp_decode(const char *line, size_t len, mcp_message *ret, mcp_fault *fault)
         json_error_t jerr;
         /* Duplicate keys are refused: two "id"s or two "method"s would let what the server acts
          * on differ from what a logging proxy in between read. */
-        json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
         if (!o)
                 return fault_set(fault, MCP_PARSE_ERROR, "not JSON: %s at column %d", jerr.text,
                                  jerr.column);

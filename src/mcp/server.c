@@ -322,6 +322,8 @@ static void handle_request(mcp_server *srv, const mcp_message *m) {
 static void handle_line(mcp_server *srv, const char *line, size_t len) {
         mcp_message m;
         mcp_fault f;
+        if (len == 1 && line[0] == '\r') /* a blank line of a CRLF client: no message */
+                return;
         if (mcp_decode(line, len, &m, &f) < 0) {
                 send_error(srv, f.id, f.code, "%s", f.message);
                 mcp_fault_done(&f);
