@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
+
 __attribute__((format(printf, 3, 4)))
 static int fault_set(mcp_fault *f, int code, const char *fmt, ...) {
         f->code = code;
@@ -15,6 +17,16 @@ static int fault_set(mcp_fault *f, int code, const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(f->message, sizeof(f->message), fmt, ap);
         va_end(ap);
+        /* jansson's messages quote the bytes near the error: a client's control characters and
+         * broken UTF-8 must not reach a log line or a terminal through the answer. */
+        size_t n = strlen(f->message);
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_char_len(f->message + i, n - i);
+                if (k == 0 || (k == 1 && ((unsigned char) f->message[i] < 0x20 ||
+                                          f->message[i] == 0x7f)))
+                        f->message[i] = '?', k = 1;
+                i += k;
+        }
         return -EBADMSG;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
 #include "util/util.h" /* text_nearest */
 
 #define KEYS_NEAR_MAX 32
@@ -21,6 +22,27 @@ static int why_set(char *why, size_t size, const char *fmt, ...) {
         (void) vsnprintf(why, size, fmt, ap);
         va_end(ap);
         return -EINVAL;
+}
+
+/* A member's name for a message: whole characters only (a cut never splits one), control
+ * characters and broken UTF-8 as '?', at most size - 1 bytes: the name is the client's. */
+static const char *name_shown(const char *name, char *buf, size_t size) {
+        size_t n = strlen(name), o = 0;
+        for (size_t i = 0; i < n;) {
+                size_t k = utf8_char_len(name + i, n - i);
+                bool bad = k == 0 || (k == 1 && ((unsigned char) name[i] < 0x20 || name[i] == 0x7f));
+                size_t w = bad ? 1 : k;
+                if (o + w >= size)
+                        break;
+                if (bad)
+                        buf[o] = '?';
+                else
+                        memcpy(buf + o, name + i, k);
+                o += w;
+                i += bad ? 1 : k;
+        }
+        buf[o] = '\0';
+        return buf;
 }
 
 static const char *schema_type(const json_t *schema) {
@@ -99,10 +121,7 @@ static int unknown_member(const json_t *props, const char *key, const char *path
         }
         const char *near = n ? text_nearest(key, names, n) : NULL;
         char shown[80];
-        (void) snprintf(shown, sizeof(shown), "%s", key);
-        for (char *c = shown; *c; c++)
-                if ((unsigned char) *c < 0x20 || *c == 0x7f)
-                        *c = '?';
+        (void) name_shown(key, shown, sizeof(shown));
         if (near)
                 return why_set(why, size, "%s: unknown member '%s'; did you mean '%s'?", path,
                                shown, near);
@@ -124,7 +143,8 @@ static int check_object(const json_t *schema, const json_t *v, const char *path,
         json_t *member;
         json_object_foreach((json_t *) v, key, member) {
                 char sub[256];
-                (void) snprintf(sub, sizeof(sub), "%s.%.80s", path, key);
+                char shown[80];
+                (void) snprintf(sub, sizeof(sub), "%s.%s", path, name_shown(key, shown, sizeof(shown)));
                 const json_t *s = props ? json_object_get(props, key) : NULL;
                 if (!s && json_is_false(extra))
                         return unknown_member(props, key, path, why, size);

@@ -34,7 +34,18 @@ export async function connect(dirs, args = []) {
   transport.stderr.on('data', (d) => { stderr += d; });
   const client = new Client({ name: 'cordon-tests', version: '1.0.0' });
   await client.connect(transport);
-  return { client, transport, stderr: () => stderr };
+  const proc = transport._process;
+  const exited = new Promise((r) => proc.once('exit', (code, sig) => r({ code, sig })));
+  // Ends the server's stdin, waits for it to exit (the SDK's close() would send SIGTERM after
+  // 2 s, which a loaded machine or the ASan build can exceed), closes the client; returns how
+  // the server exited and what it wrote on stderr (a sanitizer's report under the ASan build).
+  const close = async () => {
+    proc.stdin.end();
+    const how = await exited;
+    await client.close();
+    return { ...how, stderr };
+  };
+  return { client, transport, stderr: () => stderr, close };
 }
 
 // The pids of processes whose command line is exactly `argv` (the sandbox's processes are
