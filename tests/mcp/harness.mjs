@@ -4,11 +4,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
+// Node 18 (Debian 12's) has no import.meta.dirname.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
 export const CORDON = process.env.CORDON;
-export const SOURCE = process.env.CORDON_SOURCE_DIR || path.resolve(import.meta.dirname, '../..');
+export const SOURCE = process.env.CORDON_SOURCE_DIR || path.resolve(HERE, '../..');
 const BASE = process.env.CORDON_TEST_TMP || '/var/tmp';
 
 // A workspace and a home of their own; ~/.ssh/id_rsa holds a secret the sandbox must hide.

@@ -6,10 +6,14 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CORDON, SOURCE, makeDirs } from './harness.mjs';
+
+// Node 18 (Debian 12's) has no import.meta.dirname.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 function example(name) {
   const readme = fs.readFileSync(path.join(SOURCE, 'README.md'), 'utf8');
@@ -54,7 +58,7 @@ it('the README SDK script prints the output, the refusal, the exit status', asyn
     const app = path.join(dirs.dir, 'app');
     fs.mkdirSync(app);
     // The SDK as `npm install` would put it beside the script.
-    fs.symlinkSync(path.join(import.meta.dirname, 'node_modules'), path.join(app, 'node_modules'));
+    fs.symlinkSync(path.join(HERE, 'node_modules'), path.join(app, 'node_modules'));
     fs.writeFileSync(path.join(app, 'mcp.mjs'), code);
     const stdout = await new Promise((resolve, reject) => execFile(process.execPath,
       [path.join(app, 'mcp.mjs')], { cwd: dirs.ws, env: envWithCordon(dirs), timeout: 60000 },
