@@ -4,6 +4,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -27,11 +28,14 @@ typedef struct mcp_call {
         const struct mcp_tool *tool;
         json_t *args;           /* checked against the tool's schema */
         pthread_t thread;
+        /* Set under srv->lock; atomic so that the output callbacks read them without it: they
+         * run on the library's threads, which must never wait for a thread that holds srv->lock
+         * while it calls into the library (a cancellation's kill). */
+        _Atomic bool cancelled;     /* notifications/cancelled came: kill, never answer */
+        _Atomic uint64_t progress;  /* notifications/progress sent (their "progress" value) */
         /* Under srv->lock: */
-        bool cancelled;         /* notifications/cancelled came: kill, never answer */
         cordon_process *proc;   /* the command while it runs */
         mcp_slot *slot;         /* the session the command runs in, or NULL */
-        uint64_t progress;      /* notifications/progress sent (their "progress" value) */
 } mcp_call;
 
 /* A warm session of the server's. */

@@ -46,11 +46,8 @@ bool mcp_send(mcp_server *srv, char *line) {
 void mcp_progress(mcp_call *c, const char *message) {
         if (!c->progress_token)
                 return;
-        pthread_mutex_lock(&c->srv->lock);
         uint64_t n = ++c->progress; /* "progress" must grow with every notification */
-        bool cancelled = c->cancelled;
-        pthread_mutex_unlock(&c->srv->lock);
-        if (cancelled)
+        if (c->cancelled)
                 return;
         json_t *p = json_pack("{s:O, s:I, s:s}", "progressToken", c->progress_token, "progress",
                               (json_int_t) n, "message", message);
