@@ -134,9 +134,20 @@ static char **command_env(const json_t *env, char *const *base, json_t **ret_res
         size_t n = json_object_size(env);
         char **v = calloc(nb + n + 1, sizeof(char *));
         size_t k = 0;
-        for (; v && k < nb; k++)
-                if (!(v[k] = strdup(base[k])))
+        for (size_t i = 0; v && i < nb; i++) {
+                /* A variable the call sets replaces the server's: one entry per name, so that
+                 * which one the command gets does not depend on the policy filter's order. */
+                const char *eq = strchr(base[i], '=');
+                char name[256];
+                if (eq && (size_t) (eq - base[i]) < sizeof(name)) {
+                        memcpy(name, base[i], (size_t) (eq - base[i]));
+                        name[eq - base[i]] = '\0';
+                        if (json_object_get(env, name))
+                                continue;
+                }
+                if (!(v[k++] = strdup(base[i])))
                         goto oom;
+        }
         const char *name;
         json_t *val;
         json_object_foreach((json_t *) env, name, val) {
@@ -294,6 +305,7 @@ static json_t *run(mcp_call *c, mcp_slot *slot) {
                 r = wait_end(c, p, timeout_ms, &timed_out, &res, &err);
                 cordon_process_free(p);
         }
+        timed_out = timed_out || (r < 0 && err.code == CORDON_TIMEOUT); /* limits.timeout */
         result = exec_result(x, r, timed_out, &res, &err);
 out:
         if (x)

@@ -3,11 +3,12 @@
 // package-lock.json): the handshake, the tool list, every tool, the sandbox's refusals as
 // violations, errors, timeouts, cancellation that ends the sandboxed process.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { SOURCE, connect, makeDirs, pidsOf, until } from './harness.mjs';
+import { CORDON, SOURCE, connect, makeDirs, pidsOf, until } from './harness.mjs';
 
 const TOOLS = ['edit_file', 'list_directory', 'read_file', 'session_create', 'session_destroy',
   'session_exec', 'session_list', 'shell', 'write_file'];
@@ -79,9 +80,10 @@ describe('cordon mcp with the SDK client', () => {
 
   it('shell with argv, cwd and env', async () => {
     fs.mkdirSync(path.join(dirs.ws, 'sub'), { recursive: true });
-    const r = await call('shell', { argv: ['sh', '-c', 'pwd; echo "$GREETING"'], cwd: 'sub',
-      env: { GREETING: 'hello' } });
-    assert.equal(r.structuredContent.stdout, `${path.join(dirs.ws, 'sub')}\nhello\n`);
+    // LANG is the server's own too (harness.mjs): the call's value replaces it.
+    const r = await call('shell', { argv: ['sh', '-c', 'pwd; echo "$GREETING $LANG"'], cwd: 'sub',
+      env: { GREETING: 'hello', LANG: 'C' } });
+    assert.equal(r.structuredContent.stdout, `${path.join(dirs.ws, 'sub')}\nhello C\n`);
     assert.equal(r.structuredContent.exitCode, 0);
   });
 
@@ -262,6 +264,35 @@ describe('cordon mcp policy flags', () => {
       const end = await c.close();
       dirs.cleanup();
       assert.equal(end.code, 0, end.stderr);
+    }
+  });
+
+  it('--timeout (limits.timeout) ends a command as a timeout', async () => {
+    const dirs = makeDirs();
+    const c = await connect(dirs, ['--timeout', '300ms']);
+    try {
+      const r = await c.client.callTool({ name: 'shell', arguments: { command: 'sleep 100' } });
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.timedOut, true);
+      assert.equal(r.structuredContent.error.code, 'TIMEOUT');
+    } finally {
+      const end = await c.close();
+      dirs.cleanup();
+      assert.equal(end.code, 0, end.stderr);
+    }
+  });
+
+  it('a policy the flags make invalid is refused at start-up with the fatal line', async () => {
+    const dirs = makeDirs();
+    try {
+      const r = await new Promise((resolve) => execFile(CORDON, ['mcp', '--writable', 'rel/../x'],
+        { cwd: dirs.ws, env: { PATH: process.env.PATH, HOME: dirs.home } },
+        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })));
+      assert.equal(r.code, 125);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^cordon: fatal: POLICY_INVALID: --writable: /m);
+    } finally {
+      dirs.cleanup();
     }
   });
 
