@@ -267,6 +267,24 @@ describe('cordon mcp policy flags', () => {
     }
   });
 
+  it('--backend landlock: shell runs there (its refusals reported); sessions are refused',
+    async () => {
+      const dirs = makeDirs();
+      const c = await connect(dirs, ['--backend', 'landlock']);
+      try {
+        let r = await c.client.callTool({ name: 'shell', arguments: { command: 'touch .env' } });
+        assert.notEqual(r.structuredContent.exitCode, 0);
+        assert.equal(r.structuredContent.violations[0].action, 'file-create-name');
+        r = await c.client.callTool({ name: 'session_create', arguments: {} });
+        assert.equal(r.isError, true);
+        assert.match(r.content[0].text, /native backend only.*landlock backend/);
+      } finally {
+        const end = await c.close();
+        dirs.cleanup();
+        assert.equal(end.code, 0, end.stderr);
+      }
+    });
+
   it('--timeout (limits.timeout) ends a command as a timeout', async () => {
     const dirs = makeDirs();
     const c = await connect(dirs, ['--timeout', '300ms']);
