@@ -94,6 +94,9 @@ json_t *mcp_result_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2
 json_t *mcp_result_cordon(const cordon_error *err, const cordon_fs_refusal *ref, const char *path);
 /* `bytes` as valid UTF-8 text (invalid sequences and NUL as U+FFFD), caller frees. */
 char *mcp_utf8_clean(const char *bytes, size_t len);
+/* A JSON string of `s` cleaned so (a path from the host need not be UTF-8, and a JSON string
+ * must be); NULL for NULL or out of memory. */
+json_t *mcp_json_text(const char *s);
 /* An absolute path for a "path"/"cwd" argument: itself, or joined to the server's directory.
  * Caller frees; NULL out of memory. */
 char *mcp_abs_path(const mcp_server *srv, const char *path);

@@ -13,8 +13,9 @@
 json_t *mcp_result(json_t *structured, const char *text, bool is_error) {
         if (!structured)
                 return NULL;
-        return json_pack("{s:[{s:s, s:s}], s:o, s:b}", "content", "type", "text", "text", text,
-                         "structuredContent", structured, "isError", is_error);
+        return json_pack("{s:[{s:s, s:o}], s:o, s:b}", "content", "type", "text", "text",
+                         mcp_json_text(text), "structuredContent", structured, "isError",
+                         is_error);
 }
 
 json_t *mcp_result_fail(const char *fmt, ...) {
@@ -53,7 +54,7 @@ json_t *mcp_result_cordon(const cordon_error *err, const cordon_fs_refusal *ref,
                 free(rule);
         } else
                 (void) snprintf(text, sizeof(text), "%s: %s", cordon_code_name(err->code), msg);
-        json_t *s = json_pack("{s:s?, s:{s:s, s:s}, s:o}", "path", path, "error", "code",
+        json_t *s = json_pack("{s:o?, s:{s:s, s:s}, s:o}", "path", mcp_json_text(path), "error", "code",
                               cordon_code_name(err->code), "message", msg, "violations",
                               violations);
         free(msg);
@@ -85,6 +86,13 @@ char *mcp_utf8_clean(const char *bytes, size_t len) {
         }
         *o = '\0';
         return out;
+}
+
+json_t *mcp_json_text(const char *s) {
+        char *clean = s ? mcp_utf8_clean(s, strlen(s)) : NULL;
+        json_t *j = clean ? json_string(clean) : NULL;
+        free(clean);
+        return j;
 }
 
 char *mcp_abs_path(const mcp_server *srv, const char *path) {

@@ -140,10 +140,10 @@ static void handle_initialize(mcp_server *srv, const mcp_message *m) {
                         srv->cfg->cwd, srv->cfg->unprotected ? " WARNING: commands run "
                                                                "UNPROTECTED (no sandbox): " : "",
                         srv->cfg->unprotected ? srv->cfg->unprotected : "");
-        json_t *r = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:s}", "protocolVersion",
+        json_t *r = json_pack("{s:s, s:{s:{s:b}}, s:{s:s, s:s, s:s}, s:o}", "protocolVersion",
                               version, "capabilities", "tools", "listChanged", 0, "serverInfo",
                               "name", "cordon", "title", "cordon sandbox", "version",
-                              cordon_version(), "instructions", instructions);
+                              cordon_version(), "instructions", mcp_json_text(instructions));
         if (send_result(srv, m->id, r))
                 srv->initialized = true;
 }

@@ -54,7 +54,7 @@ static json_t *read_result(const char *path, const cordon_fs_data *d) {
         char *b64 = text ? NULL : base64_encode(d->data, d->len);
         if (!text && !b64)
                 return NULL;
-        json_t *s = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:b}", "path", path, "content",
+        json_t *s = json_pack("{s:o, s:s, s:s, s:I, s:I, s:I, s:b}", "path", mcp_json_text(path), "content",
                               text ? d->data : b64, "encoding", text ? "utf-8" : "base64", "size",
                               (json_int_t) d->size, "offset", (json_int_t) d->offset, "bytes",
                               (json_int_t) d->len, "eof", d->eof);
@@ -100,7 +100,7 @@ static json_t *written_result(const char *what, const char *path, const cordon_f
         (void) snprintf(text, sizeof(text), "%s %s (%llu bytes)", what, path,
                         (unsigned long long) w->size);
         char *clean = mcp_utf8_clean(text, strlen(text));
-        json_t *r = clean ? mcp_result(json_pack("{s:s, s:b, s:I}", "path", path, "created",
+        json_t *r = clean ? mcp_result(json_pack("{s:o, s:b, s:I}", "path", mcp_json_text(path), "created",
                                                  w->created, "size", (json_int_t) w->size),
                                        clean, false)
                           : NULL;
@@ -179,7 +179,7 @@ static json_t *list_result(const char *path, const cordon_fs_entry *e, size_t n,
         if (f && truncated)
                 (void) fprintf(f, "[cordon: only the first %zu entries are listed]\n", n);
         bool ok = f && fclose(f) == 0 && text;
-        json_t *r = ok ? mcp_result(json_pack("{s:s, s:o, s:b}", "path", path, "entries", list,
+        json_t *r = ok ? mcp_result(json_pack("{s:o, s:o, s:b}", "path", mcp_json_text(path), "entries", list,
                                               "truncated", truncated),
                                     text[0] ? text : "(empty)\n", false)
                        : (json_decref(list), NULL);

@@ -73,9 +73,9 @@ static json_t *create_done(mcp_server *srv, mcp_slot *slot, cordon_session *s, c
         }
         char text[256];
         (void) snprintf(text, sizeof(text), "session %s ready", slot->id);
-        return mcp_result(json_pack("{s:s, s:s, s:s}", "sessionId", slot->id, "state",
+        return mcp_result(json_pack("{s:s, s:s, s:o}", "sessionId", slot->id, "state",
                                     cordon_session_state_to_string(cordon_session_get_state(s)),
-                                    "cwd", cwd),
+                                    "cwd", mcp_json_text(cwd)),
                           text, false);
 }
 
@@ -154,8 +154,9 @@ json_t *mcp_tool_session_list(mcp_call *c) {
                 if (!sl->session || sl->doomed)
                         continue;
                 const char *state = cordon_session_state_to_string(cordon_session_get_state(sl->session));
-                (void) json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I}", "sessionId",
-                                                             sl->id, "state", state, "cwd", sl->cwd,
+                (void) json_array_append_new(list, json_pack("{s:s, s:s, s:o, s:I}", "sessionId",
+                                                             sl->id, "state", state, "cwd",
+                                                             mcp_json_text(sl->cwd),
                                                              "execs", (json_int_t) sl->execs));
                 char *more = NULL;
                 if (asprintf(&more, "%s%s %s %s\n", text, sl->id, state, sl->cwd) < 0)

@@ -18,12 +18,16 @@ INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
 
 
 class Server:
-    def __init__(self, init=True):
+    def __init__(self, init=True, sub=None):
         self.dir = tempfile.mkdtemp(prefix="cordon-mcp-proto-", dir=BASE)
         os.mkdir(os.path.join(self.dir, "home"))
+        self.ws = self.dir.encode()
+        if sub:
+            self.ws = os.path.join(self.ws, sub)
+            os.mkdir(self.ws)
         env = {"PATH": os.environ["PATH"], "HOME": os.path.join(self.dir, "home"),
                "LANG": "C.UTF-8"}
-        self.p = subprocess.Popen([CORDON, "mcp"], cwd=self.dir, env=env, stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([CORDON, "mcp"], cwd=self.ws, env=env, stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if init:
             assert self.ask(INIT)["result"]["protocolVersion"] == "2025-06-18"
@@ -176,6 +180,24 @@ class Lifecycle(unittest.TestCase):
             r = s.ask(dict(INIT, params=dict(INIT["params"], protocolVersion="1999-01-01")))
             self.assertEqual(r["result"]["protocolVersion"], "2025-11-25")
             self.assertEqual(r["result"]["capabilities"], {"tools": {"listChanged": False}})
+        finally:
+            self.assertEqual(s.close()[0], 0)
+
+    def test_directory_not_utf8(self):
+        # The server's directory is the host's bytes; every answer must still be JSON text.
+        s = Server(sub=b"dir-\xff")
+        try:
+            r = s.ask({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "write_file",
+                                  "arguments": {"path": "a.txt", "content": "x"}}})
+            self.assertFalse(r["result"]["isError"], r)
+            self.assertTrue(r["result"]["structuredContent"]["path"].endswith("/dir-\ufffd/a.txt"))
+            with open(os.path.join(s.ws, b"a.txt"), "rb") as f:
+                self.assertEqual(f.read(), b"x")
+            r = s.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "shell", "arguments": {"command": "pwd"}}})
+            self.assertEqual(r["result"]["structuredContent"]["exitCode"], 0, r)
+            self.assertIn("\ufffd", r["result"]["structuredContent"]["stdout"])
         finally:
             self.assertEqual(s.close()[0], 0)
 
