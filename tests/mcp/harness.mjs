@@ -26,12 +26,12 @@ export function makeDirs() {
   return { dir, ws, home, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-export async function connect(dirs, args = []) {
+export async function connect(dirs, args = [], env = {}) {
   const transport = new StdioClientTransport({
     command: CORDON,
     args: ['mcp', ...args],
     cwd: dirs.ws,
-    env: { PATH: process.env.PATH, HOME: dirs.home, LANG: 'C.UTF-8' },
+    env: { PATH: process.env.PATH, HOME: dirs.home, LANG: 'C.UTF-8', ...env },
     stderr: 'pipe',
   });
   let stderr = '';

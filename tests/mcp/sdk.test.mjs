@@ -285,6 +285,59 @@ describe('cordon mcp policy flags', () => {
       }
     });
 
+  it('settings layers: a --settings file, the project file, the managed file, as for run',
+    async () => {
+      const dirs = makeDirs();
+      const settings = path.join(dirs.dir, 'settings.json');
+      fs.writeFileSync(settings, JSON.stringify({ sandbox: { denyCreateNames: ['*.one'] } }));
+      fs.mkdirSync(path.join(dirs.ws, '.cordon'));
+      fs.writeFileSync(path.join(dirs.ws, '.cordon', 'settings.json'),
+        JSON.stringify({ sandbox: { denyCreateNames: ['*.two'] } }));
+      const managed = path.join(dirs.dir, 'managed.json');
+      fs.writeFileSync(managed, JSON.stringify({ sandbox: { denyCreateNames: ['*.three'] } }),
+        { mode: 0o644 });
+      const c = await connect(dirs, ['--settings', settings],
+        { CORDON_MANAGED_SETTINGS: managed });
+      try {
+        for (const name of ['a.one', 'a.two', 'a.three']) {
+          const r = await c.client.callTool({ name: 'shell',
+            arguments: { command: `touch ${name}` } });
+          assert.notEqual(r.structuredContent.exitCode, 0, name);
+          assert.equal(r.structuredContent.violations[0].action, 'file-create-name', name);
+          const w = await c.client.callTool({ name: 'write_file',
+            arguments: { path: `b${name}`, content: 'x' } });
+          assert.equal(w.isError, true, name);
+          assert.ok(!fs.existsSync(path.join(dirs.ws, name)) &&
+            !fs.existsSync(path.join(dirs.ws, `b${name}`)), name);
+        }
+        const r = await c.client.callTool({ name: 'shell', arguments: { command: 'touch a.four' } });
+        assert.equal(r.structuredContent.exitCode, 0);
+      } finally {
+        const end = await c.close();
+        dirs.cleanup();
+        assert.equal(end.code, 0, end.stderr);
+      }
+    });
+
+  it('managed settings that forbid unsandboxed commands refuse --sandbox off at start-up',
+    async () => {
+      const dirs = makeDirs();
+      const managed = path.join(dirs.dir, 'managed.json');
+      fs.writeFileSync(managed, JSON.stringify({ allowUnsandboxedCommands: false }),
+        { mode: 0o644 });
+      try {
+        const r = await new Promise((resolve) => execFile(CORDON, ['mcp', '--sandbox', 'off'],
+          { cwd: dirs.ws, env: { PATH: process.env.PATH, HOME: dirs.home,
+            CORDON_MANAGED_SETTINGS: managed } },
+          (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })));
+        assert.equal(r.code, 125);
+        assert.equal(r.stdout, '');
+        assert.match(r.stderr, /^cordon: fatal: POLICY_INVALID: .*allowUnsandboxedCommands/m);
+      } finally {
+        dirs.cleanup();
+      }
+    });
+
   it('--timeout (limits.timeout) ends a command as a timeout', async () => {
     const dirs = makeDirs();
     const c = await connect(dirs, ['--timeout', '300ms']);
