@@ -236,10 +236,12 @@ static json_t *exec_result(exec_state *x, int r, bool timed_out, const cordon_ru
         char status[1200];
         if (s && r == 0) {
                 (void) json_object_set_new(s, "exitCode", json_integer(res->exit_code));
-                if (WIFSIGNALED(res->wait_status))
-                        (void) json_object_set_new(s, "signal",
-                                                   json_string(sigabbrev_np(WTERMSIG(res->wait_status))
-                                                                       ?: "unknown"));
+                if (WIFSIGNALED(res->wait_status)) { /* as the events' "exit" names it */
+                        const char *abbrev = sigabbrev_np(WTERMSIG(res->wait_status));
+                        char name[32];
+                        (void) snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "UNKNOWN");
+                        (void) json_object_set_new(s, "signal", json_string(name));
+                }
                 (void) snprintf(status, sizeof(status), "[exit status %d]", res->exit_code);
         } else if (s) {
                 char *msg = mcp_utf8_clean(err->message, strnlen(err->message, sizeof(err->message)));

@@ -106,6 +106,13 @@ describe('cordon mcp with the SDK client', () => {
     assert.doesNotMatch(r.structuredContent.stdout, /SECRET/);
   });
 
+  it('shell: a command a signal ends: 128+N and the signal\'s name', async () => {
+    const r = await call('shell', { command: 'kill -TERM $$' });
+    assert.equal(r.isError, false);
+    assert.equal(r.structuredContent.exitCode, 143);
+    assert.equal(r.structuredContent.signal, 'SIGTERM');
+  });
+
   it('shell: a timeout kills the command and is a tool error', async () => {
     const r = await call('shell', { command: 'sleep 100', timeoutMs: 300 });
     assert.equal(r.isError, true);
