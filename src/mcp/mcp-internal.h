@@ -33,6 +33,7 @@ typedef struct mcp_call {
          * while it calls into the library (a cancellation's kill). */
         _Atomic bool cancelled;     /* notifications/cancelled came: kill, never answer */
         _Atomic uint64_t progress;  /* notifications/progress sent (their "progress" value) */
+        _Atomic bool destroyed;     /* its session was destroyed under it (session_destroy) */
         /* Under srv->lock: */
         cordon_process *proc;   /* the command while it runs */
         mcp_slot *slot;         /* the session the command runs in, or NULL */

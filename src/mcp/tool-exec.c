@@ -308,6 +308,14 @@ static json_t *run(mcp_call *c, mcp_slot *slot) {
                 cordon_process_free(p);
         }
         timed_out = timed_out || (r < 0 && err.code == CORDON_TIMEOUT); /* limits.timeout */
+        /* A session exec killed by session_destroy ends as a command a signal ended: the call
+         * says what happened instead. */
+        if (c->destroyed) {
+                err = (cordon_error) { .code = CORDON_KILLED, .sys_errno = ECANCELED };
+                (void) snprintf(err.message, sizeof(err.message), "the session was destroyed "
+                                "(session_destroy) while the command ran: it was killed");
+                r = -ECANCELED;
+        }
         result = exec_result(x, r, timed_out, &res, &err);
 out:
         if (x)

@@ -118,8 +118,11 @@ json_t *mcp_tool_session_create(mcp_call *c) {
 static cordon_session *slot_take(mcp_server *srv, mcp_slot *slot) {
         slot->doomed = true;
         for (mcp_call *k = srv->calls; k; k = k->next)
-                if (k->slot == slot && k->proc)
-                        (void) cordon_process_kill(k->proc, NULL);
+                if (k->slot == slot) {
+                        k->destroyed = true;
+                        if (k->proc)
+                                (void) cordon_process_kill(k->proc, NULL);
+                }
         while (slot->busy > 0)
                 pthread_cond_wait(&srv->changed, &srv->lock);
         cordon_session *s = slot->session;

@@ -204,6 +204,21 @@ describe('cordon mcp with the SDK client', () => {
     assert.deepEqual(r.structuredContent.sessions, []);
   });
 
+  it('session_destroy kills what runs in the session; that call ends as a tool error',
+    async () => {
+      const id = (await call('session_create', {})).structuredContent.sessionId;
+      const marker = ['sleep', '4326'];
+      const running = call('session_exec', { sessionId: id, command: 'exec sleep 4326' });
+      assert.ok(await until(() => pidsOf(marker).length === 1), 'the sleep runs');
+      const d = await call('session_destroy', { sessionId: id });
+      assert.equal(d.isError, false, d.content[0].text);
+      const r = await running;
+      assert.equal(r.isError, true);
+      assert.equal(r.structuredContent.error.code, 'KILLED', r.content[0].text);
+      assert.match(r.content[0].text, /session was destroyed/);
+      assert.equal(pidsOf(marker).length, 0);
+    });
+
   it('an unknown tool is a JSON-RPC error; bad arguments a tool error saying what to fix',
     async () => {
       await assert.rejects(call('shel', { command: 'true' }), (e) => e instanceof McpError &&
