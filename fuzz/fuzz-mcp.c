@@ -117,8 +117,8 @@ static void check_builders(const json_t *id, const char *message) {
 
 /* Every tool's schema against the arguments: the verdict is a bool and one clean line. */
 static void check_arguments(const json_t *args) {
-        size_t n;
-        const char *const *names = mcp_tool_names(&n);
+        const char *names[MCP_TOOLS_MAX];
+        size_t n = mcp_tool_names(names, MCP_TOOLS_MAX);
         for (size_t i = 0; i < n; i++) {
                 char why[512] = "";
                 const json_t *schema = mcp_tool_schema(tools_list, mcp_tool_find(names[i]));

@@ -75,8 +75,10 @@ typedef struct mcp_tool {
  * that is not JSON: a bug, caught by every test). */
 const mcp_tool *mcp_tool_find(const char *name);
 json_t *mcp_tools_list(void);
-/* Every tool's name, for a "did you mean" and the message of an unknown one. */
-const char *const *mcp_tool_names(size_t *n);
+/* Every tool's name (at most `max` of them, in table order) into `ret`, for a "did you mean";
+ * returns how many. */
+#define MCP_TOOLS_MAX 16
+size_t mcp_tool_names(const char **ret, size_t max);
 /* The tool's parsed schema (kept in the tools/list result `tools`). */
 const json_t *mcp_tool_schema(const json_t *tools, const mcp_tool *t);
 

@@ -213,8 +213,8 @@ static const mcp_tool *call_tool(mcp_server *srv, const mcp_message *m, json_t *
         }
         const mcp_tool *t = mcp_tool_find(name);
         if (!t) {
-                size_t n;
-                const char *const *names = mcp_tool_names(&n);
+                const char *names[MCP_TOOLS_MAX];
+                size_t n = mcp_tool_names(names, MCP_TOOLS_MAX);
                 const char *near = text_nearest(name, names, n);
                 send_error(srv, m->id, MCP_INVALID_PARAMS, "unknown tool '%.80s'%s%s%s; tools/list "
                            "lists the tools", name, near ? "; did you mean '" : "",

@@ -105,6 +105,7 @@ static const mcp_tool tools[] = {
 };
 
 #define N_TOOLS (sizeof(tools) / sizeof(tools[0]))
+_Static_assert(N_TOOLS <= MCP_TOOLS_MAX, "mcp_tool_names() callers size their arrays so");
 
 const mcp_tool *mcp_tool_find(const char *name) {
         for (size_t i = 0; i < N_TOOLS; i++)
@@ -113,13 +114,10 @@ const mcp_tool *mcp_tool_find(const char *name) {
         return NULL;
 }
 
-const char *const *mcp_tool_names(size_t *n) {
-        static const char *const names[N_TOOLS] = {
-                "shell",          "read_file",   "write_file",      "edit_file",   "list_directory",
-                "session_create", "session_exec", "session_destroy", "session_list",
-        };
-        *n = N_TOOLS;
-        return names;
+size_t mcp_tool_names(const char **ret, size_t max) {
+        for (size_t i = 0; i < N_TOOLS && i < max; i++)
+                ret[i] = tools[i].name;
+        return N_TOOLS < max ? N_TOOLS : max;
 }
 
 static json_t *tool_json(const mcp_tool *t) {
