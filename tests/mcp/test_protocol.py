@@ -215,6 +215,32 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(rest, b"")  # a call ended by the end of input is not answered
         self.assertEqual(pids("sleep", "4324"), [])
 
+    def test_killed_server_leaves_nothing(self):
+        # SIGKILL (what a client's last resort is): no cleanup of the server's runs, and still
+        # nothing outlives it, cold or in a session (docs/design/library.md: the sandbox dies with
+        # the thread that forked it).
+        s = Server()
+        s.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "shell", "arguments": {"command": "exec sleep 4327"}}})
+        r = s.ask({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "session_create", "arguments": {}}})
+        sid = r["result"]["structuredContent"]["sessionId"]
+        s.send({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "session_exec",
+                           "arguments": {"sessionId": sid, "command": "exec sleep 4328"}}})
+        deadline = time.monotonic() + 20
+        while not (pids("sleep", "4327") and pids("sleep", "4328")) and \
+                time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertTrue(pids("sleep", "4327") and pids("sleep", "4328"))
+        s.p.kill()
+        self.assertEqual(s.p.wait(timeout=60), -9)
+        deadline = time.monotonic() + 20
+        while (pids("sleep", "4327") or pids("sleep", "4328")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(pids("sleep", "4327") + pids("sleep", "4328"), [])
+        s.close()
+
 
 def pids(*argv):
     want = b"\0".join(a.encode() for a in argv) + b"\0"
