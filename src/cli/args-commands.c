@@ -287,6 +287,17 @@ static int parse_terminal(parser *p) {
         return r < 0 ? r : 0;
 }
 
+/* cordon mcp [POLICY OPTIONS]: the policy is resolved as for `cordon run` (settings files
+ * included); stdin and stdout are the protocol's, so nothing follows the options. */
+static int parse_mcp(parser *p) {
+        p->out->command = CLI_COMMAND_MCP;
+        p->see = "cordon mcp --help";
+        int r = cli_parse_options(p, ALLOW_POLICY); /* refuses any operand */
+        if (r != 0)
+                return r < 0 ? r : 0;
+        return cli_check_conflicts(p);
+}
+
 static int parse_help(parser *p) {
         static const struct {
                 const char *name;
@@ -298,6 +309,7 @@ static int parse_help(parser *p) {
                 { "settings", CLI_COMMAND_SETTINGS_IMPORT },
                 { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
                 { "terminal", CLI_COMMAND_TERMINAL }, { "cache", CLI_COMMAND_CACHE },
+                { "mcp", CLI_COMMAND_MCP },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -317,10 +329,12 @@ static int parse_help(parser *p) {
 /* Every command, for "no command given" and "did you mean" (help.c's overview lists the same). */
 static const char *const command_names[] = { "run",     "exec",   "session",  "terminal",
                                              "explain", "policy", "settings", "cache",
-                                             "probe",   "completion", "version", "help" };
+                                             "probe",   "mcp",    "completion", "version",
+                                             "help" };
 #define COMMAND_LIST                                                                              \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, completion, version and help"
+        "import|trust|untrust|trusted, cache list|clear, probe, mcp, completion, version and "   \
+        "help"
 
 static int unknown_command(parser *p, const char *cmd) {
         const char *near = text_nearest(cmd, command_names, ELEMENTSOF(command_names));
@@ -352,6 +366,8 @@ static int parse_command(parser *p) {
                 return parse_terminal(p);
         if (strcmp(cmd, "cache") == 0)
                 return parse_cache(p);
+        if (strcmp(cmd, "mcp") == 0)
+                return parse_mcp(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

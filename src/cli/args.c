@@ -704,6 +704,8 @@ static unsigned command_allow(cli_command command) {
                 return ALLOW_SOCKET | ALLOW_EXEC | ALLOW_QUIET;
         case CLI_COMMAND_TERMINAL:
                 return ALLOW_SOCKET | ALLOW_TERMINAL;
+        case CLI_COMMAND_MCP:
+                return ALLOW_POLICY;
         case CLI_COMMAND_SETTINGS_IMPORT: /* only --help (parse_settings) */
         case CLI_COMMAND_SETTINGS_TRUST:  /* only --help (parse_trust) */
         case CLI_COMMAND_SETTINGS_UNTRUST:

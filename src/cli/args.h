@@ -30,6 +30,7 @@ typedef enum cli_command {
                                       * [--socket PATH] [--] CMD [ARG...] */
         CLI_COMMAND_TERMINAL,        /* cordon terminal [--native] [--socket PATH] SESSION */
         CLI_COMMAND_CACHE,           /* cordon cache list | cordon cache clear [TOOL] */
+        CLI_COMMAND_MCP,             /* cordon mcp [POLICY OPTIONS]: an MCP server on stdio */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */

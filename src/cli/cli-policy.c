@@ -253,7 +253,8 @@ int cli_settings_decide(const cli_args *a, const cordon_settings *s, const char 
                 return r;
         }
         cordon_excluded_match m;
-        int r = cordon_settings_match_excluded(s, a->argv, environ, &m, NULL);
+        /* `cordon mcp` has no command line of its own: no entry can match it. */
+        int r = a->argv ? cordon_settings_match_excluded(s, a->argv, environ, &m, NULL) : 0;
         if (r < 0)
                 return cli_errno_error(err, r);
         if (r > 0) {

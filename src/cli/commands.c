@@ -23,6 +23,7 @@
 #include "cli/help.h"
 #include "cli/render.h"
 #include "cli/ask-prompt.h"
+#include "mcp/mcp.h"
 #include "policy/policy.h"
 
 #define EXIT_FATAL 125 /* docs/design/errors.md: cordon itself failed */
@@ -387,6 +388,35 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         return res.exit_code;
 }
 
+/* cordon mcp: the policy resolved as for `cordon run` (settings files, managed settings, what
+ * they decide about unconfined runs), then the server on stdin/stdout until the client closes
+ * stdin. Only the protocol reaches stdout; notes and warnings go to stderr. */
+static int cmd_mcp(const cli_args *a, const char *cwd) {
+        int status = 0;
+        cordon_settings *settings = NULL;
+        cordon_policy *policy = build_policy(a, cwd, &settings, &status);
+        if (!policy)
+                return status;
+        char why[1280] = "";
+        cordon_backend backend = a->sandbox_set && !a->sandbox ? CORDON_BACKEND_NONE : a->backend;
+        cordon_error err = { 0 };
+        int r = cli_settings_decide(a, settings, unprotected_reason(a, policy), &backend, why,
+                                    sizeof(why), &err);
+        cordon_settings_free(settings);
+        if (r < 0) {
+                cordon_policy_free(policy);
+                return fatal(&err);
+        }
+        if (why[0])
+                fprintf(stderr, "cordon: warning: the commands run UNPROTECTED (no sandbox): "
+                                "%s\n", why);
+        mcp_config cfg = { .policy = policy, .backend = backend, .cwd = cwd, .in_fd = 0,
+                           .out_fd = 1, .unprotected = why[0] ? why : NULL };
+        r = mcp_serve(&cfg, &err);
+        cordon_policy_free(policy);
+        return r < 0 ? fatal(&err) : 0;
+}
+
 static int dispatch(const cli_args *a, const char *cwd) {
         switch (a->command) {
         case CLI_COMMAND_HELP:
@@ -420,6 +450,8 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_exec(a);
         case CLI_COMMAND_TERMINAL:
                 return cli_cmd_terminal(a);
+        case CLI_COMMAND_MCP:
+                return cmd_mcp(a, cwd);
         case CLI_COMMAND_CACHE: {
                 cordon_error err = { 0 };
                 return cli_cmd_cache(a, &err) < 0 ? fatal(&err) : 0;

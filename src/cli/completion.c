@@ -59,9 +59,11 @@ static const command_def commands[] = {
           NULL },
         { "terminal", NULL, CLI_COMMAND_TERMINAL, "a terminal in a cordond session",
           OPERAND_NONE, NULL },
+        { "mcp", NULL, CLI_COMMAND_MCP, "serve the sandbox as MCP tools on stdio", OPERAND_NONE,
+          NULL },
         { "version", NULL, CLI_COMMAND_VERSION, "print the version", OPERAND_NONE, NULL },
         { "help", NULL, CLI_COMMAND_HELP, "print the help, or the help of a command", OPERAND_WORDS,
-          "run explain probe policy settings cache session exec terminal version help" },
+          "run explain probe policy settings cache session exec terminal mcp version help" },
         { "completion", NULL, CLI_COMMAND_HELP, "print a shell completion script",
           OPERAND_WORDS, "bash zsh fish" },
 };

@@ -22,6 +22,7 @@ static const char overview[] =
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
         "  cache list | cache clear [TOOL]   the sandbox-owned tool caches (npm, pip, go, ...)\n"
+        "  mcp [OPTIONS]                     serve the sandbox to an agent as MCP tools on stdio\n"
         "  completion bash|zsh|fish          print a shell completion script\n"
         "  version, --version                print the version\n"
         "  help [COMMAND], --help, -h        print this help, or a command's\n"
@@ -236,6 +237,17 @@ static const char terminal_help[] =
         "  --socket PATH      cordond's socket (default as for 'cordon session')\n"
         "  -h, --help         print this help\n";
 
+static const char mcp_help[] =
+        "Usage: cordon mcp [OPTIONS]\n"
+        "\n"
+        "A Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message per line):\n"
+        "the tools shell, read_file, write_file, edit_file, list_directory, session_create,\n"
+        "session_exec, session_destroy and session_list run every command and file operation\n"
+        "under the policy these options resolve, exactly as for 'cordon run' (settings files,\n"
+        "managed settings). Logs go to stderr. See docs/mcp.md.\n"
+        "\n" POLICY_OPTIONS
+        "  -h, --help                 print this help\n";
+
 static const char version_help[] = "Usage: cordon version | cordon --version\n";
 
 const char *cli_help_text(cli_command topic) {
@@ -265,6 +277,8 @@ const char *cli_help_text(cli_command topic) {
                 return terminal_help;
         case CLI_COMMAND_CACHE:
                 return cache_help;
+        case CLI_COMMAND_MCP:
+                return mcp_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

@@ -48,6 +48,12 @@ CASES = [
     ("explain", '#include "run/events.h"', "missing"),
     ("cli", '#include "linux/sandbox.h"', "missing"),
     ("cli", '#include "cordon/cordon.h"', "ok"),
+    ("cli", '#include "mcp/mcp.h"', "ok"),
+    # The MCP server is a consumer of the public API: no backend, no policy internals.
+    ("mcp", '#include "linux/sandbox.h"', "missing"),
+    ("mcp", '#include "policy/policy.h"', "missing"),
+    ("mcp", '#include "cli/args.h"', "missing"),
+    ("mcp", '#include "util/utf8.h"', "ok"),
     ("daemon", '#include "explain/explain.h"', "missing"),
     ("daemon", '#include "linux/sandbox.h"', "ok"),
     # Why the views are -iquote and never -I: the kernel's header, not src/linux/seccomp.h.
@@ -55,8 +61,9 @@ CASES = [
               "#error <linux/seccomp.h> is not the kernel header\n#endif", "ok"),
 ]
 
-# The static library whose sources carry a layer's flags (meson.build, src/cli/, src/daemon/).
-LIBRARY = {"cli": "libcordon-cli.a.p/", "daemon": "libcordond.a.p/"}
+# The static library whose sources carry a layer's flags (meson.build, src/cli/, src/daemon/,
+# src/mcp/).
+LIBRARY = {"cli": "libcordon-cli.a.p/", "daemon": "libcordond.a.p/", "mcp": "libcordon-mcp.a.p/"}
 
 
 def layer_command(db, layer):

@@ -16,7 +16,7 @@
 /* Every command, as the "no command given" and "unknown command" errors list them. */
 #define COMMANDS                                                                                  \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, completion, version and help"
+        "import|trust|untrust|trusted, cache list|clear, probe, mcp, completion, version and help"
 
 #define CWD "/home/u/proj"
 #define MAX_ARGS 32
@@ -709,6 +709,29 @@ static void test_cache(void **state) {
                      "cache", "clear", "");
 }
 
+/* cordon mcp [POLICY OPTIONS] (docs/mcp.md): the policy flags and --settings, nothing else. */
+static void test_mcp(void **state) {
+        cli_args a;
+        cordon_error err;
+        assert_int_equal(PARSE(&a, &err, "mcp"), 0);
+        assert_int_equal(a.command, CLI_COMMAND_MCP);
+        assert_null(a.argv);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "mcp", "--allow-domain", "example.com", "--writable",
+                               "/tmp", "--settings", "/s.json"),
+                         0);
+        assert_int_equal(a.n_settings, 2);
+        assert_int_equal(a.n_settings_files, 1);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "help", "mcp"), 0);
+        assert_int_equal(a.help_topic, CLI_COMMAND_MCP);
+        cli_args_done(&a);
+        EXPECT_ERROR(CORDON_USAGE, "unexpected argument 'ls' (see 'cordon mcp --help')",
+                     "mcp", "ls");
+        EXPECT_ERROR(CORDON_USAGE, "option '--events' does not apply to this command (see "
+                     "'cordon mcp --help')",
+                     "mcp", "--events", "fd:3");
+}
 
 int main(void) {
         const struct CMUnitTest tests[] = {
@@ -730,6 +753,7 @@ int main(void) {
                 cmocka_unit_test(test_events),
                 cmocka_unit_test(test_events_bad_values),
                 cmocka_unit_test(test_cache),
+                cmocka_unit_test(test_mcp),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
