@@ -125,6 +125,7 @@ typedef struct worker_creds {
         int n_groups;
         struct __user_cap_data_struct caps[2]; /* as started: effective, permitted, inheritable */
         uint64_t eff_now;                      /* the effective set currently in force */
+        int umask_now; /* this worker's umask (its fs_struct is its own), -1 until first set */
         dev_t userns_dev;
         ino_t userns_ino;
 } worker_creds;
