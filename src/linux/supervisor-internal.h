@@ -46,6 +46,7 @@ static inline bool streq(const char *a, const char *b) {
 #define SUPERVISOR_MAX_LINKS 40
 
 typedef struct blocked_open blocked_open;
+typedef struct pool_thread pool_thread;
 typedef struct worker worker;
 
 /* The rate limit on reports (supervisor-report.c). A refusal storm (a command calling a refused
@@ -110,11 +111,16 @@ struct supervisor {
         unsigned n_started;
         int start_error;
 
-        /* Opens that may block (FIFOs) run on their own thread so they cannot stall creations. */
+        /* Requests that may block (FIFO opens, blocking connects) run on a thread of the pool
+         * (supervisor-blocked.c) so they cannot stall creations. */
         pthread_mutex_t blocked_lock;
-        blocked_open *blocked;  /* still running */
-        blocked_open *finished; /* done, waiting to be joined */
+        pthread_cond_t blocked_cond; /* a request queued for an idle thread, or pool_stop */
+        blocked_open *blocked;  /* queued or running */
+        blocked_open *queue;    /* handed to an idle thread, not yet taken */
         unsigned n_blocked;
+        pool_thread *threads;   /* every pool thread not yet joined */
+        unsigned n_threads, n_idle;
+        bool pool_stop;         /* idle threads end */
 };
 
 /* The supervisor's own identity, per worker thread (credentials are per thread in Linux). */
@@ -125,6 +131,7 @@ typedef struct worker_creds {
         int n_groups;
         struct __user_cap_data_struct caps[2]; /* as started: effective, permitted, inheritable */
         uint64_t eff_now;                      /* the effective set currently in force */
+        int umask_now; /* this worker's umask (its fs_struct is its own), -1 until first set */
         dev_t userns_dev;
         ino_t userns_ino;
 } worker_creds;
@@ -290,11 +297,19 @@ int git_check_rename(request *r, resolved *from, resolved *to, unsigned flags, g
 int op_connect(request *r);
 
 /* ---- supervisor.c ------------------------------------------------------------------------------ */
-/* Runs the open of an existing FIFO (pinned as O_PATH `pin`, taken) on its own thread, which
+/* A thread with the supervisor's stack size. */
+int supervisor_spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg);
+/* NOTIF_ADDFD with ADDFD_FLAG_SEND: installs `fd` in the caller and completes its call. */
+void supervisor_send_fd(const supervisor *s, uint64_t id, int fd, bool cloexec);
+/* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
+int supervisor_reopen(const supervisor *s, int pin, int flags);
+
+/* ---- supervisor-blocked.c ---------------------------------------------------------------------- */
+/* Runs the open of an existing FIFO (pinned as O_PATH `pin`, taken) on a pool thread, which
  * answers the notification. */
 int supervisor_hand_off_open(request *r, int pin, int flags);
-/* connect(r->sock_fd, addr) for the caller: here when the socket does not block, else on a thread
- * of its own that answers the notification (a connect can wait for a full backlog as long as the
+/* connect(r->sock_fd, addr) for the caller: here when the socket does not block, else on a pool
+ * thread that answers the notification (a connect can wait for a full backlog as long as the
  * peer likes; supervisor_stop() interrupts it with SIGUSR2). `via_proc`: `addr` is a path
  * relative to our procfs ("self/fd/N"). `own_pin` (taken, may be -1) stays open until the
  * connect is done. Returns the result, or 0 with r->handed_off set. */
@@ -303,8 +318,9 @@ int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, b
 /* Tells on_connection that `sock` (connected or in progress, to loopback `port`) belongs to
  * session `sid`. */
 void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid);
-/* Reopens an O_PATH fd with real open flags through /proc/self/fd (our own procfs). */
-int supervisor_reopen(const supervisor *s, int pin, int flags);
+/* Releases the requests still running on pool threads, then joins every pool thread. After the
+ * workers are joined. */
+void supervisor_stop_blocked(supervisor *s);
 
 /* ---- supervisor-landlock.c ---------------------------------------------------------------------- */
 /* The landlock backend: 0 when `addr` (len bytes, copied from the caller) may be connected to by

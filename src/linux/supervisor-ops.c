@@ -100,7 +100,7 @@ static int errno_or(int r) {
 
 /* The caller's open of something that exists, through the pinned inode (so a swap of the name
  * after the checks changes nothing). An existing FIFO may wait for its peer: that wait happens on
- * a thread of its own, or one FIFO would stall every creation in the sandbox (pitfall 5). */
+ * a pool thread (supervisor-blocked.c), or one FIFO would stall every creation (pitfall 5). */
 static int open_existing(request *r, int pin, const struct stat *st, int flags) {
         int oflags = (flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)) | O_NOCTTY | O_CLOEXEC;
         int acc = flags & O_ACCMODE;

@@ -247,6 +247,21 @@ static int open_start(request *r, int dirfd) {
         return fd;
 }
 
+/* A bare name ("foo.o", as compilers write them): its parent is the start directory itself, an
+ * O_PATH directory fd already, so it is taken as the parent rather than reopened as "." (what
+ * resolve_general would do: the same directory, two syscalls more). The procfs rule holds. */
+static int take_start(request *r, const char *path, int *start, resolved *ret) {
+        char dir[PATH_MAX];
+        int e = split_last(path, dir, ret);
+        if (e < 0)
+                return e;
+        if (is_procfs(*start))
+                return request_refuse(r, path, "procfs outside the caller's own /proc/<pid>");
+        ret->dir_fd = TAKE_FD(*start);
+        ret->in_target_proc = false;
+        return 0;
+}
+
 static void resolved_reset(resolved *ret) {
         ret->path[0] = '\0';
         ret->trailing_slash = false;
@@ -272,6 +287,8 @@ int resolve_parent(request *r, int dirfd, const char *path, resolved *ret) {
         _cleanup_close_ int start = open_start(r, dirfd);
         if (start < 0)
                 return start;
+        if (!strchr(path, '/'))
+                return take_start(r, path, &start, ret);
         return resolve_general(r, start, path, ret);
 }
 

@@ -61,6 +61,7 @@ int worker_creds_init(worker_creds *c, int proc_fd) {
         if (r < 0)
                 return r;
         c->eff_now = c->caps[0].effective | (uint64_t) c->caps[1].effective << 32;
+        c->umask_now = -1;
         return own_userns(proc_fd, &c->userns_dev, &c->userns_ino);
 }
 
@@ -101,13 +102,40 @@ static pid_t parse_nssid(const char *v, unsigned index) {
         }
 }
 
+/* One number of a status field: blanks, then digits in `base` (8, 10 or 16) up to `max`.
+ * Strict where sscanf() is lenient (no sign, no "0x", no locale): anything unexpected fails the
+ * field, and a missing field fails the request closed. */
+static bool parse_number(const char **cursor, unsigned base, unsigned long long max,
+                         unsigned long long *ret) {
+        const char *v = *cursor;
+        while (*v == ' ' || *v == '\t')
+                v++;
+        unsigned long long x = 0;
+        const char *digits = v;
+        for (;; v++) {
+                unsigned d = *v >= '0' && *v <= '9'                ? (unsigned) (*v - '0')
+                             : base == 16 && *v >= 'a' && *v <= 'f' ? (unsigned) (*v - 'a' + 10)
+                                                                   : base;
+                if (d >= base)
+                        break;
+                if (x > (max - d) / base)
+                        return false;
+                x = x * base + d;
+        }
+        if (v == digits)
+                return false;
+        *cursor = v;
+        *ret = x;
+        return true;
+}
+
 /* "Uid:\t0\t0\t0\t0": real, effective, saved, filesystem. */
 static bool parse_fs_id(const char *v, unsigned *ret) {
-        unsigned long ids[4];
-        if (sscanf(v, "%lu %lu %lu %lu", &ids[0], &ids[1], &ids[2], &ids[3]) != 4 ||
-            ids[3] > UINT32_MAX)
-                return false;
-        *ret = (unsigned) ids[3];
+        unsigned long long id = 0;
+        for (unsigned i = 0; i < 4; i++)
+                if (!parse_number(&v, 10, UINT32_MAX, &id))
+                        return false;
+        *ret = (unsigned) id;
         return true;
 }
 
@@ -132,61 +160,87 @@ static bool parse_groups(const char *v, target_status *t) {
         return true;
 }
 
+/* `line` starts with `key` (a literal, colon included): *ret_value is what follows. */
+#define STATUS_KEY(line, key, ret_value) \
+        (strncmp((line), (key), sizeof(key) - 1) == 0 && ((*(ret_value) = (line) + sizeof(key) - 1), true))
+
+/* One line of /proc/<tid>/status, newline-terminated (a cut line is never parsed: its field
+ * stays missing). Dispatched on the first byte: the file has about 60 lines and we need 7. */
 static void parse_status_line(const char *line, target_status *t) {
-        static const char *const keys[] = { "Umask:", "Tgid:", "Uid:",    "Gid:",
-                                            "Groups:", "CapEff:", "NSsid:" };
-        size_t k = 0;
-        while (k < ELEMENTSOF(keys) && strncmp(line, keys[k], strlen(keys[k])) != 0)
-                k++;
-        if (k == ELEMENTSOF(keys))
-                return;
-        const char *v = line + strlen(keys[k]);
-        unsigned long long x;
-        switch (k) {
-        case 0:
-                t->have_umask = sscanf(v, "%llo", &x) == 1 && x <= 0777;
-                t->umask = (mode_t) x;
+        const char *v;
+        unsigned long long x = 0;
+        switch (line[0]) {
+        case 'U':
+                if (STATUS_KEY(line, "Umask:", &v)) {
+                        t->have_umask = parse_number(&v, 8, 0777, &x);
+                        t->umask = (mode_t) x;
+                } else if (STATUS_KEY(line, "Uid:", &v))
+                        t->have_uid = parse_fs_id(v, &t->fsuid);
                 break;
-        case 1:
-                t->have_tgid = sscanf(v, "%llu", &x) == 1 && x > 0 && x <= INT32_MAX;
-                t->tgid = (pid_t) x;
+        case 'T':
+                if (STATUS_KEY(line, "Tgid:", &v)) {
+                        t->have_tgid = parse_number(&v, 10, INT32_MAX, &x) && x > 0;
+                        t->tgid = (pid_t) x;
+                }
                 break;
-        case 2:
-                t->have_uid = parse_fs_id(v, &t->fsuid);
+        case 'G':
+                if (STATUS_KEY(line, "Gid:", &v))
+                        t->have_gid = parse_fs_id(v, &t->fsgid);
+                else if (STATUS_KEY(line, "Groups:", &v))
+                        t->have_groups = parse_groups(v, t);
                 break;
-        case 3:
-                t->have_gid = parse_fs_id(v, &t->fsgid);
+        case 'C':
+                if (STATUS_KEY(line, "CapEff:", &v)) {
+                        t->have_caps = parse_number(&v, 16, UINT64_MAX, &x);
+                        t->cap_eff = x;
+                }
                 break;
-        case 4:
-                t->have_groups = parse_groups(v, t);
-                break;
-        case 6:
-                t->sid = t->sid_index ? parse_nssid(v, t->sid_index) : 0;
+        case 'N':
+                if (t->sid_index && STATUS_KEY(line, "NSsid:", &v))
+                        t->sid = parse_nssid(v, t->sid_index);
                 break;
         default:
-                t->have_caps = sscanf(v, "%llx", &x) == 1;
-                t->cap_eff = x;
                 break;
         }
 }
 
+/* Each field's parser stops at the line's '\n'. */
+static void parse_status(const char *buf, target_status *t) {
+        for (const char *line = buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+                parse_status_line(line, t);
+}
+
+static bool status_complete(const target_status *t) {
+        return t->have_umask && t->have_tgid && t->have_uid && t->have_gid && t->have_groups &&
+               t->have_caps;
+}
+
+/* procfs generates the whole status text at the first read and hands as much of it as fits, so
+ * one read() is normally the whole file (the second read that would return 0 is saved). Should
+ * a kernel hand out less, the rest is read and everything parsed again. */
 static int read_status(int tid_fd, unsigned sid_index, target_status *t) {
         char buf[8192];
         _cleanup_close_ int fd = openat(tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return errno == ENOENT ? -ESRCH : -errno;
-        ssize_t n = read_full(fd, buf, sizeof(buf) - 1);
+        ssize_t n;
+        do
+                n = read(fd, buf, sizeof(buf) - 1);
+        while (n < 0 && errno == EINTR);
         if (n < 0)
-                return (int) n;
+                return -errno;
         buf[n] = '\0';
         *t = (target_status) { .sid_index = sid_index };
-        for (char *line = buf; line;) {
-                parse_status_line(line, t);
-                char *nl = strchr(line, '\n');
-                line = nl ? nl + 1 : NULL;
+        parse_status(buf, t);
+        if (!status_complete(t) && n > 0 && (size_t) n < sizeof(buf) - 1) {
+                ssize_t more = read_full(fd, buf + n, sizeof(buf) - 1 - (size_t) n);
+                if (more < 0)
+                        return (int) more;
+                buf[n + more] = '\0';
+                *t = (target_status) { .sid_index = sid_index };
+                parse_status(buf, t);
         }
-        if (!t->have_umask || !t->have_tgid || !t->have_uid || !t->have_gid || !t->have_groups ||
-            !t->have_caps)
+        if (!status_complete(t))
                 return -EPERM; /* cannot tell who the caller is: act for nobody */
         return 0;
 }
@@ -373,8 +427,13 @@ int target_validate(request *r) {
         if (ioctl(r->s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
                 return -ESRCH; /* the caller is gone or was interrupted: nothing to do */
         /* umask() is per fs_struct; every worker unshared CLONE_FS, so this is private. Using the
-         * real umask instead of pre-masking the mode keeps default ACLs working. */
-        (void) umask(r->umask);
+         * real umask instead of pre-masking the mode keeps default ACLs working. Nothing but
+         * this changes the worker's umask, so a call is needed only when the value differs from
+         * the last one set. */
+        if ((int) r->umask != r->creds->umask_now) {
+                (void) umask(r->umask);
+                r->creds->umask_now = (int) r->umask;
+        }
         r->validated = true;
         return 0;
 }

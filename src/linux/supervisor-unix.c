@@ -26,7 +26,7 @@
  * TCP connect to the proxy's ports on loopback is recorded (caller's session id, local address)
  * before the call is answered, so the session host can attribute the proxy's refusals
  * (docs/design/daemon.md). A blocking connect
- * runs on a thread of its own (a full backlog would stall the workers otherwise). */
+ * runs on a pool thread (supervisor-blocked.c; a full backlog would stall the workers otherwise). */
 #include "linux/supervisor-internal.h"
 
 #include <fcntl.h>
@@ -316,7 +316,7 @@ static int decide(request *r, const char *path, int *ret_own) {
 /* ---- Connecting ------------------------------------------------------------------------------------ */
 
 /* Connects the caller's socket (r->sock_fd) to the pinned inode `via` (our /proc/self/fd/N),
- * here or on a thread of its own when the socket blocks. */
+ * here or on a pool thread when the socket blocks. */
 static int connect_pinned(request *r, int via, int own_pin) {
         struct sockaddr_un sun = { .sun_family = AF_UNIX };
         int len = snprintf(sun.sun_path, sizeof(sun.sun_path), "self/fd/%d", via);

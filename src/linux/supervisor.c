@@ -8,7 +8,6 @@
  * take the caller's umask (and, for bind, cwd) privately, and adjusts its own capabilities per
  * request (credentials are per thread). */
 #include "linux/supervisor-internal.h"
-#include "report/report.h"
 
 #include <fcntl.h>
 #include <linux/audit.h>
@@ -20,7 +19,6 @@
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#include <time.h>
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #error "the supervisor knows the syscall ABI of x86_64 and aarch64 only"
@@ -37,27 +35,6 @@ struct worker {
         worker_creds creds;
         struct seccomp_notif *notif;
         request *req;
-};
-
-/* A request answered by a thread of its own because it may wait as long as its peer likes: the
- * open of a FIFO, or a blocking connect(). */
-struct blocked_open {
-        supervisor *s;
-        pthread_t thread;
-        uint64_t id;
-        int pin;   /* O_PATH fd of the FIFO, or of a socket to keep; closed only once unlisted */
-        int flags;
-        bool cloexec;
-        /* connect(): the caller's socket (duplicate), the address, and whether the address is a
-         * path relative to our procfs. */
-        bool connect;
-        bool via_proc;
-        uint16_t record_port; /* ... and told to on_connection, with `sid`, once connected */
-        pid_t sid;
-        int sock;
-        socklen_t addr_len;
-        struct sockaddr_storage addr;
-        blocked_open *next;
 };
 
 /* ---- Answering ------------------------------------------------------------------------------- */
@@ -79,7 +56,7 @@ static void send_resp(const supervisor *s, uint64_t id, int64_t val, int error) 
 
 /* Installs `fd` in the caller and completes its syscall atomically (ADDFD_FLAG_SEND): the kernel
  * picks the lowest free number and enforces the caller's RLIMIT_NOFILE. */
-static void send_fd(const supervisor *s, uint64_t id, int fd, bool cloexec) {
+void supervisor_send_fd(const supervisor *s, uint64_t id, int fd, bool cloexec) {
         struct seccomp_notif_addfd a = { .id = id,
                                          .flags = SECCOMP_ADDFD_FLAG_SEND,
                                          .srcfd = (uint32_t) fd,
@@ -93,7 +70,7 @@ static void answer(const supervisor *s, const request *r, int result) {
         if (result < 0)
                 send_resp(s, r->n->id, 0, result);
         else if (r->returns_fd) {
-                send_fd(s, r->n->id, result, r->cloexec);
+                supervisor_send_fd(s, r->n->id, result, r->cloexec);
                 (void) close(result);
         } else
                 send_resp(s, r->n->id, result, 0);
@@ -107,63 +84,7 @@ int supervisor_reopen(const supervisor *s, int pin, int flags) {
         return fd < 0 ? -errno : fd;
 }
 
-/* ---- Opens that may block --------------------------------------------------------------------- */
-
-static void reap_finished_locked(supervisor *s) {
-        while (s->finished) {
-                blocked_open *b = s->finished;
-                s->finished = b->next;
-                (void) pthread_join(b->thread, NULL);
-                free(b);
-        }
-}
-
-static int errno_or_zero(int r) {
-        return r < 0 ? -errno : 0;
-}
-
-/* Through our procfs ("self/fd/N" names a pinned socket): this thread needs a cwd of its own. */
-static int do_connect(const supervisor *s, int sock, const struct sockaddr *addr, socklen_t len,
-                      bool via_proc, bool own_fs) {
-        if (via_proc && ((!own_fs && unshare(CLONE_FS) < 0) || fchdir(s->proc_fd) < 0))
-                return -errno;
-        return errno_or_zero(connect(sock, addr, len));
-}
-
-static void *blocked_main(void *arg) {
-        blocked_open *b = arg;
-        supervisor *s = b->s;
-        if (b->connect) {
-                int e = do_connect(s, b->sock, (const struct sockaddr *) &b->addr, b->addr_len,
-                                   b->via_proc, false);
-                if (e == 0 && b->record_port) /* before the answer */
-                        supervisor_record_connection(s, b->sock, b->record_port, b->sid);
-                send_resp(s, b->id, 0, e);
-        } else {
-                int fd = supervisor_reopen(s, b->pin, b->flags); /* may wait for the FIFO's peer */
-                if (fd < 0)
-                        send_resp(s, b->id, 0, fd);
-                else {
-                        send_fd(s, b->id, fd, b->cloexec);
-                        (void) close(fd);
-                }
-        }
-        pthread_mutex_lock(&s->blocked_lock);
-        for (blocked_open **p = &s->blocked; *p; p = &(*p)->next)
-                if (*p == b) {
-                        *p = b->next;
-                        break;
-                }
-        b->pin = safe_close(b->pin);
-        b->sock = safe_close(b->sock);
-        b->next = s->finished;
-        s->finished = b;
-        s->n_blocked--;
-        pthread_mutex_unlock(&s->blocked_lock);
-        return NULL;
-}
-
-static int spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
+int supervisor_spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
         pthread_attr_t attr;
         int e = pthread_attr_init(&attr);
         if (e != 0)
@@ -173,104 +94,6 @@ static int spawn_thread(pthread_t *t, void *(*fn)(void *), void *arg) {
                 e = pthread_create(t, &attr, fn, arg);
         (void) pthread_attr_destroy(&attr);
         return -e;
-}
-
-/* Lists `b` and starts its thread; frees it (closing its fds) on failure. */
-static int hand_off(request *r, blocked_open *b) {
-        supervisor *s = r->s;
-        pthread_mutex_lock(&s->blocked_lock);
-        reap_finished_locked(s);
-        /* A bound on threads: a caller opening FIFOs nobody writes to hurts only itself. */
-        int e = s->n_blocked >= SUPERVISOR_MAX_BLOCKED || atomic_load(&s->stopping)
-                        ? -EAGAIN
-                        : spawn_thread(&b->thread, blocked_main, b);
-        if (e == 0) {
-                b->next = s->blocked;
-                s->blocked = b;
-                s->n_blocked++;
-                r->handed_off = true;
-        }
-        pthread_mutex_unlock(&s->blocked_lock);
-        if (e < 0) {
-                safe_close(b->pin);
-                safe_close(b->sock);
-                free(b);
-        }
-        return e;
-}
-
-int supervisor_hand_off_open(request *r, int pin, int flags) {
-        blocked_open *b = calloc(1, sizeof(*b));
-        if (!b) {
-                (void) close(pin);
-                return -ENOMEM;
-        }
-        *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = pin, .flags = flags,
-                              .cloexec = r->cloexec, .sock = -1 };
-        return hand_off(r, b);
-}
-
-int supervisor_connect(request *r, const struct sockaddr *addr, socklen_t len, bool via_proc,
-                       int own_pin) {
-        int fl = fcntl(r->sock_fd, F_GETFL);
-        if (fl < 0 || (fl & O_NONBLOCK) || len > sizeof(struct sockaddr_storage)) {
-                /* Returns at once (EINPROGRESS for a TCP socket), as for the caller. */
-                int e = fl < 0 ? -errno : do_connect(r->s, r->sock_fd, addr, len, via_proc, true);
-                if (r->record_port && (e == 0 || e == -EINPROGRESS))
-                        supervisor_record_connection(r->s, r->sock_fd, r->record_port,
-                                                     request_sid(r));
-                safe_close(own_pin);
-                return e;
-        }
-        blocked_open *b = calloc(1, sizeof(*b));
-        if (!b) {
-                safe_close(own_pin);
-                return -ENOMEM;
-        }
-        *b = (blocked_open) { .s = r->s, .id = r->n->id, .pin = own_pin, .connect = true,
-                              .via_proc = via_proc, .record_port = r->record_port,
-                              .sid = r->record_port ? request_sid(r) : 0,
-                              .sock = TAKE_FD(r->sock_fd), .addr_len = len };
-        memcpy(&b->addr, addr, len);
-        return hand_off(r, b);
-}
-
-void supervisor_record_connection(const supervisor *s, int sock, uint16_t port, pid_t sid) {
-        struct sockaddr_storage local;
-        socklen_t len = sizeof(local);
-        char client[REPORT_ENDPOINT_MAX] = "";
-        /* No address (getsockname failed): nothing is recorded, and the proxy's refusals on this
-         * connection reach every running exec, as unattributable ones do. */
-        if (getsockname(sock, (struct sockaddr *) &local, &len) == 0)
-                report_conn_key((const struct sockaddr *) &local, len, port, client);
-        if (client[0] && s->on_connection)
-                s->on_connection(s->userdata, sid, client);
-}
-
-/* A thread blocked in open() of a FIFO whose caller died would wait forever. Opening the other
- * end ourselves (non-blocking) releases it. Repeated, since a thread may not have reached open()
- * yet when we try. */
-static void stop_blocked(supervisor *s) {
-        for (;;) {
-                pthread_mutex_lock(&s->blocked_lock);
-                reap_finished_locked(s);
-                bool done = !s->blocked;
-                for (blocked_open *b = s->blocked; b; b = b->next) {
-                        if (b->connect) {
-                                /* EINTR out of connect(): the handler does nothing, no restart. */
-                                (void) pthread_kill(b->thread, SIGUSR2);
-                                continue;
-                        }
-                        int peer = (b->flags & O_ACCMODE) == O_WRONLY ? O_RDONLY : O_WRONLY;
-                        int fd = supervisor_reopen(s, b->pin, peer | O_NONBLOCK | O_CLOEXEC);
-                        if (fd >= 0)
-                                (void) close(fd);
-                }
-                pthread_mutex_unlock(&s->blocked_lock);
-                if (done)
-                        return;
-                (void) nanosleep(&(struct timespec) { .tv_nsec = 5 * 1000 * 1000 }, NULL);
-        }
 }
 
 /* ---- Serving one notification ------------------------------------------------------------------ */
@@ -406,7 +229,7 @@ static int start_workers(supervisor *s, worker *ws, unsigned *ret_started) {
                         e = -ENOMEM;
                         break;
                 }
-                e = spawn_thread(&ws[started].thread, worker_main, &ws[started]);
+                e = supervisor_spawn_thread(&ws[started].thread, worker_main, &ws[started]);
                 if (e < 0)
                         break;
         }
@@ -464,6 +287,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
         pthread_mutex_init(&s->start_lock, NULL);
         pthread_cond_init(&s->start_cond, NULL);
         pthread_mutex_init(&s->blocked_lock, NULL);
+        pthread_cond_init(&s->blocked_cond, NULL);
         return s;
 }
 
@@ -477,6 +301,7 @@ static void supervisor_free(supervisor *s) {
         pthread_mutex_destroy(&s->start_lock);
         pthread_cond_destroy(&s->start_cond);
         pthread_mutex_destroy(&s->blocked_lock);
+        pthread_cond_destroy(&s->blocked_cond);
         free(s);
 }
 
@@ -533,7 +358,7 @@ void supervisor_stop(supervisor *s) {
         if (!s)
                 return;
         join_workers(s, s->workers, s->n_workers);
-        stop_blocked(s);
+        supervisor_stop_blocked(s);
         free_workers(s, s->workers);
         supervisor_free(s);
 }

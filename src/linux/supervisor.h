@@ -124,7 +124,7 @@ void supervisor_unix_allow_free(supervisor_unix_allow *a);
  *
  * With cfg->unix_allow the supervisor also performs every connect() (the filter notifies them):
  * it installs a no-op SIGUSR2 handler (no SA_RESTART) in the embedding process, with which
- * supervisor_stop() interrupts a connect still waiting on a thread of its own.
+ * supervisor_stop() interrupts a connect still waiting on a pool thread.
  *
  * Violations are reported as (syscall name, absolute path as resolved here, or "" when the caller
  * could not be inspected, rule): the rule is a string of cfg->rules, or a fixed explanation such

@@ -43,6 +43,9 @@ name_verdict name_rules_check(const name_rules *r, name_check_kind kind, const c
  * case-insensitive; '*' '?' '[...]' '\\'; no FNM_PERIOD). With `pathname`, wildcards never match
  * '/' (FNM_PATHNAME). Independent of the process locale. */
 bool name_glob_match(const char *pattern, const char *str, bool pathname);
+/* The same without FNM_PATHNAME through the general token matcher only, never the shortcut for
+ * literal, "*literal" and "literal*" patterns: for the test that the two agree. */
+bool name_glob_match_general(const char *pattern, const char *str);
 
 /* `path` lies beneath one of the persistent writable roots (always true for a rule set that is
  * not scoped): where deny names, .cordon and the git rules hold. */

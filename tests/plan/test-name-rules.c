@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -349,9 +350,89 @@ static void test_cordon_dir(void **state) {
                          NAME_ALLOWED);
 }
 
+/* The shortcut for literal, "*literal" and "literal*" components answers as the general
+ * matcher does: every glob of up to 4 tokens over an alphabet with both cases, a '.', each
+ * wildcard and an escape, against every string of up to 3 bytes over a similar alphabet. */
+static void test_glob_shortcut_agrees(void **state) {
+        (void) state;
+        static const char *const ptok[] = { "a", "A", ".", "b", "*", "?", "[ab]", "\\*", "[" };
+        static const char sbyte[] = { 'a', 'A', 'b', 'B', '.', '*', '[', 'x' };
+        const size_t np = sizeof(ptok) / sizeof(ptok[0]), ns = sizeof(sbyte);
+        unsigned long compared = 0, matched = 0;
+        for (size_t plen = 0; plen <= 4; plen++) {
+                size_t pcount = 1;
+                for (size_t i = 0; i < plen; i++)
+                        pcount *= np;
+                for (size_t pi = 0; pi < pcount; pi++) {
+                        char pat[32] = "";
+                        for (size_t i = 0, x = pi; i < plen; i++, x /= np)
+                                strcat(pat, ptok[x % np]);
+                        for (size_t slen = 0; slen <= 3; slen++) {
+                                size_t scount = 1;
+                                for (size_t i = 0; i < slen; i++)
+                                        scount *= ns;
+                                for (size_t si = 0; si < scount; si++) {
+                                        char str[8] = "";
+                                        for (size_t i = 0, x = si; i < slen; i++, x /= ns)
+                                                str[i] = sbyte[x % ns];
+                                        bool fast = name_glob_match(pat, str, false);
+                                        if (fast != name_glob_match_general(pat, str))
+                                                fail_msg("'%s' against '%s': %d", pat, str, fast);
+                                        compared++;
+                                        matched += fast;
+                                }
+                        }
+                }
+        }
+        /* The grid holds both answers in number, so neither side can be constant. */
+        assert_true(matched > 1000 && compared - matched > 1000);
+}
+
+/* Skipping the entries that share a failed entry's leading components gives what checking every
+ * entry gives: the verdict, the rule (the first denying entry) and each kind, against entries
+ * with shared, near-shared ("/a/bc" after "/a/b"), doubled-slash and wildcard prefixes. */
+static void test_protected_skip_exact(void **state) {
+        (void) state;
+        static const char *const prot[] = {
+                "/a/b/c", "/a/b/d", "/a/bc/x", "/a/b", "/a//b/e", "/a/*/f", "/a/b/c/g",
+                "/x/y", "/x/y*/z", "/a/B/h", "/a", "/q/\\*/r", "/a/b/c",
+        };
+        static const char *const paths[] = {
+                "/a", "/a/b", "/a/b/c", "/a/b/d", "/a/bc", "/a/bc/x", "/a/bc/y", "/a/B/h", "/a/z/f",
+                "/a/z/g", "/x", "/x/y", "/x/yy/z", "/x/yy", "/q/*/r", "/q/a/r", "/b", "/a/b/c/g/h",
+                "/a/b\xc3\xa9", "/a/bc\xe2\x84\xaa", "/x/y\xc3\xa9/z",
+        };
+        const size_t np = sizeof(prot) / sizeof(prot[0]);
+        name_rules all = { 0 };
+        for (size_t i = 0; i < np; i++)
+                assert_int_equal(strv_push(&all.protected, prot[i]), 0);
+        for (size_t k = 0; k <= NAME_CHECK_RENAME_SOURCE; k++)
+                for (size_t p = 0; p < sizeof(paths) / sizeof(paths[0]); p++)
+                        for (unsigned fl = 0; fl <= NAME_CHECK_EXACT_BYTES; fl++) {
+                                name_verdict want = NAME_ALLOWED;
+                                const char *want_rule = NULL;
+                                for (size_t i = 0; i < np && want == NAME_ALLOWED; i++) {
+                                        name_rules one = { 0 };
+                                        assert_int_equal(strv_push(&one.protected, prot[i]), 0);
+                                        want = name_rules_check(&one, k, paths[p], fl, NULL);
+                                        if (want != NAME_ALLOWED)
+                                                want_rule = prot[i];
+                                        strv_done(&one.protected);
+                                }
+                                const char *rule = NULL;
+                                assert_int_equal(name_rules_check(&all, k, paths[p], fl, &rule),
+                                                 want);
+                                if (want_rule)
+                                        assert_string_equal(rule, want_rule);
+                        }
+        strv_done(&all.protected);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_glob),
+                cmocka_unit_test(test_glob_shortcut_agrees),
+                cmocka_unit_test(test_protected_skip_exact),
                 cmocka_unit_test(test_glob_locale_independent),
                 cmocka_unit_test_setup_teardown(test_names, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_protected, setup, teardown),

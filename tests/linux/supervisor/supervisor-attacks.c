@@ -464,6 +464,51 @@ static void test_identity(void **state) {
         sup_check(sc_identity, NULL, 0, host_ro_dir, check_identity);
 }
 
+/* A FIFO only its owner (65534) may open: root needs CAP_DAC_OVERRIDE for it. */
+static void host_foreign_fifo(sup_env *env) {
+        char p[2 * PATH_MAX];
+        snprintf(p, sizeof(p), "%s/foreign", env->root);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(chown(p, 65534, 65534), 0);
+}
+
+/* The blocking pool reuses threads across callers (src/linux/supervisor-blocked.c). A thread
+ * started while the caller still had CAP_DAC_OVERRIDE serves a FIFO open; after the caller
+ * dropped it, the next blocking open — given to that same idle thread, one worker — must be
+ * refused as the caller's own open would be, not performed with the capability the thread
+ * was started with. (The pause lets the first thread go idle, so the second request finds it;
+ * without it a new thread is started instead and the check still holds.) */
+static int sc_pool_caps(sup_env *env, void *arg) {
+        (void) env, (void) arg;
+        CHECK_OK(mkfifo("own", 0644));
+        fifo_open f = { .path = "own", .flags = O_RDONLY, .fd = -1 };
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, open_fifo, &f) == 0);
+        usleep(100 * 1000);
+        alarm(20);
+        int w = open("own", O_WRONLY | O_CLOEXEC); /* releases the pool thread's open */
+        CHECK(w >= 0);
+        pthread_join(t, NULL);
+        CHECK(f.fd >= 0);
+        close(f.fd);
+        close(w);
+        usleep(100 * 1000);
+        static const int dac[] = { CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER };
+        CHECK_OK(drop_effective_caps(dac, 3));
+        /* Refused: EACCES at once. Performed with the old capability: it would wait for a
+         * writer nobody provides, and the alarm fails the scenario. */
+        CHECK_ERR(open("foreign", O_CREAT | O_RDONLY | O_CLOEXEC, 0644), EACCES);
+        alarm(0);
+        return 0;
+}
+
+static void test_pool_caps(void **state) {
+        (void) state;
+        if (!sup_is_root())
+                skip();
+        sup_check(sc_pool_caps, NULL, 1, host_foreign_fifo, NULL);
+}
+
 /* A non-dumpable caller cannot be read by a supervisor without CAP_SYS_PTRACE: every creation
  * then fails closed with EPERM, and never creates anything. */
 static int sc_nondumpable(sup_env *env, void *arg) {
@@ -500,6 +545,7 @@ int supervisor_attack_tests_run(void) {
                 cmocka_unit_test(test_fifo_does_not_stall),
                 cmocka_unit_test(test_fifo_stop),
                 cmocka_unit_test(test_identity),
+                cmocka_unit_test(test_pool_caps),
                 cmocka_unit_test(test_nondumpable),
         };
         return cmocka_run_group_tests_name("supervisor-attacks", tests, NULL, NULL);
