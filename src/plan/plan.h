@@ -109,6 +109,9 @@ typedef struct plan_net {
          * proxy process parses it again); NULL: the proxy dials what it allows. Never printed. */
         char *upstream;
         policy_req req;        /* egressRules and tls (policy-rules.c) */
+        /* TLS inspection (src/linux/tls-bundle.h): the system trust bundle with the session CA
+         * after it, made by the launcher when some host has request rules; NULL otherwise. */
+        char *ca_bundle;
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */
