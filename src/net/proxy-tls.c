@@ -16,19 +16,18 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <netinet/tcp.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "net/http-origin.h"
 #include "net/proxy-internal.h"
 #include "net/proxy-tls.h"
 
 #define TLS_SIDE_MAX (256 * 1024) /* bytes queued towards one side before the other is not read */
 #define TLS_READ_CHUNK 16384
-/* Room for the head rewritten into absolute form (http_req_parse() parses proxy requests):
- * "http://" and the Host value come in front of the path. */
-#define TLS_PARSE_MAX (HTTP_HEAD_MAX + HTTP_HOST_MAX + 16)
 
 struct proxy_tls {
         tls_ca *ca;
@@ -57,7 +56,7 @@ struct tls_conn {
         char answer[2048];
         size_t answer_len;
         http_req rq;
-        char pbuf[TLS_PARSE_MAX];
+        char pbuf[HTTP_ORIGIN_PARSE_MAX]; /* the head in absolute form (http-origin.h) */
 };
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
@@ -328,79 +327,15 @@ static void refuse(conn *c, int status, const char *error, const char *reason) {
 
 /* ---- Requests, client → upstream -------------------------------------------------------- */
 
-static const char *find_host(const char *h, size_t len, size_t *vlen) {
-        const char *p = memchr(h, '\n', len);
-        while (p && (size_t) (p + 1 - h) < len) {
-                const char *line = p + 1;
-                size_t left = len - (size_t) (line - h);
-                const char *eol = memchr(line, '\r', left);
-                if (!eol || eol == line)
-                        return NULL;
-                if (eol - line > 5 && strncasecmp(line, "host:", 5) == 0) {
-                        const char *v = line + 5;
-                        while (v < eol && (*v == ' ' || *v == '\t'))
-                                v++;
-                        const char *e = eol;
-                        while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
-                                e--;
-                        *vlen = (size_t) (e - v);
-                        return v;
-                }
-                p = memchr(line, '\n', left);
-        }
-        return NULL;
-}
-
-/* The origin-form head ("GET /path HTTP/1.1", Host: name) rewritten into absolute form
- * ("GET http://name/path ...") for http_req_parse(), whose strict framing rules (no smuggling)
- * then apply unchanged. > 0: the original head's length; 0: more bytes needed; -1: answered. */
+/* > 0: the original head's length; 0: more bytes needed; -1: answered. */
 static int parse_head(conn *c) {
         struct tls_conn *t = c->tls;
-        const char *end = memmem(t->req, t->req_len, "\r\n\r\n", 4);
-        if (!end) {
-                if (t->req_len < sizeof(t->req))
-                        return 0;
-                refuse(c, 431, "request head too large", NULL);
-                return -1;
-        }
-        size_t head = (size_t) (end - t->req) + 4;
-        const char *sp = memchr(t->req, ' ', head);
-        size_t hl = 0;
-        const char *host = find_host(t->req, head, &hl);
-        if (!sp || sp[1] != '/' || !host || hl == 0 || hl > HTTP_HOST_MAX) {
-                refuse(c, 400, "an HTTP/1.1 request in origin form with a Host header is "
-                               "expected on a terminated connection", NULL);
-                return -1;
-        }
-        size_t pre = (size_t) (sp + 1 - t->req), n = 0;
-        memcpy(t->pbuf, t->req, pre);
-        memcpy(t->pbuf + pre, "http://", 7);
-        memcpy(t->pbuf + pre + 7, host, hl);
-        n = pre + 7 + hl;
-        memcpy(t->pbuf + n, t->req + pre, head - pre);
-        n += head - pre;
-        if (http_req_parse(t->pbuf, n, &t->rq) <= 0) {
-                refuse(c, t->rq.status ? t->rq.status : 400,
-                       t->rq.why ? t->rq.why : "malformed request head", NULL);
-                return -1;
-        }
-        return (int) head;
-}
-
-/* The Host a request names must be the tunnel's (the one the rules, the SNI and the leaf were
- * for), or the upstream could route it to another name than the one judged. */
-static bool host_is_tunnel(conn *c) {
-        net_host h;
-        const char *why;
-        const http_req *rq = &c->tls->rq;
-        if (net_host_canon(rq->host, strlen(rq->host), &h, &why) < 0 ||
-            strcmp(h.text, c->host.text) != 0)
-                return false;
-        const char *a = c->tls->pbuf + rq->authority.off;
-        bool explicit_port = memchr(a, ':', rq->authority.len) != NULL && a[0] != '[';
-        if (a[0] == '[')
-                explicit_port = rq->authority.len > 0 && a[rq->authority.len - 1] != ']';
-        return !explicit_port || rq->port == c->port;
+        int r = http_origin_parse(t->req, t->req_len, t->pbuf, &t->rq);
+        if (r >= 0)
+                return r;
+        refuse(c, t->rq.status ? t->rq.status : 400,
+               t->rq.why ? t->rq.why : "malformed request head", NULL);
+        return -1;
 }
 
 /* A complete head in t->req: judged, then sent on (or refused). 1 go on, 2 more bytes needed,
@@ -410,7 +345,7 @@ static int take_head(conn *c) {
         int head = parse_head(c);
         if (head <= 0)
                 return head == 0 ? 2 : 0;
-        if (!host_is_tunnel(c)) {
+        if (!http_origin_host_is(&t->rq, t->pbuf, c->host.text, c->port)) {
                 /* Reported: a command asking one name's server for another is fronting. */
                 static const char why[] = "the Host header names another host than the TLS "
                                           "server name";
@@ -630,6 +565,11 @@ void tls_start(conn *c) {
                 conn_close(c);
                 return;
         }
+        /* Each side gets whole TLS records as they are made: a small record held back by Nagle
+         * for the peer's delayed ACK would add 40 ms to a request. */
+        static const int one = 1;
+        (void) setsockopt(c->cl.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        (void) setsockopt(c->up.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c->state = CS_TLS;
         c->deadline = 0; /* a terminated connection lives as long as a tunnel would */
         /* The ClientHello proxy-inspect.c read is the server side's first input. */

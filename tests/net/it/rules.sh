@@ -131,7 +131,7 @@ JSON
         else
                 not_ok "rules: ... the refused request is git's GET of info/refs" "$(cat "$EV")"
         fi
-        rm -rf "$WS"/c-mk*
+        rm -rf "$WS"/c-mk* "$WS"/p-mk*
 }
 
 # TLS inspection: the suite's HTTPS server, trusted for upstreams by tls.upstreamCa; the clients
@@ -196,6 +196,26 @@ JSON
         g="$g --allow-domain 127.0.0.1:$T $NAMES"
         net "tls: git clone over https:// with a read-only rule" 0 "cordon-net-it repository" - . \
                 $g -- sh -c "git clone -q https://tls.example.test:$T/repo.git c-@M@ && cat c-@M@/README"
+        net "tls: git's push request (POST git-receive-pack) is refused by the read-only rule" 0 \
+                "403/200" "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" \
+                - $g -- $CURL -H "Content-Type: application/x-git-receive-pack-request" \
+                --data-binary "0000" "https://tls.example.test:$T/repo.git/git-receive-pack"
+        if req_event "$EV" | grep -q "	POST	/repo.git/git-receive-pack\$"; then
+                ok "tls: ... named in its network-request violation"
+        else
+                not_ok "tls: ... named in its network-request violation" "$(cat "$EV")"
+        fi
+        # git push itself (the server is dumb HTTP, so git falls back to WebDAV after its GET of
+        # info/refs): whatever it asks next is not a GET, and is refused.
+        net "tls: git push over https:// fails on the read-only rule" "!0" "" . . $g -- sh -c \
+                "git clone -q https://tls.example.test:$T/repo.git p-@M@ && cd p-@M@ &&
+                git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x &&
+                git push -q origin HEAD:refs/heads/pushed-@M@"
+        if req_event "$EV" | grep -qv "	GET	"; then
+                ok "tls: ... refused at a request that is not a GET"
+        else
+                not_ok "tls: ... refused at a request that is not a GET" "$(cat "$EV")"
+        fi
         # The session CA's key stays in the proxy: the sandbox sees the bundle (the system's
         # certificates and one more), no private key in it, and no proxy process.
         sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
@@ -216,5 +236,5 @@ JSON
         fi
         net "tls: without request rules no variable is set" 0 "unset" - . \
                 --allow-domain tls.example.test -- sh -c 'echo "${CURL_CA_BUNDLE:-unset}"'
-        rm -rf "$WS"/c-mk*
+        rm -rf "$WS"/c-mk* "$WS"/p-mk*
 }
