@@ -185,9 +185,9 @@ static int advise_network_reason(explain_violation *v, const char *t) {
                 if (!h || set(&v->change, "add \"%s\" to tls.passthrough in the policy (its "
                                           "tunnels then go through unjudged)", h) < 0)
                         return -ENOMEM;
-                return set(&v->why, "%s has request rules (egressRules), and this proxy judges "
-                                    "its requests only over http:// (no TLS inspection yet): a "
-                                    "tunnel would carry requests no rule saw", h);
+                return set(&v->why, "%s has request rules (egressRules): its tunnels are judged "
+                                    "only as TLS the proxy terminates (the native backend); a "
+                                    "tunnel it cannot read would carry requests no rule saw", h);
         }
         if (strncmp(v->rule, "resolves only to", 16) == 0)
                 return set(&v->why, "the name %s: the proxy never dials loopback, link-local, "

@@ -9,6 +9,7 @@
 #include "linux/launch.h"
 #include "linux/probe.h"
 #include "linux/sandbox.h"
+#include "linux/tls-bundle.h"
 
 /* ---- native: namespaces, mounts, Landlock, seccomp, the supervisor, the proxy --------------- */
 
@@ -26,7 +27,10 @@ static int native_available(cordon_error *err) {
  * start overlaps with the monitor's namespace set-up. It waits for the listeners, which the
  * monitor creates inside the sandbox's network namespace. */
 static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
-        int r = proxy_prepare(pch, err);
+        tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
+        int r = tls_bundle_prepare(l->p, &l->tls_ca, err);
+        if (r >= 0)
+                r = proxy_prepare(pch, err);
         if (r >= 0)
                 l->px.listen_ch = pch->lch[1]; /* the monitor's end */
         return r;
@@ -35,11 +39,14 @@ static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) 
 /* Not before the fork: the proxy would hold the capture pipes' sandbox ends until it closes
  * what it does not need. */
 static int native_proxy_start(launch *l, proxy_channels *pch, cordon_error *err) {
-        return proxy_start(l->p, pch, &l->px, err);
+        int r = proxy_start(l->p, l->tls_ca, pch, &l->px, err);
+        tls_bundle_drop(&l->tls_ca); /* the proxy has it: the launcher needs no key */
+        return r;
 }
 
 static _noreturn_ void native_child(launch *l, char *const argv[], int report_fd,
                                     pid_t launcher) {
+        tls_bundle_drop(&l->tls_ca); /* the sandbox's side never holds the key */
         sandbox_monitor_main(l->p, argv, report_fd, launcher, l->px.listen_ch);
 }
 

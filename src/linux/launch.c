@@ -18,6 +18,7 @@
 #include "policy/policy.h"
 #include "report/report.h"
 #include "settings/settings.h"
+#include "linux/tls-bundle.h"
 
 extern char **environ;
 
@@ -354,6 +355,7 @@ int launch_finish(launch *l, cordon_run_result *ret, cordon_error *err) {
 
 void launch_done(launch *l) {
         strv_done(&l->st.ask_session);
+        tls_bundle_drop(&l->tls_ca);
         if (l->be && l->be->done)
                 l->be->done(l);
         if (l->p) {

@@ -129,6 +129,8 @@ struct launch {
         int report_fd;           /* the sandbox's report channel, the launcher's end */
         bool at_eof;             /* ... read to its end already */
         proxy_proc px;
+        /* TLS inspection's session CA (tls-bundle.h) until the proxy is forked with it. */
+        struct tls_ca *tls_ca;
         capture cap;
         pid_t child;             /* the process the launcher forked (cordon_process_pid) */
         int child_pidfd;

@@ -463,13 +463,16 @@ int mount_file_over(const char *path, const char *content) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -ENOENT; /* not a file there: nothing a reader would take it for */
-        static const char *const opts[] = { "mode", "0755", "size", "65536", NULL };
+        size_t len = strlen(content);
+        /* Room for the content (a trust bundle is some 200 KiB), never less than 64 KiB. */
+        char size[32];
+        (void) snprintf(size, sizeof(size), "%zu", len < 61440 ? (size_t) 65536 : len + 4096);
+        const char *const opts[] = { "mode", "0755", "size", size, NULL };
         _cleanup_close_ int fs = new_fs("tmpfs", opts, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
                                                                MOUNT_ATTR_NOEXEC);
         if (fs < 0)
                 return fs;
         _cleanup_close_ int f = openat(fs, "file", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-        size_t len = strlen(content);
         if (f < 0 || write(f, content, len) != (ssize_t) len)
                 return f < 0 ? -errno : -EIO;
         _cleanup_close_ int tree = readonly_file_tree(fs, "file");

@@ -9,6 +9,7 @@
  * (the command cannot read its memory or ptrace it: it is outside the sandbox's PID namespace
  * anyway) and dies with the launcher. */
 #include "linux/proxy-proc.h"
+#include "net/proxy-tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -167,8 +168,29 @@ const policy_upstream *proxy_upstream_of(const plan *p, policy_upstream *storage
         return storage;
 }
 
-static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int listen_ch,
-                                  int report_fd) {
+/* The TLS contexts, before the privileges go: the trust store and tls.upstreamCa files are read
+ * now. A file that cannot be read fails the run (the command would otherwise find its server
+ * untrusted with no word why). */
+static proxy_tls *build_tls(const plan *p, tls_ca *ca, int report_fd) {
+        if (!ca)
+                return NULL;
+        proxy_tls *t = NULL;
+        const char *bad = NULL;
+        int r = proxy_tls_new(&t, ca, &p->net.req.upstream_ca, &bad);
+        if (r < 0) {
+                cordon_error e = { 0 };
+                (void) cordon_set_error(&e, CORDON_LAUNCH_FAILED, -r,
+                                        "TLS inspection: cannot load the trusted certificates "
+                                        "of %s",
+                                        bad ? bad : "the proxy");
+                report_error(report_fd, &e);
+                _exit(1);
+        }
+        return t;
+}
+
+static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, proxy_tls *tls,
+                                  int listen_ch, int report_fd) {
         int fds[PROXY_MAX_LISTENERS];
         proxy_listener_kind kinds[PROXY_MAX_LISTENERS];
         size_t n = 0;
@@ -199,7 +221,7 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, int 
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
                              .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
                              .ask_timeout_ms = p->net.ask_timeout_ms,
-                             .per_lookup_dns_reports = p->session_ctl >= 0 };
+                             .per_lookup_dns_reports = p->session_ctl >= 0, .tls = tls };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }
@@ -245,7 +267,8 @@ void proxy_channels_close(proxy_channels *ch) {
                 }
 }
 
-int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error *err) {
+int proxy_start(const plan *p, tls_ca *ca, proxy_channels *ch, proxy_proc *out,
+                cordon_error *err) {
         *out = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
         pid_t launcher = getpid();
         pid_t pid = fork();
@@ -254,7 +277,8 @@ int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error
                     process_close_fds_keep((int[]){ ch->lch[0], ch->rep[1] }, 2) < 0)
                         _exit(1);
                 (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
-                proxy_main(p, build_rules(p, ch->rep[1]), ch->lch[0], ch->rep[1]);
+                egress_rules *rules = build_rules(p, ch->rep[1]);
+                proxy_main(p, rules, build_tls(p, ca, ch->rep[1]), ch->lch[0], ch->rep[1]);
         }
         int e = errno;
         (void) close(ch->lch[0]);

@@ -33,7 +33,11 @@ typedef struct proxy_channels {
         int rep[2];   /* [0] the launcher's, [1] the proxy's */
 } proxy_channels;
 int proxy_prepare(proxy_channels *ch, cordon_error *err);
-int proxy_start(const plan *p, proxy_channels *ch, proxy_proc *out, cordon_error *err);
+/* ca: TLS inspection's session CA (tls-bundle.h) the proxy terminates ruled hosts with; NULL:
+ * none (their tunnels are refused unless tls.passthrough names them). */
+struct tls_ca;
+int proxy_start(const plan *p, struct tls_ca *ca, proxy_channels *ch, proxy_proc *out,
+                cordon_error *err);
 void proxy_channels_close(proxy_channels *ch);
 
 /* Kills and reaps the proxy process and closes what the launcher holds. */

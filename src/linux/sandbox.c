@@ -26,6 +26,7 @@
 #include "linux/seccomp.h"
 #include "linux/session-init.h"
 #include "linux/supervisor.h"
+#include "linux/tls-bundle.h"
 #include "report/report.h"
 
 extern char **environ;
@@ -258,6 +259,13 @@ static void enter_namespaces(const plan *p, int report_fd) {
                         fail(report_fd, CORDON_LAUNCH_FAILED, r,
                              "cannot mount the sandbox's /etc/resolv.conf");
         }
+        /* TLS inspection: the session CA trusted inside (tls-bundle.h). Without it every
+         * terminated host would fail its clients' verification: fail now, saying why. */
+        r = tls_bundle_mount(p);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                     "TLS inspection: cannot mount the trust bundle with the session CA over "
+                     "/etc/ssl/certs/ca-certificates.crt");
 }
 
 typedef struct monitor_ctx {

@@ -18,7 +18,17 @@
 #include "net/peek-name.h"
 #include "net/proxy-internal.h"
 
+static void refuse(conn *c, const char *rule);
+
 static void start(conn *c) {
+        /* A ruled host's tunnel is judged request by request, which needs its TLS: anything
+         * else to it (plain HTTP, another protocol, a server speaking first) would pass
+         * unjudged. */
+        if (tls_wanted(c)) {
+                refuse(c, "request rules: a tunnel to a host with egressRules must carry TLS "
+                          "(its requests are judged); tls.passthrough lets it through unjudged");
+                return;
+        }
         if (tunnel_start(c) < 0)
                 conn_close(c);
 }
@@ -45,7 +55,10 @@ static bool judge(conn *c) {
                 return true;
         case PEEK_NAME:
                 if (strcmp(asked.text, c->host.text) == 0) {
-                        start(c);
+                        if (tls_wanted(c) && (uint8_t) c->in[0] == 0x16)
+                                tls_start(c);
+                        else
+                                start(c);
                         return true;
                 }
                 (void) snprintf(rule, sizeof(rule),

@@ -50,6 +50,7 @@ typedef enum conn_state {
         CS_INSPECT,        /* a tunnel to a name: its first client bytes before the splice
                             * (their SNI or Host must be that name: proxy-inspect.c) */
         CS_TUNNEL,         /* CONNECT / SOCKS5: bytes both ways, spliced */
+        CS_TLS,            /* a tunnel to a ruled host, terminated: requests judged (proxy-tls.c) */
         CS_FWD_REQ_BODY,   /* forward: the request body, client → upstream */
         CS_FWD_RESP_HEAD,  /* forward: reading the upstream's response head */
         CS_FWD_RESP_BODY,  /* forward: the response body, upstream → client */
@@ -130,6 +131,7 @@ struct conn {
 
         /* Tunnels. */
         splice_dir c2u, u2c;
+        struct tls_conn *tls;  /* CS_TLS (proxy-tls.c) */
 
         /* Forward mode. */
         http_req *req;         /* the current request (large: allocated once per conn) */
@@ -273,6 +275,14 @@ void transparent_dial_failed(conn *c, int err, bool resolve_failed);
  * any) queued in to_client. */
 void tunnel_or_inspect(conn *c);
 void inspect_on_event(conn *c, endpoint *e, uint32_t events);
+
+/* proxy-tls.c: tls_wanted(): whether a tunnel to c->host:c->port is terminated (a ruled host
+ * not in tls.passthrough, and a session CA); tls_start() takes over once the client's
+ * ClientHello asked for that name (proxy-inspect.c). */
+bool tls_wanted(const conn *c);
+void tls_start(conn *c);
+void tls_on_event(conn *c, endpoint *e, uint32_t events);
+void tls_conn_free(conn *c);
 
 /* proxy-budget.c: whether `name`, allowed by the egress entry `rule`, may be resolved under the
  * run's wildcard budget; NULL, or the refusal's rule (written into why). */

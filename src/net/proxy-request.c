@@ -5,10 +5,11 @@
  * rules (req-rules.c) judge it there. This is the one place later per-request work plugs in (a
  * git push gateway, credentials added to a request), so that none of it can be reached past.
  *
- * A tunnel (CONNECT, SOCKS5, a redirected connection) carries requests the proxy cannot read:
- * to a host with request rules it is refused (request_tunnel_refused()) unless tls.passthrough
- * names the host, or a client could take the tunnel instead of http:// and reach every path the
- * rules refuse. */
+ * A tunnel (CONNECT, SOCKS5, a redirected connection) to a host with request rules is
+ * terminated when the proxy has a session CA (proxy-tls.c: each request inside is judged here
+ * too); without one (the landlock backend), or to an address, it is refused
+ * (request_tunnel_refused()) unless tls.passthrough names the host, or a client could take the
+ * tunnel instead of http:// and reach every path the rules refuse. */
 #include "net/proxy-internal.h"
 
 #include <stdio.h>
@@ -33,7 +34,7 @@ bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v)
         target[n] = '\0';
         int fd = c->px->cfg->report_fd;
         if (fd >= 0)
-                report_request_violation(fd, "http", c->target, v->rule, c->client, v->reason,
+                report_request_violation(fd, c->tls ? "https" : "http", c->target, v->rule, c->client, v->reason,
                                          rq->method, target);
         return false;
 }
@@ -44,10 +45,13 @@ bool request_tunnel_refused(conn *c, char *why, size_t size) {
         if (!rr || forward || !req_rules_ruled(rr, &c->host, c->port) ||
             req_rules_passthrough(rr, &c->host, c->port))
                 return false;
+        /* Terminated (proxy-tls.c): judged once its ClientHello named the host. */
+        if (c->px->cfg->tls && c->host.kind == NET_HOST_NAME)
+                return false;
         (void) snprintf(why, size,
                         "request rules: egressRules name %s, and this proxy judges its requests "
-                        "only over http:// (no TLS inspection yet); tls.passthrough lets its "
-                        "tunnels through unjudged",
+                        "only over http:// or TLS it terminates (the native backend, for a "
+                        "name); tls.passthrough lets its tunnels through unjudged",
                         c->host.text);
         return true;
 }

@@ -142,6 +142,7 @@ static void linger_on_client(conn *c) {
 
 static void conn_free(conn *c) {
         free(c->reason);
+        tls_conn_free(c);
         upstream_free(c);
         outq_free(&c->to_client);
         outq_free(&c->to_upstream);
@@ -275,6 +276,10 @@ static void on_conn_event(conn *c, endpoint *e, uint32_t events) {
         }
         if (c->state == CS_INSPECT) {
                 inspect_on_event(c, e, events);
+                return;
+        }
+        if (c->state == CS_TLS) {
+                tls_on_event(c, e, events);
                 return;
         }
         if (c->state == CS_CLOSING && e->kind == EP_CLIENT) {

@@ -63,6 +63,9 @@ typedef struct proxy_config {
         bool per_lookup_dns_reports;
         /* egressRules (req-rules.h): judged on every request the proxy reads; NULL: none. */
         const struct req_rules *req_rules;
+        /* TLS termination of ruled hosts (proxy-tls.h): the session CA and trust; NULL: a tunnel
+         * to a ruled host is refused unless tls.passthrough names it. */
+        const struct proxy_tls *tls;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

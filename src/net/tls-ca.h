@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The per-session certificate authority of TLS inspection (docs/design/network.md, "Request
- * rules"): an EC P-256 key and a self-signed CA certificate made in memory when the proxy starts,
+/* The per-session certificate authority of TLS inspection (docs/design/network.md, "TLS
+ * inspection"): an EC P-256 key and a self-signed CA certificate made in memory at launch,
  * and the leaf certificates it signs, one per server name, cached. The key is never written
  * anywhere: only the certificate (tls_ca_pem()) is meant for the sandbox's trust bundle.
  *
- * Building block of the terminated path, which is not wired up yet: nothing in the proxy calls
- * this today (docs/policy.md, "Request rules"). */
+ * Made by the launcher (src/linux/tls-bundle.h) and used by the terminated path
+ * (proxy-tls.c). */
 #pragma once
 
 #include <openssl/evp.h>

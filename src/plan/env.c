@@ -125,19 +125,36 @@ static const char *const proxy_env[] = {
 static const char *const proxy_env_drop[] = { "FTP_PROXY", "ftp_proxy", "RSYNC_PROXY",
                                               "GRPC_PROXY", "grpc_proxy", NULL };
 
-int plan_proxy_env(plan *p) {
-        for (size_t i = 0; proxy_env_drop[i]; i++)
-                (void) strv_env_unset(&p->env, proxy_env_drop[i]);
-        for (size_t i = 0; proxy_env[i]; i++) {
+/* TLS inspection (docs/design/network.md, "TLS inspection"): when some host has request rules,
+ * the native backend mounts the system bundle with the session CA after it over the system
+ * bundle's own path (src/linux/tls-bundle.h), and the common clients are pointed at that path,
+ * including those that carry a bundle of their own (pip's certifi, Node's built-in list). */
+#define PLAN_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+static const char *const tls_env[] = {
+        "SSL_CERT_FILE=" PLAN_CA_BUNDLE,       "REQUESTS_CA_BUNDLE=" PLAN_CA_BUNDLE,
+        "NODE_EXTRA_CA_CERTS=" PLAN_CA_BUNDLE, "GIT_SSL_CAINFO=" PLAN_CA_BUNDLE,
+        "CURL_CA_BUNDLE=" PLAN_CA_BUNDLE,      "PIP_CERT=" PLAN_CA_BUNDLE,
+        "CARGO_HTTP_CAINFO=" PLAN_CA_BUNDLE,   NULL,
+};
+
+static int set_all(plan *p, const char *const *vars) {
+        for (size_t i = 0; vars[i]; i++) {
                 char name[64];
-                size_t n = strcspn(proxy_env[i], "=");
-                (void) snprintf(name, sizeof(name), "%.*s", (int) n, proxy_env[i]);
+                size_t n = strcspn(vars[i], "=");
+                (void) snprintf(name, sizeof(name), "%.*s", (int) n, vars[i]);
                 (void) strv_env_unset(&p->env, name);
-                int r = strv_push(&p->env, proxy_env[i]);
+                int r = strv_push(&p->env, vars[i]);
                 if (r < 0)
                         return r;
         }
         return 0;
+}
+
+int plan_proxy_env(plan *p) {
+        for (size_t i = 0; proxy_env_drop[i]; i++)
+                (void) strv_env_unset(&p->env, proxy_env_drop[i]);
+        int r = set_all(p, proxy_env);
+        return r < 0 || p->net.req.n_rules == 0 ? r : set_all(p, tls_env);
 }
 
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {

@@ -464,6 +464,7 @@ void plan_free(plan *p) {
         if (p->net.upstream) /* it holds the upstream's password */
                 explicit_bzero(p->net.upstream, strlen(p->net.upstream));
         free(p->net.upstream);
+        free(p->net.ca_bundle);
         free(p);
 }
 

@@ -113,6 +113,9 @@ typedef struct plan_net {
          * "Ask mode"). Only with the network enabled: with it off nothing is asked. */
         bool ask;
         uint32_t ask_timeout_ms;
+        /* TLS inspection (src/linux/tls-bundle.h): the system trust bundle with the session CA
+         * after it, made by the launcher when some host has request rules; NULL otherwise. */
+        char *ca_bundle;
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */

@@ -2,8 +2,9 @@
 # which defines net, check_events and the servers). egressRules (docs/policy.md, "Request
 # rules") over plain http://: every request judged, keep-alive's second one too; refusals are
 # 403s naming the rule, with one network-request violation carrying the method and the path,
-# and never reach the server; tunnels to a ruled host are refused (no TLS inspection yet)
-# unless tls.passthrough names it.
+# and never reach the server. Over https:// (CONNECT, SOCKS5, redirected) a ruled host's TLS is
+# terminated with the session CA, which the sandbox's clients trust through the merged bundle,
+# and its requests are judged the same (t_rules_tls); tls.passthrough keeps a host spliced.
 
 # req_event FILE: the network-request violations of an events file, one per line.
 req_event() {
@@ -69,16 +70,13 @@ JSON
         net "rules: python urllib's refused POST sees the 403" 0 \
                 "error 403 request rules: no egressRules entry allows POST*" \
                 "req:a.example.test:$P" - $r -- $CLI urllib-post "http://a.example.test:$P/hello/@M@"
-        # Without TLS inspection the requests inside a tunnel cannot be judged: refused.
-        net "rules: CONNECT to a ruled host is refused (no TLS inspection yet)" 56 "000/403" \
-                "tls.example.test:$T~request rules: egressRules name tls.example.test*" - \
-                $r -- $CURL --cacert "$CERT" "https://tls.example.test:$T/hello/@M@"
-        net "rules: ... a SOCKS5 tunnel to it too" 97 "000/000" "tls.example.test:$T" - \
-                $r -- $CURL -x socks5h://127.0.0.1:1080 --cacert "$CERT" \
-                "https://tls.example.test:$T/hello/@M@"
-        net "rules: ... and a redirected connection (reset)" "!0" "000/000" \
-                "a.example.test:$P~request rules: egressRules name a.example.test*" - \
-                $r -- $CURL --noproxy '*' "http://a.example.test:$P/hello/@M@"
+        # A ruled host's tunnel is terminated (docs/design/network.md, "TLS inspection"): its
+        # server's certificate is not in the system store, and no upstreamCa trusts it, so the
+        # proxy refuses the request with a 502 naming why rather than trust it silently.
+        net "tls: an upstream certificate nothing trusts is refused (502), never accepted" 0 \
+                "502/200" "tls.example.test:$T~the server's TLS certificate for tls.example.test is not trusted*" - \
+                $r -- $CURL "https://tls.example.test:$T/hello/@M@"
+        t_rules_tls
         sed 's/^{/{"tls": {"passthrough": ["tls.example.test"]},/' "$IT_TMP/rules.json" \
                 > "$IT_TMP/rules-pass.json"
         p="--policy $IT_TMP/rules-pass.json --allow-domain tls.example.test"
@@ -133,5 +131,110 @@ JSON
         else
                 not_ok "rules: ... the refused request is git's GET of info/refs" "$(cat "$EV")"
         fi
-        rm -rf "$WS"/c-mk*
+        rm -rf "$WS"/c-mk* "$WS"/p-mk*
+}
+
+# TLS inspection: the suite's HTTPS server, trusted for upstreams by tls.upstreamCa; the clients
+# run without --cacert or -k, trusting the session CA through the variables cordon sets.
+t_rules_tls() {
+        sed "s|^{|{\"tls\": {\"upstreamCa\": [\"$CERT\"]},|" "$IT_TMP/rules.json" \
+                > "$IT_TMP/rules-tls.json"
+        s="--policy $IT_TMP/rules-tls.json --allow-domain tls.example.test"
+        s="$s --allow-domain 127.0.0.1:$T $NAMES"
+        net "tls: CONNECT: an allowed GET, terminated, reaches the server" 0 "200/200" - + \
+                $s -- $CURL "https://tls.example.test:$T/hello/@M@"
+        net "tls: ... a POST no rule allows is refused (403) inside the TLS stream" 0 "403/200" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" - \
+                $s -- $CURL -d x "https://tls.example.test:$T/echo/@M@"
+        if req_event "$EV" | grep -q "	POST	/echo/$MARK\$"; then
+                ok "tls: ... its network-request violation carries the method and the path"
+        else
+                not_ok "tls: ... its network-request violation carries the method and the path" \
+                        "$(cat "$EV")"
+        fi
+        # Python's http.client: one CONNECT tunnel, a GET then a POST on it (the second request
+        # of a terminated connection is judged too; `True`: the same socket carried both).
+        net "tls: keep-alive: GET allowed, then POST refused on the same connection" 0 \
+                "200 403 True" "req:tls.example.test:$T" "+-a --b" $s -- $PY -c "
+import http.client, ssl
+c = http.client.HTTPSConnection('127.0.0.1', 3128, context=ssl.create_default_context())
+c.set_tunnel('tls.example.test', $T)
+c.request('GET', '/hello/@M@-a'); r = c.getresponse(); r.read(); first = c.sock
+c.request('POST', '/echo/@M@-b', body='x'); same = c.sock is first
+r2 = c.getresponse(); r2.read()
+print(r.status, r2.status, same)"
+        net "tls: SOCKS5: terminated and judged too" 0 "200/000" - + $s -- \
+                $CURL -x socks5h://127.0.0.1:1080 "https://tls.example.test:$T/hello/@M@"
+        net "tls: redirected (no proxy variables): terminated and judged too" 0 "403/000" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" - \
+                $s -- $CURL --noproxy '*' -d x "https://tls.example.test:$T/echo/@M@"
+        net "tls: python urllib trusts the session CA (SSL_CERT_FILE)" 0 "status 200" - + \
+                $s -- $CLI urllib "https://tls.example.test:$T/hello/@M@"
+        net "tls: python urllib's refused POST sees the 403" 0 \
+                "error 403 request rules: no egressRules entry allows POST*" \
+                "req:tls.example.test:$T" - $s -- $CLI urllib-post "https://tls.example.test:$T/echo/@M@"
+        if command -v node >/dev/null; then
+                net "tls: Node's fetch, redirected, trusts the session CA (NODE_EXTRA_CA_CERTS)" 0 \
+                        "200 hello*" - + $s -- node -e \
+                        "fetch('https://tls.example.test:$T/hello/@M@').then(async r =>
+                        console.log(r.status, (await r.text()).trim()))"
+        else
+                skip "tls: Node's fetch" "node is missing"
+        fi
+        net "tls: a Host header naming another host is refused (no fronting inside the stream)" 0 \
+                "403/200" "tls.example.test:$T~the Host header names another host*" - $s -- \
+                $CURL -H "Host: b.example.test" \
+                "https://tls.example.test:$T/hello/@M@"
+        # git over https:// against the dumb-HTTP repository: a read-only rule lets a clone
+        # through (GIT_SSL_CAINFO); a push asks for something no rule allows and is refused.
+        cat > "$IT_TMP/rules-git-tls.json" <<JSON
+{"tls": {"upstreamCa": ["$CERT"]},
+ "egressRules": [{"host": "tls.example.test", "methods": ["GET", "HEAD"],
+                  "paths": ["/repo.git/*"], "action": "allow"}]}
+JSON
+        g="--policy $IT_TMP/rules-git-tls.json --allow-domain tls.example.test"
+        g="$g --allow-domain 127.0.0.1:$T $NAMES"
+        net "tls: git clone over https:// with a read-only rule" 0 "cordon-net-it repository" - . \
+                $g -- sh -c "git clone -q https://tls.example.test:$T/repo.git c-@M@ && cat c-@M@/README"
+        net "tls: git's push request (POST git-receive-pack) is refused by the read-only rule" 0 \
+                "403/200" "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" \
+                - $g -- $CURL -H "Content-Type: application/x-git-receive-pack-request" \
+                --data-binary "0000" "https://tls.example.test:$T/repo.git/git-receive-pack"
+        if req_event "$EV" | grep -q "	POST	/repo.git/git-receive-pack\$"; then
+                ok "tls: ... named in its network-request violation"
+        else
+                not_ok "tls: ... named in its network-request violation" "$(cat "$EV")"
+        fi
+        # git push itself (the server is dumb HTTP, so git falls back to WebDAV after its GET of
+        # info/refs): whatever it asks next is not a GET, and is refused.
+        net "tls: git push over https:// fails on the read-only rule" "!0" "" . . $g -- sh -c \
+                "git clone -q https://tls.example.test:$T/repo.git p-@M@ && cd p-@M@ &&
+                git -c user.email=t@t -c user.name=t commit -q --allow-empty -m x &&
+                git push -q origin HEAD:refs/heads/pushed-@M@"
+        if req_event "$EV" | grep -qv "	GET	"; then
+                ok "tls: ... refused at a request that is not a GET"
+        else
+                not_ok "tls: ... refused at a request that is not a GET" "$(cat "$EV")"
+        fi
+        # The session CA's key stays in the proxy: the sandbox sees the bundle (the system's
+        # certificates and one more), no private key in it, and no proxy process.
+        sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
+        sys_sum=$(sha256sum /etc/ssl/certs/ca-certificates.crt)
+        net "tls: the sandbox's bundle is the system's plus the session CA, no key" 0 \
+                "$((sys_n + 1)) 0 0 /etc/ssl/certs/ca-certificates.crt" - . $s -- sh -c \
+                'grep -c "BEGIN CERTIFICATE" /etc/ssl/certs/ca-certificates.crt
+                grep -c "PRIVATE KEY" /etc/ssl/certs/ca-certificates.crt
+                grep -l cordon-proxy /proc/[0-9]*/comm 2>/dev/null | wc -l
+                echo "$SSL_CERT_FILE"'
+        net "tls: ... read-only there" "!0" "" - . $s -- sh -c \
+                ': > /etc/ssl/certs/ca-certificates.crt'
+        if [ "$(sha256sum /etc/ssl/certs/ca-certificates.crt)" = "$sys_sum" ] &&
+                ! grep -q 'ca-certificates.crt' /proc/self/mountinfo; then
+                ok "tls: nothing left behind: the host's bundle is unchanged, no mount remains"
+        else
+                not_ok "tls: nothing left behind: the host's bundle is unchanged, no mount remains"
+        fi
+        net "tls: without request rules no variable is set" 0 "unset" - . \
+                --allow-domain tls.example.test -- sh -c 'echo "${CURL_CA_BUNDLE:-unset}"'
+        rm -rf "$WS"/c-mk* "$WS"/p-mk*
 }
