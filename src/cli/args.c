@@ -83,6 +83,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_UPSTREAM_PROXY] = { "--upstream-proxy", VALUE_TEXT,
                                       "use http://[user:password@]host:port or "
                                       "socks5://[user:password@]host:port" },
+        [CLI_FLAG_MICROVM_ACCEL] = { "--microvm-accel", VALUE_TEXT,
+                                     "use kvm (hardware KVM, the default) or tcg (software "
+                                     "emulation)" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

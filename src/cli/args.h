@@ -61,6 +61,7 @@ typedef enum cli_flag {
         CLI_FLAG_DENY_DOMAIN,      /* text: host pattern */
         CLI_FLAG_RESOLVE,          /* text: NAME, text2: ADDRESS */
         CLI_FLAG_UPSTREAM_PROXY,   /* text: the egressUpstream URL (may hold a password) */
+        CLI_FLAG_MICROVM_ACCEL,    /* text: microvm.accel, kvm or tcg */
         _CLI_FLAG_MAX,
 } cli_flag;
 

@@ -64,7 +64,9 @@ static const char overview[] =
         "  --allow-domain PATTERN     let the proxy reach PATTERN (host, *.host, host:port)\n"   \
         "  --deny-domain PATTERN      refuse PATTERN even when allowed\n"                         \
         "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"   \
-        "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n"
+        "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n"       \
+        "  --microvm-accel kvm|tcg    the microvm backend's accelerator; tcg (software\n"         \
+        "                             emulation) where KVM cannot boot a stock kernel\n"
 
 static const char run_help[] =
         "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"
