@@ -6,7 +6,8 @@
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel port, takes one EXEC frame, runs the command chrooted into that root as the caller's
- * uid and gid with its output relayed as frames, sends the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
+ * uid and gid, its stdin and signals taken from frames and its output relayed as frames, sends
+ * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
  * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
  * is the host's), but bounds what it reads all the same. */
 #include <errno.h>
@@ -251,8 +252,9 @@ static void relay(int out, int err) {
 
 /* A process of its own writes the host's STDIN frames into the command's stdin until
  * STDIN_EOF (then closes it), so a command that does not read its stdin never stalls the output
- * relay. It is the channel's only reader after the exec request. */
-static pid_t stdin_pump(int in) {
+ * relay, and delivers each SIGNAL frame to the command's process group (`cmd`: it called
+ * setsid). It is the channel's only reader after the exec request; killed after the command. */
+static pid_t stdin_pump(int in, pid_t cmd) {
         pid_t pid = fork();
         if (pid != 0)
                 return pid;
@@ -265,13 +267,27 @@ static pid_t stdin_pump(int in) {
                 if (length < 1 || length - 1 > VM_FRAME_MAX_PAYLOAD)
                         _exit(1);
                 read_exact(buf, length - 1);
-                if (h[4] == VM_FRAME_STDIN_EOF)
-                        break;
-                /* A command that closed its stdin: the rest is dropped, as a pipe's would be. */
-                if (h[4] == VM_FRAME_STDIN && write(in, buf, length - 1) < 0 && errno == EPIPE)
-                        continue;
+                uint32_t sig = 0;
+                if (h[4] == VM_FRAME_SIGNAL && length - 1 == sizeof(sig)) {
+                        memcpy(&sig, buf, sizeof(sig));
+                        if (sig >= 1 && sig <= 64)
+                                (void) kill(-cmd, (int) sig);
+                } else if (h[4] == VM_FRAME_STDIN_EOF && in >= 0) {
+                        (void) close(in);
+                        in = -1;
+                } else if (h[4] == VM_FRAME_STDIN && in >= 0) {
+                        /* A command that closed its stdin: the rest is dropped, as a pipe's
+                         * would be (EPIPE, SIGPIPE ignored here). */
+                        for (size_t at = 0; at < length - 1;) {
+                                ssize_t n = write(in, buf + at, length - 1 - at);
+                                if (n < 0 && errno == EINTR)
+                                        continue;
+                                if (n <= 0)
+                                        break;
+                                at += (size_t) n;
+                        }
+                }
         }
-        _exit(0);
 }
 
 static void run(const request *r) {
@@ -289,7 +305,7 @@ static void run(const request *r) {
         (void) close(in[0]);
         (void) close(out[1]);
         (void) close(err[1]);
-        pid_t pump = stdin_pump(in[1]);
+        pid_t pump = stdin_pump(in[1], pid);
         if (pump < 0)
                 die("fork: %s", strerror(errno));
         (void) close(in[1]);

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -188,6 +190,10 @@ static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
         vmm_argv(&a, p, vm, initrd, chan);
         pid_t pid = fork();
         if (pid == 0) {
+                /* A process group of its own: a signal for the command's group
+                 * (cordon_process_signal) is the guest's, forwarded by the VMM host, and must
+                 * not end the VMM. */
+                (void) setpgid(0, 0);
                 /* Its output is the guest's console and qemu's own messages: stderr only. */
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
                 if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0)
@@ -236,26 +242,80 @@ static void send_exec(int chan, const plan *p, char *const argv[]) {
         strv_done(&env);
 }
 
-/* A process of its own copies stdin into STDIN frames, then STDIN_EOF: a guest command that
- * does not read its stdin then never stalls the output relay. */
-static pid_t stdin_pump(int chan) {
-        pid_t pid = fork();
-        if (pid < 0)
-                fail("fork: %s", strerror(errno));
-        if (pid > 0)
-                return pid;
-        report = -1; /* the VM gone under it is the relay's to report, not the pump's */
+/* The signals a caller sends the command (cordon_process_signal) that go on into the guest, to
+ * the command's process group, instead of ending the VMM host. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+static volatile pid_t pump_pid = -1;
+
+static void forwarded_set(sigset_t *set) {
+        sigemptyset(set);
+        for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+                sigaddset(set, forwarded[i]);
+}
+
+/* In the VMM host: the pump is the channel's only writer after the exec request, so a signal is
+ * passed to it and it sends the frame (two writers could interleave their frames' bytes). */
+static void on_forwarded(int sig) {
+        if (pump_pid > 0)
+                (void) kill(pump_pid, sig);
+}
+
+/* Copies stdin into STDIN frames, then STDIN_EOF, and each forwarded signal (a signalfd) into a
+ * SIGNAL frame, until killed. */
+static _noreturn_ void pump_main(int chan) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
+        sigset_t set;
+        forwarded_set(&set); /* blocked since before the fork */
+        int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+        if (sfd < 0)
+                _exit(1);
+        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
         for (;;) {
+                if (poll(pf, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        _exit(1);
+                }
+                if (pf[1].revents) {
+                        struct signalfd_siginfo si;
+                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+                                uint32_t sig = si.ssi_signo;
+                                send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
+                        }
+                }
+                if (pf[0].fd < 0 || !pf[0].revents)
+                        continue;
                 ssize_t n = read(0, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
                         continue;
-                if (n <= 0)
-                        break;
-                send_frame(chan, VM_FRAME_STDIN, buf, (size_t) n);
+                if (n > 0) {
+                        send_frame(chan, VM_FRAME_STDIN, buf, (size_t) n);
+                        continue;
+                }
+                send_frame(chan, VM_FRAME_STDIN_EOF, NULL, 0);
+                pf[0].fd = -1; /* poll ignores it from now on */
         }
-        send_frame(chan, VM_FRAME_STDIN_EOF, NULL, 0);
-        _exit(0);
+}
+
+/* The pump, a process of its own, so that a guest command that does not read its stdin never
+ * stalls the output relay; then the forwarded signals' handler. */
+static void start_pump(int chan) {
+        sigset_t set;
+        forwarded_set(&set);
+        (void) sigprocmask(SIG_BLOCK, &set, NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+                fail("fork: %s", strerror(errno));
+        if (pid == 0) {
+                report = -1; /* the VM gone under it is the relay's to report, not the pump's */
+                (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
+                pump_main(chan);
+        }
+        pump_pid = pid;
+        struct sigaction sa = { .sa_handler = on_forwarded, .sa_flags = SA_RESTART };
+        for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+                (void) sigaction(forwarded[i], &sa, NULL);
+        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
 /* The frames complete so far: 0 for more, 1 with *status (a wait status) at the exit frame. */
@@ -306,6 +366,10 @@ static int relay(int chan) {
 static _noreturn_ void end_as(int status) {
         if (status & 0x10000) {
                 int sig = status & 0xffff;
+                sigset_t set;
+                sigemptyset(&set);
+                sigaddset(&set, sig);
+                (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
                 (void) signal(sig, SIG_DFL);
                 (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
                 (void) raise(sig);
@@ -325,9 +389,11 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
         pid_t vmm = start_vmm(p, vm, sv[1]);
         (void) close(sv[1]);
         send_exec(sv[0], p, argv);
-        pid_t pump = stdin_pump(sv[0]);
+        start_pump(sv[0]);
         (void) close(0);
         int status = relay(sv[0]);
+        pid_t pump = pump_pid;
+        pump_pid = -1;
         (void) kill(pump, SIGKILL);
         (void) kill(vmm, SIGKILL);
         (void) waitpid(pump, NULL, 0);

@@ -3,8 +3,9 @@
  * "Confinement"): the sandbox's command process, instead of executing the command, writes the
  * guest's initramfs into a memfd, starts the VMM with the plan's exports (the root read-only,
  * each writable root read-write, slirp's network when the plan has one), sends the EXEC frame,
- * relays stdin to the guest and the guest's output frames to its own stdout and stderr through
- * the reader of untrusted frames (vm-frame.h), and ends as the guest command ended. Everything it
+ * relays stdin and the signals a caller sends the command to the guest and the guest's output
+ * frames to its own stdout and stderr through the reader of untrusted frames (vm-frame.h), and
+ * ends as the guest command ended. Everything it
  * does is confined like a native command: the VMM's files, sockets and processes are the
  * sandbox's, so a guest (or VMM) that misbehaves is still in the native sandbox. */
 #pragma once

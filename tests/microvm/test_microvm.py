@@ -15,13 +15,16 @@ evidence; an explicit `--backend microvm` the host cannot run refused loudly (ex
   are the sandbox's) and a refused one answered 403 by the proxy, the guest's resolv.conf;
 - one as cordon-test: its uid and gid in the guest, a workspace file it creates owned by it on
   the host, a SIGTERM of the guest's shell reported as the signal (143);
-- `--timeout` and a SIGKILL of cordon each end the run with no VMM process left.
+- cordon_process_signal(SIGTERM) through the library (mv-signal.c) reaches the guest command,
+  whose trap runs and whose exit code is the run's;
+- `--timeout`, a SIGTERM of cordon (KILLED, 143) and a SIGKILL of cordon (as cordon-test) each
+  end the run with no VMM process left.
 
 The accelerator is KVM when the probe finds hardware KVM, else TCG (`--microvm-accel tcg`).
 CORDON_TEST_MUST_WORK=1: qemu and the guest kernel must be present (CI installs them with
 scripts/install-deps.sh); their absence fails instead of being reported.
 
-Usage: test_microvm.py CORDON"""
+Usage: test_microvm.py CORDON MV_SIGNAL"""
 import http.server
 import json
 import os
@@ -36,6 +39,7 @@ import time
 import unittest
 
 CORDON = None
+MV_SIGNAL = None
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 VMM = "/usr/bin/qemu-system-x86_64"
 
@@ -285,11 +289,16 @@ class Guest(unittest.TestCase):
                   "for d in /dev/vport0p1 /dev/vda /dev/hvc0; do "
                   "if [ -e $d ]; then echo DEVICE-$d; fi; done; "
                   "grep -q '^nameserver 10.0.2.3$' /etc/resolv.conf && echo RESOLV-SLIRP; "
+                  # Names through slirp's resolver, which forwards to the sandbox's: an allowed
+                  # one answers, another does not.
+                  "echo \"dns-allowed=$(getent hosts example.com | awk '{print $2}')\"; "
+                  "echo \"dns-refused=$(getent hosts refused.example.org | awk '{print $2}')\"; "
                   f"python3 -c \"$NET\" allowed http://127.0.0.1:{port}/ "
                   f"refused http://127.0.0.1:{refused_port}/; "
                   "exit 7")
         try:
             r = self.boot(user, [f"--events={events}", "--allow-domain", f"127.0.0.1:{port}",
+                                 "--allow-domain", "example.com",
                                  "--env-set", f"NET={NET_CHECK}"], script, stdin="hello\n")
         finally:
             srv.shutdown()
@@ -305,6 +314,8 @@ class Guest(unittest.TestCase):
         self.assertIn("RESOLV-SLIRP", out)
         self.assertIn("allowed=200", out)
         self.assertIn("refused=403", out)
+        self.assertIn("dns-allowed=example.com", out)
+        self.assertIn("dns-refused=", out)
         with open(os.path.join(self.ws, "made.txt"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "made\n")
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".env")))
@@ -334,6 +345,37 @@ class Guest(unittest.TestCase):
         self.assertEqual(r.returncode, 125, r.stderr)
         self.assertIn("cordon: fatal: TIMEOUT:", r.stderr)
 
+    def test_signal_into_the_guest(self):
+        user = "cordon-test" if "cordon-test" in users() else None
+        if user:
+            self.chown(user)
+        script = ("trap 'echo got-term; exit 3' TERM; echo ready; "
+                  "while :; do sleep 0.1; done")
+        r = subprocess.run(as_user(user) + ["env", f"HOME={self.home}", MV_SIGNAL, self.accel,
+                                            "sh", "-c", script],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           cwd=self.ws, timeout=400)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, "ready\ngot-term\nexit=3\n", r.stderr)
+        self.assertEqual(vmm_pids() - self.before, set(), "a VMM was left running")
+
+    def test_sigterm_of_cordon_kills_the_run(self):
+        """cordon run's SIGTERM kills the sandbox (as natively: KILLED, 143): the VMM with it."""
+        p = subprocess.Popen(self.argv(None, [], "echo ready; exec sleep 1000"),
+                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=self.ws)
+        try:
+            self.assertEqual(p.stdout.readline(), "ready\n")
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 143, err)
+        self.assertIn("cordon: fatal: KILLED:", err)
+        self.no_vmm_within(30)
+
     def test_sigkill_of_cordon_leaves_no_vmm(self):
         user = "cordon-test" if "cordon-test" in users() else None
         if user:
@@ -362,4 +404,5 @@ class Guest(unittest.TestCase):
 
 if __name__ == "__main__":
     CORDON = os.path.abspath(sys.argv.pop(1))
+    MV_SIGNAL = os.path.abspath(sys.argv.pop(1))
     unittest.main(verbosity=2)
