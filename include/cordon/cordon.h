@@ -139,6 +139,9 @@ CORDON_PUBLIC int cordon_policy_set_mode(cordon_policy *p, cordon_mode mode);
 CORDON_PUBLIC int cordon_policy_set_session_id(cordon_policy *p, const char *id);
 CORDON_PUBLIC int cordon_policy_set_workdir(cordon_policy *p, const char *dir);
 CORDON_PUBLIC int cordon_policy_set_network_enabled(cordon_policy *p, bool enabled);
+/* microvm.accel (docs/policy.md): "kvm" (the default: hardware KVM only) or "tcg" (the microvm
+ * backend may use software emulation where KVM cannot boot a stock kernel). -EINVAL otherwise. */
+CORDON_PUBLIC int cordon_policy_set_microvm_accel(cordon_policy *p, const char *accel);
 CORDON_PUBLIC int cordon_policy_add_bind(cordon_policy *p, const char *host_path, bool read_only);
 CORDON_PUBLIC int cordon_policy_add_protected_path(cordon_policy *p, const char *path);
 CORDON_PUBLIC int cordon_policy_add_runner_state_dir(cordon_policy *p, const char *path);

@@ -89,6 +89,9 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
         [CLI_FLAG_EGRESS_ASK] = { "--egress-ask", VALUE_NONE, "" },
         [CLI_FLAG_ASK_TIMEOUT] = { "--ask-timeout", VALUE_DURATION,
                                    "use a duration from 100ms to 1h (e.g. 30s, 500ms, 2m)" },
+        [CLI_FLAG_MICROVM_ACCEL] = { "--microvm-accel", VALUE_TEXT,
+                                     "use kvm (hardware KVM, the default) or tcg (software "
+                                     "emulation)" },
 };
 
 const char *cli_flag_name(cli_flag flag) {

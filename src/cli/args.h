@@ -66,6 +66,7 @@ typedef enum cli_flag {
         CLI_FLAG_ALLOW_READ,       /* path: allowRead */
         CLI_FLAG_EGRESS_ASK,       /* no value: egressMode "ask" */
         CLI_FLAG_ASK_TIMEOUT,      /* number: egressAskTimeout, milliseconds */
+        CLI_FLAG_MICROVM_ACCEL,    /* text: microvm.accel, kvm or tcg */
         _CLI_FLAG_MAX,
 } cli_flag;
 

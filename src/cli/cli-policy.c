@@ -31,6 +31,7 @@ static const set_string_fn string_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_DENY_DOMAIN] = cordon_policy_add_egress_deny,
         [CLI_FLAG_UPSTREAM_PROXY] = cordon_policy_set_egress_upstream,
         [CLI_FLAG_ALLOW_READ] = policy_add_allow_read,
+        [CLI_FLAG_MICROVM_ACCEL] = cordon_policy_set_microvm_accel,
 };
 
 static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
@@ -127,6 +128,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_DENY_DOMAIN:
         case CLI_FLAG_UPSTREAM_PROXY:
         case CLI_FLAG_ALLOW_READ:
+        case CLI_FLAG_MICROVM_ACCEL:
                 r = string_setters[s->flag](session, s->text);
                 break;
         case CLI_FLAG_TIMEOUT:

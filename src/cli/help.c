@@ -69,7 +69,9 @@ static const char overview[] =
         "  --resolve NAME=ADDRESS     the proxy resolves NAME to ADDRESS (like curl --resolve)\n"   \
         "  --upstream-proxy URL       reach allowed hosts through this parent proxy\n" \
         "  --egress-ask               ask (on the terminal) before an unlisted destination\n" \
-        "  --ask-timeout DURATION     how long a question waits for its answer (default 30s)\n"
+        "  --ask-timeout DURATION     how long a question waits for its answer (default 30s)\n" \
+        "  --microvm-accel kvm|tcg    the microvm backend's accelerator; tcg (software\n"         \
+        "                             emulation) where KVM cannot boot a stock kernel\n"
 
 static const char run_help[] =
         "Usage: cordon run [OPTIONS] [--] CMD [ARG...]\n"

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The microvm guest agent (docs/design/microvm.md "The guest"): PID 1 of the initramfs cordon
  * writes (vm-initramfs.c), a static program that makes syscalls only. It loads the modules in
- * /m/order, mounts the host's root (9p tag "root", read-only: the VMM exports the native
- * sandbox's view of it, so secrets are not there to mount), opens the channel port, takes one
- * EXEC frame, runs the command chrooted into that root with its output relayed as frames, sends
+ * /m/order, reads /cordon.conf (the launcher's: the caller's uid and gid, the writable roots'
+ * 9p tags and paths, whether there is a network), mounts the host's root (9p tag "root",
+ * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
+ * mount) and each writable root read-write at its own path, brings up the network, opens the
+ * channel port, takes one EXEC frame, runs the command chrooted into that root as the caller's
+ * uid and gid, its stdin and signals taken from frames and its output relayed as frames, sends
  * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
  * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
  * is the host's), but bounds what it reads all the same. */
 #include <errno.h>
+#include <grp.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,12 +28,24 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "linux/guest-net.h"
 #include "linux/vm-frame.h"
 
 #define ROOT "/root"
 #define PORT "/dev/vport0p1" /* the one virtio-serial device's port 1: cordon.ctl */
 
 static int chan = -1;
+
+/* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", and one
+ * "mount TAG PATH" per writable root, in mount order. */
+#define MAX_MOUNTS 64
+static struct {
+        uid_t uid;
+        gid_t gid;
+        bool net;
+        size_t n_mounts;
+        char *tag[MAX_MOUNTS], *path[MAX_MOUNTS];
+} conf;
 
 static void put(const void *data, size_t size) {
         const char *p = data;
@@ -101,6 +117,35 @@ static void open_channel(void) {
                 power_off(); /* no channel: nothing to report on; the host sees no exit frame */
 }
 
+static void read_conf(void) {
+        FILE *f = fopen("/cordon.conf", "re");
+        char line[4200];
+        if (!f)
+                die("/cordon.conf: %s", strerror(errno));
+        while (fgets(line, sizeof(line), f)) {
+                line[strcspn(line, "\n")] = '\0';
+                char *sp = strchr(line, ' ');
+                if (!sp)
+                        die("/cordon.conf: %s", line);
+                *sp++ = '\0';
+                if (strcmp(line, "uid") == 0)
+                        conf.uid = (uid_t) strtoul(sp, NULL, 10);
+                else if (strcmp(line, "gid") == 0)
+                        conf.gid = (gid_t) strtoul(sp, NULL, 10);
+                else if (strcmp(line, "net") == 0)
+                        conf.net = strcmp(sp, "on") == 0;
+                else if (strcmp(line, "mount") == 0 && conf.n_mounts < MAX_MOUNTS &&
+                         strchr(sp, ' ') && strchr(sp, ' ')[1] == '/') {
+                        char *path = strchr(sp, ' ');
+                        *path++ = '\0';
+                        conf.tag[conf.n_mounts] = strdup(sp);
+                        conf.path[conf.n_mounts++] = strdup(path);
+                } else
+                        die("/cordon.conf: %s %s", line, sp);
+        }
+        (void) fclose(f);
+}
+
 static void read_exact(void *buf, size_t size) {
         char *p = buf;
         while (size > 0) {
@@ -161,15 +206,21 @@ static request read_request(void) {
         return r;
 }
 
-__attribute__((noreturn)) static void child(const request *r, int out, int err) {
-        int null = open(ROOT "/dev/null", O_RDONLY | O_CLOEXEC);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+__attribute__((noreturn)) static void child(const request *r, int in, int out, int err) {
+        if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
                 _exit(126);
         if (chroot(ROOT) < 0 || chdir(r->cwd) < 0) {
                 dprintf(2, "cordon guest: %s: %s\n", r->cwd, strerror(errno));
                 _exit(126);
         }
         (void) setsid();
+        /* The caller's ids, not root: files the command creates in the writable roots are the
+         * caller's, and root inside the guest could remount the 9p exports as it likes. */
+        if (setgroups(0, NULL) < 0 || setgid(conf.gid) < 0 || setuid(conf.uid) < 0) {
+                dprintf(2, "cordon guest: cannot take uid %u gid %u: %s\n", (unsigned) conf.uid,
+                        (unsigned) conf.gid, strerror(errno));
+                _exit(126);
+        }
         execvpe(r->argv[0], r->argv, r->envp);
         dprintf(2, "cordon guest: %s: %s\n", r->argv[0], strerror(errno));
         _exit(errno == ENOENT ? 127 : 126);
@@ -199,18 +250,67 @@ static void relay(int out, int err) {
         }
 }
 
+/* A process of its own writes the host's STDIN frames into the command's stdin until
+ * STDIN_EOF (then closes it), so a command that does not read its stdin never stalls the output
+ * relay, and delivers each SIGNAL frame to the command's process group (`cmd`: it called
+ * setsid). It is the channel's only reader after the exec request; killed after the command. */
+static pid_t stdin_pump(int in, pid_t cmd) {
+        pid_t pid = fork();
+        if (pid != 0)
+                return pid;
+        static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
+        for (;;) {
+                uint8_t h[VM_FRAME_HEADER];
+                read_exact(h, sizeof(h));
+                uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 |
+                                  (uint32_t) h[2] << 16 | (uint32_t) h[3] << 24;
+                if (length < 1 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+                        _exit(1);
+                read_exact(buf, length - 1);
+                uint32_t sig = 0;
+                if (h[4] == VM_FRAME_SIGNAL && length - 1 == sizeof(sig)) {
+                        memcpy(&sig, buf, sizeof(sig));
+                        if (sig >= 1 && sig <= 64)
+                                (void) kill(-cmd, (int) sig);
+                } else if (h[4] == VM_FRAME_STDIN_EOF && in >= 0) {
+                        (void) close(in);
+                        in = -1;
+                } else if (h[4] == VM_FRAME_STDIN && in >= 0) {
+                        /* A command that closed its stdin: the rest is dropped, as a pipe's
+                         * would be (EPIPE, SIGPIPE ignored here). */
+                        for (size_t at = 0; at < length - 1;) {
+                                ssize_t n = write(in, buf + at, length - 1 - at);
+                                if (n < 0 && errno == EINTR)
+                                        continue;
+                                if (n <= 0)
+                                        break;
+                                at += (size_t) n;
+                        }
+                }
+        }
+}
+
 static void run(const request *r) {
-        int out[2], err[2];
-        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+        int in[2], out[2], err[2];
+        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
                 die("pipe: %s", strerror(errno));
+        (void) signal(SIGPIPE, SIG_IGN);
         pid_t pid = fork();
         if (pid < 0)
                 die("fork: %s", strerror(errno));
-        if (pid == 0)
-                child(r, out[1], err[1]);
+        if (pid == 0) {
+                (void) signal(SIGPIPE, SIG_DFL);
+                child(r, in[0], out[1], err[1]);
+        }
+        (void) close(in[0]);
         (void) close(out[1]);
         (void) close(err[1]);
+        pid_t pump = stdin_pump(in[1], pid);
+        if (pump < 0)
+                die("fork: %s", strerror(errno));
+        (void) close(in[1]);
         relay(out[0], err[0]);
+        (void) kill(pump, SIGKILL);
         int status = 0;
         while (waitpid(pid, &status, 0) < 0)
                 if (errno != EINTR)
@@ -254,6 +354,30 @@ static void make_dev(void) {
                         die("symlink %s: %s", links[i][1], strerror(errno));
 }
 
+/* mkdir -p beneath ROOT: a writable root under /tmp has no directory in the guest's fresh tmpfs
+ * (elsewhere it exists in the read-only root, the sandbox's view). */
+static void make_dirs(char *path) {
+        for (char *s = path + strlen(ROOT) + 1; (s = strchr(s, '/')); s++) {
+                *s = '\0';
+                (void) mkdir(path, 0755);
+                *s = '/';
+        }
+        (void) mkdir(path, 0755);
+}
+
+/* Each writable root's read-write export at its own path, in the plan's order (a root inside
+ * another is mounted after it). nodev/nosuid: the export holds the host's files. */
+static void mount_writable(void) {
+        for (size_t i = 0; i < conf.n_mounts; i++) {
+                char at[4200];
+                (void) snprintf(at, sizeof(at), ROOT "%s", conf.path[i]);
+                make_dirs(at);
+                if (mount(conf.tag[i], at, "9p", MS_NOSUID | MS_NODEV,
+                          "trans=virtio,version=9p2000.L,cache=none,msize=262144") < 0)
+                        die("mount %s on %s: %s", conf.tag[i], conf.path[i], strerror(errno));
+        }
+}
+
 int main(void) {
         /* Before the channel is open there is no one to tell: a failure just powers off. */
         if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
@@ -261,11 +385,18 @@ int main(void) {
                 power_off();
         load_modules();
         open_channel();
+        read_conf();
         mount_or_die("root", ROOT, "9p", MS_RDONLY,
                      "trans=virtio,version=9p2000.L,cache=none,msize=262144");
         mount_or_die("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
         make_dev();
         mount_or_die("tmpfs", ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        mount_writable();
+        if (conf.net) {
+                char why[256];
+                if (guest_net_up(ROOT, why, sizeof(why)) < 0)
+                        die("network: %s", why);
+        }
         request r = read_request();
         run(&r);
         power_off();

@@ -3,6 +3,7 @@
  * checks, builds before the fork, runs as the sandbox's first process, and removes afterwards.
  * launch.c knows none of them by name; a backend plugs in here once (docs/design/backends.md). */
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "linux/landlock.h"
@@ -112,29 +113,62 @@ const launch_backend launch_backend_none = {
         .child_main = none_child,
 };
 
-/* ---- microvm: refused, saying what the host lacks ------------------------------------------ */
+/* ---- microvm: the VMM as the native sandbox's command (docs/design/microvm.md) ------------ */
 
 /* docs/design/backends.md: an explicitly requested backend never steps down. The refusal names
  * every prerequisite this host lacks (the probe's hint), so that one message says what to
- * install; the runtime itself is not in this version (docs/design/microvm.md). */
+ * install. The accelerator is checked by prepare(), which knows the policy's choice. */
 static int microvm_available(cordon_error *err) {
         const probe_facts *f = NULL;
-        probe_backend b[PROBE_N_BACKENDS];
         if (probe_facts_get(&f) < 0)
                 return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
                                         "refusing to run the command unconfined: the microvm "
                                         "backend is not available (the host could not be "
                                         "probed); hint: use --backend native (see 'cordon "
                                         "probe')");
-        probe_evaluate(f, b);
+        if (f->vmm[0] != '\0' && f->kernel[0] != '\0')
+                return native_available(err); /* the VMM runs in a native sandbox */
+        char hint[1024] = "";
+        bool install = false;
+        (void) probe_vm_missing(f, hint, sizeof(hint), &install);
         return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
                                 "refusing to run the command unconfined: the microvm backend is "
                                 "not available: %s; hint: use --backend native or landlock "
-                                "(see 'cordon probe')", b[2].hint);
+                                "(see 'cordon probe')", hint);
+}
+
+/* KVM only where it boots a stock kernel (hardware KVM); software emulation only when the policy
+ * opted into it (microvm.accel "tcg"): it is slower by an order of magnitude, which a run must
+ * not get silently. Then the probe's facts are copied for the sandbox's VMM host. */
+static int microvm_prepare(launch *l, cordon_error *err) {
+        const probe_facts *f = NULL;
+        int r = probe_facts_get(&f);
+        if (r < 0)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, -r,
+                                        "the host could not be probed: %s", strerror(-r));
+        if (!l->p->microvm_tcg && !(f->kvm_guest_ran && f->kvm_kind == PROBE_KVM_HW)) {
+                char hint[1024] = "";
+                bool install = false;
+                (void) probe_vm_missing(f, hint, sizeof(hint), &install);
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                        "refusing to run the command unconfined: the microvm "
+                                        "backend cannot use KVM here: %s; hint: opt into "
+                                        "software emulation with --microvm-accel tcg (policy "
+                                        "\"microvm\": {\"accel\": \"tcg\"}), or use --backend "
+                                        "native", hint[0] ? hint : "no hardware KVM");
+        }
+        l->vm = (vm_host) { .tcg = l->p->microvm_tcg };
+        (void) snprintf(l->vm.vmm, sizeof(l->vm.vmm), "%s", f->vmm);
+        (void) snprintf(l->vm.kernel, sizeof(l->vm.kernel), "%s", f->kernel);
+        (void) snprintf(l->vm.modules, sizeof(l->vm.modules), "%s", f->kernel_modules);
+        l->p->vm = &l->vm;
+        return 0;
 }
 
 const launch_backend launch_backend_microvm = {
         .base = { .id = CORDON_BACKEND_MICROVM, .confined = true, .available = microvm_available },
+        .prepare = microvm_prepare, .proxy_open = native_proxy_open,
+        .proxy_start = native_proxy_start, .child_main = native_child,
 };
 
 /* Linux's table: the unspecified backend's choice first. */

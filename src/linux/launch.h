@@ -20,6 +20,7 @@
 #include "run/run-backend.h"
 #include "report/report.h"
 #include "linux/proxy-proc.h"
+#include "linux/vm-host.h"
 #include "plan/plan.h"
 
 /* The callbacks and knobs of one run, copied from the caller's cordon_run_options or
@@ -125,6 +126,7 @@ struct launch {
         const launch_backend *be; /* the backend of the current attempt */
         bool have_landlock;
         landlock_run lr;         /* the landlock backend's run (have_landlock) */
+        vm_host vm;              /* the microvm backend's VMM and kernel (plan->vm) */
         /* The running attempt at a backend. */
         int report_fd;           /* the sandbox's report channel, the launcher's end */
         bool at_eof;             /* ... read to its end already */

@@ -190,19 +190,32 @@ static void eval_landlock(const probe_facts *f, probe_backend *b) {
                                   "the default process ceiling is not enforced");
 }
 
-/* Not the unspecified default, and unusable in this version whatever the host: the runtime (boot,
- * exec, channels) is not built yet (docs/design/microvm.md "What is built"). What the host lacks
- * for it is reported all the same, so that `cordon probe` and a refused --backend microvm say
- * what to install. */
+/* docs/design/microvm.md "Probe": full with hardware KVM, the VMM and a guest kernel; partial
+ * (software emulation) with the VMM and a kernel but no KVM that boots a stock kernel, which a
+ * run gets only by opting in (microvm.accel "tcg"); unusable without the VMM or the kernel. Only
+ * an explicit --backend microvm runs it (never the unspecified default: warm sessions and the
+ * native rules inside the guest are not built yet), so the hint says so. */
 static void eval_microvm(const probe_facts *f, probe_backend *b) {
         b->backend = CORDON_BACKEND_MICROVM;
-        b->status = PROBE_UNUSABLE;
         (void) snprintf(b->description, sizeof(b->description),
                         "a microVM with its own kernel (kernel boundary): qemu microvm");
-        hint_add(b->hint, "the microVM runtime is not built into this version of cordon");
-        if (!probe_vm_missing(f, b->hint, sizeof(b->hint), &b->requires_install))
-                hint_add(b->hint, "this host has its prerequisites (%s KVM, %s, kernel %s)",
-                         probe_kvm_kind_to_string(f->kvm_kind), f->vmm, f->kernel);
+        if (f->vmm[0] == '\0' || f->kernel[0] == '\0') {
+                b->status = PROBE_UNUSABLE;
+                (void) probe_vm_missing(f, b->hint, sizeof(b->hint), &b->requires_install);
+                return;
+        }
+        b->enforces = (probe_enforces) { .fs = true, .name_rules = true, .network = true,
+                                         .pid = true, .syscalls = true };
+        if (f->kvm_guest_ran && f->kvm_kind == PROBE_KVM_HW) {
+                b->status = PROBE_FULL;
+                hint_add(b->hint, "explicit --backend microvm only (hardware KVM, %s, kernel %s)",
+                         f->vmm, f->kernel);
+                return;
+        }
+        b->status = PROBE_PARTIAL;
+        hint_add(b->hint, "software emulation: only with --microvm-accel tcg (policy "
+                          "\"microvm\": {\"accel\": \"tcg\"}), an order of magnitude slower");
+        (void) probe_vm_missing(f, b->hint, sizeof(b->hint), &b->requires_install);
 }
 
 static void eval_none(probe_backend *b) {
@@ -223,10 +236,11 @@ void probe_evaluate(const probe_facts *facts, probe_backend ret[PROBE_N_BACKENDS
 }
 
 int probe_default_backend(const probe_backend backends[PROBE_N_BACKENDS]) {
-        /* docs/design/backends.md: the unspecified default may step down microvm → native (→
-         * landlock), but never to "none": an unconfined run must be asked for explicitly. */
+        /* docs/design/backends.md: the unspecified default is native (→ landlock), never
+         * "none": an unconfined run must be asked for explicitly. microvm runs only when asked
+         * for until warm sessions exist (docs/design/microvm.md "Probe"). */
         static const cordon_backend order[] = {
-                CORDON_BACKEND_MICROVM, CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK,
+                CORDON_BACKEND_NATIVE, CORDON_BACKEND_LANDLOCK,
         };
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
                 for (size_t j = 0; j < PROBE_N_BACKENDS; j++)

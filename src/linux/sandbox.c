@@ -27,6 +27,7 @@
 #include "linux/session-init.h"
 #include "linux/supervisor.h"
 #include "linux/tls-bundle.h"
+#include "linux/vm-host.h"
 #include "report/report.h"
 
 extern char **environ;
@@ -100,6 +101,8 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
         /* The launcher learns this process from the message itself (report_read_sender()): the
          * pidfd cordon_process_signal() uses. */
         report_command_started(report_fd);
+        if (p->vm)
+                vm_host_main(p, p->vm, argv, report_fd); /* the microvm backend: the VMM */
         execvp(argv[0], argv);
         report_fatal(report_fd, CORDON_EXEC_FAILED, errno, "cannot execute '%s': %s", argv[0],
                      strerror(errno));

@@ -531,6 +531,7 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         p->session_ctl = -1;
         p->mode = policy->mode_set ? policy->mode : CORDON_MODE_WORKSPACE_WRITE;
         p->timeout_ms = policy->timeout_ms;
+        p->microvm_tcg = policy->microvm_tcg;
         p->memory_bytes = policy->memory_bytes;
         p->pids = policy->pids ? policy->pids : POLICY_DEFAULT_PIDS;
         p->pids_default = !policy->pids;

@@ -150,6 +150,7 @@ typedef struct plan {
          * neither holds (root without a cgroup, the landlock backend without one), where a
          * limits.pids the policy sets is refused instead (docs/design/architecture.md). */
         bool pids_default;
+        bool microvm_tcg;      /* microvm.accel "tcg": the microvm backend may use TCG */
         uint64_t tmp_bytes, shm_bytes; /* sizes of the private /tmp and /dev/shm */
 
         strv unix_sockets;     /* allowUnixSockets: absolute paths as the policy lists them */
@@ -165,6 +166,10 @@ typedef struct plan {
         /* Set by a warm session's host, never by plan_build(): init serves exec requests on this
          * socket (linux/session-init.h) instead of running one command. -1 for a run. */
         int session_ctl;
+        /* Set by the launcher for the microvm backend, never by plan_build(): the command
+         * process runs the VMM host (linux/vm-host.h) with it instead of executing the
+         * command. NULL for every other backend. */
+        const struct vm_host *vm;
 
         plan_paths paths;      /* addition for string-matching backends (issue 7) */
 

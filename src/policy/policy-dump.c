@@ -125,6 +125,16 @@ static json_t *tool_cache_extra_json(const cordon_policy *p) {
 }
 
 /* `layer`: only what the layer sets (policy_layer_to_json); else the effective value. */
+/* microvm: {"accel": "kvm" | "tcg"}; the default is kvm. */
+static json_t *microvm_json(const cordon_policy *p) {
+        json_t *o = json_object();
+        if (o && json_object_set_new(o, "accel", json_string(p->microvm_tcg ? "tcg" : "kvm")) < 0) {
+                json_decref(o);
+                return NULL;
+        }
+        return o;
+}
+
 static json_t *tool_caches_json(const cordon_policy *p, bool layer) {
         json_t *o = json_object();
         bool ok = o;
@@ -213,7 +223,8 @@ void *policy_to_json(const cordon_policy *p) {
                   put(o, "allowUnixSockets", strv_to_json(&p->allow_unix_sockets)) &&
                   put(o, "guestWorkdir", string_or_null(p->workdir)) &&
                   put(o, "env", env_to_json(p)) && put(o, "limits", limits_to_json(p)) &&
-                  put(o, "toolCaches", tool_caches_json(p, false));
+                  put(o, "toolCaches", tool_caches_json(p, false)) &&
+                  put(o, "microvm", microvm_json(p));
         if (!ok) {
                 json_decref(o);
                 return NULL;
@@ -325,7 +336,8 @@ void *policy_layer_to_json(const cordon_policy *p) {
                                               p->wildcard_names,
                          limits_layer_to_json, p) &&
                   put_if(o, "toolCaches", p->tool_caches_set || p->n_tool_caches,
-                         tool_caches_layer_json, p);
+                         tool_caches_layer_json, p) &&
+                  put_if(o, "microvm", p->microvm_accel_set, microvm_json, p);
         if (!ok) {
                 json_decref(o);
                 return NULL;

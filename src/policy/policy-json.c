@@ -510,6 +510,27 @@ static int parse_tool_caches(parse_ctx *c, json_t *v, void *target) {
                             TOOL_CACHES_EXAMPLE, NULL);
 }
 
+/* ---- microvm -------------------------------------------------------------------------------- */
+
+static int parse_microvm_accel(parse_ctx *c, json_t *v, void *target) {
+        static const char *const known[] = { "kvm", "tcg" };
+        int r = jread_expect(&c->j, v, json_is_string(v), "a string",
+                             "\"microvm\": {\"accel\": \"tcg\"}");
+        if (r >= 0)
+                r = jread_check_enum(&c->j, json_string_value(v), known, ELEMENTSOF(known),
+                                     "an accelerator (kvm, tcg)");
+        return r < 0 ? r : cordon_policy_set_microvm_accel(c->layer, json_string_value(v));
+}
+
+static const field microvm_fields[] = {
+        { "accel", parse_microvm_accel, NULL },
+};
+
+static int parse_microvm(parse_ctx *c, json_t *v, void *target) {
+        return policy_json_fields(c, v, microvm_fields, ELEMENTSOF(microvm_fields),
+                                  "\"microvm\": {\"accel\": \"tcg\"}", NULL);
+}
+
 /* ---- the document --------------------------------------------------------------------------- */
 
 /* Every policy key (docs/policy.md). */
@@ -544,6 +565,7 @@ static const field root_fields[] = {
         { "env", parse_env, NULL },
         { "limits", policy_json_limits, NULL },
         { "toolCaches", parse_tool_caches, NULL },
+        { "microvm", parse_microvm, NULL },
 };
 
 /* Parses `text` into the fresh layer c->layer. */

@@ -409,6 +409,16 @@ int cordon_policy_set_network_enabled(cordon_policy *p, bool enabled) {
         return 0;
 }
 
+int cordon_policy_set_microvm_accel(cordon_policy *p, const char *accel) {
+        if (!p || !accel)
+                return -EINVAL;
+        if (strcmp(accel, "kvm") != 0 && strcmp(accel, "tcg") != 0)
+                return policy_refuse(p, -EINVAL, accel, "is not an accelerator (kvm, tcg)");
+        p->microvm_tcg = strcmp(accel, "tcg") == 0;
+        p->microvm_accel_set = true;
+        return 0;
+}
+
 static policy_bind *find_bind(const cordon_policy *p, const char *host_path) {
         for (size_t i = 0; i < p->n_binds; i++)
                 if (strcmp(p->binds[i].host_path, host_path) == 0)
@@ -652,6 +662,10 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
         }
         if (src->egress_ask_timeout_ms)
                 dst->egress_ask_timeout_ms = src->egress_ask_timeout_ms;
+        if (src->microvm_accel_set) {
+                dst->microvm_tcg = src->microvm_tcg;
+                dst->microvm_accel_set = true;
+        }
         if ((r = merge_string(&dst->session_id, src->session_id)) < 0 ||
             (r = merge_string(&dst->workspace_id, src->workspace_id)) < 0 ||
             (r = merge_string(&dst->agent_id, src->agent_id)) < 0 ||

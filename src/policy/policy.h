@@ -113,6 +113,11 @@ struct cordon_policy {
         bool network_set;
         bool network_enabled;
 
+        /* microvm.accel (docs/policy.md): "tcg" opts the microvm backend into software
+         * emulation; unset or "kvm": hardware KVM only. */
+        bool microvm_accel_set;
+        bool microvm_tcg;
+
         policy_bind *binds;
         size_t n_binds;
 

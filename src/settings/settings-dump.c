@@ -47,6 +47,8 @@ static json_t *sandbox_json(const cordon_policy *p) {
                 (void) json_object_del(o, "egressMode");
         if (!p->egress_ask_timeout_ms)
                 (void) json_object_del(o, "egressAskTimeout");
+        if (!p->microvm_accel_set)
+                (void) json_object_del(o, "microvm");
         if (!p->tool_caches_set)
                 (void) json_object_del(json_object_get(o, "toolCaches"), "enabled");
         size_t i;

@@ -59,6 +59,7 @@ static const char *sample_value(const cli_option *o) {
                 { "--tmp-size", "64M" },    { "--shm-size", "64M" },
                 { "--upstream-proxy", "http://proxy.example:3128" },
                 { "--ask-timeout", "500ms" },
+                { "--microvm-accel", "tcg" },
         };
         for (size_t i = 0; i < sizeof(samples) / sizeof(samples[0]); i++)
                 if (strcmp(samples[i].name, o->name) == 0)

@@ -336,13 +336,14 @@ static void test_verdict_full_host(void **state) {
 }
 
 /* docs/design/microvm.md "Probe": each missing prerequisite is named, with an install hint
- * where a package supplies it; PVM is told apart from hardware KVM; the backend is never the
- * unspecified default and stays unusable while its runtime is not built. */
+ * where a package supplies it; PVM is told apart from hardware KVM; without the VMM or a kernel
+ * it is unusable, with them it is partial (software emulation, opt-in) unless hardware KVM
+ * makes it full; never the unspecified default. */
 static void test_verdict_microvm(void **state) {
         probe_facts f = good_host();
         probe_backend b[PROBE_N_BACKENDS];
         probe_evaluate(&f, b);
-        assert_non_null(strstr(b[2].hint, "not built into this version"));
+        assert_int_equal(b[2].status, PROBE_UNUSABLE);
         assert_non_null(strstr(b[2].hint, "no VMM: install Debian's qemu-system-x86"));
         assert_non_null(strstr(b[2].hint, "no guest kernel: neither /boot/vmlinuz-6.18.0 "));
 
@@ -361,11 +362,14 @@ static void test_verdict_microvm(void **state) {
         assert_non_null(strstr(b[2].hint, "KVM here is PVM (kvm_pvm)"));
         assert_null(strstr(b[2].hint, "no VMM"));
         assert_null(strstr(b[2].hint, "no guest kernel"));
+        assert_int_equal(b[2].status, PROBE_PARTIAL);
+        assert_non_null(strstr(b[2].hint, "software emulation: only with --microvm-accel tcg"));
+        assert_int_equal(probe_default_backend(b), CORDON_BACKEND_NATIVE);
 
         f.kvm_kind = PROBE_KVM_HW;
         probe_evaluate(&f, b);
-        assert_int_equal(b[2].status, PROBE_UNUSABLE); /* the prerequisites are no runtime */
-        assert_non_null(strstr(b[2].hint, "this host has its prerequisites (hardware KVM, "
+        assert_int_equal(b[2].status, PROBE_FULL);
+        assert_non_null(strstr(b[2].hint, "explicit --backend microvm only (hardware KVM, "
                                           "/usr/bin/qemu-system-x86_64, kernel /k/vmlinuz)"));
         assert_int_equal(probe_default_backend(b), CORDON_BACKEND_NATIVE);
 }

@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The microvm backend's host half, run as the native sandbox's command (vm-host.h). */
+#include "linux/vm-host.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linux/vm-frame.h"
+#include "linux/vm-initramfs.h"
+#include "report/report.h"
+
+/* Guest RAM without limits.memory, and what the VMM itself needs beyond the guest's RAM when the
+ * run's cgroup caps the whole sandbox at limits.memory (qemu's own heap, TCG's code cache). */
+#define GUEST_MIB_DEFAULT 512u
+#define VMM_OVERHEAD_MIB 96u
+#define GUEST_MIB_MIN 128u
+#define TCG_CACHE_MIB "64"
+
+static int report = -1;
+
+_noreturn_ _printf_(1, 2) static void fail(const char *fmt, ...) {
+        char msg[600];
+        va_list ap;
+        va_start(ap, fmt);
+        (void) vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        report_fatal(report, CORDON_SANDBOX_UNAVAILABLE, EPROTO,
+                     "the microvm backend failed: %s", msg);
+        _exit(125);
+}
+
+static void push(strv *v, const char *s) {
+        if (strv_push(v, s) < 0)
+                fail("out of memory");
+}
+
+_printf_(2, 3) static void pushf(strv *v, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        if (n < 0 || strv_push_take(v, s) < 0)
+                fail("out of memory");
+}
+
+/* A path as a qemu option value: ',' doubled (qemu's escape), so a path cannot add options. */
+static char *qemu_escaped(const char *path) {
+        char *s = malloc(2 * strlen(path) + 1), *o = s;
+        if (!s)
+                fail("out of memory");
+        for (const char *c = path; *c; c++) {
+                *o++ = *c;
+                if (*c == ',')
+                        *o++ = ',';
+        }
+        *o = '\0';
+        return s;
+}
+
+/* /cordon.conf for the agent: the ids the command runs as, the network, the writable roots. A
+ * path with a newline would end its line early: refused (the launcher's plan never has one
+ * from a real directory name it resolved, but nothing here relies on that). */
+static char *agent_conf(const plan *p, size_t *ret_size) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        if (!f)
+                fail("out of memory");
+        fprintf(f, "uid %u\ngid %u\nnet %s\n", (unsigned) getuid(), (unsigned) getgid(),
+                p->net.enabled ? "on" : "off");
+        for (size_t i = 0; i < p->writable_roots.n; i++) {
+                if (strchr(p->writable_roots.v[i], '\n'))
+                        fail("a writable root's path holds a newline");
+                fprintf(f, "mount w%zu %s\n", i, p->writable_roots.v[i]);
+        }
+        if (fclose(f) != 0)
+                fail("out of memory");
+        *ret_size = size;
+        return text;
+}
+
+/* The initramfs in a memfd: the agent as /init, the modules, /cordon.conf. */
+static int initramfs(const plan *p, const vm_host *vm) {
+        int fd = memfd_create("cordon-initramfs", 0); /* inherited by the VMM: -initrd reads it */
+        if (fd < 0)
+                fail("memfd_create: %s", strerror(errno));
+        vm_initramfs w;
+        char missing[512] = "";
+        size_t conf_size = 0;
+        char *conf = agent_conf(p, &conf_size);
+        vm_initramfs_init(&w, fd);
+        int r = vm_initramfs_dir(&w, "proc");
+        if (r >= 0)
+                r = vm_initramfs_dir(&w, "dev");
+        if (r >= 0)
+                r = vm_initramfs_bytes(&w, "init", 0755, vm_guest_agent_start,
+                                       (size_t) (vm_guest_agent_end - vm_guest_agent_start));
+        if (r >= 0)
+                r = vm_initramfs_bytes(&w, "cordon.conf", 0644, conf, conf_size);
+        if (r >= 0)
+                r = vm_initramfs_modules(&w, vm->modules, missing, sizeof(missing));
+        if (r >= 0)
+                r = vm_initramfs_end(&w);
+        free(conf);
+        if (r < 0)
+                fail("writing the guest's initramfs: %s %s", strerror(-r), missing);
+        return fd;
+}
+
+/* Guest RAM in MiB: limits.memory less the VMM's own share, else the default. */
+static unsigned guest_mib(const plan *p) {
+        if (!p->memory_bytes)
+                return GUEST_MIB_DEFAULT;
+        uint64_t mib = p->memory_bytes >> 20;
+        return mib > GUEST_MIB_MIN + VMM_OVERHEAD_MIB ? (unsigned) (mib - VMM_OVERHEAD_MIB)
+                                                      : GUEST_MIB_MIN;
+}
+
+/* The exports: the sandbox's root read-only, each writable root read-write under tag wN. */
+static void exports(strv *a, const plan *p) {
+        push(a, "-fsdev");
+        push(a, "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap");
+        push(a, "-device");
+        push(a, "virtio-9p-device,fsdev=root,mount_tag=root");
+        for (size_t i = 0; i < p->writable_roots.n; i++) {
+                char *path = qemu_escaped(p->writable_roots.v[i]);
+                push(a, "-fsdev");
+                pushf(a, "local,id=w%zu,path=%s,security_model=none,multidevs=remap", i, path);
+                push(a, "-device");
+                pushf(a, "virtio-9p-device,fsdev=w%zu,mount_tag=w%zu", i, i);
+                free(path);
+        }
+}
+
+static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int chan) {
+        push(a, vm->vmm);
+        push(a, "-M");
+        push(a, "microvm,acpi=on,pit=on,pic=on,rtc=on");
+        push(a, "-accel");
+        push(a, vm->tcg ? "tcg,tb-size=" TCG_CACHE_MIB : "kvm");
+        push(a, "-cpu");
+        push(a, vm->tcg ? "max" : "host");
+        push(a, "-m");
+        pushf(a, "%u", guest_mib(p));
+        push(a, "-smp");
+        push(a, "1");
+        const char *fixed[] = { "-nodefaults", "-no-user-config", "-display", "none",
+                                "-no-reboot", "-kernel", vm->kernel, "-initrd" };
+        for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
+                push(a, fixed[i]);
+        pushf(a, "/proc/self/fd/%d", initrd);
+        push(a, "-append");
+        /* Under TCG the guest cannot calibrate its TSC without the hint (docs/design/microvm.md
+         * "Booting it"). */
+        push(a, vm->tcg ? "quiet loglevel=0 rdinit=/init panic=-1 tsc_early_khz=2000000"
+                        : "quiet loglevel=0 rdinit=/init panic=-1");
+        push(a, "-chardev");
+        pushf(a, "socket,id=ctl,fd=%d", chan);
+        const char *serial[] = { "-device", "virtio-serial-device", "-device",
+                                 "virtserialport,chardev=ctl,name=cordon.ctl,nr=1" };
+        for (size_t i = 0; i < ELEMENTSOF(serial); i++)
+                push(a, serial[i]);
+        exports(a, p);
+        /* slirp: its sockets are this sandbox's, so every guest connection meets the
+         * transparent interception and the proxy; no hostfwd, nothing inbound. */
+        if (p->net.enabled) {
+                push(a, "-netdev");
+                push(a, "user,id=n0,restrict=off");
+                push(a, "-device");
+                push(a, "virtio-net-device,netdev=n0");
+        }
+}
+
+static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
+        int initrd = initramfs(p, vm);
+        strv a = { 0 };
+        vmm_argv(&a, p, vm, initrd, chan);
+        pid_t pid = fork();
+        if (pid == 0) {
+                /* A process group of its own: a signal for the command's group
+                 * (cordon_process_signal) is the guest's, forwarded by the VMM host, and must
+                 * not end the VMM. */
+                (void) setpgid(0, 0);
+                /* Its output is the guest's console and qemu's own messages: stderr only. */
+                int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0)
+                        _exit(127);
+                execv(a.v[0], a.v);
+                _exit(127);
+        }
+        if (pid < 0)
+                fail("fork: %s", strerror(errno));
+        (void) close(initrd);
+        strv_done(&a);
+        return pid;
+}
+
+/* The command's environment for the guest: the proxy variables name the sandbox's loopback
+ * (PLAN_PROXY_*_URL), which the guest reaches as slirp's gateway 10.0.2.2. */
+static void guest_env(const plan *p, strv *env) {
+        for (size_t i = 0; p->env.v && i < p->env.n; i++) {
+                const char *e = p->env.v[i], *eq = strchr(e, '='), *at = strstr(e, "127.0.0.1:");
+                if (eq && at && (strcmp(eq + 1, PLAN_PROXY_HTTP_URL) == 0 ||
+                                 strcmp(eq + 1, PLAN_PROXY_SOCKS_URL) == 0))
+                        pushf(env, "%.*s10.0.2.2%s", (int) (at - e), e, at + strlen("127.0.0.1"));
+                else
+                        push(env, e);
+        }
+}
+
+static void send_frame(int chan, vm_frame_type type, const void *data, size_t size) {
+        uint8_t h[VM_FRAME_HEADER];
+        vm_frame_header(h, type, size);
+        if (write_all(chan, h, sizeof(h)) < 0 || (size && write_all(chan, data, size) < 0))
+                fail("writing to the guest's channel: %s", strerror(errno));
+}
+
+static void send_exec(int chan, const plan *p, char *const argv[]) {
+        strv env = { 0 };
+        guest_env(p, &env);
+        uint8_t *payload = NULL;
+        size_t size = 0;
+        if (vm_exec_encode(p->workdir, argv, env.v ? env.v : (char *[]) { NULL }, &payload,
+                           &size) < 0)
+                fail("the command and its environment exceed the exec request's %u bytes",
+                     VM_FRAME_MAX_PAYLOAD);
+        send_frame(chan, VM_FRAME_EXEC, payload, size);
+        free(payload);
+        strv_done(&env);
+}
+
+/* The signals a caller sends the command (cordon_process_signal) that go on into the guest, to
+ * the command's process group, instead of ending the VMM host. */
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+static volatile pid_t pump_pid = -1;
+
+static void forwarded_set(sigset_t *set) {
+        sigemptyset(set);
+        for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+                sigaddset(set, forwarded[i]);
+}
+
+/* In the VMM host: the pump is the channel's only writer after the exec request, so a signal is
+ * passed to it and it sends the frame (two writers could interleave their frames' bytes). */
+static void on_forwarded(int sig) {
+        if (pump_pid > 0)
+                (void) kill(pump_pid, sig);
+}
+
+/* Copies stdin into STDIN frames, then STDIN_EOF, and each forwarded signal (a signalfd) into a
+ * SIGNAL frame, until killed. */
+static _noreturn_ void pump_main(int chan) {
+        static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
+        sigset_t set;
+        forwarded_set(&set); /* blocked since before the fork */
+        int sfd = signalfd(-1, &set, SFD_CLOEXEC);
+        if (sfd < 0)
+                _exit(1);
+        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+        for (;;) {
+                if (poll(pf, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        _exit(1);
+                }
+                if (pf[1].revents) {
+                        struct signalfd_siginfo si;
+                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
+                                uint32_t sig = si.ssi_signo;
+                                send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
+                        }
+                }
+                if (pf[0].fd < 0 || !pf[0].revents)
+                        continue;
+                ssize_t n = read(0, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n > 0) {
+                        send_frame(chan, VM_FRAME_STDIN, buf, (size_t) n);
+                        continue;
+                }
+                send_frame(chan, VM_FRAME_STDIN_EOF, NULL, 0);
+                pf[0].fd = -1; /* poll ignores it from now on */
+        }
+}
+
+/* The pump, a process of its own, so that a guest command that does not read its stdin never
+ * stalls the output relay; then the forwarded signals' handler. */
+static void start_pump(int chan) {
+        sigset_t set;
+        forwarded_set(&set);
+        (void) sigprocmask(SIG_BLOCK, &set, NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+                fail("fork: %s", strerror(errno));
+        if (pid == 0) {
+                report = -1; /* the VM gone under it is the relay's to report, not the pump's */
+                (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
+                pump_main(chan);
+        }
+        pump_pid = pid;
+        struct sigaction sa = { .sa_handler = on_forwarded, .sa_flags = SA_RESTART };
+        for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+                (void) sigaction(forwarded[i], &sa, NULL);
+        (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/* The frames complete so far: 0 for more, 1 with *status (a wait status) at the exit frame. */
+static int drain(vm_frame_reader *r, int *status) {
+        vm_frame f;
+        int k;
+        while ((k = vm_frame_next(r, &f)) == 1) {
+                if (f.type == VM_FRAME_STDOUT || f.type == VM_FRAME_STDERR) {
+                        /* A closed stdout is the command's business, as it is natively. */
+                        (void) write_all(f.type == VM_FRAME_STDOUT ? 1 : 2, f.data, f.size);
+                } else if (f.type == VM_FRAME_ERROR) {
+                        fail("the guest agent: %.*s", (int) f.size, f.data);
+                } else {
+                        *status = (int) f.value | (f.signaled ? 0x10000 : 0);
+                        return 1;
+                }
+        }
+        if (k < 0)
+                fail("the guest broke the channel's protocol: %s", r->why);
+        return 0;
+}
+
+/* The guest's frames until its exit frame. */
+static int relay(int chan) {
+        static vm_frame_reader r;
+        static uint8_t buf[65536];
+        vm_frame_reader_init(&r);
+        for (;;) {
+                ssize_t n = read(chan, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        fail("the VM ended without the command's exit status");
+                for (size_t at = 0; at < (size_t) n;) {
+                        long took = vm_frame_feed(&r, buf + at, (size_t) n - at);
+                        int status = 0;
+                        if (took < 0)
+                                fail("the guest broke the channel's protocol: %s", r.why);
+                        if (drain(&r, &status) > 0)
+                                return status;
+                        at += (size_t) took;
+                }
+        }
+}
+
+/* Ends as the guest command did: its exit code, or its signal raised on this process (the
+ * launcher then reports the signal, as for a native command). */
+static _noreturn_ void end_as(int status) {
+        if (status & 0x10000) {
+                int sig = status & 0xffff;
+                sigset_t set;
+                sigemptyset(&set);
+                sigaddset(&set, sig);
+                (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+                (void) signal(sig, SIG_DFL);
+                (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+                (void) raise(sig);
+                (void) kill(getpid(), SIGKILL); /* a signal that does not end a process */
+        }
+        _exit(status & 0xff);
+}
+
+_noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[],
+                             int report_fd) {
+        report = report_fd;
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                fail("socketpair: %s", strerror(errno));
+        if (fcntl(sv[1], F_SETFD, 0) < 0) /* the VMM's end: -chardev socket,fd=N */
+                fail("fcntl: %s", strerror(errno));
+        pid_t vmm = start_vmm(p, vm, sv[1]);
+        (void) close(sv[1]);
+        send_exec(sv[0], p, argv);
+        start_pump(sv[0]);
+        (void) close(0);
+        int status = relay(sv[0]);
+        pid_t pump = pump_pid;
+        pump_pid = -1;
+        (void) kill(pump, SIGKILL);
+        (void) kill(vmm, SIGKILL);
+        (void) waitpid(pump, NULL, 0);
+        (void) waitpid(vmm, NULL, 0);
+        end_as(status);
+}

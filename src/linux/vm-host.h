@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The microvm backend's host half inside the native sandbox (docs/design/microvm.md
+ * "Confinement"): the sandbox's command process, instead of executing the command, writes the
+ * guest's initramfs into a memfd, starts the VMM with the plan's exports (the root read-only,
+ * each writable root read-write, slirp's network when the plan has one), sends the EXEC frame,
+ * relays stdin and the signals a caller sends the command to the guest and the guest's output
+ * frames to its own stdout and stderr through the reader of untrusted frames (vm-frame.h), and
+ * ends as the guest command ended. Everything it
+ * does is confined like a native command: the VMM's files, sockets and processes are the
+ * sandbox's, so a guest (or VMM) that misbehaves is still in the native sandbox. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "plan/plan.h"
+#include "util/util.h"
+
+/* What the launcher found for the run (launch-backends.c: the probe's VMM and kernel, the
+ * accelerator the policy chose), copied into the sandbox by the fork. */
+typedef struct vm_host {
+        char vmm[256];
+        char kernel[256];
+        char modules[256];
+        bool tcg;                /* microvm.accel "tcg": software emulation */
+} vm_host;
+
+/* The embedded guest agent (src/linux/meson.build: guest-agent-blob.S). */
+extern const unsigned char vm_guest_agent_start[], vm_guest_agent_end[];
+
+/* In the sandbox's command process, after report_command_started(): never returns. A failure
+ * before the guest command's exit (no VMM, a protocol violation, the VM gone without the exit
+ * frame) is one SANDBOX_UNAVAILABLE report on `report_fd` and exit 125. */
+_noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[],
+                             int report_fd);
