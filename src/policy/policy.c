@@ -409,16 +409,6 @@ int cordon_policy_set_network_enabled(cordon_policy *p, bool enabled) {
         return 0;
 }
 
-int cordon_policy_set_microvm_accel(cordon_policy *p, const char *accel) {
-        if (!p || !accel)
-                return -EINVAL;
-        if (strcmp(accel, "kvm") != 0 && strcmp(accel, "tcg") != 0)
-                return policy_refuse(p, -EINVAL, accel, "is not an accelerator (kvm, tcg)");
-        p->microvm_tcg = strcmp(accel, "tcg") == 0;
-        p->microvm_accel_set = true;
-        return 0;
-}
-
 static policy_bind *find_bind(const cordon_policy *p, const char *host_path) {
         for (size_t i = 0; i < p->n_binds; i++)
                 if (strcmp(p->binds[i].host_path, host_path) == 0)
