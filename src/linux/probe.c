@@ -370,6 +370,19 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static probe_facts cache;
 static bool cache_valid;
 
+/* A session host is forked from its caller without exec, and a caller may be multi-threaded
+ * (cordond, cordon mcp): when another thread was probing at the fork, the child's copy of the
+ * lock is held by a thread the child does not have, and its first probe would wait forever. The
+ * child starts with the lock free; a probe the parent had not finished is not valid there, so
+ * the child makes its own. (No prepare handler: the probe forks while it holds the lock.) */
+static void cache_lock_reset_in_child(void) {
+        (void) pthread_mutex_init(&cache_lock, NULL);
+}
+
+__attribute__((constructor)) static void cache_lock_register(void) {
+        (void) pthread_atfork(NULL, NULL, cache_lock_reset_in_child);
+}
+
 int probe_facts_get(const probe_facts **ret) {
         int r = 0;
         (void) pthread_mutex_lock(&cache_lock); /* cannot fail on a default mutex */

@@ -29,18 +29,38 @@ static json_t *text(const char *s) {
         return json_string(buf);
 }
 
+/* The civil (proleptic Gregorian) date of a count of days since 1970-01-01, by the era
+ * arithmetic of a 400-year cycle (146097 days). */
+static void civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day) {
+        days += 719468; /* from 0000-03-01, so a year ends with February and its leap day */
+        int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+        unsigned doe = (unsigned) (days - era * 146097);                        /* [0, 146096] */
+        unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;   /* [0, 399] */
+        unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);                  /* [0, 365] */
+        unsigned mp = (5 * doy + 2) / 153;                                       /* March = 0 */
+        *day = doy - (153 * mp + 2) / 5 + 1;
+        *month = mp < 10 ? mp + 3 : mp - 9;
+        *year = (int64_t) yoe + era * 400 + (*month <= 2);
+}
+
+/* Not gmtime_r() and strftime(): they take glibc's time-zone lock, and this runs in processes
+ * forked from a multi-threaded caller without exec (a session host forked by cordon mcp or
+ * cordond while another of their threads formatted a time): a lock held across the fork is
+ * never released in the child, whose first event then waited forever. This takes no lock. */
 void events_format_time(char *buf, size_t size, int64_t sec, long nsec) {
-        struct tm tm;
-        time_t t = (time_t) sec;
-        if (!gmtime_r(&t, &tm)) {
+        int64_t days = sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
+        int64_t rem = sec - days * 86400;
+        int64_t year;
+        unsigned month, day;
+        civil_from_days(days, &year, &month, &day);
+        if (year < 0 || year > 9999) {
                 (void) snprintf(buf, size, "1970-01-01T00:00:00.000Z");
                 return;
         }
-        char base[32];
-        (void) strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
         /* Milliseconds clamped to 0..999 so the field is always three digits. */
         int ms = nsec < 0 ? 0 : nsec >= 1000000000L ? 999 : (int) (nsec / 1000000);
-        (void) snprintf(buf, size, "%.20s.%03dZ", base, ms);
+        (void) snprintf(buf, size, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", (int) year, month, day,
+                        (int) (rem / 3600), (int) (rem / 60 % 60), (int) (rem % 60), ms);
 }
 
 void events_init(events *ev, cordon_event_fn fn, void *userdata, const char *session_id) {

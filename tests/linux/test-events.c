@@ -4,15 +4,20 @@
  * schema check of the same events through the CLI is tests/linux/test_events.py. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cordon/cordon.h"
@@ -205,6 +210,64 @@ static void test_time_format(void **state) {
         assert_string_equal(buf, "1970-01-01T00:00:00.005Z");
         events_format_time(buf, sizeof(buf), 1700000000, 999999999);
         assert_string_equal(buf, "2023-11-14T22:13:20.999Z");
+        /* The lock-free date arithmetic agrees with gmtime_r over leap years, the year 2000 and
+         * 2100 rules, and times before 1970 (a file's mtime can be). */
+        for (int64_t t = -2208988800LL; t < 4102444800LL * 2; t += 86400 * 37 + 3601 * 7) {
+                struct tm tm;
+                time_t tt = (time_t) t;
+                char want[96];
+                assert_non_null(gmtime_r(&tt, &tm));
+                (void) snprintf(want, sizeof(want), "%04d-%02d-%02dT%02d:%02d:%02d.000Z",
+                                tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+                                tm.tm_min, tm.tm_sec);
+                events_format_time(buf, sizeof(buf), t, 0);
+                assert_string_equal(buf, want);
+        }
+        events_format_time(buf, sizeof(buf), 951782400, 0); /* 2000-02-29 */
+        assert_string_equal(buf, "2000-02-29T00:00:00.000Z");
+        events_format_time(buf, sizeof(buf), -1, 0);
+        assert_string_equal(buf, "1969-12-31T23:59:59.000Z");
+}
+
+static atomic_bool stop_formatting;
+
+static void *format_times_with_libc(void *arg) {
+        (void) arg;
+        char buf[64];
+        while (!atomic_load(&stop_formatting)) {
+                struct tm tm;
+                time_t t = time(NULL);
+                if (gmtime_r(&t, &tm))
+                        (void) strftime(buf, sizeof(buf), "%Y", &tm);
+        }
+        return NULL;
+}
+
+/* A session host is forked from a multi-threaded caller without exec (cordon mcp, cordond). A
+ * child forked while another thread is inside gmtime_r() inherits glibc's time-zone lock held,
+ * and gmtime_r() there waits forever: the time of an event must not need that lock. Each child
+ * formats times; one that hangs is killed by its alarm and fails the test. */
+static void test_time_format_after_fork(void **state) {
+        (void) state;
+        pthread_t t;
+        atomic_store(&stop_formatting, false);
+        assert_int_equal(pthread_create(&t, NULL, format_times_with_libc, NULL), 0);
+        for (int i = 0; i < 200; i++) {
+                pid_t pid = fork();
+                assert_true(pid >= 0);
+                if (pid == 0) {
+                        alarm(5);
+                        char buf[40];
+                        for (int k = 0; k < 100; k++)
+                                events_format_time(buf, sizeof(buf), (int64_t) time(NULL), 0);
+                        _exit(0);
+                }
+                int status = 0;
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        atomic_store(&stop_formatting, true);
+        pthread_join(t, NULL);
 }
 
 /* Exactly one terminal event, whichever comes first; bytes that are not UTF-8 read as '?'. */
@@ -238,6 +301,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_launch_failure_is_error, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_unconfined_run, setup, teardown),
                 cmocka_unit_test(test_time_format),
+                cmocka_unit_test(test_time_format_after_fork),
                 cmocka_unit_test(test_terminal_once_and_bytes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
