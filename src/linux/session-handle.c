@@ -318,11 +318,13 @@ static int fork_host(cordon_session *s, cordon_error *err) {
         }
         s->host = pid;
         s->link = sp[0];
-        /* Before any exec line: the host knows whether to hold questions for an answer. */
-        if ((s->opts.flags & CORDON_SESSION_EGRESS_ANSWERS) &&
-            session_link_send(s, "W\n", NULL, 0) < 0)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, EPIPE,
-                                        "the session's host is gone");
+        /* Before any exec line: the host knows whether to hold questions for an answer. A host
+         * that has already ended (it refused the launch at once: danger-full-access, a policy it
+         * cannot enforce) cannot take it, and that is no error of its own: its answer, read
+         * next, says why it ended. Failing here instead reported "the host is gone" in place of
+         * that reason whenever the host was quicker than this line. */
+        if (s->opts.flags & CORDON_SESSION_EGRESS_ANSWERS)
+                (void) session_link_send(s, "W\n", NULL, 0);
         /* Before anything can reap it: the pidfd names this very process, also once a reaper of
          * the caller's (an event loop's waitpid(-1)) has collected it. */
         s->host_pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
