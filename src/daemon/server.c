@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "daemon/server.h"
+#include "util/fork-gate.h"
 #include "util/util.h"
 
 void daemon_log(const char *fmt, ...) {
@@ -363,11 +364,18 @@ int server_run(daemon_t *d) {
         ev.data.ptr = (void *) &sig;
         if (epoll_ctl(d->epfd, EPOLL_CTL_ADD, d->signal_fd, &ev) < 0)
                 return -errno;
+        /* Inside the fork gate but while it waits: the runs' threads of cordon_spawn() fork
+         * while this loop works (docs/design/library.md, "Forked without exec"). */
+        fork_gate_enter();
+        int r = 0;
         while (!d->stopping) {
                 struct epoll_event evs[64];
-                int n = epoll_wait(d->epfd, evs, 64, -1);
-                if (n < 0 && errno != EINTR)
-                        return -errno;
+                int n;
+                FORK_GATE_PAUSED(n = epoll_wait(d->epfd, evs, 64, -1));
+                if (n < 0 && errno != EINTR) {
+                        r = -errno;
+                        break;
+                }
                 for (int i = 0; i < n; i++) {
                         watch_kind k = *(watch_kind *) evs[i].data.ptr;
                         if (k == WATCH_LISTENER)
@@ -393,11 +401,16 @@ int server_run(daemon_t *d) {
                 reap_clients(d);
                 exec_collect(d);
         }
+        if (r < 0) {
+                fork_gate_leave();
+                return r;
+        }
         /* SIGTERM: everything inside every session dies, nothing is left running. */
         sessions_destroy_all(d);
         for (client *c = d->clients; c; c = c->next)
                 client_close(d, c);
         reap_clients(d);
+        fork_gate_leave();
         return 0;
 }
 

@@ -19,6 +19,7 @@
 #include "report/report.h"
 #include "settings/settings.h"
 #include "linux/tls-bundle.h"
+#include "util/fork-gate.h"
 
 extern char **environ;
 
@@ -127,8 +128,10 @@ static int attempt_fork(launch *l, char *const argv[], cordon_error *err) {
                 r = l->be->proxy_start(l, &pch, err);
                 if (r < 0) {
                         (void) kill(child, SIGKILL); /* no proxy: the sandbox must not run */
+                        unsigned gate = fork_gate_pause();
                         while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
                                 ;
+                        fork_gate_resume(gate);
                         l->child = -1;
                         l->report_fd = safe_close(l->report_fd);
                         capture_end(&l->cap, -1, -1);
@@ -154,8 +157,10 @@ static int attempt_end(launch *l, int r, cordon_run_result *ret, cordon_error *e
         if (r < 0)
                 (void) kill(l->child, SIGKILL); /* fail closed: never leave a sandbox unattended */
         int cst = 0;
+        unsigned gate = fork_gate_pause(); /* the command may run for hours */
         while (waitpid(l->child, &cst, 0) < 0 && errno == EINTR)
                 ;
+        fork_gate_resume(gate);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, r,
                                         "lost the report channel: %s", strerror(-r));
@@ -217,7 +222,8 @@ static bool step_down_to_landlock(const launch_options *opts) {
                 char why[sizeof(b[0].hint)];
                 (void) snprintf(why, sizeof(why), "%.*s", (int) strcspn(b[0].hint, ";"),
                                 b[0].hint);
-                opts->on_backend_note(opts->userdata, CORDON_BACKEND_LANDLOCK, why);
+                FORK_GATE_PAUSED(opts->on_backend_note(opts->userdata, CORDON_BACKEND_LANDLOCK,
+                                                       why));
         }
         return true;
 }

@@ -20,6 +20,7 @@
 #include "run/run-options.h"
 #include "util/uapi.h"
 #include "policy/policy.h"
+#include "util/fork-gate.h"
 
 #define SPAWN_KNOWN_FLAGS (CORDON_SPAWN_TTY | CORDON_SPAWN_NO_MANAGED_SETTINGS)
 
@@ -144,6 +145,7 @@ void process_set_result(cordon_process *p, int r, const cordon_run_result *ret,
  * argv, policy or error), then reads the run to its end. */
 static void *run_thread(void *arg) {
         cordon_process *p = arg;
+        fork_gate_enter(); /* the library's own thread: out of the gate only while it waits */
         events_starting(&p->l.ev, p->l.opts.backend);
         int r = launch_start(&p->l, p->policy, p->argv, p->start_err);
         if (r >= 0) {
@@ -157,6 +159,7 @@ static void *run_thread(void *arg) {
         (void) eventfd_write(p->start_fd, 1);
         if (r >= 0)
                 run_finish(p);
+        fork_gate_leave();
         return NULL;
 }
 
@@ -245,14 +248,17 @@ int cordon_spawn(const cordon_policy *policy, char *const argv[],
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
                                         "cannot start the run's thread: %s", strerror(-r));
         }
+        /* Out of the gate while the run's thread forks the sandbox: it waits for us otherwise. */
+        unsigned gate = fork_gate_pause();
         eventfd_t one;
         while (eventfd_read(p->start_fd, &one) < 0 && errno == EINTR)
                 ;
+        fork_gate_resume(gate);
         p->policy = NULL;
         p->argv = NULL;
         p->start_err = NULL;
         if ((r = p->start_result) < 0) {
-                (void) pthread_join(p->thread, NULL);
+                FORK_GATE_PAUSED((void) pthread_join(p->thread, NULL));
                 process_release(p);
                 return r;
         }
@@ -361,15 +367,22 @@ int cordon_process_wait(cordon_process *p, int timeout_ms, cordon_run_result *re
         }
         struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
         int n;
+        unsigned gate = fork_gate_pause();
         while ((n = poll(&pfd, 1, timeout_ms < 0 ? -1 : timeout_ms)) < 0 && errno == EINTR)
                 ;
+        fork_gate_resume(gate);
         if (n == 0)
                 return 1;
+        /* One waiter joins the run's thread, out of the gate and without the lock: a thread
+         * that resumed holding it could wait for a fork that waits for a thread that waits for
+         * the lock. The result is in before done_fd fires, so the others need not wait. */
         pthread_mutex_lock(&p->lock);
-        if (!p->joined && !p->in_session) {
-                (void) pthread_join(p->thread, NULL);
-                p->joined = true;
-        }
+        bool join = !p->joined && !p->in_session;
+        p->joined = true;
+        pthread_mutex_unlock(&p->lock);
+        if (join)
+                FORK_GATE_PAUSED((void) pthread_join(p->thread, NULL));
+        pthread_mutex_lock(&p->lock);
         int r = p->result;
         if (ret)
                 *ret = p->ret;

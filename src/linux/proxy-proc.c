@@ -30,6 +30,7 @@
 #include "net/egress.h"
 #include "net/req-rules.h"
 #include "report/report.h"
+#include "util/fork-gate.h"
 
 #define NOBODY 65534
 
@@ -297,8 +298,10 @@ int proxy_start(const plan *p, tls_ca *ca, proxy_channels *ch, proxy_proc *out,
 void proxy_proc_stop(proxy_proc *pp) {
         if (pp->pid > 0) {
                 (void) kill(pp->pid, SIGKILL);
+                unsigned gate = fork_gate_pause();
                 while (waitpid(pp->pid, NULL, 0) < 0 && errno == EINTR)
                         ;
+                fork_gate_resume(gate);
         }
         if (pp->listen_ch >= 0)
                 (void) close(pp->listen_ch);

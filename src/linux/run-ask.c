@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "linux/launch.h"
+#include "util/fork-gate.h"
 
 static const char *outcome_name(int32_t outcome) {
         switch ((report_ask_answer) outcome) {
@@ -50,7 +51,8 @@ static report_ask_answer ask_caller(run_state *st, const report_ask *a) {
         cordon_egress_question q = { .target = a->target, .protocol = a->proto,
                                      .timeout_ms = a->value > 0 ? (uint64_t) a->value : 0 };
         freeze(st, true);
-        cordon_egress_answer ans = st->opts->on_egress_ask(st->opts->ask_userdata, &q);
+        cordon_egress_answer ans;
+        FORK_GATE_PAUSED(ans = st->opts->on_egress_ask(st->opts->ask_userdata, &q));
         freeze(st, false);
         return ans == CORDON_EGRESS_ALLOW_ONCE      ? REPORT_ASK_ALLOW_ONCE
                : ans == CORDON_EGRESS_ALLOW_SESSION ? REPORT_ASK_ALLOW_SESSION

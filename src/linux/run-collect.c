@@ -13,6 +13,7 @@
 #include "linux/cgroup.h"
 #include "linux/launch.h"
 #include "run/run-end.h"
+#include "util/fork-gate.h"
 
 /* A refusal the supervisor or the proxy reported (report_msg_violation() decodes both). */
 static void violation_delivered(run_state *st, const report_msg *m) {
@@ -25,7 +26,7 @@ static void violation_delivered(run_state *st, const report_msg *m) {
         }
         st->violations += (unsigned) v.count;
         if (st->opts->on_violation)
-                st->opts->on_violation(st->opts->userdata, &v);
+                FORK_GATE_PAUSED(st->opts->on_violation(st->opts->userdata, &v));
         events_violation(st->ev, &v);
 }
 
@@ -170,7 +171,7 @@ static void report_pids_hits(run_state *st) {
                                .rule = rule, .count = hits };
         st->violations += (unsigned) (hits > UINT_MAX ? UINT_MAX : hits);
         if (st->opts->on_violation)
-                st->opts->on_violation(st->opts->userdata, &v);
+                FORK_GATE_PAUSED(st->opts->on_violation(st->opts->userdata, &v));
         events_violation(st->ev, &v);
 }
 
@@ -223,7 +224,8 @@ static int collect_round(launch *l) {
                                            { .fd = st->proxy_fd, .events = POLLIN } };
         capture_pollfds(&l->cap, &pfd[2]); /* poll() skips the fds that are -1 */
         watch_pollfds(st, &pfd[4]);
-        int n = poll(pfd, ELEMENTSOF(pfd), deadline_wait(st));
+        int n;
+        FORK_GATE_PAUSED(n = poll(pfd, ELEMENTSOF(pfd), deadline_wait(st)));
         if (n < 0)
                 return errno == EINTR ? 1 : -errno;
         if (n == 0) {

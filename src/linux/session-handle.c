@@ -36,6 +36,7 @@
 #include "linux/process.h"
 #include "linux/session-host.h"
 #include "policy/policy.h"
+#include "util/fork-gate.h"
 #include "settings/settings.h"
 
 extern char **environ;
@@ -192,10 +193,12 @@ static void on_event(cordon_session *s, uint64_t id, const char *json) {
         memcpy(line, json, len);
         line[len] = '\n';
         line[len + 1] = '\0';
+        unsigned gate = fork_gate_pause(); /* the caller's code */
         if (p->l.opts.on_violation)
                 deliver_violation(p, json, len);
         if (p->l.opts.on_event)
                 p->l.opts.on_event(p->l.opts.event_userdata, line, len + 1);
+        fork_gate_resume(gate);
         free(line);
 }
 
@@ -242,8 +245,9 @@ static bool link_read(cordon_session *s) {
                 s->buf = nb;
                 s->cap = cap;
         }
-        ssize_t n = recv(s->link, s->buf + s->len, s->cap - s->len - 1,
-                         s->event_loop ? MSG_DONTWAIT : 0);
+        ssize_t n;
+        FORK_GATE_PAUSED(n = recv(s->link, s->buf + s->len, s->cap - s->len - 1,
+                                  s->event_loop ? MSG_DONTWAIT : 0));
         if (n < 0 && (errno == EINTR || errno == EAGAIN))
                 return true;
         if (n <= 0)
@@ -342,6 +346,7 @@ static void host_kill(cordon_session *s) {
 static void host_reap(cordon_session *s) {
         if (s->host <= 0)
                 return;
+        unsigned gate = fork_gate_pause();
         if (s->host_pidfd >= 0) {
                 siginfo_t si;
                 while (waitid((idtype_t) P_PIDFD, (id_t) s->host_pidfd, &si, WEXITED) < 0 &&
@@ -351,12 +356,14 @@ static void host_reap(cordon_session *s) {
                 while (waitpid(s->host, NULL, 0) < 0 && errno == EINTR)
                         ;
         }
+        fork_gate_resume(gate);
         s->host = -1;
 }
 
 /* Threaded mode: the host's answer, read on the session's thread. */
 static void *session_thread(void *arg) {
         cordon_session *s = arg;
+        fork_gate_enter(); /* the library's own thread: out of the gate only while it waits */
         int r = fork_host(s, &s->start_err);
         if (r >= 0) {
                 s->start_result = 1;
@@ -369,12 +376,13 @@ static void *session_thread(void *arg) {
         }
         s->start_result = r;
         (void) eventfd_write(s->start_fd, 1);
-        if (r < 0)
-                return NULL;
-        while (!s->link_ended && link_read(s))
-                ;
-        if (!s->link_ended)
-                host_ended(s);
+        if (r >= 0) {
+                while (!s->link_ended && link_read(s))
+                        ;
+                if (!s->link_ended)
+                        host_ended(s);
+        }
+        fork_gate_leave();
         return NULL;
 }
 
@@ -489,6 +497,8 @@ static int launch_threaded(cordon_session *s, cordon_error *err) {
         if (e != 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e,
                                         "cannot start the session's thread: %s", strerror(e));
+        /* Out of the gate while the session's thread forks the host: it waits for us otherwise. */
+        unsigned gate = fork_gate_pause();
         eventfd_t one;
         while (eventfd_read(s->start_fd, &one) < 0 && errno == EINTR)
                 ;
@@ -498,6 +508,7 @@ static int launch_threaded(cordon_session *s, cordon_error *err) {
                         *err = s->start_err;
                 (void) pthread_join(s->thread, NULL);
         }
+        fork_gate_resume(gate);
         return r;
 }
 
@@ -676,6 +687,7 @@ void cordon_session_destroy(cordon_session *s) {
         pthread_mutex_unlock(&s->lock);
         (void) session_link_send(s, "Q\n", NULL, 0);
         (void) shutdown(s->link, SHUT_WR);
+        unsigned gate = fork_gate_pause(); /* waits for the host, and for the session's thread */
         if (s->event_loop) {
                 await_quit(s);
                 host_ended(s);
@@ -689,5 +701,6 @@ void cordon_session_destroy(cordon_session *s) {
                 }
         }
         host_reap(s);
+        fork_gate_resume(gate);
         session_free(s);
 }

@@ -15,6 +15,7 @@
 
 #include "mcp/rpc.h"
 #include "mcp/schema.h"
+#include "util/fork-gate.h"
 #include "util/util.h"
 
 #define READ_CHUNK (64u * 1024)
@@ -172,6 +173,7 @@ static void call_free(mcp_call *c) {
 static void *call_main(void *arg) {
         mcp_call *c = arg;
         mcp_server *srv = c->srv;
+        fork_gate_enter(); /* the server's threads take part: docs/design/library.md */
         json_t *result = c->tool->run(c);
         pthread_mutex_lock(&srv->lock);
         for (mcp_call **pp = &srv->calls; *pp; pp = &(*pp)->next)
@@ -186,6 +188,7 @@ static void *call_main(void *arg) {
         else
                 (void) send_result(srv, c->id, result);
         call_free(c);
+        fork_gate_leave();
         /* Last: the server's end waits for n_calls to reach 0 before it frees anything. */
         pthread_mutex_lock(&srv->lock);
         srv->n_calls--;
@@ -349,7 +352,8 @@ static void read_loop(mcp_server *srv) {
                         buf = nb;
                         cap *= 2;
                 }
-                ssize_t n = read(srv->cfg->in_fd, buf + len, READ_CHUNK);
+                ssize_t n;
+                FORK_GATE_PAUSED(n = read(srv->cfg->in_fd, buf + len, READ_CHUNK));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
@@ -385,7 +389,8 @@ static void read_loop(mcp_server *srv) {
         free(buf);
 }
 
-/* The end: every call killed and waited for, every session destroyed. */
+/* The end: every call killed and waited for, every session destroyed. Out of the fork gate
+ * while it waits: a call may still fork before it sees the kill. */
 static void server_end(mcp_server *srv) {
         pthread_mutex_lock(&srv->lock);
         for (mcp_call *k = srv->calls; k; k = k->next) {
@@ -396,7 +401,9 @@ static void server_end(mcp_server *srv) {
         while (srv->n_calls > 0)
                 pthread_cond_wait(&srv->changed, &srv->lock);
         pthread_mutex_unlock(&srv->lock);
+        fork_gate_enter();
         mcp_sessions_end(srv);
+        fork_gate_leave();
 }
 
 int mcp_serve(const mcp_config *cfg, cordon_error *err) {
@@ -417,7 +424,12 @@ int mcp_serve(const mcp_config *cfg, cordon_error *err) {
         sigemptyset(&pipe_set);
         sigaddset(&pipe_set, SIGPIPE);
         (void) pthread_sigmask(SIG_BLOCK, &pipe_set, NULL); /* kept: one may be pending */
+        /* The server's threads (this one, each call's) are inside the fork gate but for their
+         * waits: without it a session host forked while another thread was inside the
+         * allocator would wait for that lock forever (docs/design/library.md). */
+        fork_gate_enter();
         read_loop(&srv);
+        fork_gate_leave();
         server_end(&srv);
         pthread_cond_destroy(&srv.changed);
         pthread_mutex_destroy(&srv.out_lock);

@@ -15,6 +15,7 @@
 
 #include "mcp/output.h"
 #include "util/base64.h"
+#include "util/fork-gate.h"
 
 #define TIMEOUT_DEFAULT_MS 600000
 /* Output streamed as progress per call: past it one notification says the rest is in the
@@ -45,6 +46,7 @@ static void stream(exec_state *x, const char *data, size_t len) {
 /* cordon_event_fn: the "stdout"/"stderr" events of the capture (docs/events.schema.json). */
 static void on_event(void *userdata, const char *line, size_t len) {
         exec_state *x = userdata;
+        fork_gate_enter(); /* the library calls back out of the gate; the server takes part */
         json_t *ev = json_loadb(line, len, 0, NULL);
         const char *type = json_string_value(json_object_get(ev, "type"));
         const char *data = json_string_value(json_object_get(ev, "data"));
@@ -59,10 +61,10 @@ static void on_event(void *userdata, const char *line, size_t len) {
                 free(bytes);
         }
         json_decref(ev);
+        fork_gate_leave();
 }
 
-static void on_violation(void *userdata, const cordon_violation *v) {
-        exec_state *x = userdata;
+static void record_violation(exec_state *x, const cordon_violation *v) {
         x->n_violations += v->count > 1 ? v->count : 1;
         if (json_array_size(x->violations) >= MCP_VIOLATIONS_MAX)
                 return;
@@ -85,6 +87,12 @@ static void on_violation(void *userdata, const cordon_violation *v) {
         }
         free(target);
         free(rule);
+}
+
+static void on_violation(void *userdata, const cordon_violation *v) {
+        fork_gate_enter(); /* as on_event */
+        record_violation(userdata, v);
+        fork_gate_leave();
 }
 
 /* The command as argv: "command" through /bin/sh -c, or "argv" as given. Exactly one. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/fork-gate.h"
+
 static mcp_slot *slot_find(mcp_server *srv, const char *id) {
         for (size_t i = 0; i < MCP_SESSIONS_MAX; i++)
                 if (srv->slots[i].session && !srv->slots[i].doomed &&
@@ -114,8 +116,10 @@ json_t *mcp_tool_session_create(mcp_call *c) {
 }
 
 /* Marks the slot doomed, kills what runs in it, waits for every call to let go; returns the
- * session, which the caller destroys outside the lock. */
-static cordon_session *slot_take(mcp_server *srv, mcp_slot *slot) {
+ * session, which the caller destroys outside the lock, and the slot's cwd, which it frees.
+ * The caller is out of the fork gate from before it takes the lock to after it lets go: a
+ * thread waiting here keeps no fork waiting, and resumes holding no lock. */
+static cordon_session *slot_take(mcp_server *srv, mcp_slot *slot, char **ret_cwd) {
         slot->doomed = true;
         for (mcp_call *k = srv->calls; k; k = k->next)
                 if (k->slot == slot) {
@@ -127,7 +131,7 @@ static cordon_session *slot_take(mcp_server *srv, mcp_slot *slot) {
                 pthread_cond_wait(&srv->changed, &srv->lock);
         cordon_session *s = slot->session;
         slot->session = NULL;
-        free(slot->cwd);
+        *ret_cwd = slot->cwd;
         slot->cwd = NULL;
         slot->doomed = false;
         return s;
@@ -135,10 +139,14 @@ static cordon_session *slot_take(mcp_server *srv, mcp_slot *slot) {
 
 json_t *mcp_tool_session_destroy(mcp_call *c) {
         const char *id = json_string_value(json_object_get(c->args, "sessionId"));
+        char *cwd = NULL;
+        unsigned gate = fork_gate_pause();
         pthread_mutex_lock(&c->srv->lock);
         mcp_slot *slot = slot_find(c->srv, id);
-        cordon_session *s = slot ? slot_take(c->srv, slot) : NULL;
+        cordon_session *s = slot ? slot_take(c->srv, slot, &cwd) : NULL;
         pthread_mutex_unlock(&c->srv->lock);
+        fork_gate_resume(gate);
+        free(cwd);
         if (!s)
                 return mcp_result_fail("no session '%.127s': session_list shows the sessions", id);
         cordon_session_destroy(s);
@@ -176,9 +184,14 @@ json_t *mcp_tool_session_list(mcp_call *c) {
 
 void mcp_sessions_end(mcp_server *srv) {
         for (size_t i = 0; i < MCP_SESSIONS_MAX; i++) {
+                char *cwd = NULL;
+                unsigned gate = fork_gate_pause();
                 pthread_mutex_lock(&srv->lock);
-                cordon_session *s = srv->slots[i].session ? slot_take(srv, &srv->slots[i]) : NULL;
+                cordon_session *s = srv->slots[i].session
+                                            ? slot_take(srv, &srv->slots[i], &cwd) : NULL;
                 pthread_mutex_unlock(&srv->lock);
+                fork_gate_resume(gate);
+                free(cwd);
                 cordon_session_destroy(s);
         }
 }

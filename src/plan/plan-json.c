@@ -6,6 +6,7 @@
 #include <pwd.h>
 
 #include "plan/plan-internal.h"
+#include "util/fork-gate.h"
 
 const char *mount_op_kind_to_string(mount_op_kind kind) {
         switch (kind) {
@@ -202,8 +203,10 @@ static int find_home(char *const *envp, char **ret) {
         }
         struct passwd pw, *res = NULL;
         char buf[4096];
-        if (getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res) != 0 || !res ||
-            !path_is_absolute(res->pw_dir))
+        fork_gate_enter(); /* NSS's locks: not reset in a child forked meanwhile */
+        int e = getpwuid_r(geteuid(), &pw, buf, sizeof(buf), &res);
+        fork_gate_leave();
+        if (e != 0 || !res || !path_is_absolute(res->pw_dir))
                 return -ENOENT;
         *ret = strdup(res->pw_dir);
         return *ret ? 0 : -ENOMEM;

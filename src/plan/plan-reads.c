@@ -18,10 +18,12 @@
  * (landlock-plan.c). */
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <stdio.h>
 
 #include "plan/plan-internal.h"
+#include "util/fork-gate.h"
 
 const char plan_why_narrowed[] = "outside the workdirs";
 const char plan_why_allow_read[] = "allowRead";
@@ -83,14 +85,22 @@ static int add_candidate(plan_builder *b, strv *dirs, const char *path) {
 }
 
 /* The homes of root and of human accounts (uid >= 1000, not nobody), from the password
- * database. */
+ * database. getpwent() keeps one position for the whole process: two threads planning at once
+ * would each see part of the database, so one walks it at a time (the lock); and inside the
+ * fork gate, so that no child is forked holding NSS's locks. The gate comes first: a thread
+ * waiting for it must not hold the lock another entered thread waits for. */
 static int add_account_homes(plan_builder *b, strv *dirs) {
+        static pthread_mutex_t pwent_lock = PTHREAD_MUTEX_INITIALIZER;
         int r = 0;
+        fork_gate_enter();
+        pthread_mutex_lock(&pwent_lock);
         setpwent();
         for (struct passwd *pw; r >= 0 && (pw = getpwent());)
                 if (pw->pw_uid == 0 || (pw->pw_uid >= 1000 && pw->pw_uid != 65534))
                         r = add_candidate(b, dirs, pw->pw_dir);
         endpwent();
+        pthread_mutex_unlock(&pwent_lock);
+        fork_gate_leave();
         return r;
 }
 

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "util/base64.h"
+#include "util/fork-gate.h"
 #include "util/util.h"
 
 /* A string as a JSON value. JSON text must be UTF-8, but paths and messages are bytes: a string
@@ -108,7 +109,7 @@ static void emit(const events *ev, const char *type, json_t *fields) {
                                              JSON_COMPACT | JSON_PRESERVE_ORDER) : 0;
                 if (n > 0 && n < EVENTS_LINE_MAX - 1) {
                         line[n++] = '\n';
-                        ev->fn(ev->userdata, line, n);
+                        FORK_GATE_PAUSED(ev->fn(ev->userdata, line, n)); /* the caller's code */
                 }
                 free(line);
         }

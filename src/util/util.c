@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "util/fork-gate.h"
+
 int safe_close(int fd) {
         if (fd >= 0)
                 (void) close(fd); /* nothing useful to do with a close error on our own fd */
@@ -443,8 +445,10 @@ char *home_dir_of(char *const *env) {
                 return strdup(home);
         struct passwd pw, *res = NULL;
         char buf[4096];
-        if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res && res->pw_dir &&
-            res->pw_dir[0] == '/')
+        fork_gate_enter(); /* NSS's locks: not reset in a child forked meanwhile */
+        int e = getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res);
+        fork_gate_leave();
+        if (e == 0 && res && res->pw_dir && res->pw_dir[0] == '/')
                 return strdup(res->pw_dir);
         return NULL;
 }
