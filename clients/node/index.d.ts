@@ -131,6 +131,8 @@ export interface ExecOptions {
   stdin?: string;
   policyOverride?: Policy;
   escalationApproved?: boolean;
+  /** The user approved this command line: what an "ask" rule of commandPolicy names runs. */
+  commandApproved?: boolean;
 }
 
 export interface RunOptions extends ExecOptions {

@@ -310,6 +310,31 @@ typedef enum cordon_egress_answer {
 typedef cordon_egress_answer (*cordon_egress_ask_fn)(void *userdata,
                                                      const cordon_egress_question *question);
 
+/* The command policy's approvals (docs/policy.md, "Command policy"): a command line one of
+ * whose commands begins with the words of an "ask" rule of the policy's mode runs only when
+ * the launch's on_command_ask approves it, asked once per rule before anything starts (a
+ * "refuse" rule refuses without asking). `argv` the command as given, `pattern` the rule's
+ * words ("git push"), `mode` the policy's mode, `rule` its index in commandPolicy. Valid only
+ * during the call. A convenience that keeps an agent's habits in check, not a security
+ * boundary: a command can always write a script that does the same. */
+typedef struct cordon_command_question {
+        char *const *argv;
+        const char *pattern;
+        const char *mode;
+        size_t rule;
+} cordon_command_question;
+
+typedef enum cordon_command_answer {
+        CORDON_COMMAND_DENY = 0, /* not run: the launch fails with CORDON_EXEC_FAILED */
+        CORDON_COMMAND_APPROVE,  /* this rule lets this command line run, this once */
+} cordon_command_answer;
+
+/* Called on the thread that launches (cordon_run's, a cordon_spawn() run's, the caller of
+ * cordon_session_exec()), one question at a time, with `ask_userdata`. Any other value is a
+ * deny. Without one, a command an "ask" rule names is refused, and the message says so. */
+typedef cordon_command_answer (*cordon_command_ask_fn)(void *userdata,
+                                                       const cordon_command_question *question);
+
 /* The events stream (docs/events.schema.json; schema: docs/events.schema.json). `line` is one JSON
  * object on one line, ending in '\n' (not NUL-terminated), at most 32 KiB; valid only during the
  * call, which comes from cordon_run's thread. Every object has "type", "sessionId" (the policy's
@@ -374,6 +399,9 @@ typedef struct cordon_run_options {
          * denied at once. Gets `ask_userdata`. Added in 0.2. */
         cordon_egress_ask_fn on_egress_ask;
         void *ask_userdata;
+        /* The command policy's approver (cordon_command_ask_fn), with `ask_userdata`; NULL: a
+         * command an "ask" rule names is refused. Added in 0.2. */
+        cordon_command_ask_fn on_command_ask;
 } cordon_run_options;
 
 /* Sets every field to its default (AUTO, no callbacks, no cancel_fd, no capture) and `size` to
@@ -471,6 +499,8 @@ typedef struct cordon_spawn_options {
         /* As cordon_run_options.on_egress_ask. Added in 0.2. */
         cordon_egress_ask_fn on_egress_ask;
         void *ask_userdata;
+        /* As cordon_run_options.on_command_ask (for cordon_session_exec() too). Added in 0.2. */
+        cordon_command_ask_fn on_command_ask;
 } cordon_spawn_options;
 
 /* cordon_spawn_options.flags: stdin_fd is a terminal (the slave of a PTY the caller opened, for

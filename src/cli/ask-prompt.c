@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `cordon run`'s answerer for the egress ask mode (docs/cli.md, "Ask mode"): a question on the
+/* `cordon run`'s answerers for the egress ask mode (docs/cli.md, "Ask mode") and for the command
+ * policy's "ask" rules (cli_ask_command: before the command starts, so nothing of it runs
+ * while the question is open; docs/policy.md, "Command policy"): a question on the
  * controlling terminal, /dev/tty, never the command's stdin or stdout (they may be a pipe, a
  * file, the command's own data). Without a terminal there is nobody to ask: the run is given no
  * answerer and every question is refused at once, recorded as "unanswered" — ask mode never
@@ -129,4 +131,49 @@ cordon_egress_answer cli_ask_prompt(void *userdata, const cordon_egress_question
         if (have_termios)
                 (void) tcsetattr(a->tty, TCSANOW, &saved);
         return ans;
+}
+
+#define COMMAND_ASK_MS (5 * 60 * 1000) /* nobody there for 5 minutes: refused, never hung */
+
+/* The command line as one line of printable ASCII, cut at the buffer's end ("..."). */
+static void shown_argv(char *const *argv, char *buf, size_t size) {
+        size_t n = 0;
+        for (size_t i = 0; argv[i] && n + 4 < size; i++) {
+                char word[256];
+                shown(argv[i], word, sizeof(word));
+                n += (size_t) snprintf(buf + n, size - n, "%s%s", i ? " " : "", word);
+        }
+        if (n >= size - 1 && size > 4)
+                memcpy(buf + size - 4, "...", 4);
+}
+
+cordon_command_answer cli_ask_command(void *userdata, const cordon_command_question *q) {
+        cli_ask *a = userdata;
+        char pattern[256], line[512], mode[32];
+        shown(q->pattern, pattern, sizeof(pattern));
+        shown(q->mode, mode, sizeof(mode));
+        shown_argv(q->argv, line, sizeof(line));
+        struct termios saved, cooked;
+        bool have_termios = tcgetattr(a->tty, &saved) == 0;
+        if (have_termios) {
+                cooked = saved;
+                cooked.c_lflag |= ICANON | ECHO;
+                (void) tcsetattr(a->tty, TCSANOW, &cooked);
+        }
+        (void) tcflush(a->tty, TCIFLUSH); /* type-ahead never answers a question */
+        say(a->tty, "\r\n\033[0mcordon: the command policy asks before '%s' runs (mode %s, "
+                    "commandPolicy[%zu]):\r\n  %s\r\n", pattern, mode, q->rule, line);
+        say(a->tty, "cordon: run it? [y]es, anything else refuses: ");
+        char buf[64];
+        ssize_t r = read_answer(a->tty, buf, sizeof(buf), now_ms() + COMMAND_ASK_MS);
+        const char *t = buf;
+        while (r > 0 && (*t == ' ' || *t == '\t'))
+                t++;
+        bool yes = r > 0 && (*t == 'y' || *t == 'Y');
+        say(a->tty, "%s\r\n", r == -ETIMEDOUT ? "\r\ncordon: no answer in time: refused"
+                              : yes         ? "cordon: approved"
+                                            : "cordon: refused");
+        if (have_termios)
+                (void) tcsetattr(a->tty, TCSANOW, &saved);
+        return yes ? CORDON_COMMAND_APPROVE : CORDON_COMMAND_DENY;
 }

@@ -300,6 +300,19 @@ static void ask_setup(const cordon_policy *policy, cli_ask *ask, cordon_run_opti
         opts->ask_userdata = ask;
 }
 
+/* The command policy's approver: the same terminal, when the policy has an "ask" rule. Without
+ * a terminal there is none, and such a command is refused with a message that says why. */
+static void command_ask_setup(const cordon_policy *policy, cli_ask *ask,
+                              cordon_run_options *opts) {
+        bool any = false;
+        for (size_t i = 0; i < policy->n_command_rules; i++)
+                any = any || policy->command_rules[i].ask;
+        if (!any || (ask->tty < 0 && cli_ask_open(ask) < 0))
+                return;
+        opts->on_command_ask = cli_ask_command;
+        opts->ask_userdata = ask;
+}
+
 static void run_options(const cli_args *a, cordon_backend backend, cli_run_report *report,
                         events_sink *sink, cli_analytics *analytics, cordon_run_options *opts) {
         cordon_run_options_init(opts);
@@ -362,6 +375,7 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         run_options(a, backend, report, &sink, analytics, &opts);
         cli_ask ask = { .tty = -1 };
         ask_setup(policy, &ask, &opts);
+        command_ask_setup(policy, &ask, &opts);
         cordon_run_result res = { 0 };
         cordon_error err = { 0 };
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */

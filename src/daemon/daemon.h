@@ -184,6 +184,9 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
 char *exec_error_result(const cordon_error *err);
 /* stdin given inline: a memfd holding it, else /dev/null; -1 on failure. */
 int exec_stdin_fd(const proto_exec *e);
+/* The exec's command-policy approver: with "commandApproved": true one that approves (the
+ * client asked its user), else none (an "ask" rule refuses, saying how to approve). */
+cordon_command_ask_fn exec_command_approver(const proto_exec *e);
 int host_watch(daemon_t *d, host_link *l, bool on);
 /* Starts the session's warm sandbox; answered to `c` once it is ready or failed. */
 int host_launch(daemon_t *d, session *s, client *c, uint64_t id, cordon_error *err);

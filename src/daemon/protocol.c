@@ -220,7 +220,8 @@ static int parse_env(const json_t *params, proto_exec *e, cordon_error *err) {
 
 static int parse_exec(const json_t *params, proto_exec *e, cordon_error *err) {
         static const char *const keys[] = { "sessionId", "argv", "cwd", "env", "stdin",
-                                            "policyOverride", "escalationApproved", NULL };
+                                            "policyOverride", "escalationApproved",
+                                            "commandApproved", NULL };
         int r = only_keys(params, "params", keys, err);
         if (r >= 0)
                 r = get_session_id(params, e->session_id, err);
@@ -246,6 +247,10 @@ static int parse_exec(const json_t *params, proto_exec *e, cordon_error *err) {
         if (r >= 0 && esc && !json_is_boolean(esc))
                 r = bad(err, "params.escalationApproved must be true or false");
         e->escalation_approved = esc && json_is_true(esc);
+        json_t *approved = json_object_get(params, "commandApproved");
+        if (r >= 0 && approved && !json_is_boolean(approved))
+                r = bad(err, "params.commandApproved must be true or false");
+        e->command_approved = approved && json_is_true(approved);
         return r;
 }
 

@@ -69,6 +69,7 @@ typedef struct proto_exec {
         size_t stdin_len;
         char *policy_override;  /* a policy document for this exec only, or NULL */
         bool escalation_approved; /* the override widens the session policy on purpose */
+        bool command_approved;  /* the user approved what the command policy's "ask" names */
 } proto_exec;
 
 /* How file content travels: "utf-8" (a JSON string) or "base64" (RFC 4648, padded). */

@@ -137,6 +137,7 @@ void exec_warm(daemon_t *d, client *c, session *s, proto_request *rq) {
         o.cwd = e->cwd;
         o.on_event = warm_on_event;
         o.event_userdata = x;
+        o.on_command_ask = exec_command_approver(e);
         cordon_error err = { 0 };
         if (cordon_session_exec(s->host.handle, e->argv, &o, &x->proc, &err) < 0) {
                 x->result = exec_error_result(&err);

@@ -51,6 +51,16 @@ static void worker_event(void *userdata, const char *line, size_t len) {
 /* stdin given inline: a memfd, so the command reads it at its own pace and the daemon never
  * blocks writing into a pipe nobody reads (for a cold exec the worker's, for a warm one the
  * daemon's own: session-warm.c). */
+static cordon_command_answer approved(void *userdata, const cordon_command_question *q) {
+        (void) userdata;
+        (void) q;
+        return CORDON_COMMAND_APPROVE;
+}
+
+cordon_command_ask_fn exec_command_approver(const proto_exec *e) {
+        return e->command_approved ? approved : NULL;
+}
+
 int exec_stdin_fd(const proto_exec *e) {
         if (!e->stdin_data)
                 return open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -130,6 +140,7 @@ _noreturn_ void exec_worker_main(daemon_t *d, session *s, const proto_exec *e, i
         opts.on_event = worker_event;
         opts.event_userdata = &w;
         opts.capture = CORDON_CAPTURE_STDOUT | CORDON_CAPTURE_STDERR;
+        opts.on_command_ask = exec_command_approver(e);
         if (r >= 0 && widening->n > 0) {
                 /* The approved escalation is part of this exec's record, before it starts. */
                 events ev;

@@ -315,7 +315,8 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         cordon_backend backend = l->opts.backend;
         /* The command policy (docs/policy.md): before anything is built, on every backend,
          * none and danger-full-access included. */
-        int r = policy_check_command(policy, argv, err);
+        int r = policy_check_command(policy, argv, l->opts.on_command_ask, l->opts.ask_userdata,
+                                     err);
         if (r < 0)
                 return r;
         r = launch_plan(l, policy, err);

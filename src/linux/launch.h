@@ -37,7 +37,8 @@ typedef struct launch_options {
         unsigned capture;       /* CORDON_CAPTURE_* */
         void (*on_backend_note)(void *userdata, cordon_backend used, const char *why);
         cordon_egress_ask_fn on_egress_ask; /* NULL: every question denied at once */
-        void *ask_userdata;
+        void *ask_userdata;                 /* for on_egress_ask and on_command_ask */
+        cordon_command_ask_fn on_command_ask; /* NULL: an "ask" rule refuses */
 } launch_options;
 
 /* What the run has seen so far (run-collect.c fills it from the report channels). */

@@ -94,7 +94,8 @@ static void options_apply(const cordon_spawn_options *o, launch *l) {
                                      .cancel_fd = o->cancel_fd, .capture = o->capture,
                                      .on_backend_note = o->on_backend_note,
                                      .on_egress_ask = o->on_egress_ask,
-                                     .ask_userdata = o->ask_userdata };
+                                     .ask_userdata = o->ask_userdata,
+                                     .on_command_ask = o->on_command_ask };
         l->fds.stdio[0] = o->stdin_fd;
         l->fds.stdio[1] = o->stdout_fd;
         l->fds.stdio[2] = o->stderr_fd;
@@ -114,7 +115,8 @@ static void run_options_apply(const cordon_run_options *o, launch *l) {
                                      .cancel_fd = o->cancel_fd, .capture = o->capture,
                                      .on_backend_note = o->on_backend_note,
                                      .on_egress_ask = o->on_egress_ask,
-                                     .ask_userdata = o->ask_userdata };
+                                     .ask_userdata = o->ask_userdata,
+                                     .on_command_ask = o->on_command_ask };
 }
 
 /* The run's end: the result, then done_fd. */

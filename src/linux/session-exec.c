@@ -95,7 +95,7 @@ static int exec_check(cordon_session *s, char *const argv[], const cordon_spawn_
                                         "the session is %s: its sandbox is gone",
                                         cordon_session_state_to_string(st));
         /* The command policy of the session's policy (docs/policy.md), as for a run. */
-        return policy_check_command(s->policy, argv, err);
+        return policy_check_command(s->policy, argv, o->on_command_ask, o->ask_userdata, err);
 }
 
 /* The handle, listed under a new id before its line is sent (its result may come at once). */

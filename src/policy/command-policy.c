@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The command policy (docs/policy.md, "Command policy"): per mode, command patterns a run refuses
- * outright ("refuse") or only with approval ("ask", refused too: there is no approval path yet,
- * and the message says how to allow it). Checked against the simple commands of the argument
+ * outright ("refuse") or runs only with the launch's approval ("ask": on_command_ask, the
+ * `cordon run` prompt, cordond's commandApproved; without an approver refused, and the message
+ * says how to approve). Checked against the simple commands of the argument
  * vector (policy/cmdline.h) before anything starts, on every backend: an extra layer over the
  * sandbox, and the only layer on `none` and in danger-full-access. A convenience that stops an
  * agent's habitual `git push` in a review, NOT a security boundary: a command that wants to run
@@ -10,6 +11,7 @@
 
 #include "policy/cmdline.h"
 #include "policy/policy-json-internal.h"
+#include "util/fork-gate.h"
 
 #define RULE_EXAMPLE "{\"command\": [\"git\", \"push\"], \"action\": \"refuse\", \"modes\": [\"read-only\"]}"
 
@@ -101,20 +103,64 @@ static int refuse(const policy_command_rule *r, size_t index, cordon_mode mode,
                   cordon_error *err) {
         char pat[256];
         pattern_text(r, pat, sizeof(pat));
-        if (r->ask)
-                return cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
-                                        "the command policy needs approval for '%s' in mode %s "
-                                        "(commandPolicy[%zu], action \"ask\"), and this run has "
-                                        "no way to ask; run it yourself outside cordon, or "
-                                        "remove the rule from the policy to allow it",
-                                        pat, cordon_mode_to_string(mode), index);
         return cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
                                 "the command policy refuses '%s' in mode %s (commandPolicy[%zu]); "
                                 "it is not run; use another mode, or remove the rule from the "
                                 "policy", pat, cordon_mode_to_string(mode), index);
 }
 
-int policy_check_command(const cordon_policy *p, char *const argv[], cordon_error *err) {
+/* An "ask" rule's question; refused unless the approver approves. */
+static int ask_rule(const policy_command_rule *r, size_t index, cordon_mode mode,
+                    char *const argv[], cordon_command_ask_fn ask, void *userdata,
+                    cordon_error *err) {
+        char pat[256];
+        pattern_text(r, pat, sizeof(pat));
+        if (!ask)
+                return cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
+                                        "the command policy needs approval for '%s' in mode %s "
+                                        "(commandPolicy[%zu], action \"ask\"), and this run has "
+                                        "nobody to ask; run it from a terminal (cordon run asks "
+                                        "there), approve it through the launcher (on_command_ask;"
+                                        " cordond: \"commandApproved\": true), or remove the "
+                                        "rule", pat, cordon_mode_to_string(mode), index);
+        cordon_command_question q = { .argv = argv, .pattern = pat,
+                                      .mode = cordon_mode_to_string(mode), .rule = index };
+        cordon_command_answer a;
+        FORK_GATE_PAUSED(a = ask(userdata, &q)); /* the caller's code */
+        if (a == CORDON_COMMAND_APPROVE)
+                return 0;
+        return cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
+                                "the command policy needs approval for '%s' in mode %s "
+                                "(commandPolicy[%zu], action \"ask\"), and it was not approved; "
+                                "it is not run", pat, cordon_mode_to_string(mode), index);
+}
+
+/* Which rules of the mode the commands of `l` match: a "refuse" match refuses at once (no
+ * question is asked for a line that would be refused anyway); the "ask" rules matched are
+ * marked in `asked` (one question per rule, however many of the commands it matches). */
+static int match_rules(const cordon_policy *p, cordon_mode mode, const cmd_list *l, bool *asked,
+                       cordon_error *err) {
+        for (size_t k = 0; k < l->n; k++)
+                for (size_t i = 0; i < p->n_command_rules; i++) {
+                        const policy_command_rule *rule = &p->command_rules[i];
+                        if (!(rule->modes & (1u << mode)) ||
+                            !cmdline_matches(&l->v[k], rule->words.v))
+                                continue;
+                        if (!rule->ask)
+                                return refuse(rule, i, mode, err);
+                        asked[i] = true;
+                }
+        if (l->unreadable)
+                return cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
+                                        "the command line cannot be checked against the command "
+                                        "policy (an unclosed quote or substitution, or nested "
+                                        "too deep) in mode %s; simplify it",
+                                        cordon_mode_to_string(mode));
+        return 0;
+}
+
+int policy_check_command(const cordon_policy *p, char *const argv[], cordon_command_ask_fn ask,
+                         void *userdata, cordon_error *err) {
         cordon_mode mode = p->mode_set ? p->mode : CORDON_MODE_WORKSPACE_WRITE;
         bool any = false;
         for (size_t i = 0; i < p->n_command_rules; i++)
@@ -122,19 +168,15 @@ int policy_check_command(const cordon_policy *p, char *const argv[], cordon_erro
         if (!any || !argv)
                 return 0;
         cmd_list l = { 0 };
-        int r = cmdline_split_argv(argv, &l);
-        for (size_t k = 0; r >= 0 && k < l.n; k++)
-                for (size_t i = 0; r >= 0 && i < p->n_command_rules; i++) {
-                        const policy_command_rule *rule = &p->command_rules[i];
-                        if ((rule->modes & (1u << mode)) && cmdline_matches(&l.v[k], rule->words.v))
-                                r = refuse(rule, i, mode, err);
-                }
-        if (r >= 0 && l.unreadable)
-                r = cordon_set_error(err, CORDON_EXEC_FAILED, EPERM,
-                                     "the command line cannot be checked against the command "
-                                     "policy (an unclosed quote or substitution, or nested too "
-                                     "deep) in mode %s; simplify it", cordon_mode_to_string(mode));
+        bool *asked = calloc(p->n_command_rules, sizeof(*asked));
+        int r = asked ? cmdline_split_argv(argv, &l) : -ENOMEM;
+        if (r >= 0)
+                r = match_rules(p, mode, &l, asked, err);
+        for (size_t i = 0; r >= 0 && i < p->n_command_rules; i++)
+                if (asked[i])
+                        r = ask_rule(&p->command_rules[i], i, mode, argv, ask, userdata, err);
         cmd_list_done(&l);
+        free(asked);
         return r == -ENOMEM ? cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM,
                                                "out of memory")
                             : r;

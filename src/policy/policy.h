@@ -294,12 +294,14 @@ int policy_push_path(cordon_policy *p, strv *list, const char *path);
 
 /* The command policy (command-policy.c). A rule: 1..16 words (policy_check_command_word), modes
  * a bit set of cordon_mode (0: every mode). policy_check_command() refuses argv (EXEC_FAILED,
- * -EPERM, err set) when a command in it matches a rule of the policy's mode. */
+ * -EPERM, err set) when a command in it matches a "refuse" rule of the policy's mode, or an
+ * "ask" rule that `ask` (with `userdata`; may be NULL: nobody to ask) does not approve. */
 const char *policy_check_command_word(const char *w);
 int policy_add_command_rule(cordon_policy *p, char *const *words, bool ask, unsigned modes);
 int policy_command_rules_merge(cordon_policy *dst, const cordon_policy *src);
 void policy_command_rules_clear(cordon_policy *p);
-int policy_check_command(const cordon_policy *p, char *const argv[], cordon_error *err);
+int policy_check_command(const cordon_policy *p, char *const argv[], cordon_command_ask_fn ask,
+                         void *userdata, cordon_error *err);
 void *policy_command_rules_to_json(const cordon_policy *p); /* a json_t * array */
 
 /* Setters for fields without a public one yet (same contract as the public setters: copies,

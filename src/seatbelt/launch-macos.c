@@ -198,7 +198,8 @@ static int run(const cordon_policy *policy, char *const argv[], const cordon_run
                 return r;
         plan *p = NULL;
         /* The tool cache root is created here, not by the (side-effect-free) planner. */
-        r = policy_check_command(policy, argv, err); /* docs/policy.md, "Command policy" */
+        /* docs/policy.md, "Command policy" */
+        r = policy_check_command(policy, argv, opts->on_command_ask, opts->ask_userdata, err);
         if (r >= 0)
                 r = tool_caches_prepare(policy, env, home, err);
         if (r >= 0)

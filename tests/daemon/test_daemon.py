@@ -391,19 +391,33 @@ class AnalyticsSessionTest(DaemonTest):
 
 class CommandPolicySessionTest(DaemonTest):
     """The session policy's commandPolicy (docs/policy.md, "Command policy") holds for every exec:
-    warm (the session host), cold (landlock) and unconfined (none), refused before it runs."""
+    warm (the session host), cold (landlock) and unconfined (none), refused before it runs; an
+    "ask" rule's command runs only with "commandApproved": true, which a "refuse" rule ignores."""
 
     def check(self, backend):
         h = self.launch(backend=backend, policy={"mode": "read-only", "commandPolicy": [
-            {"command": "touch cp-refused", "action": "refuse", "modes": ["read-only"]}]})
+            {"command": "touch cp-refused", "action": "refuse", "modes": ["read-only"]},
+            {"command": "touch cp-asked", "action": "ask"}]})
         if h["state"] == "error" and "SANDBOX_UNAVAILABLE" in json.dumps(h):
             self.skipTest(f"no {backend} backend here")
         self.assertEqual(h["state"], "warm", h)
-        _, resp = self.exec(h["sessionId"], ["sh", "-c", "echo x; touch cp-refused"])
+        sid = h["sessionId"]
+        _, resp = self.exec(sid, ["sh", "-c", "echo x; touch cp-refused"])
         self.assertError(resp, "EXEC_FAILED", "the command policy refuses 'touch cp-refused'")
         self.assertFalse(os.path.exists(os.path.join(self.ws, "cp-refused")))
-        events, resp = self.exec(h["sessionId"], ["sh", "-c", "echo ran"])
+        _, resp = self.exec(sid, ["sh", "-c", "touch cp-refused"], commandApproved=True)
+        self.assertError(resp, "EXEC_FAILED", "the command policy refuses 'touch cp-refused'")
+        events, resp = self.exec(sid, ["sh", "-c", "echo ran"])
         self.assertEqual(self.output(events), "ran\n")
+        # /tmp: writable in every mode, on every backend (the workspace is read-only here).
+        _, resp = self.exec(sid, ["sh", "-c", "echo x; touch cp-asked /tmp/cp-asked-" + backend])
+        self.assertError(resp, "EXEC_FAILED", "needs approval for 'touch cp-asked'")
+        self.assertIn("commandApproved", resp["error"]["message"])
+        events, resp = self.exec(sid, ["sh", "-c", "touch cp-asked /tmp/x; echo approved"],
+                                 commandApproved=True)
+        self.assertEqual(self.output(events), "approved\n", events)
+        _, resp = self.exec(sid, ["true"], commandApproved=1)
+        self.assertError(resp, "USAGE", "params.commandApproved must be true or false")
 
     def test_warm(self):
         self.check("native")

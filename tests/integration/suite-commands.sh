@@ -2,7 +2,8 @@
 # tests/integration/suite-commands.sh: the command policy (commandPolicy, docs/policy.md "Command
 # policy"), sourced by suite.sh: refused and approval-needing commands are not run — on this
 # backend and on `none` (--sandbox off), where it is the only layer — found inside `sh -c` lines,
-# and other commands and other modes still run.
+# and other commands and other modes still run. The "ask" run has no controlling terminal
+# (setsid), so nobody can approve it (the approval itself: tests/cli/test_command_ask.py).
 
 t_command_policy() {
         cp_policy=$IT_TMP/command-policy.json
@@ -21,9 +22,12 @@ JSON
                         [ ! -e "$WS/cp-ok" ]; then
                         ok "command policy (sandbox $sandbox): refused inside sh -c, nothing ran"
                 else not_ok "command policy (sandbox $sandbox): refused inside sh -c" "status $LAST_STATUS"; fi
-                sb --policy "$cp_policy" --sandbox "$sandbox" -- env X=1 touch cp-ask
+                # shellcheck disable=SC2086
+                run_in "$WS" setsid -w "$CORDON" run ${SB_OPTS:-} --policy "$cp_policy" \
+                        --sandbox "$sandbox" -- env X=1 touch cp-ask
                 if [ "$LAST_STATUS" = 125 ] && grep -q "needs approval for 'touch cp-ask'" "$LAST_ERR" &&
-                        grep -q "remove the rule from the policy to allow it" "$LAST_ERR" && [ ! -e "$WS/cp-ask" ]; then
+                        grep -q "nobody to ask" "$LAST_ERR" && grep -q "commandApproved" "$LAST_ERR" &&
+                        [ ! -e "$WS/cp-ask" ]; then
                         ok "command policy (sandbox $sandbox): 'ask' refused with how to allow it"
                 else not_ok "command policy (sandbox $sandbox): 'ask' refused" "status $LAST_STATUS"; fi
                 # Not in the rule's mode, or another command: it runs.

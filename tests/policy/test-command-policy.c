@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The command policy (src/policy/command-policy.c) and its shell-line splitter
  * (src/policy/cmdline.c): what a line's commands are, which rules match them in which mode,
- * what is refused and how, and the commandPolicy key's grammar. */
+ * what is refused and how, what is asked and when, and the commandPolicy key's grammar. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,7 +91,32 @@ static cordon_policy *with_rules(const char *json, cordon_mode mode) {
 
 static int check(const cordon_policy *p, char *const *argv, cordon_error *err) {
         *err = (cordon_error) { 0 };
-        return policy_check_command(p, argv, err);
+        return policy_check_command(p, argv, NULL, NULL, err);
+}
+
+/* An approver that answers `answer` and records what it was asked. */
+typedef struct approver {
+        cordon_command_answer answer;
+        unsigned asked;
+        char pattern[64], mode[32], first_word[32];
+        size_t rule;
+} approver;
+
+static cordon_command_answer approve(void *userdata, const cordon_command_question *q) {
+        approver *a = userdata;
+        a->asked++;
+        snprintf(a->pattern, sizeof(a->pattern), "%s", q->pattern);
+        snprintf(a->mode, sizeof(a->mode), "%s", q->mode);
+        snprintf(a->first_word, sizeof(a->first_word), "%s", q->argv[0]);
+        a->rule = q->rule;
+        return a->answer;
+}
+
+static int check_asking(const cordon_policy *p, char *const *argv, approver *a,
+                        cordon_error *err) {
+        *err = (cordon_error) { 0 };
+        a->asked = 0;
+        return policy_check_command(p, argv, approve, a, err);
 }
 
 static void test_check(void **state) {
@@ -121,6 +146,53 @@ static void test_check(void **state) {
         assert_non_null(strstr(err.message, "cannot be checked"));
         _cleanup_policy_ cordon_policy *none = policy_new();
         assert_int_equal(check(none, odd, &err), 0);
+}
+
+/* "ask": the approver is asked once per rule, with the rule's words, the mode and the command;
+ * its approval lets the line run, anything else refuses. A "refuse" rule, or a line that cannot
+ * be read, refuses without asking. */
+static void test_approval(void **state) {
+        _cleanup_policy_ cordon_policy *ro = with_rules(RULES, CORDON_MODE_READ_ONLY);
+        _cleanup_policy_ cordon_policy *rw = with_rules(RULES, CORDON_MODE_WORKSPACE_WRITE);
+        cordon_error err;
+        char *rm[] = { (char *) "sudo", (char *) "rm", (char *) "-rf", (char *) "/", NULL };
+        char *twice[] = { (char *) "sh", (char *) "-c", (char *) "rm -rf / ; rm -rf / --x", NULL };
+        char *rm_and_push[] = { (char *) "sh", (char *) "-c", (char *) "rm -rf / && git push",
+                                NULL };
+        char *odd[] = { (char *) "sh", (char *) "-c", (char *) "rm -rf / \"x", NULL };
+        char *status[] = { (char *) "git", (char *) "status", NULL };
+        approver yes = { .answer = CORDON_COMMAND_APPROVE }, no = { .answer = CORDON_COMMAND_DENY };
+        approver odd_answer = { .answer = (cordon_command_answer) 7 };
+
+        assert_int_equal(check_asking(rw, rm, &yes, &err), 0);
+        assert_int_equal(yes.asked, 1);
+        assert_string_equal(yes.pattern, "rm -rf /");
+        assert_string_equal(yes.mode, "workspace-write");
+        assert_string_equal(yes.first_word, "sudo");
+        assert_int_equal(yes.rule, 1);
+        assert_int_equal(check_asking(rw, twice, &yes, &err), 0);
+        assert_int_equal(yes.asked, 1); /* one rule, one question */
+
+        assert_int_equal(check_asking(rw, rm, &no, &err), -EPERM);
+        assert_int_equal(no.asked, 1);
+        assert_int_equal(err.code, CORDON_EXEC_FAILED);
+        assert_non_null(strstr(err.message, "it was not approved"));
+        assert_int_equal(check_asking(rw, rm, &odd_answer, &err), -EPERM); /* not an approval */
+
+        /* In review, git push is refused: nobody is asked about the rm. */
+        assert_int_equal(check_asking(ro, rm_and_push, &yes, &err), -EPERM);
+        assert_int_equal(yes.asked, 0);
+        assert_non_null(strstr(err.message, "refuses 'git push'"));
+        assert_int_equal(check_asking(rw, odd, &yes, &err), -EPERM);
+        assert_int_equal(yes.asked, 0);
+        assert_non_null(strstr(err.message, "cannot be checked"));
+        /* Nothing matches: nobody is asked. */
+        assert_int_equal(check_asking(rw, status, &yes, &err), 0);
+        assert_int_equal(yes.asked, 0);
+        /* Without an approver the refusal says how to approve. */
+        assert_int_equal(check(rw, rm, &err), -EPERM);
+        assert_non_null(strstr(err.message, "nobody to ask"));
+        assert_non_null(strstr(err.message, "commandApproved"));
 }
 
 static void test_layers_and_json(void **state) {
@@ -153,6 +225,7 @@ int main(void) {
                 cmocka_unit_test(test_split),
                 cmocka_unit_test(test_unreadable),
                 cmocka_unit_test(test_check),
+                cmocka_unit_test(test_approval),
                 cmocka_unit_test(test_layers_and_json),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -202,12 +202,13 @@ class Client extends EventEmitter {
 
   /**
    * session.exec: returns an Exec at once (its events stream; its `result` is the response).
-   * options: cwd, env, stdin, policyOverride, escalationApproved.
+   * options: cwd, env, stdin, policyOverride, escalationApproved, commandApproved.
    */
   exec(sessionId, argv, options = {}) {
     return this._startStream(Exec, 'session.exec', compact({
       sessionId, argv, cwd: options.cwd, env: options.env, stdin: options.stdin,
       policyOverride: options.policyOverride, escalationApproved: options.escalationApproved,
+      commandApproved: options.commandApproved,
     }));
   }
 

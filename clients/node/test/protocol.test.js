@@ -242,6 +242,10 @@ describe('sessions and execs', () => {
       e instanceof cc.PolicyInvalidError && /escalationApproved/.test(e.message));
     const esc = await c.run(sid, ['true'], { policyOverride: wider, escalationApproved: true });
     assert.equal(esc.events[0].type, 'escalation');
+    const asks = await warm({ policy: { commandPolicy: [{ command: 'echo asked', action: 'ask' }] } });
+    await assert.rejects(c.run(asks, ['echo', 'asked']), (e) => e instanceof cc.ExecFailedError &&
+      /needs approval for 'echo asked'/.test(e.message) && /commandApproved/.test(e.message));
+    assert.equal((await c.run(asks, ['echo', 'asked'], { commandApproved: true })).stdout, 'asked\n');
     const slow = await warm({ policy: { limits: { timeout: '1s' } } });
     await assert.rejects(c.run(slow, ['sleep', '30']), (e) => e instanceof cc.CommandTimeoutError &&
       e.code === 'TIMEOUT' && e.events.some((x) => x.type === 'killed' && x.reason === 'timeout'));

@@ -192,11 +192,13 @@ class AsyncClient:
     def exec(self, session_id: str, argv: Sequence[str], *, cwd: Optional[str] = None,
              env: Optional[Dict[str, str]] = None, stdin: Optional[str] = None,
              policy_override: Optional[Dict[str, Any]] = None,
-             escalation_approved: Optional[bool] = None) -> AsyncExec:
+             escalation_approved: Optional[bool] = None,
+             command_approved: Optional[bool] = None) -> AsyncExec:
         """session.exec: an AsyncExec at once (not a coroutine: the request is sent now)."""
         params = _wire.compact(sessionId=session_id, argv=list(argv), cwd=cwd, env=env,
                                stdin=stdin, policyOverride=policy_override,
-                               escalationApproved=escalation_approved)
+                               escalationApproved=escalation_approved,
+                               commandApproved=command_approved)
         return AsyncExec(self, *self._start("session.exec", params))
 
     async def run(self, session_id: str, argv: Sequence[str], *, max_output: int = 64 << 20,

@@ -250,11 +250,13 @@ class Client:
     def exec(self, session_id: str, argv: Sequence[str], *, cwd: Optional[str] = None,
              env: Optional[Dict[str, str]] = None, stdin: Optional[str] = None,
              policy_override: Optional[Dict[str, Any]] = None,
-             escalation_approved: Optional[bool] = None) -> Exec:
+             escalation_approved: Optional[bool] = None,
+             command_approved: Optional[bool] = None) -> Exec:
         """session.exec: an Exec, at once (its events stream, its response ends them)."""
         params = _wire.compact(sessionId=session_id, argv=list(argv), cwd=cwd, env=env,
                                stdin=stdin, policyOverride=policy_override,
-                               escalationApproved=escalation_approved)
+                               escalationApproved=escalation_approved,
+                               commandApproved=command_approved)
         return Exec(self, self._start("session.exec", params))
 
     def run(self, session_id: str, argv: Sequence[str], *, max_output: int = 64 << 20,

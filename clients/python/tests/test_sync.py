@@ -241,6 +241,11 @@ class SessionTest(DaemonCase):
             self.c.run(sid, ["true"], policy_override=wider)
         r = self.c.run(sid, ["true"], policy_override=wider, escalation_approved=True)
         self.assertEqual(r.events[0]["type"], "escalation")
+        asks = self.warm(policy={"commandPolicy": [{"command": "echo asked", "action": "ask"}]})
+        with self.assertRaisesRegex(cc.ExecFailedError, "needs approval for 'echo asked'"):
+            self.c.run(asks, ["echo", "asked"])
+        self.assertEqual(self.c.run(asks, ["echo", "asked"], command_approved=True).stdout,
+                         "asked\n")
         slow = self.warm(policy={"limits": {"timeout": "1s"}})
         with self.assertRaises(cc.CommandTimeoutError) as cm:
             self.c.run(slow, ["sleep", "30"])
