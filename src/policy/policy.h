@@ -55,7 +55,7 @@ typedef struct policy_reason {
  * with `words` in one of `modes` (bits 1 << cordon_mode). */
 typedef struct policy_command_rule {
         strv words;
-        bool ask;       /* "ask": approval needed (refused: there is no way to ask yet) */
+        bool ask;       /* "ask": runs only when the launch's approver approves */
         unsigned modes;
 } policy_command_rule;
 #define POLICY_ALL_MODES 7u
