@@ -371,10 +371,11 @@ static probe_facts cache;
 static bool cache_valid;
 
 /* A session host is forked from its caller without exec, and a caller may be multi-threaded
- * (cordond, cordon mcp): when another thread was probing at the fork, the child's copy of the
- * lock is held by a thread the child does not have, and its first probe would wait forever. The
- * child starts with the lock free; a probe the parent had not finished is not valid there, so
- * the child makes its own. (No prepare handler: the probe forks while it holds the lock.) */
+ * (cordond, cordon mcp): when another thread held the lock at the fork, the child's copy is held
+ * by a thread the child does not have, and its first probe would wait forever. The child starts
+ * with the lock free. The lock is held only to read or fill the cache, never while probing:
+ * the probe forks, and a fork waits for every thread inside the fork gate, one of which could
+ * be waiting for this lock (util/fork-gate.h). */
 static void cache_lock_reset_in_child(void) {
         (void) pthread_mutex_init(&cache_lock, NULL);
 }
@@ -383,16 +384,23 @@ __attribute__((constructor)) static void cache_lock_register(void) {
         (void) pthread_atfork(NULL, NULL, cache_lock_reset_in_child);
 }
 
+/* Two threads that find the cache empty both probe; the first to finish fills it. */
 int probe_facts_get(const probe_facts **ret) {
-        int r = 0;
         (void) pthread_mutex_lock(&cache_lock); /* cannot fail on a default mutex */
-        if (!cache_valid) {
-                r = probe_facts_collect(&cache);
-                cache_valid = r == 0;
-        }
+        bool valid = cache_valid;
         (void) pthread_mutex_unlock(&cache_lock);
-        if (r < 0)
-                return r;
+        if (!valid) {
+                probe_facts f;
+                int r = probe_facts_collect(&f);
+                if (r < 0)
+                        return r;
+                (void) pthread_mutex_lock(&cache_lock);
+                if (!cache_valid) {
+                        cache = f;
+                        cache_valid = true;
+                }
+                (void) pthread_mutex_unlock(&cache_lock);
+        }
         *ret = &cache;
         return 0;
 }
