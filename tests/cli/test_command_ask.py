@@ -13,13 +13,14 @@ Runs as root and as cordon-test (tests/cli/meson.build). TAP-like output; exit 0
 check passed."""
 import json
 import os
-import pty
-import select
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # staged beside it, for a user
+import pty_prompt  # noqa: E402
 
 CORDON = os.path.abspath(sys.argv[1])
 PROMPT = b"anything else refuses: "
@@ -50,34 +51,10 @@ def clean():
 
 def on_pty(args, script, answers, timeout=60):
     """`cordon run --policy POLICY ARGS -- sh -c SCRIPT` on a new pty (its controlling
-    terminal); each time the question appears the next answer is typed. Returns (exit status,
+    terminal), each question answered with the next of `answers`. Returns (exit status,
     terminal output, questions seen)."""
     argv = [CORDON, "run", "--policy", POLICY] + args + ["--", "sh", "-c", script]
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(TMP)
-        os.execv(CORDON, argv)
-    out, seen, pending = b"", 0, list(answers)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not r:
-            break
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-        while out.count(PROMPT) > seen:
-            seen += 1
-            os.write(fd, (pending.pop(0) if pending else "n").encode() + b"\n")
-    else:
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode(errors="replace"), seen
+    return pty_prompt.run(argv, TMP, PROMPT, answers, timeout)
 
 
 def exists(name):

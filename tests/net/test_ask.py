@@ -15,9 +15,6 @@ check passed."""
 import http.server
 import json
 import os
-import pty
-import select
-import signal
 import subprocess
 import sys
 import tempfile
@@ -25,6 +22,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # staged beside it, for a user
+import pty_prompt  # noqa: E402
 try:
     import events_validate  # noqa: E402
 except ImportError:  # staged alone for another user: the schema check is the root run's
@@ -97,33 +96,8 @@ def on_pty(args, script, answers, timeout=30):
     terminal output, events, prompts seen)."""
     ev = os.path.join(TMP, "ev-%d.json" % N)
     argv = [CORDON, "run", "--events", ev] + args + ["--", "sh", "-c", script]
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(TMP)
-        os.execv(CORDON, argv)
-    out, seen, pending = b"", 0, list(answers)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-        if not r:
-            break
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-        while out.count(PROMPT) > seen:
-            seen += 1
-            ans = pending.pop(0) if pending else None
-            if ans is not None:
-                os.write(fd, ans.encode() + b"\n")
-    else:
-        os.kill(pid, signal.SIGKILL)
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode(errors="replace"), read_events(ev), seen
+    rc, out, seen = pty_prompt.run(argv, TMP, PROMPT, answers, timeout)
+    return rc, out, read_events(ev), seen
 
 
 def of(evs, kind):
