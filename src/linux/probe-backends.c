@@ -48,10 +48,8 @@ const char *probe_cgroup_to_string(probe_cgroup c) {
         }
 }
 
-/* Appends "; "-separated text to a fixed buffer, truncating rather than overflowing. */
-_printf_(2, 3) static void hint_add(char *hint, const char *fmt, ...) {
+void probe_hint_add(char *hint, size_t size, const char *fmt, ...) {
         size_t used = strlen(hint);
-        size_t size = sizeof(((probe_backend *) NULL)->hint);
         if (used + 3 >= size)
                 return;
         if (used > 0) {
@@ -63,6 +61,9 @@ _printf_(2, 3) static void hint_add(char *hint, const char *fmt, ...) {
         (void) vsnprintf(hint + used, size - used, fmt, ap);
         va_end(ap);
 }
+
+/* A backend's hint: a probe_backend's. */
+#define hint_add(buf, ...) probe_hint_add(buf, sizeof(((probe_backend *) NULL)->hint), __VA_ARGS__)
 
 static void hint_userns(const probe_facts *f, char *hint) {
         hint_add(hint, "user namespaces are not usable (%s: %s)", f->userns_step,

@@ -7,7 +7,6 @@
  * starts — so the vendor module the kernel registered says which KVM it is. */
 #include <fcntl.h>
 #include <linux/kvm.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -161,46 +160,33 @@ void probe_vm(probe_facts *f) {
         probe_kernel(f);
 }
 
-_printf_(3, 4) static void add(char *hint, size_t size, const char *fmt, ...) {
-        size_t used = strlen(hint);
-        if (used + 3 >= size)
-                return;
-        if (used > 0) {
-                memcpy(hint + used, "; ", 3);
-                used += 2;
-        }
-        va_list ap;
-        va_start(ap, fmt);
-        (void) vsnprintf(hint + used, size - used, fmt, ap);
-        va_end(ap);
-}
-
 static void missing_kvm(const probe_facts *f, char *hint, size_t size) {
         if (!f->kvm)
-                add(hint, size, "KVM is not usable (/dev/kvm: %s)", strerror(f->kvm_errno));
+                probe_hint_add(hint, size, "KVM is not usable (/dev/kvm: %s)",
+                               strerror(f->kvm_errno));
         else if (!f->kvm_guest_ran)
-                add(hint, size, "/dev/kvm opens but does not run a guest (KVM_RUN of a real-mode "
-                                "test guest failed)");
+                probe_hint_add(hint, size, "/dev/kvm opens but does not run a guest (KVM_RUN of "
+                               "a real-mode test guest failed)");
         else if (f->kvm_kind == PROBE_KVM_PVM)
-                add(hint, size, "KVM here is PVM (kvm_pvm), which boots only kernels built as "
-                                "PVM guests, not a stock kernel: only software emulation "
-                                "(qemu TCG) could run the VM");
+                probe_hint_add(hint, size, "KVM here is PVM (kvm_pvm), which boots only kernels "
+                               "built as PVM guests, not a stock kernel: only software "
+                               "emulation (qemu TCG) could run the VM");
 }
 
 bool probe_vm_missing(const probe_facts *f, char *hint, size_t size, bool *install) {
         size_t before = strlen(hint);
         missing_kvm(f, hint, size);
         if (f->vmm[0] == '\0') {
-                add(hint, size, "no VMM: install Debian's qemu-system-x86 "
-                                "(apt-get install --no-install-recommends qemu-system-x86)");
+                probe_hint_add(hint, size, "no VMM: install Debian's qemu-system-x86 "
+                               "(apt-get install --no-install-recommends qemu-system-x86)");
                 *install = true;
         }
         if (f->kernel[0] == '\0') {
-                add(hint, size, "no guest kernel: neither /boot/vmlinuz-%s with /lib/modules/%s "
-                                "nor %s/vmlinuz with its modules/ tree; unpack Debian's "
-                                "linux-image-amd64 there (apt-get download, dpkg-deb -x; see "
-                                "docs/design/microvm.md)",
-                    f->release, f->release, CORDON_MICROVM_KERNEL_DIR);
+                probe_hint_add(hint, size, "no guest kernel: neither /boot/vmlinuz-%s with "
+                               "/lib/modules/%s nor %s/vmlinuz with its modules/ tree; unpack "
+                               "Debian's linux-image-amd64 there (apt-get download, dpkg-deb "
+                               "-x; see docs/design/microvm.md)",
+                               f->release, f->release, CORDON_MICROVM_KERNEL_DIR);
                 *install = true;
         }
         return strlen(hint) > before;

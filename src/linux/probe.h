@@ -117,6 +117,9 @@ const char *probe_kvm_kind_to_string(probe_kvm_kind k);
 
 /* probe-vm.c: fills the microvm facts of `f` (kvm .. kernel_modules; `release` must be set). */
 void probe_vm(probe_facts *f);
+/* Appends "; "-separated text to the hint (a buffer of `size`), truncating rather than
+ * overflowing: the hints of the backends' availability (probe-backends.c, probe-vm.c). */
+__attribute__((format(printf, 3, 4))) void probe_hint_add(char *hint, size_t size, const char *fmt, ...);
 /* Pure: appends to `hint` (of `size` bytes, "; "-separated) what keeps the microvm backend from
  * booting a stock kernel on a host with `f`; returns whether anything was missing, and sets
  * *install when a package would supply it. */

@@ -12,22 +12,6 @@
 #include "linux/launch.h"
 #include "util/fork-gate.h"
 
-static const char *outcome_name(int32_t outcome) {
-        switch ((report_ask_answer) outcome) {
-        case REPORT_ASK_ALLOW_ONCE:
-                return "allow-once";
-        case REPORT_ASK_ALLOW_SESSION:
-                return "allow-session";
-        case REPORT_ASK_TIMEOUT:
-                return "timeout";
-        case REPORT_ASK_UNANSWERED:
-                return "unanswered";
-        case REPORT_ASK_DENY:
-        default:
-                return "deny";
-        }
-}
-
 /* The sandbox stands still while its question is open (the cgroup v2 freezer, when the run has
  * such a cgroup): a command sharing the terminal with a prompt cannot draw over it, nor go on
  * doing anything else meanwhile. Best effort: without the freezer the prompt's limits are
@@ -83,6 +67,6 @@ bool run_ask_handle(run_state *st, const report_msg *m) {
         }
         if (a.value == REPORT_ASK_ALLOW_SESSION)
                 (void) strv_push_unique(&st->ask_session, a.target);
-        events_egress_answer(st->ev, a.id, a.proto, a.target, outcome_name(a.value));
+        events_egress_answer(st->ev, a.id, a.proto, a.target, report_ask_outcome_name(a.value));
         return true;
 }

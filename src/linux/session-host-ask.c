@@ -29,22 +29,6 @@ static size_t streams(host *h, const char *client, host_exec **out) {
         return n;
 }
 
-static const char *outcome_name(int32_t v) {
-        switch ((report_ask_answer) v) {
-        case REPORT_ASK_ALLOW_ONCE:
-                return "allow-once";
-        case REPORT_ASK_ALLOW_SESSION:
-                return "allow-session";
-        case REPORT_ASK_TIMEOUT:
-                return "timeout";
-        case REPORT_ASK_UNANSWERED:
-                return "unanswered";
-        case REPORT_ASK_DENY:
-        default:
-                return "deny";
-        }
-}
-
 bool host_ask_report(host *h, const report_msg *m) {
         report_ask a;
         if (!report_msg_ask(m, &a))
@@ -57,7 +41,7 @@ bool host_ask_report(host *h, const report_msg *m) {
                                           a.value > 0 ? (uint64_t) a.value : 0);
                 else
                         events_egress_answer(&to[i]->ev, a.id, a.proto, a.target,
-                                             outcome_name(a.value));
+                                             report_ask_outcome_name(a.value));
         }
         if (m->type == REPORT_EGRESS_ASK && (!h->answers || n == 0))
                 report_egress_answer(h->px.report_fd, a.id, REPORT_ASK_UNANSWERED);

@@ -119,6 +119,22 @@ void report_egress_decided(int fd, uint32_t id, report_ask_answer outcome, const
         report_send_strings(fd, &m, (const char *[]){ proto, target, client }, 3);
 }
 
+const char *report_ask_outcome_name(int32_t outcome) {
+        switch ((report_ask_answer) outcome) {
+        case REPORT_ASK_ALLOW_ONCE:
+                return "allow-once";
+        case REPORT_ASK_ALLOW_SESSION:
+                return "allow-session";
+        case REPORT_ASK_TIMEOUT:
+                return "timeout";
+        case REPORT_ASK_UNANSWERED:
+                return "unanswered";
+        case REPORT_ASK_DENY:
+        default:
+                return "deny";
+        }
+}
+
 bool report_msg_ask(const report_msg *m, report_ask *a) {
         if (m->type != REPORT_EGRESS_ASK && m->type != REPORT_EGRESS_DECIDED)
                 return false;

@@ -108,6 +108,9 @@ typedef struct report_ask {
         const char *proto, *target, *client;
 } report_ask;
 bool report_msg_ask(const report_msg *m, report_ask *a);
+/* An outcome's name in the "egress.answer" event: "allow-once", "allow-session", "timeout",
+ * "unanswered"; anything else "deny". */
+const char *report_ask_outcome_name(int32_t outcome);
 
 /* "127.0.0.1:41234" or "[::1]:41234", the one spelling both ends of a connection use for it:
  * an IPv4-mapped IPv6 address is written as IPv4 (an AF_INET6 client connecting to
