@@ -15,9 +15,12 @@ static uint32_t get16(const uint8_t *p) {
         return (uint32_t) p[0] << 8 | p[1];
 }
 
-/* The handshake bytes of the leading run of handshake records, joined into out; *complete says
- * the run ended in a record that is whole. Returns the bytes joined, or -1 when a record is not
- * a handshake record or lies about its length. */
+/* The handshake bytes of the leading run of handshake records, joined into out, up to the record
+ * that completes the first handshake message: what follows it is not looked at, so the verdict
+ * on a ClientHello is the same whether the next record came in the same read or later (a bad
+ * record after it once turned a name into a refusal only when it arrived together with it).
+ * Returns the bytes joined, or -1 when a record before that point is not a handshake record or
+ * lies about its length. */
 static long join_handshake(const uint8_t *buf, size_t len, uint8_t *out, size_t cap,
                            size_t *records_end) {
         size_t off = 0, n = 0;
@@ -37,6 +40,8 @@ static long join_handshake(const uint8_t *buf, size_t len, uint8_t *out, size_t 
                         return (long) n; /* the record is still arriving */
                 off += TLS_RECORD_HEADER + rl;
                 *records_end = off;
+                if (n >= 4 && n >= 4 + ((size_t) out[1] << 16 | get16(out + 2)))
+                        break; /* the first message is whole */
         }
         return (long) n;
 }
