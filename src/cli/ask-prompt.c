@@ -90,6 +90,29 @@ static ssize_t read_answer(int fd, char *buf, size_t size, int64_t deadline) {
         return (ssize_t) n + 1;
 }
 
+/* What every question does to the terminal first: the command may have left it raw (an
+ * editor), so the answer is read as a line, with echo, and the command's settings are put back
+ * by question_end(); type-ahead is discarded, so keys meant for the command never answer. */
+typedef struct question {
+        struct termios saved;
+        bool have_termios;
+} question;
+
+static void question_begin(int tty, question *q) {
+        q->have_termios = tcgetattr(tty, &q->saved) == 0;
+        if (q->have_termios) {
+                struct termios line = q->saved;
+                line.c_lflag |= ICANON | ECHO;
+                (void) tcsetattr(tty, TCSANOW, &line);
+        }
+        (void) tcflush(tty, TCIFLUSH);
+}
+
+static void question_end(int tty, const question *q) {
+        if (q->have_termios)
+                (void) tcsetattr(tty, TCSANOW, &q->saved);
+}
+
 static cordon_egress_answer parse_answer(const char *line) {
         while (*line == ' ' || *line == '\t')
                 line++;
@@ -105,16 +128,8 @@ cordon_egress_answer cli_ask_prompt(void *userdata, const cordon_egress_question
         shown(q->target, target, sizeof(target));
         shown(q->protocol, proto, sizeof(proto));
         (void) snprintf(secs, sizeof(secs), "%llu", (unsigned long long) (q->timeout_ms / 1000));
-        /* The command may have left the terminal raw (an editor): the question is read as a
-         * line, with echo, and the command's settings are put back after. */
-        struct termios saved, line;
-        bool have_termios = tcgetattr(a->tty, &saved) == 0;
-        if (have_termios) {
-                line = saved;
-                line.c_lflag |= ICANON | ECHO;
-                (void) tcsetattr(a->tty, TCSANOW, &line);
-        }
-        (void) tcflush(a->tty, TCIFLUSH); /* type-ahead never answers a question */
+        question tq;
+        question_begin(a->tty, &tq);
         say(a->tty, "\r\n\033[0mcordon: the command wants to connect to %s (%s), which no "
                     "egress rule allows.\r\n", target, proto);
         say(a->tty, "cordon: allow it? [o]nce, for this [s]ession, anything else denies "
@@ -128,8 +143,7 @@ cordon_egress_answer cli_ask_prompt(void *userdata, const cordon_egress_question
                                                                        "session: "
                                                                      : "cordon: refused: ",
             target);
-        if (have_termios)
-                (void) tcsetattr(a->tty, TCSANOW, &saved);
+        question_end(a->tty, &tq);
         return ans;
 }
 
@@ -153,14 +167,8 @@ cordon_command_answer cli_ask_command(void *userdata, const cordon_command_quest
         shown(q->pattern, pattern, sizeof(pattern));
         shown(q->mode, mode, sizeof(mode));
         shown_argv(q->argv, line, sizeof(line));
-        struct termios saved, cooked;
-        bool have_termios = tcgetattr(a->tty, &saved) == 0;
-        if (have_termios) {
-                cooked = saved;
-                cooked.c_lflag |= ICANON | ECHO;
-                (void) tcsetattr(a->tty, TCSANOW, &cooked);
-        }
-        (void) tcflush(a->tty, TCIFLUSH); /* type-ahead never answers a question */
+        question tq;
+        question_begin(a->tty, &tq);
         say(a->tty, "\r\n\033[0mcordon: the command policy asks before '%s' runs (mode %s, "
                     "commandPolicy[%zu]):\r\n  %s\r\n", pattern, mode, q->rule, line);
         say(a->tty, "cordon: run it? [y]es, anything else refuses: ");
@@ -173,7 +181,6 @@ cordon_command_answer cli_ask_command(void *userdata, const cordon_command_quest
         say(a->tty, "%s\r\n", r == -ETIMEDOUT ? "\r\ncordon: no answer in time: refused"
                               : yes         ? "cordon: approved"
                                             : "cordon: refused");
-        if (have_termios)
-                (void) tcsetattr(a->tty, TCSANOW, &saved);
+        question_end(a->tty, &tq);
         return yes ? CORDON_COMMAND_APPROVE : CORDON_COMMAND_DENY;
 }
