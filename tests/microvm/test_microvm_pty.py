@@ -15,6 +15,8 @@ guest shell, one boot as root and one as cordon-test:
 - ^C (the byte 0x03) interrupts a `sleep` in the guest (its status 130) and the run goes on: on
   the host it is a byte, not a SIGINT of cordon (which would end the run);
 - the guest shell's exit code is the run's;
+- a run killed while the guest runs (the VMM host gets SIGKILL and restores nothing) still
+  leaves the terminal's modes as they were: cordon restores them (as root only);
 - through the library (mv-tty.c), CORDON_SPAWN_TTY with a PTY the caller opened, as cordond's
   session.terminal does: the guest sees a /dev/pts terminal of the PTY's size, a size set on
   the master reaches a `trap ... WINCH` in the guest, and the run's exit code is the guest's.
@@ -27,6 +29,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -145,6 +148,23 @@ class GuestTerminal(unittest.TestCase):
         for user in users():
             with self.subTest(user=user or "self"):
                 self.session(user)
+
+    def test_killed_run_restores_modes(self):
+        """A run whose VMM host is SIGKILLed (here: cordon's SIGTERM, which kills the sandbox;
+        --timeout takes the same way) never restores the terminal itself: cordon does."""
+        d = self.workdir(None)
+        t = pty_prompt.Terminal([CORDON, "run", "--backend", "microvm", "--microvm-accel",
+                                 self.accel, "--", "sh", "-c", "echo U\"\"P; exec sleep 1000"],
+                                d)
+        try:
+            before = t.modes()
+            t.expect(b"UP\r\n", timeout=400)
+            self.assertFalse(t.modes()[3] & termios.ECHO)
+            os.kill(t.pid, signal.SIGTERM)
+            self.assertEqual(t.end(timeout=120), 143, t.out)
+            self.assertEqual(t.modes()[:4], before[:4], "the terminal's modes were not restored")
+        finally:
+            t.close()
 
     def spawn_tty(self, user):
         d = self.workdir(user)
