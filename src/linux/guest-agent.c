@@ -6,7 +6,8 @@
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel port, takes one EXEC frame, runs the command chrooted into that root as the caller's
- * uid and gid, its stdin and signals taken from frames and its output relayed as frames, sends
+ * uid and gid, its stdin and signals taken from frames and its output relayed as frames (on a
+ * PTY of the guest's own when the request asks for a terminal, guest-pty.h), sends
  * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
  * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
  * is the host's), but bounds what it reads all the same. */
