@@ -289,6 +289,7 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                 } else if (h[4] == VM_FRAME_STDIN_EOF && in >= 0) {
                         (void) close(in);
                         in = -1;
+                        guest_pty_hangup(cmd);
                 } else if (h[4] == VM_FRAME_STDIN && in >= 0) {
                         /* A command that closed its stdin: the rest is dropped, as a pipe's
                          * would be (EPIPE, SIGPIPE ignored here). */

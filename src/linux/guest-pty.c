@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -74,4 +75,9 @@ void guest_pty_resize(const uint8_t *payload, size_t size) {
                 return;
         put_winsize(master, (uint16_t) (payload[0] | payload[1] << 8),
                     (uint16_t) (payload[2] | payload[3] << 8));
+}
+
+void guest_pty_hangup(pid_t cmd) {
+        if (master >= 0)
+                (void) kill(-cmd, SIGHUP);
 }

@@ -30,6 +30,14 @@ int guest_pty_open(const char *root, uint16_t rows, uint16_t cols, uid_t uid, gi
  * terminal. 0 when there is no PTY (pipes) or it worked, -1 with errno. */
 int guest_pty_take(void);
 
+/* The host's terminal went away (STDIN_EOF with a PTY: the VMM host's reads of it failed):
+ * SIGHUP to the command, the session leader `cmd` (its group), as a terminal's hangup signals
+ * its controlling process; when that exits, the kernel signals the foreground group. Without
+ * it a guest shell would wait for input that can never come, and the run with it. A command
+ * that ignores SIGHUP goes on (its output is dropped on the host). Nothing without a PTY
+ * (pipes: the EOF closes the command's stdin). */
+void guest_pty_hangup(pid_t cmd);
+
 /* A RESIZE frame's payload (u16 rows | u16 columns) set on the master: the kernel sends
  * SIGWINCH to the foreground process group. A payload of another size, or no PTY, is
  * ignored. */

@@ -104,7 +104,29 @@ class Terminal:
         if time.monotonic() >= deadline:
             os.kill(self.pid, signal.SIGKILL)
         _, status = os.waitpid(self.pid, 0)
+        self.pid = None
         return os.waitstatus_to_exitcode(status)
 
-    def close(self):
+    def hang_up(self, timeout=60):
+        """Closes the master, as a terminal emulator that quits does, and returns the exit
+        code once the command ended (killed after `timeout` seconds)."""
         os.close(self.fd)
+        self.fd = None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.pid = None
+                return os.waitstatus_to_exitcode(status)
+            time.sleep(0.1)
+        raise AssertionError(f"still running {timeout} s after the hangup")
+
+    def close(self):
+        """The master closed; a command still running (a test failed) is killed."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+        if self.pid is not None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = None

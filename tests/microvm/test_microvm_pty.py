@@ -17,6 +17,8 @@ guest shell, one boot as root and one as cordon-test:
 - the guest shell's exit code is the run's;
 - a run killed while the guest runs (the VMM host gets SIGKILL and restores nothing) still
   leaves the terminal's modes as they were: cordon restores them (as root only);
+- the caller's terminal hung up while the guest shell waits for input ends the run (the guest
+  shell gets SIGHUP), as cordon-test under runuser, where nothing signals cordon itself;
 - through the library (mv-tty.c), CORDON_SPAWN_TTY with a PTY the caller opened, as cordond's
   session.terminal does: the guest sees a /dev/pts terminal of the PTY's size, a size set on
   the master reaches a `trap ... WINCH` in the guest, and the run's exit code is the guest's.
@@ -163,6 +165,18 @@ class GuestTerminal(unittest.TestCase):
             os.kill(t.pid, signal.SIGTERM)
             self.assertEqual(t.end(timeout=120), 143, t.out)
             self.assertEqual(t.modes()[:4], before[:4], "the terminal's modes were not restored")
+        finally:
+            t.close()
+
+    def test_hangup_ends_the_run(self):
+        """The caller's terminal goes away (its emulator quits) while the guest shell waits
+        for input: the guest shell gets SIGHUP and the run ends. As cordon-test, under runuser,
+        which keeps the kernel's SIGHUP from reaching cordon: only the guest's hangup ends it."""
+        user = "cordon-test" if "cordon-test" in users() else None
+        t = self.shell(user)
+        try:
+            t.expect(PROMPT, timeout=400)
+            self.assertEqual(t.hang_up(timeout=120), 129)
         finally:
             t.close()
 
