@@ -50,6 +50,7 @@ static void check_frame(const vm_frame *f, reading *out) {
         case VM_FRAME_STDIN:
         case VM_FRAME_STDIN_EOF:
         case VM_FRAME_SIGNAL:
+        case VM_FRAME_RESIZE:
         default:
                 CHECK(!"a host-to-guest or unknown type handed out");
         }

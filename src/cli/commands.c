@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "cli/args.h"
@@ -329,6 +330,32 @@ static void run_options(const cli_args *a, cordon_backend backend, cli_run_repor
         }
 }
 
+/* The terminal's modes before a run. The microvm backend makes the terminal raw while its
+ * guest's PTY does the terminal's work (src/linux/vm-pty.h) and restores it when the VMM host
+ * ends; a run ended by SIGKILL (--timeout, a kill) never gets there, so the modes found here are
+ * put back after a microvm run. Only then: a native command's changes to its terminal are its
+ * own, as they are without cordon. */
+typedef struct term_modes {
+        bool saved;
+        struct termios t;
+} term_modes;
+
+static void term_save(term_modes *m) {
+        m->saved = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &m->t) == 0;
+}
+
+static void term_restore_after(const term_modes *m, cordon_backend used) {
+        if (!m->saved || used != CORDON_BACKEND_MICROVM)
+                return;
+        /* Blocked SIGTTOU: a cordon run in the background sets the modes without stopping. */
+        sigset_t ttou, old;
+        sigemptyset(&ttou);
+        sigaddset(&ttou, SIGTTOU);
+        (void) sigprocmask(SIG_BLOCK, &ttou, &old);
+        (void) tcsetattr(STDIN_FILENO, TCSADRAIN, &m->t);
+        (void) sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Nothing but the command's own output may reach stdout here. */
 static int cmd_run(const cli_args *a, const char *cwd) {
         int status = 0;
@@ -381,7 +408,10 @@ static int cmd_run(const cli_args *a, const char *cwd) {
         /* SIGINT/SIGTERM/SIGHUP: the library kills the sandbox and reports "killed" manual. */
         cli_cancel cancel;
         opts.cancel_fd = cli_cancel_begin(&cancel);
+        term_modes modes;
+        term_save(&modes);
         int r = cordon_run(policy, a->argv, &opts, &res, &err);
+        term_restore_after(&modes, res.backend);
         int cancel_sig = cli_cancel_end(&cancel);
         cli_analytics_end(analytics, r < 0 ? &err : NULL, res.exit_code);
         cli_ask_close(&ask);

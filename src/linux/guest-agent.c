@@ -6,7 +6,8 @@
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel port, takes one EXEC frame, runs the command chrooted into that root as the caller's
- * uid and gid, its stdin and signals taken from frames and its output relayed as frames, sends
+ * uid and gid, its stdin and signals taken from frames and its output relayed as frames (on a
+ * PTY of the guest's own when the request asks for a terminal, guest-pty.h), sends
  * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
  * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
  * is the host's), but bounds what it reads all the same. */
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "linux/guest-net.h"
+#include "linux/guest-pty.h"
 #include "linux/vm-frame.h"
 
 #define ROOT "/root"
@@ -179,6 +181,8 @@ static char **split_strings(char **at, const char *end, uint32_t count) {
 typedef struct request {
         char *cwd;
         char **argv, **envp;
+        bool tty;          /* VM_EXEC_TTY: a PTY (guest-pty.h) */
+        uint16_t rows, cols;
 } request;
 
 static request read_request(void) {
@@ -187,16 +191,20 @@ static request read_request(void) {
         read_exact(h, sizeof(h));
         uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 | (uint32_t) h[2] << 16 |
                           (uint32_t) h[3] << 24;
-        if (h[4] != VM_FRAME_EXEC || length < 9 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+        if (h[4] != VM_FRAME_EXEC || length < 1 + VM_EXEC_FIXED ||
+            length - 1 > VM_FRAME_MAX_PAYLOAD)
                 die("expected an exec request, got type %u of length %u", h[4], length);
         size_t size = length - 1;
         read_exact(buf, size);
         buf[size] = '\0';
-        uint32_t argc, envc;
+        uint32_t argc, envc, flags;
         memcpy(&argc, buf, 4); /* little-endian, as the guest is x86-64 */
         memcpy(&envc, buf + 4, 4);
-        char *at = (char *) buf + 8, *end = (char *) buf + size;
-        request r = { .cwd = at };
+        memcpy(&flags, buf + 8, 4);
+        char *at = (char *) buf + VM_EXEC_FIXED, *end = (char *) buf + size;
+        request r = { .cwd = at, .tty = flags & VM_EXEC_TTY };
+        memcpy(&r.rows, buf + 12, 2);
+        memcpy(&r.cols, buf + 14, 2);
         char *nul = memchr(at, '\0', (size_t) (end - at));
         if (!nul || argc == 0)
                 die("exec request without a directory or a command");
@@ -214,6 +222,10 @@ __attribute__((noreturn)) static void child(const request *r, int in, int out, i
                 _exit(126);
         }
         (void) setsid();
+        if (guest_pty_take() < 0) {
+                dprintf(2, "cordon guest: TIOCSCTTY: %s\n", strerror(errno));
+                _exit(126);
+        }
         /* The caller's ids, not root: files the command creates in the writable roots are the
          * caller's, and root inside the guest could remount the 9p exports as it likes. */
         if (setgroups(0, NULL) < 0 || setgid(conf.gid) < 0 || setuid(conf.uid) < 0) {
@@ -272,9 +284,12 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                         memcpy(&sig, buf, sizeof(sig));
                         if (sig >= 1 && sig <= 64)
                                 (void) kill(-cmd, (int) sig);
+                } else if (h[4] == VM_FRAME_RESIZE) {
+                        guest_pty_resize(buf, length - 1);
                 } else if (h[4] == VM_FRAME_STDIN_EOF && in >= 0) {
                         (void) close(in);
                         in = -1;
+                        guest_pty_hangup(cmd);
                 } else if (h[4] == VM_FRAME_STDIN && in >= 0) {
                         /* A command that closed its stdin: the rest is dropped, as a pipe's
                          * would be (EPIPE, SIGPIPE ignored here). */
@@ -291,8 +306,12 @@ static pid_t stdin_pump(int in, pid_t cmd) {
 }
 
 static void run(const request *r) {
-        int in[2], out[2], err[2];
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)
+        int fd[6], *in = fd, *out = fd + 2, *err = fd + 4;
+        if (r->tty) {
+                if (guest_pty_open(ROOT, r->rows, r->cols, conf.uid, conf.gid, fd) < 0)
+                        die("the terminal: %s", strerror(errno));
+        } else if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 ||
+                   pipe2(err, O_CLOEXEC) < 0)
                 die("pipe: %s", strerror(errno));
         (void) signal(SIGPIPE, SIG_IGN);
         pid_t pid = fork();
@@ -390,6 +409,8 @@ int main(void) {
                      "trans=virtio,version=9p2000.L,cache=none,msize=262144");
         mount_or_die("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
         make_dev();
+        if (guest_pty_mount(ROOT) < 0)
+                die("devpts: %s", strerror(errno));
         mount_or_die("tmpfs", ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
         mount_writable();
         if (conf.net) {

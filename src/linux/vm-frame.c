@@ -92,6 +92,7 @@ static int check_frame(vm_frame_reader *r, vm_frame *f) {
         case VM_FRAME_STDIN:
         case VM_FRAME_STDIN_EOF:
         case VM_FRAME_SIGNAL:
+        case VM_FRAME_RESIZE:
         default: /* the host's own types, and any other byte */
                 return fail(r, "a frame of type %u, which a guest does not send",
                             (unsigned) f->type);
@@ -138,10 +139,21 @@ static uint8_t *put_strv(uint8_t *p, char *const v[], uint32_t count) {
         return p;
 }
 
-int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[], uint8_t **ret,
-                   size_t *ret_size) {
+static void put_u16(uint8_t *p, uint16_t v) {
+        p[0] = (uint8_t) v;
+        p[1] = (uint8_t) (v >> 8);
+}
+
+void vm_resize_encode(uint8_t out[4], uint16_t rows, uint16_t cols) {
+        put_u16(out, rows);
+        put_u16(out + 2, cols);
+}
+
+int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[],
+                   const vm_exec_tty *tty, uint8_t **ret, size_t *ret_size) {
         uint32_t argc, envc;
-        size_t size = 8 + strlen(cwd) + 1 + strv_size(argv, &argc) + strv_size(envp, &envc);
+        size_t size = VM_EXEC_FIXED + strlen(cwd) + 1 + strv_size(argv, &argc) +
+                      strv_size(envp, &envc);
         if (argc == 0)
                 return -EINVAL;
         if (size > VM_FRAME_MAX_PAYLOAD)
@@ -151,8 +163,10 @@ int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[], uint
                 return -ENOMEM;
         put_u32(buf, argc);
         put_u32(buf + 4, envc);
-        memcpy(buf + 8, cwd, strlen(cwd) + 1);
-        uint8_t *p = put_strv(buf + 8 + strlen(cwd) + 1, argv, argc);
+        put_u32(buf + 8, tty ? VM_EXEC_TTY : 0);
+        vm_resize_encode(buf + 12, tty ? tty->rows : 0, tty ? tty->cols : 0);
+        memcpy(buf + VM_EXEC_FIXED, cwd, strlen(cwd) + 1);
+        uint8_t *p = put_strv(buf + VM_EXEC_FIXED + strlen(cwd) + 1, argv, argc);
         (void) put_strv(p, envp, envc);
         *ret = buf;
         *ret_size = size;

@@ -4,8 +4,7 @@
  * payload` both ways. The host side reads what the guest sends as untrusted input — a
  * compromised guest kernel writes whatever it likes there — so the reader bounds every length,
  * accepts only the guest's frame types, checks each payload's shape, takes one exit and nothing
- * after it, and fails for good on the first violation (fuzz/fuzz-vm-frame.c). Not wired into a
- * launch yet: the runtime that boots the VM is the next part of the backend. */
+ * after it, and fails for good on the first violation (fuzz/fuzz-vm-frame.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -22,6 +21,7 @@ typedef enum vm_frame_type {
         VM_FRAME_STDIN = 2,     /* bytes */
         VM_FRAME_STDIN_EOF = 3, /* empty */
         VM_FRAME_SIGNAL = 4,    /* u32 signal number, 1..64 */
+        VM_FRAME_RESIZE = 5,    /* u16 rows | u16 columns: the terminal's new size (vm-pty.h) */
         /* guest → host */
         VM_FRAME_STDOUT = 16,   /* bytes, at least one */
         VM_FRAME_STDERR = 17,   /* bytes, at least one */
@@ -59,7 +59,20 @@ int vm_frame_next(vm_frame_reader *r, vm_frame *ret);
 /* Writes the frame header for `type` and `payload` bytes into out[VM_FRAME_HEADER]. */
 void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, size_t payload);
 
-/* The EXEC payload: u32 argc | u32 envc | cwd NUL | argv[i] NUL ... | envp[i] NUL ...; *ret is
+/* A terminal for the command (docs/design/microvm.md "Terminals"): the guest opens a PTY of
+ * this size and makes it the command's stdin, stdout, stderr and controlling terminal. */
+typedef struct vm_exec_tty {
+        uint16_t rows, cols;
+} vm_exec_tty;
+
+#define VM_EXEC_FIXED 16u /* the EXEC payload's fixed part, before the strings */
+#define VM_EXEC_TTY 1u    /* its flags bit: a PTY */
+
+/* The EXEC payload: u32 argc | u32 envc | u32 flags (VM_EXEC_TTY) | u16 rows | u16 columns |
+ * cwd NUL | argv[i] NUL ... | envp[i] NUL ...; `tty` NULL: pipes, flags and size 0. *ret is
  * malloc'ed. -E2BIG when it would exceed VM_FRAME_MAX_PAYLOAD, -EINVAL for argc 0. */
-int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[], uint8_t **ret,
-                   size_t *ret_size);
+int vm_exec_encode(const char *cwd, char *const argv[], char *const envp[],
+                   const vm_exec_tty *tty, uint8_t **ret, size_t *ret_size);
+
+/* The RESIZE payload. */
+void vm_resize_encode(uint8_t out[4], uint16_t rows, uint16_t cols);

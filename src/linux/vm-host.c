@@ -19,6 +19,7 @@
 
 #include "linux/vm-frame.h"
 #include "linux/vm-initramfs.h"
+#include "linux/vm-pty.h"
 #include "report/report.h"
 
 /* Guest RAM without limits.memory, and what the VMM itself needs beyond the guest's RAM when the
@@ -36,6 +37,7 @@ _noreturn_ _printf_(1, 2) static void fail(const char *fmt, ...) {
         va_start(ap, fmt);
         (void) vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
+        vm_pty_restore();
         report_fatal(report, CORDON_SANDBOX_UNAVAILABLE, EPROTO,
                      "the microvm backend failed: %s", msg);
         _exit(125);
@@ -228,13 +230,13 @@ static void send_frame(int chan, vm_frame_type type, const void *data, size_t si
                 fail("writing to the guest's channel: %s", strerror(errno));
 }
 
-static void send_exec(int chan, const plan *p, char *const argv[]) {
+static void send_exec(int chan, const plan *p, char *const argv[], const vm_exec_tty *tty) {
         strv env = { 0 };
         guest_env(p, &env);
         uint8_t *payload = NULL;
         size_t size = 0;
-        if (vm_exec_encode(p->workdir, argv, env.v ? env.v : (char *[]) { NULL }, &payload,
-                           &size) < 0)
+        if (vm_exec_encode(p->workdir, argv, env.v ? env.v : (char *[]) { NULL }, tty,
+                           &payload, &size) < 0)
                 fail("the command and its environment exceed the exec request's %u bytes",
                      VM_FRAME_MAX_PAYLOAD);
         send_frame(chan, VM_FRAME_EXEC, payload, size);
@@ -260,28 +262,41 @@ static void on_forwarded(int sig) {
                 (void) kill(pump_pid, sig);
 }
 
+/* With a terminal, how often the pump looks at its size: `cordon run`'s terminal is not the
+ * sandbox's controlling terminal (the command's session is its own, sandbox.c), so no SIGWINCH
+ * can tell the VMM host of a change (vm-pty.h). */
+#define PTY_SIZE_POLL_MS 200
+
 /* Copies stdin into STDIN frames, then STDIN_EOF, and each forwarded signal (a signalfd) into a
- * SIGNAL frame, until killed. */
-static _noreturn_ void pump_main(int chan) {
+ * SIGNAL frame, until killed; with a terminal, its size changes into RESIZE frames. */
+static _noreturn_ void pump_main(int chan, bool tty) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
         sigset_t set;
         forwarded_set(&set); /* blocked since before the fork */
+        sigaddset(&set, SIGWINCH);
+        (void) sigprocmask(SIG_BLOCK, &set, NULL);
         int sfd = signalfd(-1, &set, SFD_CLOEXEC);
         if (sfd < 0)
                 _exit(1);
+        if (tty)
+                vm_pty_pump_foreground();
         struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
         for (;;) {
-                if (poll(pf, 2, -1) < 0) {
-                        if (errno == EINTR)
-                                continue;
+                uint8_t size[4];
+                int ready = poll(pf, 2, tty ? PTY_SIZE_POLL_MS : -1);
+                if (ready < 0 && errno != EINTR)
                         _exit(1);
-                }
+                if (tty && vm_pty_resized(size))
+                        send_frame(chan, VM_FRAME_RESIZE, size, sizeof(size));
+                if (ready <= 0)
+                        continue;
                 if (pf[1].revents) {
                         struct signalfd_siginfo si;
-                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
-                                uint32_t sig = si.ssi_signo;
+                        uint32_t sig = 0;
+                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si))
+                                sig = si.ssi_signo;
+                        if (sig && sig != SIGWINCH) /* SIGWINCH: the size, looked at above */
                                 send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
-                        }
                 }
                 if (pf[0].fd < 0 || !pf[0].revents)
                         continue;
@@ -299,7 +314,7 @@ static _noreturn_ void pump_main(int chan) {
 
 /* The pump, a process of its own, so that a guest command that does not read its stdin never
  * stalls the output relay; then the forwarded signals' handler. */
-static void start_pump(int chan) {
+static void start_pump(int chan, bool tty) {
         sigset_t set;
         forwarded_set(&set);
         (void) sigprocmask(SIG_BLOCK, &set, NULL);
@@ -309,7 +324,7 @@ static void start_pump(int chan) {
         if (pid == 0) {
                 report = -1; /* the VM gone under it is the relay's to report, not the pump's */
                 (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
-                pump_main(chan);
+                pump_main(chan, tty);
         }
         pump_pid = pid;
         struct sigaction sa = { .sa_handler = on_forwarded, .sa_flags = SA_RESTART };
@@ -364,6 +379,7 @@ static int relay(int chan) {
 /* Ends as the guest command did: its exit code, or its signal raised on this process (the
  * launcher then reports the signal, as for a native command). */
 static _noreturn_ void end_as(int status) {
+        vm_pty_restore();
         if (status & 0x10000) {
                 int sig = status & 0xffff;
                 sigset_t set;
@@ -386,10 +402,14 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
                 fail("socketpair: %s", strerror(errno));
         if (fcntl(sv[1], F_SETFD, 0) < 0) /* the VMM's end: -chardev socket,fd=N */
                 fail("fcntl: %s", strerror(errno));
+        vm_exec_tty size;
+        int tty = vm_pty_begin(p, &size);
+        if (tty < 0)
+                fail("the terminal's modes: %s", strerror(errno));
         pid_t vmm = start_vmm(p, vm, sv[1]);
         (void) close(sv[1]);
-        send_exec(sv[0], p, argv);
-        start_pump(sv[0]);
+        send_exec(sv[0], p, argv, tty ? &size : NULL);
+        start_pump(sv[0], tty);
         (void) close(0);
         int status = relay(sv[0]);
         pid_t pump = pump_pid;

@@ -5,7 +5,8 @@
  * each writable root read-write, slirp's network when the plan has one), sends the EXEC frame,
  * relays stdin and the signals a caller sends the command to the guest and the guest's output
  * frames to its own stdout and stderr through the reader of untrusted frames (vm-frame.h), and
- * ends as the guest command ended. Everything it
+ * ends as the guest command ended; with a terminal, the guest's PTY does the terminal's work and
+ * the caller's terminal only passes bytes (vm-pty.h). Everything it
  * does is confined like a native command: the VMM's files, sockets and processes are the
  * sandbox's, so a guest (or VMM) that misbehaves is still in the native sandbox. */
 #pragma once

@@ -78,6 +78,8 @@ static void test_violations(void **state) {
         expect_refused((const uint8_t *) "\x02\0\x01\0\x10", 5, "frame length of 65538");
         n = frame(in, VM_FRAME_EXEC, "ls", 2);
         expect_refused(in, n, "type 1, which a guest does not send");
+        n = frame(in, VM_FRAME_RESIZE, "\x18\0\x50\0", 4); /* the host's, never the guest's */
+        expect_refused(in, n, "type 5, which a guest does not send");
         n = frame(in, VM_FRAME_STDOUT, "", 0);
         expect_refused(in, n, "empty output frame");
         n = exit_frame(in, 0, 256);
@@ -111,17 +113,28 @@ static void test_exec_encode(void **state) {
         char *argv[] = { sh, c, tru, NULL }, *envp[] = { a1, NULL }, *none[] = { NULL };
         uint8_t *p = NULL;
         size_t size = 0;
-        assert_int_equal(vm_exec_encode("/w", argv, envp, &p, &size), 0);
-        static const uint8_t want[] = "\x03\0\0\0\x01\0\0\0/w\0sh\0-c\0true\0A=1";
+        assert_int_equal(vm_exec_encode("/w", argv, envp, NULL, &p, &size), 0);
+        static const uint8_t want[] = "\x03\0\0\0\x01\0\0\0\0\0\0\0\0\0\0\0/w\0sh\0-c\0true\0A=1";
         assert_int_equal(size, sizeof(want));
         assert_memory_equal(p, want, sizeof(want));
         free(p);
-        assert_int_equal(vm_exec_encode("/", none, envp, &p, &size), -EINVAL);
+        /* A terminal: the flag and the size (rows 24 = 0x18, columns 300 = 0x12c). */
+        const vm_exec_tty tty = { .rows = 24, .cols = 300 };
+        assert_int_equal(vm_exec_encode("/w", argv, envp, &tty, &p, &size), 0);
+        static const uint8_t want_tty[] =
+                "\x03\0\0\0\x01\0\0\0\x01\0\0\0\x18\0\x2c\x01/w\0sh\0-c\0true\0A=1";
+        assert_int_equal(size, sizeof(want_tty));
+        assert_memory_equal(p, want_tty, sizeof(want_tty));
+        free(p);
+        uint8_t rs[4];
+        vm_resize_encode(rs, 50, 0x1234);
+        assert_memory_equal(rs, "\x32\0\x34\x12", 4);
+        assert_int_equal(vm_exec_encode("/", none, envp, NULL, &p, &size), -EINVAL);
         char *big = malloc(VM_FRAME_MAX_PAYLOAD + 1);
         memset(big, 'x', VM_FRAME_MAX_PAYLOAD);
         big[VM_FRAME_MAX_PAYLOAD] = '\0';
         char *bigv[] = { big, NULL };
-        assert_int_equal(vm_exec_encode("/", bigv, none, &p, &size), -E2BIG);
+        assert_int_equal(vm_exec_encode("/", bigv, none, NULL, &p, &size), -E2BIG);
         free(big);
 }
 
