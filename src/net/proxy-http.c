@@ -124,6 +124,29 @@ static bool same_upstream(const conn *c) {
 static void start_forward_body(conn *c);
 static void update_interest(conn *c);
 
+/* The git push gateway on http:// (proxy-git.c): the ref advertisement is judged as over
+ * TLS; a push itself is refused, since its body would have to be held before the verdict,
+ * which only the terminated path does (and a push in the clear shows its credentials to
+ * every network between). */
+static bool git_forward_admit(conn *c, http_req *rq) {
+        char rule[400];
+        git_hold *hold = NULL;
+        int g = request_admit_git(c, c->in, rq, &hold, rule, sizeof(rule));
+        if (g == 1) {
+                git_hold_free(hold);
+                (void) snprintf(rule, sizeof(rule),
+                                "gitPush: a push over http:// is not read by the gateway; push "
+                                "over https://%s",
+                                c->host.text);
+                conn_report(c, "http", rule);
+        }
+        if (g == -2)
+                conn_close(c);
+        else if (g != 0)
+                answer_error(c, 403, rule, "request refused");
+        return g == 0;
+}
+
 /* Judges and starts one parsed request; its head is c->in[0..head_len). */
 static void on_request(conn *c, http_req *rq) {
         const proxy_config *cfg = c->px->cfg;
@@ -151,6 +174,8 @@ static void on_request(conn *c, http_req *rq) {
                 answer_error_why(c, 403, rv.rule, "request refused", rv.reason);
                 return;
         }
+        if (rq->kind == HTTP_KIND_FORWARD && !git_forward_admit(c, rq))
+                return;
         if (rq->kind == HTTP_KIND_FORWARD) {
                 char out[HTTP_REWRITE_MAX];
                 ssize_t n = http_req_rewrite(rq, c->in, out, sizeof(out));

@@ -57,6 +57,7 @@ struct tls_conn {
         size_t answer_len;
         http_req rq;
         char pbuf[HTTP_ORIGIN_PARSE_MAX]; /* the head in absolute form (http-origin.h) */
+        git_hold *git; /* a push held until its commands are judged (proxy-git.c) */
 };
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
@@ -179,6 +180,7 @@ void tls_conn_free(conn *c) {
                 return;
         SSL_free(c->tls->s.ssl);
         SSL_free(c->tls->u.ssl);
+        git_hold_free(c->tls->git);
         free(c->tls);
         c->tls = NULL;
 }
@@ -338,6 +340,8 @@ static int parse_head(conn *c) {
         return -1;
 }
 
+static int take_held_body(conn *c);
+
 /* A complete head in t->req: judged, then sent on (or refused). 1 go on, 2 more bytes needed,
  * 0 stop (refused), -1 error. */
 static int take_head(conn *c) {
@@ -362,19 +366,60 @@ static int take_head(conn *c) {
                 refuse(c, 403, v.rule, v.reason);
                 return 0;
         }
-        if (side_write(&t->u, t->req, (size_t) head) < 0)
+        char rule[400];
+        int g = request_admit_git(c, t->pbuf, &t->rq, &t->git, rule, sizeof(rule));
+        if (g == -2)
                 return -1;
-        t->forwarded++;
+        if (g == -1) {
+                refuse(c, 403, rule, NULL);
+                return 0;
+        }
+        if (g == 1 ? git_hold_raw(t->git, t->req, (size_t) head) < 0
+                   : side_write(&t->u, t->req, (size_t) head) < 0)
+                return -1;
+        if (g != 1) /* a held push counts once it goes on (take_held_body()) */
+                t->forwarded++;
         memmove(t->req, t->req + head, t->req_len - (size_t) head);
         t->req_len -= (size_t) head;
         http_body_init(&t->body, t->rq.framing, t->rq.content_length);
         t->in_body = t->rq.framing != HTTP_FRAMING_NONE;
+        if (t->git && t->body.done) /* no body: nothing to judge, nothing git sends */
+                return take_held_body(c);
+        return 1;
+}
+
+/* A held push's body bytes: kept until the verdict, then the held request goes on. 1 go on,
+ * 0 stop (refused), -1 error. */
+static int take_held_body(conn *c) {
+        struct tls_conn *t = c->tls;
+        char rule[400];
+        size_t used = 0;
+        int g = git_hold_feed(c, t->git, &t->body, t->req, t->req_len, &used, rule, sizeof(rule));
+        memmove(t->req, t->req + used, t->req_len - used);
+        t->req_len -= used;
+        if (g < 0) {
+                refuse(c, 403, rule, NULL);
+                return 0;
+        }
+        if (g == 1) {
+                size_t len;
+                const char *held = git_hold_bytes(t->git, &len);
+                if (side_write(&t->u, held, len) < 0)
+                        return -1;
+                t->forwarded++;
+                git_hold_free(t->git);
+                t->git = NULL;
+        }
+        if (t->body.done)
+                t->in_body = false;
         return 1;
 }
 
 /* Body bytes at the start of t->req go on as the framing says. 1 go on, -1 error. */
 static int take_body(conn *c) {
         struct tls_conn *t = c->tls;
+        if (t->git)
+                return take_held_body(c);
         ssize_t n = http_body_feed(&t->body, t->req, t->req_len);
         if (n < 0) {
                 refuse(c, 400, t->body.why ? t->body.why : "malformed request body", NULL);
@@ -554,8 +599,11 @@ void tls_on_event(conn *c, endpoint *e, uint32_t events) {
 
 bool tls_wanted(const conn *c) {
         const req_rules *rr = c->px->cfg->req_rules;
-        return c->px->cfg->tls && rr && req_rules_ruled(rr, &c->host, c->port) &&
-               !req_rules_passthrough(rr, &c->host, c->port);
+        /* A git host's pushes are judged (proxy-git.c): tls.passthrough does not take it out,
+         * or one setting would let every push through unjudged. */
+        return (c->px->cfg->tls && rr && req_rules_ruled(rr, &c->host, c->port) &&
+                !req_rules_passthrough(rr, &c->host, c->port)) ||
+               git_wanted(c);
 }
 
 void tls_start(conn *c) {
