@@ -201,9 +201,29 @@ static int pkt_len(const char *d) {
         return v == 3 ? -1 : v;
 }
 
+/* The capability words after the first command's NUL (p[0..n)). */
+static unsigned caps_of(const char *p, size_t n) {
+        unsigned caps = 0;
+        for (size_t i = 0; i < n;) {
+                size_t e = i;
+                while (e < n && p[e] != ' ')
+                        e++;
+                size_t w = e - i;
+                if ((w == 13 && memcmp(p + i, "report-status", 13) == 0) ||
+                    (w == 16 && memcmp(p + i, "report-status-v2", 16) == 0))
+                        caps |= GIT_CAP_REPORT_STATUS;
+                if ((w == 13 && memcmp(p + i, "side-band-64k", 13) == 0) ||
+                    (w == 9 && memcmp(p + i, "side-band", 9) == 0))
+                        caps |= GIT_CAP_SIDE_BAND;
+                i = e + 1;
+        }
+        return caps;
+}
+
 int git_push_parse(const char *d, size_t len, git_push_cmd *cmds, size_t max, size_t *n,
-                   const char **why) {
+                   unsigned *caps, const char **why) {
         *n = 0;
+        *caps = 0;
         *why = NULL;
         size_t o = 0;
         bool shallow_ok = true;
@@ -246,8 +266,10 @@ int git_push_parse(const char *d, size_t len, git_push_cmd *cmds, size_t max, si
                  * ("push-cert") carries its commands inside the certificate: refused, not
                  * parsed, rather than judged on a second reading of the same bytes. */
                 const char *nul = *n == 0 ? memchr(p, '\0', pn) : NULL;
-                if (nul)
+                if (nul) {
+                        *caps = caps_of(nul + 1, pn - (size_t) (nul - p) - 1);
                         pn = (size_t) (nul - p);
+                }
                 if (memchr(p, '\0', pn)) {
                         *why = "a NUL inside a receive-pack command";
                         return -1;
@@ -333,8 +355,10 @@ void git_push_judge(const git_push *g, const char *repo, const git_push_cmd *cmd
          * (unless the push is atomic), so one refused ref refuses the whole request. */
         int first = -1;
         for (size_t i = 0; i < n; i++) {
-                if (!judge_one(g->src, repo, &cmds[i], v))
+                if (!judge_one(g->src, repo, &cmds[i], v)) {
+                        v->cmd = i;
                         return;
+                }
                 if (first < 0)
                         first = v->index;
         }
@@ -344,4 +368,55 @@ void git_push_judge(const git_push *g, const char *repo, const git_push_cmd *cmd
                 (void) snprintf(v->rule, sizeof(v->rule), "gitPush: a push with no commands");
         else
                 (void) snprintf(v->rule, sizeof(v->rule), "gitPush.allow[%d]: %s", first, repo);
+}
+
+/* ---- the refusal git shows ---------------------------------------------------------------- */
+
+static bool put_pkt(char *out, size_t size, size_t *o, const char *s, size_t n) {
+        static const char hex[] = "0123456789abcdef";
+        if (n + 4 > 65520 || *o + n + 4 > size)
+                return false;
+        for (int i = 0; i < 4; i++)
+                out[*o + (size_t) i] = hex[((n + 4) >> (12 - 4 * i)) & 15];
+        memcpy(out + *o + 4, s, n);
+        *o += n + 4;
+        return true;
+}
+
+size_t git_push_report(const git_push_cmd *cmds, size_t n, size_t refused, unsigned caps,
+                       const char *msg, char *out, size_t size) {
+        /* The report itself, then (side-band) the same bytes cut into band-1 packets. */
+        char rep[8192];
+        size_t o = 0;
+        bool ok = put_pkt(rep, sizeof(rep), &o, "unpack ok\n", 10);
+        for (size_t i = 0; ok && i < n; i++) {
+                char line[600];
+                int l = snprintf(line, sizeof(line), "ng %s %s\n", cmds[i].ref,
+                                 i == refused ? msg : "cordon: another ref of this push was refused");
+                ok = l > 0 && (size_t) l < sizeof(line) && put_pkt(rep, sizeof(rep), &o, line, (size_t) l);
+        }
+        ok = ok && o + 4 <= sizeof(rep);
+        if (!ok)
+                return 0;
+        memcpy(rep + o, "0000", 4);
+        o += 4;
+        if (!(caps & GIT_CAP_SIDE_BAND)) {
+                if (o > size)
+                        return 0;
+                memcpy(out, rep, o);
+                return o;
+        }
+        size_t w = 0;
+        for (size_t i = 0; i < o; i += 995) { /* side-band's (not -64k's) 1000-byte packets */
+                char band[996];
+                size_t k = o - i < 995 ? o - i : 995;
+                band[0] = 1;
+                memcpy(band + 1, rep + i, k);
+                if (!put_pkt(out, size, &w, band, k + 1))
+                        return 0;
+        }
+        if (w + 4 > size)
+                return 0;
+        memcpy(out + w, "0000", 4);
+        return w + 4;
 }

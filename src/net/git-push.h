@@ -64,19 +64,33 @@ typedef struct git_push_cmd {
         char ref[GIT_PUSH_REF_MAX + 1];
 } git_push_cmd;
 
+/* Capabilities of a push (the first command's, after its NUL) the answer depends on. */
+#define GIT_CAP_REPORT_STATUS 1u /* report-status or report-status-v2 */
+#define GIT_CAP_SIDE_BAND 2u     /* side-band-64k or side-band: the report goes on band 1 */
+
 /* Reads the command section at the start of a receive-pack request body (data bytes, transfer
  * framing removed): optional "shallow <id>" pkt-lines, then "old new ref" commands (the first
  * with capabilities after a NUL), then a flush-pkt. Returns 1 when complete (*n commands in
  * cmds), 0 when more bytes are needed (len < GIT_PUSH_SECTION_MAX), -1 when it is not such a
- * section (*why: a signed push, a bad pkt-line, an invalid ref name, too many commands). */
+ * section (*why: a signed push, a bad pkt-line, an invalid ref name, too many commands). *caps
+ * gets the GIT_CAP_* the first command announces. */
 int git_push_parse(const char *data, size_t len, git_push_cmd *cmds, size_t max, size_t *n,
-                   const char **why);
+                   unsigned *caps, const char **why);
+
+/* The body of a receive-pack result refusing every command, in the form git reads and shows
+ * ("! [remote rejected] REF (MSG)"): "unpack ok", then "ng REF MSG" for each, each a pkt-line,
+ * then a flush; inside side-band packets on band 1 when caps has GIT_CAP_SIDE_BAND. `msg` is one
+ * printable line, given to the refused command `refused`; the others are told another ref was
+ * refused. Its length, or 0 when it does not fit in size. */
+size_t git_push_report(const git_push_cmd *cmds, size_t n, size_t refused, unsigned caps,
+                       const char *msg, char *out, size_t size);
 
 typedef struct git_push_verdict {
         bool allowed;
         char rule[400]; /* the deciding entry (gitPush.allow[2] ...) or why none allows it */
         char ref[GIT_PUSH_REF_MAX + 1]; /* the refused ref, "" if none */
         int index;      /* the deciding allow entry, -1 if none */
+        size_t cmd;     /* the refused command's index */
 } git_push_verdict;
 
 void git_push_judge_advertise(const git_push *g, const char *repo, git_push_verdict *v);

@@ -26,6 +26,12 @@ struct git_hold {
         char data[GIT_PUSH_SECTION_MAX]; /* the body's first data bytes */
         size_t data_len;
         git_push_cmd cmds[GIT_PUSH_CMDS_MAX];
+        /* Refused: the rest of the body is read and dropped, then `answer` (git's own
+         * rejection, when the push asked for report-status) or a 403 naming `rule` goes out. */
+        bool refused;
+        char rule[400];
+        char answer[8192];
+        size_t answer_len;
 };
 
 bool git_wanted(const conn *c) {
@@ -130,22 +136,36 @@ int git_hold_raw(git_hold *h, const char *buf, size_t len) {
         return 0;
 }
 
-int git_hold_feed(conn *c, git_hold *h, http_body *b, const char *buf, size_t len,
-                  size_t *used, char *rule, size_t size) {
-        ssize_t k = http_body_feed_data(b, buf, len, sink, h);
-        if (k < 0) {
-                (void) snprintf(rule, size, "gitPush: %s", b->why ? b->why : "a bad push body");
-                return -1;
-        }
-        *used = (size_t) k;
-        if (git_hold_raw(h, buf, (size_t) k) < 0) {
-                (void) snprintf(rule, size, "gitPush: a push body too large to read");
-                return -1;
-        }
+/* git's rejection of every command, as a complete HTTP response (git prints "! [remote
+ * rejected] REF (cordon: RULE)"; X-Cordon-Error names the rule for any other reader). */
+static void make_git_answer(git_hold *h, size_t n, size_t refused, unsigned caps) {
+        char msg[420], body[6144], err[400];
+        size_t k = 0;
+        for (const char *s = h->rule; *s && k + 1 < sizeof(err); s++)
+                err[k++] = *s >= 0x20 && *s < 0x7f ? *s : '?';
+        err[k] = '\0';
+        (void) snprintf(msg, sizeof(msg), "cordon: %s", err);
+        size_t bl = git_push_report(h->cmds, n, refused, caps, msg, body, sizeof(body));
+        int hl = bl == 0 ? -1
+                         : snprintf(h->answer, sizeof(h->answer),
+                                    "HTTP/1.1 200 OK\r\n"
+                                    "Content-Type: application/x-git-receive-pack-result\r\n"
+                                    "Cache-Control: no-cache\r\nX-Cordon-Error: %s\r\n"
+                                    "Content-Length: %zu\r\nConnection: close\r\n\r\n",
+                                    err, bl);
+        if (hl < 0 || (size_t) hl + bl > sizeof(h->answer))
+                return; /* too many commands to list: the 403 */
+        memcpy(h->answer + hl, body, bl);
+        h->answer_len = (size_t) hl + bl;
+}
+
+/* Judges the data read so far: 0 more needed, 1 allowed, -1 refused (h->rule, reported). */
+static int judge_held(conn *c, git_hold *h, bool body_done) {
         size_t n = 0;
+        unsigned caps = 0;
         const char *why = NULL;
-        int r = git_push_parse(h->data, h->data_len, h->cmds, GIT_PUSH_CMDS_MAX, &n, &why);
-        if (r == 0 && !b->done)
+        int r = git_push_parse(h->data, h->data_len, h->cmds, GIT_PUSH_CMDS_MAX, &n, &caps, &why);
+        if (r == 0 && !body_done)
                 return 0;
         git_push_verdict v = { 0 };
         if (r == 1)
@@ -153,12 +173,49 @@ int git_hold_feed(conn *c, git_hold *h, http_body *b, const char *buf, size_t le
         if (v.allowed)
                 return 1;
         if (r == 1)
-                (void) snprintf(rule, size, "%s", v.rule);
+                (void) snprintf(h->rule, sizeof(h->rule), "%s", v.rule);
         else
-                (void) snprintf(rule, size, "gitPush: %s",
+                (void) snprintf(h->rule, sizeof(h->rule), "gitPush: %s",
                                 why ? why : "a push body that ends before its commands do");
-        report_git(c, "POST", h->path, rule, v.ref);
+        if (r == 1 && (caps & GIT_CAP_REPORT_STATUS))
+                make_git_answer(h, n, v.cmd, caps);
+        report_git(c, "POST", h->path, h->rule, v.ref);
+        h->refused = true;
         return -1;
+}
+
+int git_hold_feed(conn *c, git_hold *h, http_body *b, const char *buf, size_t len,
+                  size_t *used) {
+        bool was_refused = h->refused;
+        ssize_t k = http_body_feed_data(b, buf, len, was_refused ? NULL : sink, h);
+        if (k < 0) {
+                if (!h->refused)
+                        report_git(c, "POST", h->path, "gitPush: a malformed push body", "");
+                (void) snprintf(h->rule, sizeof(h->rule), "gitPush: %s",
+                                b->why ? b->why : "a malformed push body");
+                h->answer_len = 0;
+                h->refused = true;
+                *used = len;
+                return -2;
+        }
+        *used = (size_t) k;
+        if (!was_refused && git_hold_raw(h, buf, (size_t) k) < 0) {
+                (void) snprintf(h->rule, sizeof(h->rule),
+                                "gitPush: a push body too large to hold before its verdict");
+                report_git(c, "POST", h->path, h->rule, "");
+                h->refused = true;
+                return -2;
+        }
+        /* A refused push's body is read to its end before the answer, so that the client,
+         * still sending, is not cut off (a reset would lose the answer): it reaches nobody. */
+        int r = was_refused ? -1 : judge_held(c, h, b->done);
+        return r < 0 && b->done ? -2 : r;
+}
+
+const char *git_hold_answer(const git_hold *h, size_t *len, const char **rule) {
+        *len = h->answer_len;
+        *rule = h->rule;
+        return h->answer_len ? h->answer : NULL;
 }
 
 const char *git_hold_bytes(const git_hold *h, size_t *len) {

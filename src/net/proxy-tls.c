@@ -53,7 +53,7 @@ struct tls_conn {
         /* A refusal waiting for the upstream to finish what was asked before it. */
         bool refusing;
         int status;
-        char answer[2048];
+        char answer[8192]; /* git's rejection of a push's commands fits (proxy-git.c) */
         size_t answer_len;
         http_req rq;
         char pbuf[HTTP_ORIGIN_PARSE_MAX]; /* the head in absolute form (http-origin.h) */
@@ -312,9 +312,8 @@ static void send_answer(conn *c) {
  * upstream has finished the responses to the earlier requests of the connection (it is told
  * the client sends no more), so the answer is the response to this request, not to one before
  * it. */
-static void refuse(conn *c, int status, const char *error, const char *reason) {
+static void refuse_start(conn *c) {
         struct tls_conn *t = c->tls;
-        make_answer(t, status, error, reason);
         t->refusing = true;
         if (t->forwarded == 0 || t->u.tls_eof || t->u_failed) {
                 send_answer(c);
@@ -325,6 +324,19 @@ static void refuse(conn *c, int status, const char *error, const char *reason) {
                 t->u.shut = true;
                 (void) SSL_shutdown(t->u.ssl);
         }
+}
+
+/* A refusal whose answer is made elsewhere (proxy-git.c: git's own rejection of a push). */
+static void refuse_with(conn *c, const char *answer, size_t len) {
+        struct tls_conn *t = c->tls;
+        t->answer_len = len <= sizeof(t->answer) ? len : 0;
+        memcpy(t->answer, answer, t->answer_len);
+        refuse_start(c);
+}
+
+static void refuse(conn *c, int status, const char *error, const char *reason) {
+        make_answer(c->tls, status, error, reason);
+        refuse_start(c);
 }
 
 /* ---- Requests, client → upstream -------------------------------------------------------- */
@@ -392,13 +404,18 @@ static int take_head(conn *c) {
  * 0 stop (refused), -1 error. */
 static int take_held_body(conn *c) {
         struct tls_conn *t = c->tls;
-        char rule[400];
         size_t used = 0;
-        int g = git_hold_feed(c, t->git, &t->body, t->req, t->req_len, &used, rule, sizeof(rule));
+        int g = git_hold_feed(c, t->git, &t->body, t->req, t->req_len, &used);
         memmove(t->req, t->req + used, t->req_len - used);
         t->req_len -= used;
-        if (g < 0) {
-                refuse(c, 403, rule, NULL);
+        if (g == -2) {
+                size_t len;
+                const char *rule;
+                const char *answer = git_hold_answer(t->git, &len, &rule);
+                if (answer)
+                        refuse_with(c, answer, len);
+                else
+                        refuse(c, 403, rule, NULL);
                 return 0;
         }
         if (g == 1) {

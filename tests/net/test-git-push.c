@@ -111,11 +111,12 @@ static void test_parse(void **state) {
         char b[4096];
         git_push_cmd c[8];
         size_t n;
+        unsigned caps;
         const char *why;
         const char *cmds[] = { Z40 " " A40 " refs/heads/agent/new", A40 " " B40 " refs/heads/x",
                                A40 " " Z40 " refs/heads/old" };
         size_t len = body(b, cmds, 3);
-        assert_int_equal(git_push_parse(b, len, c, 8, &n, &why), 1);
+        assert_int_equal(git_push_parse(b, len, c, 8, &n, &caps, &why), 1);
         assert_int_equal(n, 3);
         assert_true(c[0].create && !c[0].del);
         assert_string_equal(c[0].ref, "refs/heads/agent/new");
@@ -124,16 +125,16 @@ static void test_parse(void **state) {
         /* Every prefix short of the flush-pkt asks for more, never a verdict. */
         size_t flush = len - 8;
         for (size_t k = 0; k < flush + 4; k++)
-                assert_int_equal(git_push_parse(b, k, c, 8, &n, &why), 0);
+                assert_int_equal(git_push_parse(b, k, c, 8, &n, &caps, &why), 0);
         /* Shallow lines first are skipped; the probe "0000" has no commands. */
         size_t o = 0;
         pkt(b, &o, "shallow " A40 "\n", 49);
         pkt(b, &o, Z40 " " A40 " refs/heads/a\0caps", 40 + 1 + 40 + 14 + 5);
         memcpy(b + o, "0000", 4);
-        assert_int_equal(git_push_parse(b, o + 4, c, 8, &n, &why), 1);
+        assert_int_equal(git_push_parse(b, o + 4, c, 8, &n, &caps, &why), 1);
         assert_int_equal(n, 1);
         assert_string_equal(c[0].ref, "refs/heads/a");
-        assert_int_equal(git_push_parse("0000", 4, c, 8, &n, &why), 1);
+        assert_int_equal(git_push_parse("0000", 4, c, 8, &n, &caps, &why), 1);
         assert_int_equal(n, 0);
         /* Refused: a signed push, bad lengths, bad ids, invalid ref names, too many. */
         const char *bad[] = {
@@ -147,18 +148,18 @@ static void test_parse(void **state) {
                 pkt(b, &o, bad[i], i == 0 ? 14 : strlen(bad[i]));
                 memcpy(b + o, "0000", 4);
                 why = NULL;
-                assert_int_equal(git_push_parse(b, o + 4, c, 8, &n, &why), -1);
+                assert_int_equal(git_push_parse(b, o + 4, c, 8, &n, &caps, &why), -1);
                 assert_non_null(why);
         }
-        assert_int_equal(git_push_parse("00zz", 4, c, 8, &n, &why), -1);
-        assert_int_equal(git_push_parse("0003", 4, c, 8, &n, &why), -1);
+        assert_int_equal(git_push_parse("00zz", 4, c, 8, &n, &caps, &why), -1);
+        assert_int_equal(git_push_parse("0003", 4, c, 8, &n, &caps, &why), -1);
         len = body(b, cmds, 3);
-        assert_int_equal(git_push_parse(b, len, c, 2, &n, &why), -1);
+        assert_int_equal(git_push_parse(b, len, c, 2, &n, &caps, &why), -1);
         /* A body that ends without a flush, over the section's limit: refused. */
         static char big[GIT_PUSH_SECTION_MAX];
         memset(big, '0', sizeof(big));
         memcpy(big, "ffff", 4);
-        assert_int_equal(git_push_parse(big, sizeof(big), c, 8, &n, &why), -1);
+        assert_int_equal(git_push_parse(big, sizeof(big), c, 8, &n, &caps, &why), -1);
 }
 
 static void test_judge(void **state) {

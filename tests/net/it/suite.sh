@@ -37,9 +37,10 @@ O2="-o /dev/null"
 SRV_PID=
 SSHD_PID=
 REDIS_PID=
+GITSRV_PID=
 
 stop_servers() {
-        for p in $SRV_PID $SSHD_PID $REDIS_PID; do kill "$p" 2>/dev/null; done
+        for p in $SRV_PID $SSHD_PID $REDIS_PID $GITSRV_PID; do kill "$p" 2>/dev/null; done
         return 0
 }
 trap stop_servers EXIT
@@ -1163,10 +1164,12 @@ t_sanitizers() {
 
 # shellcheck source=tests/net/it/rules.sh
 . "$HERE/rules.sh"
+# shellcheck source=tests/net/it/gitpush.sh
+. "$HERE/gitpush.sh"
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet rules \
+        transparent dns upstream nonet rules gitpush \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"

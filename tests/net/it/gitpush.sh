@@ -1,0 +1,120 @@
+# tests/net/it/gitpush.sh: the gitPush group of the network suite (sourced by suite.sh, which
+# defines net, check_events and the fixtures). The git push gateway (docs/policy.md, "Git
+# push"): a git smart-HTTP server (gitsrv.py: git http-backend) over HTTPS, trusted for
+# upstreams by tls.upstreamCa, and over plain http://. Inside `cordon run`: clone and fetch
+# pass; a push to a ref no entry allows is refused with a 403 naming the ref, one
+# network-request violation carrying the ref, and the server's ref unchanged (the push never
+# reached it); a push to an allowed ref pattern lands; a deletion needs "delete": true; an
+# unlisted repository's push is refused at its ref advertisement; SSH to the git host is refused
+# with the HTTPS hint; a push over http:// is refused. Without gitPush nothing is judged.
+
+GH=gitpush.example.test
+
+# The server's state: its own certificate for $GH, two bare repositories, push enabled.
+start_gitsrv() {
+        G=$IT_TMP/gitsrv
+        mkdir -p "$G/root"
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+                -subj "/CN=$GH" -addext "subjectAltName=DNS:$GH" \
+                -keyout "$G/key" -out "$G/cert" 2>/dev/null || return 1
+        for r in repo other; do
+                git clone -q --bare "$SRV/src" "$G/root/org/$r.git" &&
+                        git -C "$G/root/org/$r.git" config http.receivepack true || return 1
+        done
+        : > "$G/access.log"
+        $PY "$HERE/gitsrv.py" "$G/root" "$G/cert" "$G/key" "$G/access.log" "$G/ports" &
+        GITSRV_PID=$!
+        for _ in $(seq 100); do [ -f "$G/ports" ] && break; sleep 0.1; done
+        [ -f "$G/ports" ] || return 1
+        . "$G/ports"
+        GP=$GIT_HTTP_PORT GT=$GIT_TLS_PORT
+}
+
+# The server's value of a ref of org/repo ("" when it has none).
+srv_ref() {
+        git -C "$G/root/org/repo.git" rev-parse -q --verify "$1" 2>/dev/null
+}
+
+t_gitpush() {
+        if ! start_gitsrv; then
+                not_ok "gitpush: the smart-HTTP server starts"
+                return 0
+        fi
+        cat > "$IT_TMP/gitpush.json" <<JSON
+{"tls": {"upstreamCa": ["$G/cert"]},
+ "gitPush": {"default": "deny", "allow": [
+   {"repo": "$GH/org/repo.git", "refs": ["refs/heads/agent/*"]},
+   {"repo": "$GH/org/repo", "refs": ["refs/heads/tmp/*"], "delete": true}]}}
+JSON
+        g="--policy $IT_TMP/gitpush.json --allow-domain $GH --resolve $GH=127.0.0.1"
+        g="$g --allow-domain 127.0.0.1:$GT --allow-domain 127.0.0.1:$GP"
+        u=https://$GH:$GT/org/repo.git
+        gq="git -c user.name=it -c user.email=it@example.invalid"
+        net "gitpush: clone over https passes the gateway" 0 "cordon-net-it repository" - . \
+                $g -- sh -c "git clone -q $u gp && cat gp/README"
+        net "gitpush: fetch over https passes the gateway" 0 "ok" - . $g -- sh -c \
+                "git -C gp fetch -q origin && echo ok"
+        main_before=$(srv_ref refs/heads/main)
+        net "gitpush: a push to a ref no entry allows is refused, naming the ref" 1 \
+                "*remote rejected*main*(cordon: gitPush: no gitPush.allow entry allows updating refs/heads/main of $GH/org/repo)*" \
+                "req:$GH:$GT~gitPush: no gitPush.allow entry allows updating refs/heads/main of $GH/org/repo" \
+                . $g -- sh -c "cd gp && echo x > f && $gq add f && $gq commit -qm x &&
+                git push -q origin HEAD:refs/heads/main 2>&1"
+        if [ "$(srv_ref refs/heads/main)" = "$main_before" ] &&
+                ! grep -q 'POST /org/repo.git/git-receive-pack' "$G/access.log"; then
+                ok "gitpush: ... the refused push never reached the server"
+        else
+                not_ok "gitpush: ... the refused push never reached the server" "$(cat "$G/access.log")"
+        fi
+        if req_event "$EV" | grep -q "	POST	/org/repo.git/git-receive-pack	refs/heads/main\$"; then
+                ok "gitpush: ... its network-request violation carries the method, path and ref"
+        else
+                not_ok "gitpush: ... its network-request violation carries the method, path and ref" \
+                        "$(req_event "$EV")"
+        fi
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 1
+        case $(cat "$LAST_OUT") in
+        *'refs/heads/main'*'"gitPush"'*'"repo": "'"$GH"'/org/repo"'*'"refs": ["refs/heads/main"]'*)
+                ok "gitpush: cordon explain names the gitPush entry that would allow the push" ;;
+        *) not_ok "gitpush: cordon explain names the gitPush entry that would allow the push" \
+                "$(cat "$LAST_OUT")" ;;
+        esac
+        net "gitpush: a push to an allowed ref pattern lands" 0 "" - . $g -- sh -c \
+                "cd gp && git push -q origin HEAD:refs/heads/agent/one"
+        if [ -n "$(srv_ref refs/heads/agent/one)" ]; then ok "gitpush: ... the server has the ref"
+        else not_ok "gitpush: ... the server has the ref"; fi
+        net "gitpush: a deletion the entry does not allow is refused" 1 "" \
+                "req:$GH:$GT~gitPush.allow\\[0\\]: refs/heads/agent/one: deleting it needs*" . \
+                $g -- sh -c "cd gp && git push -q origin :refs/heads/agent/one 2>/dev/null"
+        if [ -n "$(srv_ref refs/heads/agent/one)" ]; then ok "gitpush: ... the ref is still there"
+        else not_ok "gitpush: ... the ref is still there"; fi
+        net "gitpush: \"delete\": true allows the deletion" 0 "" - . $g -- sh -c \
+                "cd gp && git push -q origin HEAD:refs/heads/tmp/x &&
+                git push -q origin :refs/heads/tmp/x"
+        if [ -z "$(srv_ref refs/heads/tmp/x)" ]; then ok "gitpush: ... the ref is gone"
+        else not_ok "gitpush: ... the ref is gone"; fi
+        net "gitpush: a push to an unlisted repository is refused at its ref advertisement" 128 "*" \
+                "req:$GH:$GT~gitPush: no gitPush.allow entry names $GH/org/other*" . $g -- sh -c \
+                "cd gp && git push -q https://$GH:$GT/org/other.git HEAD:refs/heads/agent/a 2>&1"
+        net "gitpush: ssh to the git host is refused, pointing at https" 255 "" \
+                "$GH:22~gitPush: pushes over SSH cannot be inspected; use https://$GH/*" . \
+                $g -- ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=10 \
+                -p 22 "git@$GH" true
+        net "gitpush: clone over plain http:// passes" 0 "cordon-net-it repository" - . $g -- \
+                sh -c "git clone -q http://$GH:$GP/org/repo.git h-@M@ && cat h-@M@/README"
+        net "gitpush: a push over plain http:// is refused, pointing at https" 1 "" \
+                "$GH:$GP~gitPush: a push over http:// is not read by the gateway*" . $g -- sh -c \
+                "cd h-$MARK && git push -q origin HEAD:refs/heads/agent/plain 2>/dev/null"
+        if [ -z "$(srv_ref refs/heads/agent/plain)" ]; then
+                ok "gitpush: ... the plain push never landed"
+        else not_ok "gitpush: ... the plain push never landed"; fi
+        # Without a gitPush key nothing is judged: the same push to main lands.
+        echo "{\"tls\": {\"upstreamCa\": [\"$G/cert\"]}}" > "$IT_TMP/nogit.json"
+        n="--policy $IT_TMP/nogit.json --allow-domain $GH --resolve $GH=127.0.0.1"
+        n="$n --allow-domain 127.0.0.1:$GT --allow-domain 127.0.0.1:$GP"
+        net "gitpush: without gitPush a push is not judged" 0 "" - . $n -- sh -c \
+                "git clone -q http://$GH:$GP/org/repo.git n-@M@ && cd n-@M@ && echo y > g &&
+                $gq add g && $gq commit -qm y && git push -q origin HEAD:refs/heads/free"
+        kill "$GITSRV_PID" 2>/dev/null
+        rm -rf "$WS"/gp "$WS"/h-mk* "$WS"/n-mk*
+}
