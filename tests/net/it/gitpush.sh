@@ -74,7 +74,7 @@ JSON
         fi
         run_in "$WS" "$CORDON" explain --events "$EV" --status 1
         case $(cat "$LAST_OUT") in
-        *'refs/heads/main'*'"gitPush"'*'"repo": "'"$GH"'/org/repo"'*'"refs": ["refs/heads/main"]'*)
+        *'ref refs/heads/main (gitPush)'*'add to gitPush.allow: {"repo": "'"$GH"'/org/repo", "refs": ["refs/heads/main"]}'*)
                 ok "gitpush: cordon explain names the gitPush entry that would allow the push" ;;
         *) not_ok "gitpush: cordon explain names the gitPush entry that would allow the push" \
                 "$(cat "$LAST_OUT")" ;;
@@ -93,7 +93,7 @@ JSON
                 git push -q origin :refs/heads/tmp/x"
         if [ -z "$(srv_ref refs/heads/tmp/x)" ]; then ok "gitpush: ... the ref is gone"
         else not_ok "gitpush: ... the ref is gone"; fi
-        net "gitpush: a push to an unlisted repository is refused at its ref advertisement" 128 "*" \
+        net "gitpush: a push to an unlisted repository is refused at its ref advertisement" 128 "*remote: cordon: request refused: gitPush: no gitPush.allow entry names $GH/org/other*" \
                 "req:$GH:$GT~gitPush: no gitPush.allow entry names $GH/org/other*" . $g -- sh -c \
                 "cd gp && git push -q https://$GH:$GT/org/other.git HEAD:refs/heads/agent/a 2>&1"
         net "gitpush: ssh to the git host is refused, pointing at https" 255 "" \
