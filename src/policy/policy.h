@@ -290,7 +290,8 @@ void *policy_git_push_json(const policy_git_push *g, bool *failed);
 /* Whether the proxy reads requests in the clear (egressRules or gitPush): a session CA. */
 bool policy_req_inspects(const policy_req *q);
 void policy_req_clear(policy_req *q);
-/* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks. */
+/* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks
+ * (gitPush's allow entries: policy_git_push_widens()). */
 bool policy_req_widens(const policy_req *base, const policy_req *over);
 /* The egressRules array and the tls object in the policy-file schema (json_t *, or NULL when
  * the policy has none; *failed on allocation failure). */

@@ -118,3 +118,32 @@ JSON
         kill "$GITSRV_PID" 2>/dev/null
         rm -rf "$WS"/gp "$WS"/h-mk* "$WS"/n-mk*
 }
+
+# Layers: an untrusted project file's gitPush turns the gateway on (a refusal), and its allow
+# entries are ignored and reported (each would admit a push).
+t_gitpush_layers() {
+        proj=$IT_TMP/gitpush-project
+        mkdir -p "$proj/.cordon"
+        cat > "$proj/.cordon/settings.json" <<JSON
+{"sandbox": {"gitPush": {"default": "deny",
+  "allow": [{"repo": "github.com/org/repo", "refs": ["refs/heads/*"]}]}}}
+JSON
+        run_in "$proj" "$CORDON" policy show --json
+        if $PY -c 'import json, sys
+p = json.load(open(sys.argv[1]))["policy"]
+assert p["gitPush"] == {"default": "deny", "allow": []}, p.get("gitPush")' "$LAST_OUT" \
+                2>"$IT_TMP/log/show" &&
+                grep -q "sandbox.gitPush 'github.com/org/repo': adds an allowed push" "$LAST_ERR"
+        then ok "gitpush: an untrusted project file turns the gateway on, its allow entry is ignored and reported"
+        else not_ok "gitpush: an untrusted project file turns the gateway on, its allow entry is ignored and reported" \
+                "$(cat "$IT_TMP/log/show" "$LAST_ERR")"; fi
+        bad=$IT_TMP/gitpush-bad.json
+        echo '{"gitPush": {"default": "deny", "allow": [{"repo": "github.com/o/r", "refs": ["refs/heads/*"], "force": false}]}}' > "$bad"
+        run_in "$WS" "$CORDON" policy show --json --policy "$bad"
+        case $LAST_STATUS:$(cat "$LAST_ERR") in
+        125:*"gitPush.allow[0].force"*"cannot be enforced"*'"update": false'*)
+                ok "gitpush: \"force\" is refused with the hint to \"update\": false" ;;
+        *) not_ok "gitpush: \"force\" is refused with the hint to \"update\": false" \
+                "$LAST_STATUS $(cat "$LAST_ERR")" ;;
+        esac
+}

@@ -1169,7 +1169,7 @@ t_sanitizers() {
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet rules gitpush \
+        transparent dns upstream nonet rules gitpush gitpush_layers \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
