@@ -83,6 +83,25 @@ JSON
                 "cd gp && git push -q origin HEAD:refs/heads/agent/one"
         if [ -n "$(srv_ref refs/heads/agent/one)" ]; then ok "gitpush: ... the server has the ref"
         else not_ok "gitpush: ... the server has the ref"; fi
+        # Over git's http.postBuffer (1 MiB) the push is chunked, after a "0000" probe: the
+        # commands are read through the chunk framing, the packfile streamed after them; the
+        # refused one is read to its end before git's rejection goes out.
+        head -c 2097152 /dev/urandom > "$WS/gp/big.bin"
+        net "gitpush: a large (chunked) push to an allowed ref lands" 0 "" - . $g -- sh -c \
+                "cd gp && $gq add big.bin && $gq commit -qm big &&
+                git push -q origin HEAD:refs/heads/agent/big"
+        if [ "$(srv_ref refs/heads/agent/big)" = "$(git -C "$WS/gp" rev-parse HEAD)" ] &&
+                grep -q 'POST /org/repo.git/git-receive-pack chunked' "$G/access.log"; then
+                ok "gitpush: ... the server has the large push's ref, sent chunked"
+        else not_ok "gitpush: ... the server has the large push's ref, sent chunked" \
+                "$(cat "$G/access.log")"; fi
+        net "gitpush: a large (chunked) push to a protected ref is refused, git shows why" 1 \
+                "*remote rejected*(cordon: gitPush: no gitPush.allow entry allows updating refs/heads/main*" \
+                "req:$GH:$GT~gitPush: no gitPush.allow entry allows updating refs/heads/main*" . \
+                $g -- sh -c "cd gp && git push -q origin HEAD:refs/heads/main 2>&1"
+        if [ "$(srv_ref refs/heads/main)" = "$main_before" ]; then
+                ok "gitpush: ... main is unchanged"
+        else not_ok "gitpush: ... main is unchanged"; fi
         net "gitpush: a deletion the entry does not allow is refused" 1 "" \
                 "req:$GH:$GT~gitPush.allow\\[0\\]: refs/heads/agent/one: deleting it needs*" . \
                 $g -- sh -c "cd gp && git push -q origin :refs/heads/agent/one 2>/dev/null"

@@ -2,7 +2,7 @@
 # tests/net/it/gitsrv.py: a git smart-HTTP server for the gitPush group (tests/net/it/gitpush.sh):
 # `git http-backend` behind a minimal CGI host, serving the bare repositories under ROOT with
 # pushes enabled, on two loopback ports: plain HTTP and HTTPS (CERT, KEY). Every request line is
-# appended to LOG before the backend runs, so a test can tell that a refused push never reached
+# appended to LOG (" chunked" after a chunked one) before the backend runs, so a test can tell that a refused push never reached
 # the server. Writes "GIT_HTTP_PORT=.. GIT_TLS_PORT=.." to PORTS once both listen.
 #
 #   gitsrv.py ROOT CERT KEY LOG PORTS
@@ -35,7 +35,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def run(self):
         with open(self.server.log, "a") as f:
-            f.write("%s %s\n" % (self.command, self.path))
+            te = self.headers.get("Transfer-Encoding", "")
+            f.write("%s %s%s\n" % (self.command, self.path, " chunked" if te else ""))
         path, _, query = self.path.partition("?")
         data = self.body() if self.command == "POST" else b""
         env = {"GIT_PROJECT_ROOT": self.server.root, "GIT_HTTP_EXPORT_ALL": "1",
