@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/egress-pattern.h"
 #include "policy/policy.h"
 
 static bool repo_byte(char c) {
@@ -29,7 +30,10 @@ const char *policy_check_git_repo(const char *s) {
                 return "has a host name over 255 bytes";
         memcpy(host, s, hl);
         host[hl] = '\0';
-        if (policy_check_host_name(host))
+        /* A plain name in the egress patterns' grammar (which the proxy canonicalises the same
+         * way): no wildcard, port or address brackets. */
+        if (strspn(host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") != hl ||
+            egress_check_pattern(host))
                 return "must start with a host name (no wildcard, no port, no scheme)";
         for (const char *p = slash; *p == '/';) {
                 const char *e = p + 1;
