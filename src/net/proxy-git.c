@@ -92,6 +92,15 @@ int git_request(conn *c, const char *buf, const http_req *rq, const char *target
         case GIT_REQ_PUSH: {
                 /* git does not compress a receive-pack request; a coded body is not read. */
                 const char *enc = content_encoding(buf, rq);
+                if (!c->tls) {
+                        /* The forwarded path does not hold bodies (proxy-http.c); a push in
+                         * the clear also shows its credentials to every network between. */
+                        (void) snprintf(rule, size,
+                                        "gitPush: a push over http:// is not read by the "
+                                        "gateway; push over https://%s",
+                                        c->host.text);
+                        break;
+                }
                 if (enc && strncasecmp(enc, "identity", 8) != 0) {
                         (void) snprintf(rule, size, "gitPush: a push body with a "
                                                     "Content-Encoding the gateway does not read");

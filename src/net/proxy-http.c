@@ -125,22 +125,14 @@ static void start_forward_body(conn *c);
 static void update_interest(conn *c);
 
 /* The git push gateway on http:// (proxy-git.c): the ref advertisement is judged as over
- * TLS; a push itself is refused, since its body would have to be held before the verdict,
- * which only the terminated path does (and a push in the clear shows its credentials to
- * every network between). */
+ * TLS; a push itself is refused there (git_request() holds bodies only on the terminated
+ * path). */
 static bool git_forward_admit(conn *c, http_req *rq) {
         char rule[400];
         git_hold *hold = NULL;
         int g = request_admit_git(c, c->in, rq, &hold, rule, sizeof(rule));
-        if (g == 1) {
-                git_hold_free(hold);
-                (void) snprintf(rule, sizeof(rule),
-                                "gitPush: a push over http:// is not read by the gateway; push "
-                                "over https://%s",
-                                c->host.text);
-                conn_report(c, "http", rule);
-        }
-        if (g == -2)
+        git_hold_free(hold); /* never 1 here: a push over http:// is refused */
+        if (g == -2 || g == 1)
                 conn_close(c);
         else if (g != 0)
                 answer_error(c, 403, rule, "request refused");

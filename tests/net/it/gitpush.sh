@@ -122,7 +122,7 @@ JSON
         net "gitpush: clone over plain http:// passes" 0 "cordon-net-it repository" - . $g -- \
                 sh -c "git clone -q http://$GH:$GP/org/repo.git h-@M@ && cat h-@M@/README"
         net "gitpush: a push over plain http:// is refused, pointing at https" 1 "" \
-                "$GH:$GP~gitPush: a push over http:// is not read by the gateway*" . $g -- sh -c \
+                "req:$GH:$GP~gitPush: a push over http:// is not read by the gateway*" . $g -- sh -c \
                 "cd h-$MARK && git push -q origin HEAD:refs/heads/agent/plain 2>/dev/null"
         if [ -z "$(srv_ref refs/heads/agent/plain)" ]; then
                 ok "gitpush: ... the plain push never landed"
