@@ -102,6 +102,30 @@ JSON
         if [ "$(srv_ref refs/heads/main)" = "$main_before" ]; then
                 ok "gitpush: ... main is unchanged"
         else not_ok "gitpush: ... main is unchanged"; fi
+        # As the attacker: a hand-made receive-pack body (curl, no git) moving main, and the same
+        # through a path that climbs out of an allowed repository's name.
+        old=$(srv_ref refs/heads/main)
+        $PY -c 'import sys
+line = sys.argv[1] + " " + "1" * 40 + " refs/heads/main\0report-status\n"
+sys.stdout.write("%04x%s0000" % (len(line) + 4, line))' "$old" > "$WS/evil-body"
+        posts=$(grep -c POST "$G/access.log")
+        post="curl -s --max-time 20 --path-as-is --data-binary @evil-body"
+        post="$post -H 'Content-Type: application/x-git-receive-pack-request'"
+        net "gitpush: attacker: a hand-made push body moving main gets git's rejection" 0 \
+                "*ng refs/heads/main cordon: gitPush: no gitPush.allow entry allows updating refs/heads/main*" \
+                "req:$GH:$GT~gitPush: no gitPush.allow entry allows updating refs/heads/main*" . \
+                $g -- sh -c "$post https://$GH:$GT/org/repo.git/git-receive-pack"
+        for path in /org/other/../repo.git/git-receive-pack /org/repo.git/GIT-RECEIVE-PACK \
+                "/org/repo.git/git-receive-pack?x=1"; do
+                net "gitpush: attacker: a push body to $path is refused (403)" 0 \
+                        "cordon: request refused: gitPush: *" "req:$GH:$GT~gitPush: *" . $g -- \
+                        sh -c "$post 'https://$GH:$GT$path'"
+        done
+        if [ "$(srv_ref refs/heads/main)" = "$main_before" ] &&
+                [ "$(grep -c POST "$G/access.log")" = "$posts" ]; then
+                ok "gitpush: attacker: ... main is unchanged, no hand-made push reached the server"
+        else not_ok "gitpush: attacker: ... main is unchanged, no hand-made push reached the server" \
+                "$(cat "$G/access.log")"; fi
         net "gitpush: a deletion the entry does not allow is refused" 1 "" \
                 "req:$GH:$GT~gitPush.allow\\[0\\]: refs/heads/agent/one: deleting it needs*" . \
                 $g -- sh -c "cd gp && git push -q origin :refs/heads/agent/one 2>/dev/null"
