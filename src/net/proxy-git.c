@@ -62,13 +62,16 @@ static void report_git(conn *c, const char *method, const char *target, const ch
                                      method, target, ref);
 }
 
-static const char *content_encoding(const char *buf, const http_req *rq) {
+/* Whether any Content-Encoding field names a coding other than "identity": such a body is not
+ * read (git does not compress a receive-pack request). */
+static bool body_coded(const char *buf, const http_req *rq) {
         for (size_t i = 0; i < rq->n_headers; i++) {
                 const http_header *h = &rq->headers[i];
-                if (h->name.len == 16 && strncasecmp(buf + h->name.off, "Content-Encoding", 16) == 0)
-                        return buf + h->value.off;
+                if (h->name.len == 16 && strncasecmp(buf + h->name.off, "Content-Encoding", 16) == 0 &&
+                    !(h->value.len == 8 && strncasecmp(buf + h->value.off, "identity", 8) == 0))
+                        return true;
         }
-        return NULL;
+        return false;
 }
 
 int git_request(conn *c, const char *buf, const http_req *rq, const char *target, size_t n,
@@ -90,8 +93,6 @@ int git_request(conn *c, const char *buf, const http_req *rq, const char *target
                 (void) snprintf(rule, size, "%s", v.rule);
                 break;
         case GIT_REQ_PUSH: {
-                /* git does not compress a receive-pack request; a coded body is not read. */
-                const char *enc = content_encoding(buf, rq);
                 if (!c->tls) {
                         /* The forwarded path does not hold bodies (proxy-http.c); a push in
                          * the clear also shows its credentials to every network between. */
@@ -101,7 +102,7 @@ int git_request(conn *c, const char *buf, const http_req *rq, const char *target
                                         c->host.text);
                         break;
                 }
-                if (enc && strncasecmp(enc, "identity", 8) != 0) {
+                if (body_coded(buf, rq)) {
                         (void) snprintf(rule, size, "gitPush: a push body with a "
                                                     "Content-Encoding the gateway does not read");
                         break;

@@ -86,7 +86,7 @@ JSON
         # Over git's http.postBuffer (1 MiB) the push is chunked, after a "0000" probe: the
         # commands are read through the chunk framing, the packfile streamed after them; the
         # refused one is read to its end before git's rejection goes out.
-        head -c 2097152 /dev/urandom > "$WS/gp/big.bin"
+        head -c 1200000 /dev/urandom > "$WS/gp/big.bin"
         net "gitpush: a large (chunked) push to an allowed ref lands" 0 "" - . $g -- sh -c \
                 "cd gp && $gq add big.bin && $gq commit -qm big &&
                 git push -q origin HEAD:refs/heads/agent/big"
@@ -121,6 +121,10 @@ sys.stdout.write("%04x%s0000" % (len(line) + 4, line))' "$old" > "$WS/evil-body"
                         "cordon: request refused: gitPush: *" "req:$GH:$GT~gitPush: *" . $g -- \
                         sh -c "$post 'https://$GH:$GT$path'"
         done
+        net "gitpush: attacker: a coded push body (Content-Encoding: gzip) is refused" 0 \
+                "cordon: request refused: gitPush: a push body with a Content-Encoding*" \
+                "req:$GH:$GT~gitPush: *" . $g -- sh -c "$post -H 'Content-Encoding: gzip' \
+                https://$GH:$GT/org/repo.git/git-receive-pack"
         if [ "$(srv_ref refs/heads/main)" = "$main_before" ] &&
                 [ "$(grep -c POST "$G/access.log")" = "$posts" ]; then
                 ok "gitpush: attacker: ... main is unchanged, no hand-made push reached the server"

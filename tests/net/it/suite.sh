@@ -3,7 +3,8 @@
 # ssh, pip, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
 # two ports, HTTPS with a certificate made here, UDP, a server that speaks first, HTTP CONNECT and
 # SOCKS5 upstream proxies with and without credentials; a dumb-HTTP git repository; a pip index;
-# an sshd on its own port). Every rule is tried allowed and refused; a refusal must come with
+# an sshd on its own port; for the gitPush group, gitsrv.py: git smart HTTP over HTTP and HTTPS).
+# Every rule is tried allowed and refused; a refusal must come with
 # exactly one `violation` event (action network-outbound, the right host:port) and must not reach
 # the server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1
 # with --resolve (or by the suite's upstream proxies), nothing here ever contacts another address.
