@@ -94,6 +94,49 @@ static bool repo_of(const net_host *h, const char *path, size_t n, const char *s
         return rl > 1 && w > 0 && w < GIT_PUSH_REPO_MAX;
 }
 
+static int hexval(char c);
+
+static char lower(char c) {
+        return c >= 'A' && c <= 'Z' ? (char) (c - 'A' + 'a') : c;
+}
+
+/* Percent-decodes s[0..n) in place (one round); the new length. */
+static size_t decode_once(char *s, size_t n) {
+        size_t o = 0;
+        for (size_t i = 0; i < n; i++) {
+                int hi = s[i] == '%' && i + 2 < n ? hexval(lower(s[i + 1])) : -1;
+                int lo = hi >= 0 ? hexval(lower(s[i + 2])) : -1;
+                if (lo >= 0) {
+                        s[o++] = (char) (hi * 16 + lo);
+                        i += 2;
+                } else {
+                        s[o++] = s[i];
+                }
+        }
+        return o;
+}
+
+/* Whether the target names receive-pack, in any case, as written or once decoded (up to three
+ * rounds: a server, or a proxy before it, may decode more than once). A server decodes the
+ * path before it picks the service: "git-receive%2Dpack" is a push to it. */
+static bool mentions_receive_pack(const char *t, size_t len) {
+        static const char rp[] = "receive-pack";
+        char buf[8192];
+        if (len > sizeof(buf))
+                return true; /* too long to look at: judged as a push, so refused */
+        memcpy(buf, t, len);
+        for (int round = 0; round < 4; round++) {
+                for (size_t i = 0; i + sizeof(rp) - 1 <= len; i++)
+                        if (strncasecmp(buf + i, rp, sizeof(rp) - 1) == 0)
+                                return true;
+                size_t m = decode_once(buf, len);
+                if (m == len)
+                        return false;
+                len = m;
+        }
+        return true;
+}
+
 static bool query_is(const char *q, size_t n, const char *want) {
         /* git sends exactly "service=git-receive-pack"; any other spelling is read as a push
          * too (below), so a server that finds the service among other parameters is covered. */
@@ -110,12 +153,9 @@ git_push_kind git_push_classify(const net_host *h, const char *method, const cha
         size_t ql = n < len ? len - n - 1 : 0;
         /* Any mention of receive-pack makes the request a push request, so that a target
          * spelled differently from git's (a second query parameter, a case variant a
-         * case-insensitive server accepts) is judged, or refused, rather than passed. */
-        bool mention = false;
-        static const char rp[] = "receive-pack";
-        for (size_t i = 0; i + sizeof(rp) - 1 <= len && !mention; i++)
-                mention = strncasecmp(target + i, rp, sizeof(rp) - 1) == 0;
-        if (!mention)
+         * case-insensitive server accepts, a percent-encoding) is judged, or refused, rather
+         * than passed. */
+        if (!mentions_receive_pack(target, len))
                 return GIT_REQ_OTHER;
         *why = req_path_ambiguous(target, n);
         if (*why)

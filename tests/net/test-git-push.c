@@ -101,6 +101,11 @@ static void test_classify(void **state) {
                 { "GET", "/org/repo/info/refs?service=git-receive-pack&x=1" },
                 { "GET", "/org/repo/info/refs?service=git-RECEIVE-pack" },
                 { "POST", "/git-receive-pack" },
+                { "POST", "/org/repo/git-receive%2Dpack" },
+                { "POST", "/org/repo/git-%72eceive-pack" },
+                { "POST", "/org/repo/git-receive%252Dpack" },
+                { "GET", "/org/repo/info/refs?service=git-receive%2dpack" },
+                { "GET", "/org/repo/info/refs?service=git%2Dreceive%2Dpack" },
         };
         for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
                 assert_int_equal(classify("github.com", bad[i][0], bad[i][1], repo), GIT_REQ_BAD);

@@ -116,6 +116,7 @@ sys.stdout.write("%04x%s0000" % (len(line) + 4, line))' "$old" > "$WS/evil-body"
                 "req:$GH:$GT~gitPush: no gitPush.allow entry allows updating refs/heads/main*" . \
                 $g -- sh -c "$post https://$GH:$GT/org/repo.git/git-receive-pack"
         for path in /org/other/../repo.git/git-receive-pack /org/repo.git/GIT-RECEIVE-PACK \
+                /org/repo.git/git-receive%2Dpack \
                 "/org/repo.git/git-receive-pack?x=1"; do
                 net "gitpush: attacker: a push body to $path is refused (403)" 0 \
                         "cordon: request refused: gitPush: *" "req:$GH:$GT~gitPush: *" . $g -- \
