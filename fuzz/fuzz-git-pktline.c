@@ -8,6 +8,9 @@
  *    both a creation and a deletion;
  *  - the rejection built for the accepted commands (git_push_report, with and without side-band)
  *    reads back as pkt-lines: "unpack ok", one "ng REF MSG" per command in order, a flush;
+ *  - the input read as a request-target: a push request (PUSH, ADVERTISE) has a path
+ *    req_path_ambiguous() accepts and a repository under the host; a target classified as no
+ *    push request never names receive-pack, in any case;
  *  - against one allow entry ("refs/heads/agent/" + "*", no delete) the verdict is allowed exactly
  *    when every command's ref matches and none deletes, and the refused ref is the first that
  *    does not pass.
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "net/git-push.h"
 #include "net/req-rules.h"
@@ -110,7 +114,29 @@ static void check_verdict(size_t k) {
         policy_git_push_clear(&g);
 }
 
+static void check_classify(const char *d, size_t n) {
+        net_host h = { .kind = NET_HOST_NAME };
+        strcpy(h.text, "github.com");
+        char repo[GIT_PUSH_REPO_MAX];
+        const char *why = NULL;
+        static const char *const methods[] = { "POST", "GET" };
+        size_t pn = 0;
+        while (pn < n && d[pn] != '?')
+                pn++;
+        for (size_t m = 0; m < 2; m++) {
+                git_push_kind k = git_push_classify(&h, methods[m], d, n, repo, &why);
+                if (k == GIT_REQ_PUSH || k == GIT_REQ_ADVERTISE) {
+                        FUZZ_CHECK(T, req_path_ambiguous(d, pn) == NULL);
+                        FUZZ_CHECK(T, strncmp(repo, "github.com/", 11) == 0);
+                }
+                FUZZ_CHECK(T, k != GIT_REQ_BAD || why != NULL);
+                for (size_t i = 0; k == GIT_REQ_OTHER && i + 12 <= n; i++)
+                        FUZZ_CHECK(T, strncasecmp(d + i, "receive-pack", 12) != 0);
+        }
+}
+
 static int run(const char *d, size_t n) {
+        check_classify(d, n);
         size_t k = 0;
         int r = parse(d, n, cmds, &k);
         for (size_t i = 0; r == 1 && i < k; i++) {
