@@ -156,6 +156,15 @@ sys.stdout.write("%04x%s0000" % (len(line) + 4, line))' "$old" > "$WS/evil-body"
         if [ -z "$(srv_ref refs/heads/agent/plain)" ]; then
                 ok "gitpush: ... the plain push never landed"
         else not_ok "gitpush: ... the plain push never landed"; fi
+        # The landlock backend has no session CA: a git host's tunnel would carry pushes nobody
+        # judged, so it is refused (fail closed), clone included.
+        if "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
+                net "gitpush: landlock backend: a git host's tunnel is refused (no TLS to judge pushes in)" \
+                        128 "" "$GH:$GT~gitPush: $GH is a git host, and this proxy judges pushes only*" . \
+                        --backend landlock $g -- git clone -q "$u" l-@M@
+        else
+                skip "gitpush: landlock backend: a git host's tunnel is refused" "no landlock backend"
+        fi
         # Without a gitPush key nothing is judged: the same push to main lands.
         echo "{\"tls\": {\"upstreamCa\": [\"$G/cert\"]}}" > "$IT_TMP/nogit.json"
         n="--policy $IT_TMP/nogit.json --allow-domain $GH --resolve $GH=127.0.0.1"
