@@ -282,6 +282,10 @@ typedef struct cordon_violation {
          * rules"): its method and path; NULL otherwise. Added in 0.2 with reason. */
         const char *method;
         const char *path;
+        /* network-request refused by the git push gateway (docs/policy.md, "Git push"): the
+         * refused ref ("refs/heads/main"), or NULL. Added in 0.3: only read it from a library
+         * that fills it. */
+        const char *ref;
 } cordon_violation;
 
 typedef void (*cordon_violation_fn)(void *userdata, const cordon_violation *violation);

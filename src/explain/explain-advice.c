@@ -254,11 +254,52 @@ static int advise_network(explain_violation *v) {
                                     "exactly this host and port (without ':PORT', every port)");
 }
 
+/* A request the git push gateway refused (src/net/git-push.c): the repository is the host and
+ * the path before /info/refs or /git-receive-pack (".git" cut), the ref the event's. */
+static int advise_git_push(explain_violation *v, const char *t) {
+        _cleanup_free_ char *h = host_of(t);
+        size_t pl = strcspn(v->path, "?");
+        const char *ends[] = { "/git-receive-pack", "/info/refs" };
+        for (size_t i = 0; i < 2; i++) {
+                size_t el = strlen(ends[i]);
+                if (pl >= el && strncmp(v->path + pl - el, ends[i], el) == 0)
+                        pl -= el;
+        }
+        if (pl > 4 && strncmp(v->path + pl - 4, ".git", 4) == 0)
+                pl -= 4;
+        if (!h)
+                return -ENOMEM;
+        /* "gitPush.allow[N]: REF: ..." names the entry that matched the ref but not the kind
+         * of update: the change is to that entry. */
+        if (strncmp(v->rule, "gitPush.allow[", 14) == 0) {
+                int n = (int) strcspn(v->rule, ":");
+                bool del = strstr(v->rule, "\"delete\"") != NULL;
+                if (set(&v->change, "set %s in %.*s", del ? "\"delete\": true" : "\"update\": true",
+                        n, v->rule) < 0)
+                        return -ENOMEM;
+                return set(&v->why, "%s", v->rule);
+        }
+        if (strncmp(v->rule, "gitPush: no gitPush.allow", 25) != 0)
+                return set(&v->why, "%s: the git push gateway refuses a push it cannot read; no "
+                                    "policy change allows it",
+                           v->rule);
+        if (set(&v->change, "add to gitPush.allow: {\"repo\": \"%s%.*s\", \"refs\": [\"%s\"]}",
+                h, (int) pl, v->path, v->ref[0] ? v->ref : "refs/heads/BRANCH") < 0)
+                return -ENOMEM;
+        return set(&v->why, "gitPush is set: a push to a git host is refused unless a "
+                            "gitPush.allow entry names its repository and ref");
+}
+
 /* A request refused by a request rule (src/net/req-rules.c): the rule is named in the event,
  * and only an allow rule for exactly this request, or removing a deny rule, changes it. */
 static int advise_request(explain_violation *v) {
         const char *t = target_or(v, "(host not known)");
         v->network = true;
+        if (strncmp(v->rule, "gitPush", 7) == 0) {
+                int r = set(&v->summary, "push %s%s%s%s (gitPush)", t, v->path,
+                            v->ref[0] ? " ref " : "", v->ref);
+                return r < 0 ? r : advise_git_push(v, t);
+        }
         int r = set(&v->summary, "request %s %s%s (%s)", v->method[0] ? v->method : "?", t,
                     v->path, strncmp(v->rule, "egressRules[", 12) == 0 ? "deny rule"
                                                                          : "no request rule");

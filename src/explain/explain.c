@@ -87,6 +87,7 @@ static void violation_done(explain_violation *v) {
         free(v->reason);
         free(v->method);
         free(v->path);
+        free(v->ref);
         free(v->summary);
         free(v->change);
         free(v->why);
@@ -324,6 +325,8 @@ static int on_violation(line_ctx *c, json_t *o) {
                 r = get_text(c, raw, "method", &k.method);
         if (r >= 0)
                 r = get_text(c, raw, "path", &k.path);
+        if (r >= 0)
+                r = get_text(c, raw, "ref", &k.ref);
         explain_violation *v = r >= 0 ? find_violation(x, &k) : NULL;
         if (v || r < 0 || x->n_v >= EXPLAIN_VIOLATIONS_MAX) {
                 if (v)

@@ -55,6 +55,7 @@ typedef struct explain_violation {
         char *action, *target, *rule, *syscall; /* cleaned, never NULL */
         char *reason;            /* raw.reason (a deny entry's), cleaned; "" when none */
         char *method, *path;     /* raw.method, raw.path (network-request), cleaned; "" when none */
+        char *ref;               /* raw.ref (a push the git push gateway refused), or "" */
         uint64_t count;
         /* Filled by explain_advise(); owned. change is NULL when no policy change allows it. */
         char *summary, *change, *why;

@@ -28,6 +28,7 @@
 #include "linux/landlock.h"
 #include "linux/process.h"
 #include "net/egress.h"
+#include "net/git-push.h"
 #include "net/req-rules.h"
 #include "report/report.h"
 #include "util/fork-gate.h"
@@ -216,9 +217,10 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, prox
         policy_upstream up;
         /* Validated with the policy: only memory can fail, and then nothing leaves at all. */
         req_rules *req = NULL;
-        if (req_rules_new(&req, &p->net.req) < 0)
+        git_push *git = NULL;
+        if (req_rules_new(&req, &p->net.req) < 0 || git_push_new(&git, &p->net.req.git_push) < 0)
                 _exit(1);
-        proxy_config cfg = { .rules = rules, .req_rules = req, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
+        proxy_config cfg = { .rules = rules, .req_rules = req, .git_push = git, .hosts = p->net.hosts, .n_hosts = p->net.n_hosts,
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
                              .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
                              .ask_timeout_ms = p->net.ask_timeout_ms,

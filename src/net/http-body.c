@@ -178,13 +178,16 @@ static int chunked_byte(http_body *b, unsigned char c) {
         }
 }
 
-static ssize_t feed_chunked(http_body *b, const char *buf, size_t len) {
+static ssize_t feed_chunked(http_body *b, const char *buf, size_t len, http_body_sink sink,
+                            void *ctx) {
         size_t i = 0;
         while (i < len && !b->done) {
                 if (b->state == CH_DATA) {
                         size_t take = len - i;
                         if (take > b->remaining)
                                 take = (size_t) b->remaining;
+                        if (sink)
+                                sink(ctx, buf + i, take);
                         i += take;
                         b->remaining -= take;
                         if (b->remaining == 0)
@@ -200,6 +203,11 @@ static ssize_t feed_chunked(http_body *b, const char *buf, size_t len) {
 }
 
 ssize_t http_body_feed(http_body *b, const char *buf, size_t len) {
+        return http_body_feed_data(b, buf, len, NULL, NULL);
+}
+
+ssize_t http_body_feed_data(http_body *b, const char *buf, size_t len, http_body_sink sink,
+                            void *ctx) {
         if (b->error)
                 return b->error;
         if (b->done)
@@ -212,10 +220,12 @@ ssize_t http_body_feed(http_body *b, const char *buf, size_t len) {
                 size_t take = len < b->remaining ? len : (size_t) b->remaining;
                 b->remaining -= take;
                 b->done = b->remaining == 0;
+                if (sink && take)
+                        sink(ctx, buf, take);
                 return (ssize_t) take;
         }
         case HTTP_FRAMING_CHUNKED:
-                return feed_chunked(b, buf, len);
+                return feed_chunked(b, buf, len, sink, ctx);
         case HTTP_FRAMING_CLOSE:
                 return (ssize_t) len;
         case HTTP_FRAMING_NONE:

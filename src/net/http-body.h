@@ -42,3 +42,9 @@ void http_body_init(http_body *b, http_framing framing, uint64_t content_length)
  * HTTP_CHUNK_LINE_MAX, a trailer section over HTTP_TRAILER_MAX or with a malformed field line).
  * After done, returns 0; after an error, returns the same error. */
 ssize_t http_body_feed(http_body *b, const char *buf, size_t len);
+
+/* http_body_feed(), also handing each run of the body's data bytes (chunked framing removed;
+ * trailers are not data) to sink, in order. CLOSE framing (responses only) hands nothing. */
+typedef void (*http_body_sink)(void *ctx, const char *data, size_t len);
+ssize_t http_body_feed_data(http_body *b, const char *buf, size_t len, http_body_sink sink,
+                            void *ctx);

@@ -124,6 +124,21 @@ static bool same_upstream(const conn *c) {
 static void start_forward_body(conn *c);
 static void update_interest(conn *c);
 
+/* The git push gateway on http:// (proxy-git.c): the ref advertisement is judged as over
+ * TLS; a push itself is refused there (git_request() holds bodies only on the terminated
+ * path). */
+static bool git_forward_admit(conn *c, http_req *rq) {
+        char rule[400];
+        git_hold *hold = NULL;
+        int g = request_admit_git(c, c->in, rq, &hold, rule, sizeof(rule));
+        git_hold_free(hold); /* never 1 here: a push over http:// is refused */
+        if (g == -2 || g == 1)
+                conn_close(c);
+        else if (g != 0)
+                answer_error(c, 403, rule, "request refused");
+        return g == 0;
+}
+
 /* Judges and starts one parsed request; its head is c->in[0..head_len). */
 static void on_request(conn *c, http_req *rq) {
         const proxy_config *cfg = c->px->cfg;
@@ -151,6 +166,8 @@ static void on_request(conn *c, http_req *rq) {
                 answer_error_why(c, 403, rv.rule, "request refused", rv.reason);
                 return;
         }
+        if (rq->kind == HTTP_KIND_FORWARD && !git_forward_admit(c, rq))
+                return;
         if (rq->kind == HTTP_KIND_FORWARD) {
                 char out[HTTP_REWRITE_MAX];
                 ssize_t n = http_req_rewrite(rq, c->in, out, sizeof(out));

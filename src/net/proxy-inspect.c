@@ -25,8 +25,13 @@ static void start(conn *c) {
          * else to it (plain HTTP, another protocol, a server speaking first) would pass
          * unjudged. */
         if (tls_wanted(c)) {
-                refuse(c, "request rules: a tunnel to a host with egressRules must carry TLS "
-                          "(its requests are judged); tls.passthrough lets it through unjudged");
+                refuse(c, git_wanted(c) && !req_rules_ruled(c->px->cfg->req_rules, &c->host,
+                                                            c->port)
+                                  ? "gitPush: a tunnel to a git host must carry TLS (its pushes "
+                                    "are judged)"
+                                  : "request rules: a tunnel to a host with egressRules must "
+                                    "carry TLS (its requests are judged); tls.passthrough lets "
+                                    "it through unjudged");
                 return;
         }
         if (tunnel_start(c) < 0)

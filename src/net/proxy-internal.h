@@ -12,6 +12,7 @@
 
 #include "net/addr-guard.h"
 #include "net/egress.h"
+#include "net/git-push.h"
 #include "net/http-body.h"
 #include "net/http.h"
 #include "net/proxy.h"
@@ -264,6 +265,29 @@ void http_dial_failed(conn *c, int err, bool resolve_failed);
  * see into, refused with the reason in why. */
 bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v);
 bool request_tunnel_refused(conn *c, char *why, size_t size);
+/* After request_admit(): the git push gateway's git_request() on the request's upstream target. */
+typedef struct git_hold git_hold;
+int request_admit_git(conn *c, const char *buf, const http_req *rq, git_hold **hold,
+                      char *rule, size_t size);
+
+/* proxy-git.c: the git push gateway. git_wanted(): a git host whose TLS is terminated so its
+ * pushes are seen. git_tunnel_refused(): git over SSH, or a git host without a session CA.
+ * git_request(): a request head that passed request_admit(): 0 it goes on, 1 a push whose
+ * head and body are held in *out until git_hold_feed() says 1 (send git_hold_bytes(), then
+ * stream the rest), -1 (refused and reported; the rest of the body is still to be read and
+ * dropped) or -2 (refused, and the body is over or unreadable: answer git_hold_answer() now);
+ * 0: more bytes needed. git_request() also: -1 refused now (rule); -2 out of memory. */
+bool git_wanted(const conn *c);
+bool git_tunnel_refused(conn *c, char *why, size_t size);
+int git_request(conn *c, const char *buf, const http_req *rq, const char *target, size_t n,
+                git_hold **out, char *rule, size_t size);
+int git_hold_raw(git_hold *h, const char *buf, size_t len);
+int git_hold_feed(conn *c, git_hold *h, http_body *b, const char *buf, size_t len,
+                  size_t *used);
+/* A refused push's answer: git's rejection (its bytes, *len) or NULL for a 403 naming *rule. */
+const char *git_hold_answer(const git_hold *h, size_t *len, const char **rule);
+const char *git_hold_bytes(const git_hold *h, size_t *len);
+void git_hold_free(git_hold *h);
 
 /* proxy-transparent.c: a connection the sandbox's NAT rule redirected here. */
 void transparent_start(conn *c);

@@ -15,19 +15,30 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The path as the upstream will get it: http_req_rewrite() sends "/" before an empty path or a
+ * bare query. Its length; target[n] is not set. */
+static size_t upstream_target(const char *buf, const http_req *rq, char target[HTTP_LINE_MAX + 2]) {
+        size_t n = rq->path.len;
+        size_t pre = n == 0 || buf[rq->path.off] == '?' ? 1 : 0;
+        target[0] = '/';
+        memcpy(target + pre, buf + rq->path.off, n);
+        return n + pre;
+}
+
+int request_admit_git(conn *c, const char *buf, const http_req *rq, git_hold **hold,
+                      char *rule, size_t size) {
+        char target[HTTP_LINE_MAX + 2];
+        size_t n = upstream_target(buf, rq, target);
+        return git_request(c, buf, rq, target, n, hold, rule, size);
+}
+
 bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v) {
         const req_rules *rr = c->px->cfg->req_rules;
         *v = (req_verdict){ .allowed = true, .index = -1 };
         if (!rr || !req_rules_ruled(rr, &c->host, c->port))
                 return true;
-        /* The path as the upstream will get it: http_req_rewrite() sends "/" before an empty
-         * path or a bare query. */
         char target[HTTP_LINE_MAX + 2];
-        size_t n = rq->path.len;
-        size_t pre = n == 0 || buf[rq->path.off] == '?' ? 1 : 0;
-        target[0] = '/';
-        memcpy(target + pre, buf + rq->path.off, n);
-        n += pre;
+        size_t n = upstream_target(buf, rq, target);
         req_rules_judge(rr, &c->host, c->port, rq->method, target, n, v);
         if (v->allowed)
                 return true;
@@ -40,6 +51,8 @@ bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v)
 }
 
 bool request_tunnel_refused(conn *c, char *why, size_t size) {
+        if (git_tunnel_refused(c, why, size))
+                return true;
         const req_rules *rr = c->px->cfg->req_rules;
         bool forward = c->proto == PROXY_LISTENER_HTTP && c->req && c->req->kind == HTTP_KIND_FORWARD;
         if (!rr || forward || !req_rules_ruled(rr, &c->host, c->port) ||

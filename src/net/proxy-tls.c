@@ -53,10 +53,11 @@ struct tls_conn {
         /* A refusal waiting for the upstream to finish what was asked before it. */
         bool refusing;
         int status;
-        char answer[2048];
+        char answer[8192]; /* git's rejection of a push's commands fits (proxy-git.c) */
         size_t answer_len;
         http_req rq;
         char pbuf[HTTP_ORIGIN_PARSE_MAX]; /* the head in absolute form (http-origin.h) */
+        git_hold *git; /* a push held until its commands are judged (proxy-git.c) */
 };
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
@@ -179,6 +180,7 @@ void tls_conn_free(conn *c) {
                 return;
         SSL_free(c->tls->s.ssl);
         SSL_free(c->tls->u.ssl);
+        git_hold_free(c->tls->git);
         free(c->tls);
         c->tls = NULL;
 }
@@ -310,9 +312,8 @@ static void send_answer(conn *c) {
  * upstream has finished the responses to the earlier requests of the connection (it is told
  * the client sends no more), so the answer is the response to this request, not to one before
  * it. */
-static void refuse(conn *c, int status, const char *error, const char *reason) {
+static void refuse_start(conn *c) {
         struct tls_conn *t = c->tls;
-        make_answer(t, status, error, reason);
         t->refusing = true;
         if (t->forwarded == 0 || t->u.tls_eof || t->u_failed) {
                 send_answer(c);
@@ -323,6 +324,19 @@ static void refuse(conn *c, int status, const char *error, const char *reason) {
                 t->u.shut = true;
                 (void) SSL_shutdown(t->u.ssl);
         }
+}
+
+/* A refusal whose answer is made elsewhere (proxy-git.c: git's own rejection of a push). */
+static void refuse_with(conn *c, const char *answer, size_t len) {
+        struct tls_conn *t = c->tls;
+        t->answer_len = len <= sizeof(t->answer) ? len : 0;
+        memcpy(t->answer, answer, t->answer_len);
+        refuse_start(c);
+}
+
+static void refuse(conn *c, int status, const char *error, const char *reason) {
+        make_answer(c->tls, status, error, reason);
+        refuse_start(c);
 }
 
 /* ---- Requests, client → upstream -------------------------------------------------------- */
@@ -337,6 +351,8 @@ static int parse_head(conn *c) {
                t->rq.why ? t->rq.why : "malformed request head", NULL);
         return -1;
 }
+
+static int take_held_body(conn *c);
 
 /* A complete head in t->req: judged, then sent on (or refused). 1 go on, 2 more bytes needed,
  * 0 stop (refused), -1 error. */
@@ -362,19 +378,65 @@ static int take_head(conn *c) {
                 refuse(c, 403, v.rule, v.reason);
                 return 0;
         }
-        if (side_write(&t->u, t->req, (size_t) head) < 0)
+        char rule[400];
+        int g = request_admit_git(c, t->pbuf, &t->rq, &t->git, rule, sizeof(rule));
+        if (g == -2)
                 return -1;
-        t->forwarded++;
+        if (g == -1) {
+                refuse(c, 403, rule, NULL);
+                return 0;
+        }
+        if (g == 1 ? git_hold_raw(t->git, t->req, (size_t) head) < 0
+                   : side_write(&t->u, t->req, (size_t) head) < 0)
+                return -1;
+        if (g != 1) /* a held push counts once it goes on (take_held_body()) */
+                t->forwarded++;
         memmove(t->req, t->req + head, t->req_len - (size_t) head);
         t->req_len -= (size_t) head;
         http_body_init(&t->body, t->rq.framing, t->rq.content_length);
         t->in_body = t->rq.framing != HTTP_FRAMING_NONE;
+        if (t->git && t->body.done) /* no body: nothing to judge, nothing git sends */
+                return take_held_body(c);
+        return 1;
+}
+
+/* A held push's body bytes: kept until the verdict, then the held request goes on. 1 go on,
+ * 0 stop (refused), -1 error. */
+static int take_held_body(conn *c) {
+        struct tls_conn *t = c->tls;
+        size_t used = 0;
+        int g = git_hold_feed(c, t->git, &t->body, t->req, t->req_len, &used);
+        memmove(t->req, t->req + used, t->req_len - used);
+        t->req_len -= used;
+        if (g == -2) {
+                size_t len;
+                const char *rule;
+                const char *answer = git_hold_answer(t->git, &len, &rule);
+                if (answer)
+                        refuse_with(c, answer, len);
+                else
+                        refuse(c, 403, rule, NULL);
+                return 0;
+        }
+        if (g == 1) {
+                size_t len;
+                const char *held = git_hold_bytes(t->git, &len);
+                if (side_write(&t->u, held, len) < 0)
+                        return -1;
+                t->forwarded++;
+                git_hold_free(t->git);
+                t->git = NULL;
+        }
+        if (t->body.done)
+                t->in_body = false;
         return 1;
 }
 
 /* Body bytes at the start of t->req go on as the framing says. 1 go on, -1 error. */
 static int take_body(conn *c) {
         struct tls_conn *t = c->tls;
+        if (t->git)
+                return take_held_body(c);
         ssize_t n = http_body_feed(&t->body, t->req, t->req_len);
         if (n < 0) {
                 refuse(c, 400, t->body.why ? t->body.why : "malformed request body", NULL);
@@ -554,8 +616,11 @@ void tls_on_event(conn *c, endpoint *e, uint32_t events) {
 
 bool tls_wanted(const conn *c) {
         const req_rules *rr = c->px->cfg->req_rules;
-        return c->px->cfg->tls && rr && req_rules_ruled(rr, &c->host, c->port) &&
-               !req_rules_passthrough(rr, &c->host, c->port);
+        /* A git host's pushes are judged (proxy-git.c): tls.passthrough does not take it out,
+         * or one setting would let every push through unjudged. */
+        return (c->px->cfg->tls && rr && req_rules_ruled(rr, &c->host, c->port) &&
+                !req_rules_passthrough(rr, &c->host, c->port)) ||
+               git_wanted(c);
 }
 
 void tls_start(conn *c) {

@@ -63,6 +63,8 @@ typedef struct proxy_config {
         bool per_lookup_dns_reports;
         /* egressRules (req-rules.h): judged on every request the proxy reads; NULL: none. */
         const struct req_rules *req_rules;
+        /* gitPush (git-push.h): pushes to git hosts judged; NULL: none. */
+        const struct git_push *git_push;
         /* TLS termination of ruled hosts (proxy-tls.h): the session CA and trust; NULL: a tunnel
          * to a ruled host is refused unless tls.passthrough names it. */
         const struct proxy_tls *tls;

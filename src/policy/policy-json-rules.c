@@ -171,3 +171,121 @@ static const field tls_fields[] = {
 int policy_json_tls(parse_ctx *c, json_t *v, void *target) {
         return policy_json_fields(c, v, tls_fields, ELEMENTSOF(tls_fields), TLS_EXAMPLE, target);
 }
+
+/* ---- gitPush (docs/policy.md, "Git push") ------------------------------------------------ */
+
+#define GIT_RULE_EXAMPLE "{\"repo\": \"github.com/org/repo\", \"refs\": [\"refs/heads/agent/*\"]}"
+#define GIT_PUSH_EXAMPLE "{\"default\": \"deny\", \"allow\": [" GIT_RULE_EXAMPLE "]}"
+
+static int parse_git_repo(parse_ctx *c, json_t *v, void *target) {
+        policy_git_push_rule *p = target;
+        const char *s = NULL;
+        int r = policy_json_checked(c, v, &s, "\"repo\": \"github.com/org/repo\"",
+                                    policy_check_git_repo,
+                                    "the HTTPS URL without https://, e.g. github.com/org/repo");
+        p->repo = (char *) s;
+        return r;
+}
+
+static int parse_git_refs(parse_ctx *c, json_t *v, void *target) {
+        policy_git_push_rule *p = target;
+        return parse_checked_list(c, v, &p->refs, "\"refs\": [\"refs/heads/agent/*\"]",
+                                  policy_check_git_ref,
+                                  "a full ref glob such as \"refs/heads/agent/*\"", false);
+}
+
+static int parse_git_bool(parse_ctx *c, json_t *v, bool *out, const char *example) {
+        int r = jread_expect(&c->j, v, json_is_boolean(v), "a boolean", example);
+        *out = json_is_true(v);
+        return r;
+}
+
+static int parse_git_delete(parse_ctx *c, json_t *v, void *target) {
+        return parse_git_bool(c, v, &((policy_git_push_rule *) target)->delete_ok,
+                              "\"delete\": true");
+}
+
+static int parse_git_update(parse_ctx *c, json_t *v, void *target) {
+        bool update = true;
+        int r = parse_git_bool(c, v, &update, "\"update\": false");
+        ((policy_git_push_rule *) target)->create_only = !update;
+        return r;
+}
+
+/* "force" is refused, not ignored: the gateway sees only the commands, not the ancestry that
+ * makes an update a force update, and a key it cannot honour must not read as protection. */
+static int parse_git_force(parse_ctx *c, json_t *v, void *target) {
+        (void) v;
+        (void) target;
+        return jread_fail(&c->j, false,
+                          "write \"update\": false to allow creating the refs only (no update, "
+                          "so no force update)",
+                          "cannot be enforced: a push's commands do not say whether an update "
+                          "is a force update");
+}
+
+static const field git_rule_fields[] = {
+        { "repo", parse_git_repo, NULL },     { "refs", parse_git_refs, NULL },
+        { "delete", parse_git_delete, NULL }, { "update", parse_git_update, NULL },
+        { "force", parse_git_force, NULL },
+};
+
+static int parse_git_rule(parse_ctx *c, json_t *e) {
+        policy_git_push_rule p = { 0 };
+        int r = policy_json_fields(c, e, git_rule_fields, ELEMENTSOF(git_rule_fields),
+                                   GIT_RULE_EXAMPLE, &p);
+        if (r == 0 && !p.repo)
+                r = jread_fail(&c->j, false, "add \"repo\": \"github.com/org/repo\"",
+                               "a gitPush.allow entry needs 'repo'");
+        if (r == 0 && p.refs.n == 0)
+                r = jread_fail(&c->j, false, "add \"refs\": [\"refs/heads/agent/*\"]",
+                               "a gitPush.allow entry needs 'refs'");
+        if (r == 0 && (r = policy_git_push_add(&c->layer->req.git_push, &p)) < 0)
+                r = policy_json_fail_errno(c, r);
+        strv_done(&p.refs); /* repo points into the document */
+        return r;
+}
+
+static int parse_git_default(parse_ctx *c, json_t *v, void *target) {
+        (void) target;
+        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+        if (s && strcmp(s, "allow") == 0)
+                return jread_fail(&c->j, false, "leave gitPush out to let pushes through unjudged",
+                                  "'allow' is not a gitPush default: only \"deny\" is");
+        return jread_expect(&c->j, v, s && strcmp(s, "deny") == 0, "\"deny\"",
+                            "\"default\": \"deny\"");
+}
+
+static int parse_git_allow(parse_ctx *c, json_t *v, void *target) {
+        (void) target;
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array", "[" GIT_RULE_EXAMPLE "]");
+        if (r < 0)
+                return r;
+        if (json_array_size(v) > POLICY_MAX_GIT_PUSH_RULES)
+                return jread_fail(&c->j, false, "use ref globs to cover several refs",
+                                  "has %zu entries; at most %u are allowed", json_array_size(v),
+                                  POLICY_MAX_GIT_PUSH_RULES);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                jread_push_index(&c->j, i);
+                r = parse_git_rule(c, e);
+                jread_pop(&c->j);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static const field git_push_fields[] = {
+        { "default", parse_git_default, NULL },
+        { "allow", parse_git_allow, NULL },
+};
+
+int policy_json_git_push(parse_ctx *c, json_t *v, void *target) {
+        int r = policy_json_fields(c, v, git_push_fields, ELEMENTSOF(git_push_fields),
+                                   GIT_PUSH_EXAMPLE, target);
+        if (r == 0)
+                c->layer->req.git_push.on = true;
+        return r;
+}

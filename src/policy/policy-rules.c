@@ -101,7 +101,9 @@ int policy_req_copy(policy_req *dst, const policy_req *src) {
                         return r;
         }
         int r = strv_extend(&dst->passthrough, &src->passthrough);
-        return r < 0 ? r : strv_extend(&dst->upstream_ca, &src->upstream_ca);
+        if (r >= 0)
+                r = strv_extend(&dst->upstream_ca, &src->upstream_ca);
+        return r < 0 ? r : policy_git_push_copy(&dst->git_push, &src->git_push);
 }
 
 void policy_req_clear(policy_req *q) {
@@ -110,6 +112,7 @@ void policy_req_clear(policy_req *q) {
         free(q->rules);
         strv_done(&q->passthrough);
         strv_done(&q->upstream_ca);
+        policy_git_push_clear(&q->git_push);
         memset(q, 0, sizeof(*q));
 }
 

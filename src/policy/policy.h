@@ -78,11 +78,30 @@ typedef struct policy_req_rule {
 #define POLICY_MAX_REQ_RULES 1024
 #define POLICY_REQ_PATH_MAX 1024
 
+/* gitPush (docs/policy.md, "Git push"; policy-git-push.c): the smart-HTTP pushes allowed to git
+ * hosts; every other push is refused once the key is present. An entry: a repository
+ * ("host/path", host lower case, no ".git" or trailing '/'), the ref globs it may push, whether
+ * it may delete them and whether it may update an existing one (false: create only). */
+typedef struct policy_git_push_rule {
+        char *repo;
+        strv refs;
+        bool delete_ok;
+        bool create_only;
+} policy_git_push_rule;
+#define POLICY_MAX_GIT_PUSH_RULES 256
+
+typedef struct policy_git_push {
+        bool on; /* a gitPush key in some layer: pushes to git hosts are judged */
+        policy_git_push_rule *allow;
+        size_t n_allow;
+} policy_git_push;
+
 typedef struct policy_req {
         policy_req_rule *rules;
         size_t n_rules;
         strv passthrough;  /* tls.passthrough: host patterns never terminated */
         strv upstream_ca;  /* tls.upstreamCa: absolute paths of PEM files trusted for upstreams */
+        policy_git_push git_push;
 } policy_req;
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
@@ -259,8 +278,20 @@ int policy_req_add_rule(policy_req *q, const policy_req_rule *rule);
 int policy_add_tls_passthrough(cordon_policy *p, const char *pattern);
 int policy_add_tls_upstream_ca(cordon_policy *p, const char *path);
 int policy_req_copy(policy_req *dst, const policy_req *src);
+/* gitPush (policy-git-push.c): an allow entry, checked like the JSON loader checks it (repo
+ * normalised: host lower case, ".git" and a trailing '/' cut); its reason for refusal, or NULL. */
+const char *policy_check_git_repo(const char *s);
+const char *policy_check_git_ref(const char *s);
+int policy_git_push_add(policy_git_push *g, const policy_git_push_rule *r);
+int policy_git_push_copy(policy_git_push *dst, const policy_git_push *src);
+void policy_git_push_clear(policy_git_push *g);
+bool policy_git_push_widens(const policy_git_push *base, const policy_git_push *over);
+void *policy_git_push_json(const policy_git_push *g, bool *failed);
+/* Whether the proxy reads requests in the clear (egressRules or gitPush): a session CA. */
+bool policy_req_inspects(const policy_req *q);
 void policy_req_clear(policy_req *q);
-/* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks. */
+/* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks
+ * (gitPush's allow entries: policy_git_push_widens()). */
 bool policy_req_widens(const policy_req *base, const policy_req *over);
 /* The egressRules array and the tls object in the policy-file schema (json_t *, or NULL when
  * the policy has none; *failed on allocation failure). */

@@ -95,6 +95,15 @@ void report_request_violation(int fd, const char *proto, const char *target, con
                        7);
 }
 
+void report_git_violation(int fd, const char *proto, const char *target, const char *rule,
+                          const char *client, const char *method, const char *path,
+                          const char *ref) {
+        report_strings(fd, REPORT_NET_VIOLATION, 0, 0,
+                       (const char *[]){ proto, target, rule, client ? client : "", "", method,
+                                         path, ref },
+                       8);
+}
+
 void report_connection(int fd, pid_t sid, const char *client) {
         report_strings(fd, REPORT_CONNECTION, 0, sid, (const char *[]){ client }, 1);
 }
@@ -178,8 +187,8 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         if (m->type != REPORT_VIOLATION && m->type != REPORT_NET_VIOLATION)
                 return false;
         /* "syscall\0target\0rule\0[action\0]" (the proxy: "protocol\0host:port\0rule\0"
-         * [client\0[reason\0[method\0path\0]]]). */
-        const char *parts[7] = { "", "", "", "", "", "", "" };
+         * [client\0[reason\0[method\0path\0[ref\0]]]]). */
+        const char *parts[8] = { "", "", "", "", "", "", "", "" };
         size_t o = 0;
         for (size_t i = 0; i < ELEMENTSOF(parts) && o < m->text_len; i++) {
                 parts[i] = m->text + o;
@@ -195,6 +204,7 @@ bool report_msg_violation(const report_msg *m, cordon_violation *v) {
         v->reason = net && parts[4][0] ? parts[4] : NULL;
         v->method = request ? parts[5] : NULL;
         v->path = request ? parts[6] : NULL;
+        v->ref = request && parts[7][0] ? parts[7] : NULL;
         return true;
 }
 

@@ -93,6 +93,11 @@ void report_net_violation(int fd, const char *proto, const char *target, const c
 void report_request_violation(int fd, const char *proto, const char *target, const char *rule,
                               const char *client, const char *reason, const char *method,
                               const char *path);
+/* A push the git push gateway refused (src/net/proxy-git.c): a network-request violation with
+ * the refused ref ("" when the refusal names none). */
+void report_git_violation(int fd, const char *proto, const char *target, const char *rule,
+                          const char *client, const char *method, const char *path,
+                          const char *ref);
 void report_connection(int fd, pid_t sid, const char *client);
 /* The ask mode's three records (above). */
 void report_egress_ask(int fd, uint32_t id, uint32_t timeout_ms, const char *proto,

@@ -163,6 +163,8 @@ void events_violation(const events *ev, const cordon_violation *v) {
                 (void) json_object_set_new(json_object_get(f, "raw"), "method", text(v->method));
         if (f && v->path)
                 (void) json_object_set_new(json_object_get(f, "raw"), "path", text(v->path));
+        if (f && v->ref)
+                (void) json_object_set_new(json_object_get(f, "raw"), "ref", text(v->ref));
         emit(ev, "violation", f);
 }
 

@@ -62,6 +62,7 @@ static const struct {
                                  policy_add_tls_passthrough },
         [SF_TLS_UPSTREAM_CA] = { "tls.upstreamCa", offsetof(cordon_policy, req.upstream_ca),
                                  policy_add_tls_upstream_ca },
+        [SF_GIT_PUSH] = { "gitPush", 0, NULL },
         [SF_BLOCK_READS] = { "blockReadsOutsideWorkdirs", 0, NULL },
         [SF_ALLOW_READ] = { "allowRead", offsetof(cordon_policy, allow_read),
                             policy_add_allow_read },
@@ -111,6 +112,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->n_env_set;
         if (f == SF_EGRESS_RULES)
                 return p->req.n_rules;
+        if (f == SF_GIT_PUSH)
+                return p->req.git_push.on ? 1 + p->req.git_push.n_allow : 0;
         if (f == SF_MODE)
                 return p->mode_set;
         if (f == SF_NETWORK)
@@ -141,6 +144,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return p->env_set[i].name;
         if (f == SF_EGRESS_RULES)
                 return p->req.rules[i].host;
+        if (f == SF_GIT_PUSH)
+                return i == 0 ? "default deny" : p->req.git_push.allow[i - 1].repo;
         if (f == SF_MODE)
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
@@ -202,6 +207,9 @@ const char *settings_field_loosens(const cordon_policy *p, settings_field f, siz
          * refuses (policy-rules.c). */
         if (f == SF_EGRESS_RULES)
                 return p->req.rules[i].deny ? NULL : "adds an allowed request (egressRules allow)";
+        /* The key alone refuses pushes; each allow entry admits some (policy-git-push.c). */
+        if (f == SF_GIT_PUSH)
+                return i == 0 ? NULL : "adds an allowed push (gitPush allow)";
         return widens[f];
 }
 
@@ -281,6 +289,11 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         for (size_t i = 0; r >= 0 && i < src->req.n_rules; i++)
                 if ((r = maybe_drop(src, SF_EGRESS_RULES, i, drop, userdata)) == 0)
                         r = policy_req_add_rule(&dst->req, &src->req.rules[i]);
+        if (r >= 0 && src->req.git_push.on)
+                dst->req.git_push.on = true;
+        for (size_t i = 0; r >= 0 && i < src->req.git_push.n_allow; i++)
+                if ((r = maybe_drop(src, SF_GIT_PUSH, i + 1, drop, userdata)) == 0)
+                        r = policy_git_push_add(&dst->req.git_push, &src->req.git_push.allow[i]);
         if (r >= 0 && src->egress_mode_set &&
             (r = maybe_drop(src, SF_EGRESS_MODE, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_egress_mode(dst, src->egress_mode);

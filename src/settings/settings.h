@@ -190,6 +190,7 @@ typedef enum settings_field {
         SF_EGRESS_RULES,     /* egressRules: items are the rules (their host) */
         SF_TLS_PASSTHROUGH,  /* tls.passthrough */
         SF_TLS_UPSTREAM_CA,  /* tls.upstreamCa */
+        SF_GIT_PUSH,         /* gitPush: item 0 the key itself, then its allow entries (repo) */
         SF_BLOCK_READS,
         SF_ALLOW_READ,
         _SF_MAX,

@@ -931,8 +931,40 @@ static void test_body_chunked(void **state) {
         free(s);
 }
 
+/* http_body_feed_data(): the data bytes of a body, framing removed, the same in one piece and
+ * byte by byte (the git push gateway reads a push's commands through it). */
+static void collect(void *ctx, const char *d, size_t n) {
+        char *out = ctx;
+        strncat(out, d, n);
+}
+
+static void test_body_data(void **state) {
+        (void) state;
+        static const char chunked[] = "5\r\nhello\r\n1;x=y\r\n \r\n5\r\nworld\r\n0\r\nT: v\r\n\r\nNEXT";
+        for (int split = 0; split < 2; split++) {
+                char out[64] = "";
+                http_body b;
+                http_body_init(&b, HTTP_FRAMING_CHUNKED, 0);
+                size_t used = 0, n = sizeof(chunked) - 1;
+                if (split)
+                        for (size_t i = 0; i < n && !b.done; i++)
+                                used += (size_t) http_body_feed_data(&b, chunked + i, 1, collect, out);
+                else
+                        used = (size_t) http_body_feed_data(&b, chunked, n, collect, out);
+                assert_true(b.done);
+                assert_int_equal(used, n - 4);
+                assert_string_equal(out, "hello world");
+        }
+        char out[64] = "";
+        http_body b;
+        http_body_init(&b, HTTP_FRAMING_LENGTH, 5);
+        assert_int_equal(http_body_feed_data(&b, "abcdefg", 7, collect, out), 5);
+        assert_string_equal(out, "abcde");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_body_data),
                 cmocka_unit_test(test_forward),       cmocka_unit_test(test_connect),
                 cmocka_unit_test(test_keep_alive),    cmocka_unit_test(test_credentials),
                 cmocka_unit_test(test_smuggling),     cmocka_unit_test(test_line_endings),

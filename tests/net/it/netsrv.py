@@ -472,6 +472,8 @@ def events(path, action=None):
                 cols.append(raw["reason"])
             if "method" in raw:  # a request rule's refusal: what was asked
                 cols += [raw["method"], raw.get("path", "")]
+            if "ref" in raw:  # the git push gateway's refusal: the refused ref
+                cols.append(raw["ref"])
             print("\t".join(str(x) for x in cols))
     return 0
 

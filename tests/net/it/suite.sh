@@ -3,7 +3,8 @@
 # ssh, pip, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
 # two ports, HTTPS with a certificate made here, UDP, a server that speaks first, HTTP CONNECT and
 # SOCKS5 upstream proxies with and without credentials; a dumb-HTTP git repository; a pip index;
-# an sshd on its own port). Every rule is tried allowed and refused; a refusal must come with
+# an sshd on its own port; for the gitPush group, gitsrv.py: git smart HTTP over HTTP and HTTPS).
+# Every rule is tried allowed and refused; a refusal must come with
 # exactly one `violation` event (action network-outbound, the right host:port) and must not reach
 # the server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1
 # with --resolve (or by the suite's upstream proxies), nothing here ever contacts another address.
@@ -37,9 +38,10 @@ O2="-o /dev/null"
 SRV_PID=
 SSHD_PID=
 REDIS_PID=
+GITSRV_PID=
 
 stop_servers() {
-        for p in $SRV_PID $SSHD_PID $REDIS_PID; do kill "$p" 2>/dev/null; done
+        for p in $SRV_PID $SSHD_PID $REDIS_PID $GITSRV_PID; do kill "$p" 2>/dev/null; done
         return 0
 }
 trap stop_servers EXIT
@@ -1163,10 +1165,12 @@ t_sanitizers() {
 
 # shellcheck source=tests/net/it/rules.sh
 . "$HERE/rules.sh"
+# shellcheck source=tests/net/it/gitpush.sh
+. "$HERE/gitpush.sh"
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet rules \
+        transparent dns upstream nonet rules gitpush gitpush_layers \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
