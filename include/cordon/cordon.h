@@ -283,7 +283,7 @@ typedef struct cordon_violation {
         const char *method;
         const char *path;
         /* network-request refused by the git push gateway (docs/policy.md, "Git push"): the
-         * refused ref ("refs/heads/main"), or NULL. Added in 0.3: only read it from a library
+         * refused ref ("refs/heads/main"), or NULL. Added in 0.2: only read it from a library
          * that fills it. */
         const char *ref;
 } cordon_violation;
