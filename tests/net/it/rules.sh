@@ -236,5 +236,43 @@ JSON
         fi
         net "tls: without request rules no variable is set" 0 "unset" - . \
                 --allow-domain tls.example.test -- sh -c 'echo "${CURL_CA_BUNDLE:-unset}"'
+        t_rules_tls_java "$s"
         rm -rf "$WS"/c-mk* "$WS"/p-mk*
+}
+
+# Java ignores SSL_CERT_FILE: the sandbox's JVMs trust the session CA through the truststore
+# mounted over the JDK's cacerts (the system's certificates plus the session CA, JKS). The JVM
+# never reads the proxy variables either, so its connections are the redirected ones.
+t_rules_tls_java() {
+        jks=/etc/ssl/certs/java/cacerts
+        if ! command -v java >/dev/null || ! command -v keytool >/dev/null || [ ! -f "$jks" ]; then
+                skip "tls: Java" "no JDK with $jks (scripts/install-deps.sh)"
+                return 0
+        fi
+        net "tls: Java's HttpsURLConnection, redirected, trusts the session CA (cacerts)" 0 \
+                "status 200" - + $1 -- \
+                java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        net "tls: ... its refused POST sees the 403" 0 "status 403" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" - \
+                $1 -- java "$HERE/JavaHttpsClient.java" POST "https://tls.example.test:$T/echo/@M@"
+        # Without request rules the JDK's own store is there, and the test server's certificate
+        # is in neither: the same client fails verification (so the 200 above came from the
+        # session CA, not from something else trusting the server).
+        net "tls: ... without request rules Java trusts only its own store (handshake fails)" 0 \
+                "error: SSLHandshakeException" - . --allow-domain tls.example.test \
+                --allow-domain 127.0.0.1:$T $NAMES -- \
+                java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
+        jks_sum=$(sha256sum "$jks")
+        net "tls: the sandbox's Java truststore is the system's certificates plus the session CA" \
+                0 "$((sys_n + 1)) 1" - . $1 -- sh -c "
+                keytool -list -keystore $jks -storepass changeit | grep -c trustedCertEntry
+                keytool -list -v -keystore $jks -storepass changeit | grep -c 'Owner: CN=cordon session CA'"
+        net "tls: ... read-only there" "!0" "" - . $1 -- sh -c ": > $jks"
+        if [ "$(sha256sum "$jks")" = "$jks_sum" ] && ! grep -q 'java/cacerts' /proc/self/mountinfo
+        then
+                ok "tls: ... nothing left behind: the host's cacerts is unchanged, no mount remains"
+        else
+                not_ok "tls: ... nothing left behind: the host's cacerts is unchanged, no mount remains"
+        fi
 }
