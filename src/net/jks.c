@@ -9,9 +9,8 @@
  * (UTF: a u16 byte count and modified UTF-8; every string here is ASCII.) Big-endian
  * throughout. Why JKS and not PKCS12: JKS trusted-certificate entries need no attribute OpenSSL
  * does not know (a PKCS12 truststore for Java needs the Oracle trusted-key-usage attribute on
- * every bag), no key derivation and no MAC iterations (a PKCS12 MAC at the JDK's 10,000
- * iterations would cost the launch more than the whole store), and it is what Debian's JDK
- * already reads at that path. The SHA-1 digest is an integrity check of the format, not
+ * every bag), no key derivation and no MAC iterations, and it is what Debian's JDK already reads
+ * at that path. The SHA-1 digest is an integrity check of the format, not
  * security: the store is mounted read-only and holds no secret. */
 #include "net/jks.h"
 
