@@ -11,10 +11,7 @@
 
 #include "linux/landlock.h"
 #include "linux/proxy-loopback.h"
-
-/* Deep enough for any build tree; a deeper one the command made on purpose is left behind (in
- * its own 0700 directory) rather than recursed into without bound. */
-#define TMPDIR_MAX_DEPTH 256
+#include "linux/tls-bundle.h"
 
 int landlock_backend_available(cordon_error *err) {
         int abi = landlock_abi();
@@ -68,35 +65,47 @@ static int make_tmpdir(plan *p, landlock_run *lr, cordon_error *err) {
         return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory") : 0;
 }
 
-/* rm -rf that never follows a symlink: every step is relative to a directory fd opened with
- * O_NOFOLLOW, so a link the command planted cannot point the removal elsewhere. */
-static void remove_children(int dfd, unsigned depth) {
-        DIR *d = fdopendir(dfd);
-        if (!d) {
-                (void) close(dfd);
-                return;
+/* ---- TLS inspection's bundle ------------------------------------------------------------- */
+
+/* Without a mount namespace the merged bundle (and the Java truststore) cannot be mounted over
+ * the system's paths: they are written into a directory of their own under /tmp, which no
+ * writable root contains, so the command's Landlock layer grants it no write right there (no
+ * write, truncation, creation, removal or rename into it: a command that could replace the
+ * bundle would make a later client of the run trust a CA of its own). Reads of it are granted
+ * (landlock_plan_options.ca_dir); the clients' variables name the bundle. The CA's key is not
+ * in it: only the proxy process holds that. */
+static int make_ca_dir(plan *p, landlock_run *lr, cordon_error *err) {
+        if (!p->net.ca_bundle)
+                return 0;
+        char tmpl[] = "/tmp/cordon-ca-XXXXXX";
+        if (!mkdtemp(tmpl))
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno,
+                                        "TLS inspection: cannot create the run's bundle directory "
+                                        "under /tmp: %s", strerror(errno));
+        lr->ca_dir = realpath(tmpl, NULL);
+        if (!lr->ca_dir) {
+                int e = errno;
+                (void) rmdir(tmpl);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "realpath %s: %s", tmpl,
+                                        strerror(e));
         }
-        for (struct dirent *de; (de = readdir(d));) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
-                        continue;
-                int sub = openat(dirfd(d), de->d_name,
-                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0 && depth < TMPDIR_MAX_DEPTH)
-                        remove_children(sub, depth + 1);
-                else if (sub >= 0)
-                        (void) close(sub);
-                (void) unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR); /* may fail: left behind */
-        }
-        (void) closedir(d);
+        int r = tls_bundle_write(p, lr->ca_dir, err);
+        if (r < 0)
+                return r;
+        char path[PATH_MAX];
+        (void) snprintf(path, sizeof(path), "%s/%s", lr->ca_dir, TLS_BUNDLE_FILE);
+        r = plan_ca_bundle_env(p, path);
+        return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory") : 0;
 }
 
-static void remove_tmpdir(const char *path) {
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0)
-                remove_children(fd, 0);
-        (void) rmdir(path);
+/* The run's directories are removed even when the launcher is killed (run-dirs.h). */
+static int start_reaper(landlock_run *lr, cordon_error *err) {
+        const char *const dirs[] = { lr->tmpdir, lr->ca_dir };
+        int r = run_dirs_reaper_start(dirs, ELEMENTSOF(dirs), &lr->reaper);
+        return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "cannot start the process that removes the run's "
+                                        "directories: %s", strerror(-r))
+                     : 0;
 }
 
 /* Where the supervisor lets metadata change (supervisor-meta.c): what the command may write. */
@@ -109,20 +118,25 @@ static int writable_set(const plan *p, landlock_run *lr) {
 
 /* ---- entry points --------------------------------------------------------------------------- */
 
-int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
+int landlock_run_prepare(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err) {
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
         int r = landlock_backend_available(err);
         if (r >= 0)
                 r = check_enforceable(p, err);
         if (r >= 0)
                 r = make_tmpdir(p, lr, err);
+        if (r >= 0)
+                r = make_ca_dir(p, lr, err);
+        if (r >= 0)
+                r = start_reaper(lr, err);
         proxy_loopback lb = { 0 };
         if (r >= 0)
-                r = proxy_spawn_loopback(p, &lr->proxy, &lb, err);
+                r = proxy_spawn_loopback(p, *ca, &lr->proxy, &lb, err);
+        tls_bundle_drop(ca); /* the proxy has it: the launcher and the sandbox need no key */
         if (r >= 0 && (r = proxy_loopback_env(p, &lb)) < 0)
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
         lr->abi = landlock_abi();
-        landlock_plan_options o = { .abi = lr->abi, .tmpdir = lr->tmpdir,
+        landlock_plan_options o = { .abi = lr->abi, .tmpdir = lr->tmpdir, .ca_dir = lr->ca_dir,
                                     .proxy_ports = { lb.http_port, lb.socks_port } };
         explicit_bzero(&lb, sizeof(lb));
         if (r >= 0)
@@ -136,9 +150,16 @@ int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
 
 void landlock_run_done(landlock_run *lr) {
         proxy_proc_stop(&lr->proxy);
-        if (lr->tmpdir)
-                remove_tmpdir(lr->tmpdir);
+        if (lr->reaper.pid > 0) {
+                run_dirs_reaper_stop(&lr->reaper); /* it removes them */
+        } else {
+                if (lr->tmpdir)
+                        run_dir_remove(lr->tmpdir);
+                if (lr->ca_dir)
+                        run_dir_remove(lr->ca_dir);
+        }
         free(lr->tmpdir);
+        free(lr->ca_dir);
         landlock_plan_free(lr->lp);
         strv_done(&lr->writable);
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
