@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@ void run_dir_remove(const char *path) {
  * held would keep the caller's reader waiting), then waiting for end of file. */
 static _noreturn_ void reaper_main(const char *const *paths, size_t n, int fd) {
         (void) setsid();
+        (void) prctl(PR_SET_NAME, "cordon-reaper", 0, 0, 0);
         if (process_close_fds_keep(&fd, 1) < 0)
                 _exit(1);
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
