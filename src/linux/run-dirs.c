@@ -61,8 +61,8 @@ static _noreturn_ void reaper_main(const char *const *paths, size_t n, int fd) {
         for (;;) {
                 char c;
                 ssize_t k = read(fd, &c, 1);
-                if (k == 0 || (k < 0 && errno != EINTR))
-                        break; /* end of file (or a broken pipe): the run is over */
+                if (k >= 0 || errno != EINTR)
+                        break; /* the launcher's byte, or end of file: the run is over */
         }
         for (size_t i = 0; i < n; i++)
                 if (paths[i])
@@ -93,8 +93,15 @@ int run_dirs_reaper_start(const char *const *paths, size_t n, run_dirs_reaper *o
 }
 
 void run_dirs_reaper_stop(run_dirs_reaper *r) {
-        if (r->fd >= 0)
+        if (r->fd >= 0) {
+                /* A byte, not only the close: a process forked meanwhile by another thread of a
+                 * library caller (cordond) may still hold a copy of this end. If the byte cannot
+                 * be written (it always can: the pipe is empty), the close still ends it once
+                 * every copy is gone. */
+                while (write(r->fd, "x", 1) < 0 && errno == EINTR)
+                        ;
                 (void) close(r->fd);
+        }
         if (r->pid > 0) {
                 unsigned gate = fork_gate_pause();
                 while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)

@@ -6,11 +6,13 @@
  *
  * So the removal is not the launcher's: right after the directories are made it forks a
  * reaper, in a session of its own (no terminal's or process group's signal reaches it), which
- * holds nothing but the read end of a pipe whose write end only the launcher holds
- * (close-on-exec: no command inherits it). When that pipe reads end of file — the launcher
- * ended the run (run_dirs_reaper_stop()) or died — the reaper removes the directories, never
- * following a symlink, and exits. The launcher waits for it in the first case; in the second
- * init (or the nearest subreaper) reaps it. */
+ * holds nothing but the read end of a pipe. The write end is the launcher's, and the guard's
+ * and the monitor's (backend-landlock-proc.c keeps it open there; close-on-exec, so no command
+ * inherits it). When the launcher ends the run it writes a byte (run_dirs_reaper_stop()); when
+ * it dies the pipe reads end of file once the monitor, which outlives it to kill the command's
+ * tree, has exited too — so the directories are not removed under a command still writing in
+ * them. Either way the reaper removes them, never following a symlink, and exits. The launcher
+ * waits for it in the first case; in the second init (or the nearest subreaper) reaps it. */
 #pragma once
 
 #include <sys/types.h>
@@ -33,5 +35,6 @@ void run_dir_remove(const char *path);
  * 0 or -errno (then nothing was forked and *out is RUN_DIRS_REAPER_INIT). */
 int run_dirs_reaper_start(const char *const *paths, size_t n, run_dirs_reaper *out);
 
-/* Closes the write end and waits for the reaper, which removes the directories first. */
+/* Tells the reaper the run is over, closes the write end and waits for the reaper, which
+ * removes the directories first. */
 void run_dirs_reaper_stop(run_dirs_reaper *r);
