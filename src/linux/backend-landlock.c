@@ -3,7 +3,6 @@
  * proxy and the Landlock plan (backend-landlock.h; processes: backend-landlock-proc.c). */
 #include "linux/backend-landlock.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -72,10 +71,10 @@ static int make_tmpdir(plan *p, landlock_run *lr, cordon_error *err) {
  * writable root contains, so the command's Landlock layer grants it no write right there (no
  * write, truncation, creation, removal or rename into it: a command that could replace the
  * bundle would make a later client of the run trust a CA of its own). Reads of it are granted
- * (landlock_plan_options.ca_dir); the clients' variables name the bundle. The CA's key is not
- * in it: only the proxy process holds that. */
-static int make_ca_dir(plan *p, landlock_run *lr, cordon_error *err) {
-        if (!p->net.ca_bundle)
+ * (landlock_plan_options.ca_dir). Made empty when the plan has request rules, before the
+ * reaper's fork: the CA does not exist yet, so the reaper never has its key in memory. */
+static int make_ca_dir(const plan *p, landlock_run *lr, cordon_error *err) {
+        if (p->net.req.n_rules == 0)
                 return 0;
         char tmpl[] = "/tmp/cordon-ca-XXXXXX";
         if (!mkdtemp(tmpl))
@@ -89,8 +88,16 @@ static int make_ca_dir(plan *p, landlock_run *lr, cordon_error *err) {
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "realpath %s: %s", tmpl,
                                         strerror(e));
         }
-        int r = tls_bundle_write(p, lr->ca_dir, err);
-        if (r < 0)
+        return 0;
+}
+
+/* The session CA (tls-bundle.h), its certificate in the directory and the clients' variables
+ * naming the bundle there; the CA itself in *ca for the proxy's fork. */
+static int make_ca(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err) {
+        int r = tls_bundle_prepare(p, ca, err);
+        if (r < 0 || !lr->ca_dir)
+                return r;
+        if ((r = tls_bundle_write(p, lr->ca_dir, err)) < 0)
                 return r;
         char path[PATH_MAX];
         (void) snprintf(path, sizeof(path), "%s/%s", lr->ca_dir, TLS_BUNDLE_FILE);
@@ -118,8 +125,9 @@ static int writable_set(const plan *p, landlock_run *lr) {
 
 /* ---- entry points --------------------------------------------------------------------------- */
 
-int landlock_run_prepare(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err) {
+int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
+        struct tls_ca *ca = NULL;
         int r = landlock_backend_available(err);
         if (r >= 0)
                 r = check_enforceable(p, err);
@@ -129,10 +137,14 @@ int landlock_run_prepare(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_e
                 r = make_ca_dir(p, lr, err);
         if (r >= 0)
                 r = start_reaper(lr, err);
+        if (r >= 0)
+                r = make_ca(p, lr, &ca, err);
         proxy_loopback lb = { 0 };
         if (r >= 0)
-                r = proxy_spawn_loopback(p, *ca, &lr->proxy, &lb, err);
-        tls_bundle_drop(ca); /* the proxy has it: the launcher and the sandbox need no key */
+                r = proxy_spawn_loopback(p, ca, &lr->proxy, &lb, err);
+        /* The proxy has it; freed (its key wiped) before the guard's fork, so neither the
+         * monitor nor the command ever has it in memory. */
+        tls_bundle_drop(&ca);
         if (r >= 0 && (r = proxy_loopback_env(p, &lb)) < 0)
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
         lr->abi = landlock_abi();

@@ -43,14 +43,14 @@ typedef struct landlock_run {
  * -errno with CORDON_SANDBOX_UNAVAILABLE saying what is missing. Cheap: the ABI is cached. */
 int landlock_backend_available(cordon_error *err);
 
-/* In the launcher, after plan_build(), the cgroup and tls_bundle_prepare(): refuses what the
- * backend cannot enforce (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR and,
- * when the plan has a trust bundle, the directory holding it (the clients' variables pointed at
- * it), starts their reaper, starts the loopback proxy with the session CA *ca (then frees it and
- * sets *ca to NULL: only the proxy keeps a key), points the plan's environment at all of them,
- * and plans the Landlock layers. On failure nothing is left running and `lr` is clean. */
-struct tls_ca;
-int landlock_run_prepare(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err);
+/* In the launcher, after plan_build() and the cgroup: refuses what the backend cannot enforce
+ * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR and, when the plan has
+ * request rules, the directory of TLS inspection's bundle, starts their reaper, then makes the
+ * session CA (tls-bundle.h) and writes the bundle, starts the loopback proxy with the CA and
+ * frees the launcher's copy (only the proxy keeps a key), points the plan's environment at all
+ * of them, and plans the Landlock layers. On failure nothing is left running and `lr` is
+ * clean. */
+int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err);
 
 /* Stops the proxy if it was not taken, removes TMPDIR with what the command left in it and the
  * bundle directory (through the reaper, which it waits for), frees. */

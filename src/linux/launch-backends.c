@@ -71,10 +71,8 @@ static int landlock_prepare(launch *l, cordon_error *err) {
          * the policy sets is refused instead (backend-landlock.c). */
         if (!p->cgroup && p->pids_default)
                 p->pids = 0;
-        tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
-        int r = tls_bundle_prepare(p, &l->tls_ca, err);
-        if (r >= 0)
-                r = landlock_run_prepare(p, &l->lr, &l->tls_ca, err);
+        tls_bundle_drop(&l->tls_ca); /* the landlock backend makes its own (backend-landlock.h) */
+        int r = landlock_run_prepare(p, &l->lr, err);
         if (r >= 0)
                 l->have_landlock = true;
         return r;
@@ -89,7 +87,7 @@ static int landlock_proxy_open(launch *l, proxy_channels *pch, cordon_error *err
 
 static _noreturn_ void landlock_child(launch *l, char *const argv[], int report_fd,
                                       pid_t launcher) {
-        tls_bundle_drop(&l->tls_ca); /* none here already (landlock_run_prepare): never a key */
+        tls_bundle_drop(&l->tls_ca); /* none here (landlock_run_prepare frees its own) */
         landlock_sandbox_main(l->p, &l->lr, argv, report_fd, launcher);
 }
 

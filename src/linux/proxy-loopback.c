@@ -65,7 +65,8 @@ static int make_credentials(proxy_loopback *lb) {
 static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, struct tls_ca *ca,
                                   const int fds[2], const proxy_loopback *lb, int report_fd) {
         static const proxy_listener_kind kinds[2] = { PROXY_LISTENER_HTTP, PROXY_LISTENER_SOCKS5 };
-        struct proxy_tls *tls = proxy_build_tls(p, ca, report_fd); /* reads files: before the drop */
+        /* It reads the trust store's files: before the privileges go. */
+        struct proxy_tls *tls = proxy_build_tls(p, ca, report_fd);
         if (proxy_drop_privileges() < 0)
                 _exit(1); /* fail closed: the command finds no proxy, so nothing leaves */
         proxy_raise_nofile();
@@ -87,8 +88,8 @@ static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, stru
 
 /* The proxy keeps exactly its two listeners and its report channel, as fds 3, 4 and 5: nothing
  * else of the caller's. */
-static _noreturn_ void child_main(const plan *p, const egress_rules *rules, struct tls_ca *ca, int http,
-                                  int socks, int report, const proxy_loopback *lb,
+static _noreturn_ void child_main(const plan *p, const egress_rules *rules, struct tls_ca *ca,
+                                  int http, int socks, int report, const proxy_loopback *lb,
                                   pid_t launcher) {
         if (process_die_with_parent(launcher) < 0)
                 _exit(1);

@@ -86,7 +86,8 @@ static void test_layout_and_digest(void **state) {
         check_entry(s, len, &off, "cordon-1", c2);
         assert_int_equal(off + 20, len);
         /* SHA-1("\0c\0h\0a\0n\0g\0e\0i\0t" "Mighty Aphrodite" data), as the JDK checks it. */
-        static const uint8_t pw[] = { 0, 'c', 0, 'h', 0, 'a', 0, 'n', 0, 'g', 0, 'e', 0, 'i', 0, 't' };
+        static const uint8_t pw[] = { 0, 'c', 0, 'h', 0, 'a', 0, 'n',
+                                      0, 'g', 0, 'e', 0, 'i', 0, 't' };
         size_t n = sizeof(pw) + 16 + off;
         uint8_t *in = malloc(n);
         assert_non_null(in);
