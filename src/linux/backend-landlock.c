@@ -66,11 +66,11 @@ static int make_tmpdir(plan *p, landlock_run *lr, cordon_error *err) {
 
 /* ---- TLS inspection's bundle ------------------------------------------------------------- */
 
-/* Without a mount namespace the merged bundle (and the Java truststore) cannot be mounted over
- * the system's paths: they are written into a directory of their own under /tmp, which no
- * writable root contains, so the command's Landlock layer grants it no write right there (no
- * write, truncation, creation, removal or rename into it: a command that could replace the
- * bundle would make a later client of the run trust a CA of its own). Reads of it are granted
+/* Without a mount namespace the merged bundle cannot be mounted over the system's path: it is
+ * written into a directory of its own under /tmp, which no writable root contains, so the
+ * command's Landlock layer grants it no write right there (no write, truncation, creation,
+ * removal or rename into it: a command that could replace the bundle would make a later client
+ * of the run trust a CA of its own). Reads of it are granted
  * (landlock_plan_options.ca_dir). Made empty when the plan has request rules, before the
  * reaper's fork: the CA does not exist yet, so the reaper never has its key in memory. */
 static int make_ca_dir(const plan *p, landlock_run *lr, cordon_error *err) {
@@ -92,9 +92,11 @@ static int make_ca_dir(const plan *p, landlock_run *lr, cordon_error *err) {
 }
 
 /* The session CA (tls-bundle.h), its certificate in the directory and the clients' variables
- * naming the bundle there; the CA itself in *ca for the proxy's fork. */
+ * naming the bundle there; the CA itself in *ca for the proxy's fork. No Java truststore: the
+ * JVM reads none of the proxy variables (and no name resolves here without the proxy), so no
+ * Java client reaches a host on this backend anyway. */
 static int make_ca(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err) {
-        int r = tls_bundle_prepare(p, ca, err);
+        int r = tls_bundle_prepare(p, false, ca, err);
         if (r < 0 || !lr->ca_dir)
                 return r;
         if ((r = tls_bundle_write(p, lr->ca_dir, err)) < 0)

@@ -29,7 +29,7 @@ static int native_available(cordon_error *err) {
  * monitor creates inside the sandbox's network namespace. */
 static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
         tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
-        int r = tls_bundle_prepare(l->p, &l->tls_ca, err);
+        int r = tls_bundle_prepare(l->p, true, &l->tls_ca, err);
         if (r >= 0)
                 r = proxy_prepare(pch, err);
         if (r >= 0)

@@ -78,7 +78,7 @@ static void drop_bundles(plan *p) {
         p->net.java_truststore_len = 0;
 }
 
-int tls_bundle_prepare(plan *p, struct tls_ca **ret, cordon_error *err) {
+int tls_bundle_prepare(plan *p, bool java, struct tls_ca **ret, cordon_error *err) {
         *ret = NULL;
         drop_bundles(p);
         if (p->net.req.n_rules == 0)
@@ -105,7 +105,7 @@ int tls_bundle_prepare(plan *p, struct tls_ca **ret, cordon_error *err) {
         }
         /* Without it a Java client of a ruled host would fail verification: fail the run now,
          * saying why, rather than hand Java a store without the session CA. */
-        r = make_java_truststore(p);
+        r = java ? make_java_truststore(p) : 0;
         if (r < 0) {
                 tls_ca_free(ca);
                 drop_bundles(p);
@@ -166,18 +166,13 @@ int tls_bundle_write(const plan *p, const char *dir, cordon_error *err) {
                 return 0;
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         int r = dfd < 0 ? -errno : 0;
-        const char *what = TLS_BUNDLE_FILE;
         if (r >= 0)
-                r = write_file(dfd, what, p->net.ca_bundle, strlen(p->net.ca_bundle));
-        if (r >= 0 && p->net.java_truststore) {
-                what = TLS_BUNDLE_JAVA_FILE;
-                r = write_file(dfd, what, p->net.java_truststore, p->net.java_truststore_len);
-        }
+                r = write_file(dfd, TLS_BUNDLE_FILE, p->net.ca_bundle, strlen(p->net.ca_bundle));
         if (dfd >= 0)
                 (void) close(dfd);
         if (r < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
-                                        "TLS inspection: cannot write %s/%s: %s", dir, what,
-                                        strerror(-r));
+                                        "TLS inspection: cannot write %s/%s: %s", dir,
+                                        TLS_BUNDLE_FILE, strerror(-r));
         return 0;
 }

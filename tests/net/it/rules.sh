@@ -265,10 +265,20 @@ t_rules_tls_landlock() {
         net "tls (landlock): a client that ignores the variables fails verification" 60 "000/200" \
                 - - $l -- $CURL --cacert /etc/ssl/certs/ca-certificates.crt \
                 "https://tls.example.test:$T/hello/@M@"
+        # A JVM reads no proxy variable and resolves no name here: it reaches nothing, judged or
+        # not (no Java truststore is made on this backend).
+        if command -v java >/dev/null; then
+                net "tls (landlock): a JVM reaches no host (fail closed)" 0 "error: *Exception" \
+                        - - $l -- \
+                        java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        else
+                skip "tls (landlock): a JVM reaches no host" "java missing (scripts/install-deps.sh)"
+        fi
         sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
         net "tls (landlock): every variable names the run's bundle: the system's plus the CA, no key" \
-                0 "/tmp/cordon-ca-* 7 $((sys_n + 1)) 0" - . $l -- sh -c '
+                0 "/tmp/cordon-ca-* ca-certificates.crt 7 $((sys_n + 1)) 0" - . $l -- sh -c '
                 echo "$SSL_CERT_FILE"
+                ls "${SSL_CERT_FILE%/*}"
                 for v in "$SSL_CERT_FILE" "$REQUESTS_CA_BUNDLE" "$NODE_EXTRA_CA_CERTS" \
                         "$GIT_SSL_CAINFO" "$CURL_CA_BUNDLE" "$PIP_CERT" "$CARGO_HTTP_CAINFO"; do
                         [ "$v" = "$SSL_CERT_FILE" ] && echo same; done | grep -c same
