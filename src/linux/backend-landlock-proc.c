@@ -313,7 +313,10 @@ _noreturn_ void landlock_sandbox_main(const plan *p, const landlock_run *lr, cha
          * /dev/tty it performs must not reach the user's terminal. */
         if (setsid() < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "guard: setsid");
-        int r = sandbox_close_fds(p, &report_fd, 1);
+        /* The reaper's pipe stays open here and in the monitor: after kill -9 of the launcher
+         * the run's directories are removed once the monitor has ended the command's tree
+         * (run-dirs.h), not while it may still write in them. */
+        int r = sandbox_close_fds(p, (const int[]){ report_fd, lr->reaper.fd }, 2);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "guard: close_range");
         pid_t me = getpid();

@@ -3,7 +3,6 @@
  * proxy and the Landlock plan (backend-landlock.h; processes: backend-landlock-proc.c). */
 #include "linux/backend-landlock.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,10 +10,7 @@
 
 #include "linux/landlock.h"
 #include "linux/proxy-loopback.h"
-
-/* Deep enough for any build tree; a deeper one the command made on purpose is left behind (in
- * its own 0700 directory) rather than recursed into without bound. */
-#define TMPDIR_MAX_DEPTH 256
+#include "linux/tls-bundle.h"
 
 int landlock_backend_available(cordon_error *err) {
         int abi = landlock_abi();
@@ -68,35 +64,57 @@ static int make_tmpdir(plan *p, landlock_run *lr, cordon_error *err) {
         return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory") : 0;
 }
 
-/* rm -rf that never follows a symlink: every step is relative to a directory fd opened with
- * O_NOFOLLOW, so a link the command planted cannot point the removal elsewhere. */
-static void remove_children(int dfd, unsigned depth) {
-        DIR *d = fdopendir(dfd);
-        if (!d) {
-                (void) close(dfd);
-                return;
+/* ---- TLS inspection's bundle ------------------------------------------------------------- */
+
+/* Without a mount namespace the merged bundle cannot be mounted over the system's path: it is
+ * written into a directory of its own under /tmp, which no writable root contains, so the
+ * command's Landlock layer grants it no write right there (no write, truncation, creation,
+ * removal or rename into it: a command that could replace the bundle would make a later client
+ * of the run trust a CA of its own). Reads of it are granted
+ * (landlock_plan_options.ca_dir). Made empty when the plan inspects TLS (request rules, gitPush), before the
+ * reaper's fork: the CA does not exist yet, so the reaper never has its key in memory. */
+static int make_ca_dir(const plan *p, landlock_run *lr, cordon_error *err) {
+        if (!policy_req_inspects(&p->net.req))
+                return 0;
+        char tmpl[] = "/tmp/cordon-ca-XXXXXX";
+        if (!mkdtemp(tmpl))
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno,
+                                        "TLS inspection: cannot create the run's bundle directory "
+                                        "under /tmp: %s", strerror(errno));
+        lr->ca_dir = realpath(tmpl, NULL);
+        if (!lr->ca_dir) {
+                int e = errno;
+                (void) rmdir(tmpl);
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "realpath %s: %s", tmpl,
+                                        strerror(e));
         }
-        for (struct dirent *de; (de = readdir(d));) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                        continue;
-                if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno != EISDIR)
-                        continue;
-                int sub = openat(dirfd(d), de->d_name,
-                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (sub >= 0 && depth < TMPDIR_MAX_DEPTH)
-                        remove_children(sub, depth + 1);
-                else if (sub >= 0)
-                        (void) close(sub);
-                (void) unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR); /* may fail: left behind */
-        }
-        (void) closedir(d);
+        return 0;
 }
 
-static void remove_tmpdir(const char *path) {
-        int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd >= 0)
-                remove_children(fd, 0);
-        (void) rmdir(path);
+/* The session CA (tls-bundle.h), its certificate in the directory and the clients' variables
+ * naming the bundle there; the CA itself in *ca for the proxy's fork. No Java truststore: the
+ * JVM reads none of the proxy variables (and no name resolves here without the proxy), so no
+ * Java client reaches a host on this backend anyway. */
+static int make_ca(plan *p, landlock_run *lr, struct tls_ca **ca, cordon_error *err) {
+        int r = tls_bundle_prepare(p, false, ca, err);
+        if (r < 0 || !lr->ca_dir)
+                return r;
+        if ((r = tls_bundle_write(p, lr->ca_dir, err)) < 0)
+                return r;
+        char path[PATH_MAX];
+        (void) snprintf(path, sizeof(path), "%s/%s", lr->ca_dir, TLS_BUNDLE_FILE);
+        r = plan_ca_bundle_env(p, path);
+        return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory") : 0;
+}
+
+/* The run's directories are removed even when the launcher is killed (run-dirs.h). */
+static int start_reaper(landlock_run *lr, cordon_error *err) {
+        const char *const dirs[] = { lr->tmpdir, lr->ca_dir };
+        int r = run_dirs_reaper_start(dirs, ELEMENTSOF(dirs), &lr->reaper);
+        return r < 0 ? cordon_set_error(err, CORDON_LAUNCH_FAILED, -r,
+                                        "cannot start the process that removes the run's "
+                                        "directories: %s", strerror(-r))
+                     : 0;
 }
 
 /* Where the supervisor lets metadata change (supervisor-meta.c): what the command may write. */
@@ -111,18 +129,28 @@ static int writable_set(const plan *p, landlock_run *lr) {
 
 int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
+        struct tls_ca *ca = NULL;
         int r = landlock_backend_available(err);
         if (r >= 0)
                 r = check_enforceable(p, err);
         if (r >= 0)
                 r = make_tmpdir(p, lr, err);
+        if (r >= 0)
+                r = make_ca_dir(p, lr, err);
+        if (r >= 0)
+                r = start_reaper(lr, err);
+        if (r >= 0)
+                r = make_ca(p, lr, &ca, err);
         proxy_loopback lb = { 0 };
         if (r >= 0)
-                r = proxy_spawn_loopback(p, &lr->proxy, &lb, err);
+                r = proxy_spawn_loopback(p, ca, &lr->proxy, &lb, err);
+        /* The proxy has it; freed (its key wiped) before the guard's fork, so neither the
+         * monitor nor the command ever has it in memory. */
+        tls_bundle_drop(&ca);
         if (r >= 0 && (r = proxy_loopback_env(p, &lb)) < 0)
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
         lr->abi = landlock_abi();
-        landlock_plan_options o = { .abi = lr->abi, .tmpdir = lr->tmpdir,
+        landlock_plan_options o = { .abi = lr->abi, .tmpdir = lr->tmpdir, .ca_dir = lr->ca_dir,
                                     .proxy_ports = { lb.http_port, lb.socks_port } };
         explicit_bzero(&lb, sizeof(lb));
         if (r >= 0)
@@ -136,9 +164,16 @@ int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
 
 void landlock_run_done(landlock_run *lr) {
         proxy_proc_stop(&lr->proxy);
-        if (lr->tmpdir)
-                remove_tmpdir(lr->tmpdir);
+        if (lr->reaper.pid > 0) {
+                run_dirs_reaper_stop(&lr->reaper); /* it removes them */
+        } else {
+                if (lr->tmpdir)
+                        run_dir_remove(lr->tmpdir);
+                if (lr->ca_dir)
+                        run_dir_remove(lr->ca_dir);
+        }
         free(lr->tmpdir);
+        free(lr->ca_dir);
         landlock_plan_free(lr->lp);
         strv_done(&lr->writable);
         *lr = (landlock_run) LANDLOCK_RUN_INIT;

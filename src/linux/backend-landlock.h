@@ -22,29 +22,38 @@
 #pragma once
 
 #include "linux/proxy-proc.h"
+#include "linux/run-dirs.h"
 #include "plan/landlock-plan.h"
 
 typedef struct landlock_run {
         int abi;
         char *tmpdir;        /* the run's private TMPDIR under /tmp, removed by _done() */
+        char *ca_dir;        /* TLS inspection's bundle directory under /tmp, or NULL; likewise */
+        run_dirs_reaper reaper; /* removes both when the run ends, the launcher killed too */
         proxy_proc proxy;    /* the loopback proxy; whoever runs the command takes it */
         landlock_plan *lp;
         strv writable;       /* the writable roots and tmpdir: where metadata may change */
 } landlock_run;
 
-#define LANDLOCK_RUN_INIT { .proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 } }
+#define LANDLOCK_RUN_INIT                                                                   \
+        { .proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 },                         \
+          .reaper = RUN_DIRS_REAPER_INIT }
 
 /* Whether this kernel can run the backend at all (Landlock ABI >= LANDLOCK_PLAN_MIN_ABI): 0, or
  * -errno with CORDON_SANDBOX_UNAVAILABLE saying what is missing. Cheap: the ABI is cached. */
 int landlock_backend_available(cordon_error *err);
 
 /* In the launcher, after plan_build() and the cgroup: refuses what the backend cannot enforce
- * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR, starts the loopback
- * proxy, points the plan's environment at both, and plans the Landlock layers. On failure
- * nothing is left running and `lr` is clean. */
+ * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR and, when the plan has
+ * request rules, the directory of TLS inspection's bundle, starts their reaper, then makes the
+ * session CA (tls-bundle.h) and writes the bundle, starts the loopback proxy with the CA and
+ * frees the launcher's copy (only the proxy keeps a key), points the plan's environment at all
+ * of them, and plans the Landlock layers. On failure nothing is left running and `lr` is
+ * clean. */
 int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err);
 
-/* Stops the proxy if it was not taken, removes TMPDIR and what the command left in it, frees. */
+/* Stops the proxy if it was not taken, removes TMPDIR with what the command left in it and the
+ * bundle directory (through the reaper, which it waits for), frees. */
 void landlock_run_done(landlock_run *lr);
 
 /* The launcher's child: becomes cordon-guard and starts the monitor and the command. Failures

@@ -29,7 +29,7 @@ static int native_available(cordon_error *err) {
  * monitor creates inside the sandbox's network namespace. */
 static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
         tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
-        int r = tls_bundle_prepare(l->p, &l->tls_ca, err);
+        int r = tls_bundle_prepare(l->p, true, &l->tls_ca, err);
         if (r >= 0)
                 r = proxy_prepare(pch, err);
         if (r >= 0)
@@ -71,6 +71,7 @@ static int landlock_prepare(launch *l, cordon_error *err) {
          * the policy sets is refused instead (backend-landlock.c). */
         if (!p->cgroup && p->pids_default)
                 p->pids = 0;
+        tls_bundle_drop(&l->tls_ca); /* the landlock backend makes its own (backend-landlock.h) */
         int r = landlock_run_prepare(p, &l->lr, err);
         if (r >= 0)
                 l->have_landlock = true;
@@ -86,6 +87,7 @@ static int landlock_proxy_open(launch *l, proxy_channels *pch, cordon_error *err
 
 static _noreturn_ void landlock_child(launch *l, char *const argv[], int report_fd,
                                       pid_t launcher) {
+        tls_bundle_drop(&l->tls_ca); /* none here (landlock_run_prepare frees its own) */
         landlock_sandbox_main(l->p, &l->lr, argv, report_fd, launcher);
 }
 

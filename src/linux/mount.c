@@ -450,6 +450,10 @@ int mount_proc(cordon_error *err) {
 }
 
 int mount_file_over(const char *path, const char *content) {
+        return mount_bytes_over(path, content, strlen(content));
+}
+
+int mount_bytes_over(const char *path, const void *content, size_t len) {
         /* Symlinks are followed, as a reader of the path would (resolv.conf is often a link into
          * /run), but only inside the sandbox's root: after the pivot "/" is that root, and
          * RESOLVE_IN_ROOT keeps an absolute link from leaving it. */
@@ -463,7 +467,6 @@ int mount_file_over(const char *path, const char *content) {
                 return -errno;
         if (!S_ISREG(st.st_mode))
                 return -ENOENT; /* not a file there: nothing a reader would take it for */
-        size_t len = strlen(content);
         /* Room for the content (a trust bundle is some 200 KiB), never less than 64 KiB. */
         char size[32];
         (void) snprintf(size, sizeof(size), "%zu", len < 61440 ? (size_t) 65536 : len + 4096);

@@ -19,3 +19,5 @@ int mount_proc(cordon_error *err);
  * root (its symlinks followed there, never past it). 0, -ENOENT when there is no such file (then
  * nothing is mounted), or -errno. */
 int mount_file_over(const char *path, const char *content);
+/* The same with `len` bytes of any content (a binary truststore). */
+int mount_bytes_over(const char *path, const void *content, size_t len);

@@ -173,7 +173,7 @@ const policy_upstream *proxy_upstream_of(const plan *p, policy_upstream *storage
 /* The TLS contexts, before the privileges go: the trust store and tls.upstreamCa files are read
  * now. A file that cannot be read fails the run (the command would otherwise find its server
  * untrusted with no word why). */
-static proxy_tls *build_tls(const plan *p, tls_ca *ca, int report_fd) {
+proxy_tls *proxy_build_tls(const plan *p, tls_ca *ca, int report_fd) {
         if (!ca)
                 return NULL;
         proxy_tls *t = NULL;
@@ -281,7 +281,7 @@ int proxy_start(const plan *p, tls_ca *ca, proxy_channels *ch, proxy_proc *out,
                         _exit(1);
                 (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
                 egress_rules *rules = build_rules(p, ch->rep[1]);
-                proxy_main(p, rules, build_tls(p, ca, ch->rep[1]), ch->lch[0], ch->rep[1]);
+                proxy_main(p, rules, proxy_build_tls(p, ca, ch->rep[1]), ch->lch[0], ch->rep[1]);
         }
         int e = errno;
         (void) close(ch->lch[0]);

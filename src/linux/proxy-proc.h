@@ -59,3 +59,9 @@ void proxy_raise_nofile(void);
  * bug gets here) ends the process: the proxy must not go direct where the policy says every
  * connection goes through the upstream. */
 const policy_upstream *proxy_upstream_of(const plan *p, policy_upstream *storage);
+/* In the proxy process, before proxy_drop_privileges(): the TLS contexts of inspection around
+ * the session CA (taking it over), the system trust store and tls.upstreamCa files read now;
+ * NULL when ca is NULL. A file that cannot be read is reported over report_fd and ends the
+ * process (the run fails: its command would otherwise find its server untrusted with no word
+ * why). */
+struct proxy_tls *proxy_build_tls(const plan *p, struct tls_ca *ca, int report_fd);

@@ -269,6 +269,12 @@ static void enter_namespaces(const plan *p, int report_fd) {
                 fail(report_fd, CORDON_LAUNCH_FAILED, r,
                      "TLS inspection: cannot mount the trust bundle with the session CA over "
                      "/etc/ssl/certs/ca-certificates.crt");
+        /* Java ignores SSL_CERT_FILE: its truststore with the session CA, for the same reason. */
+        r = tls_bundle_mount_java(p);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                     "TLS inspection: cannot mount the Java truststore with the session CA over "
+                     TLS_BUNDLE_JAVA_CACERTS);
 }
 
 typedef struct monitor_ctx {

@@ -45,11 +45,12 @@ bool git_tunnel_refused(conn *c, char *why, size_t size) {
         bool forward = c->proto == PROXY_LISTENER_HTTP && c->req && c->req->kind == HTTP_KIND_FORWARD;
         if (forward || !git_push_host(g, &c->host) || c->px->cfg->tls)
                 return false;
-        /* No session CA (the landlock backend): a tunnel to a git host would carry pushes
-         * nobody judged. */
+        /* A proxy without the session CA (never given one by a launch that sets gitPush, but
+         * the proxy does not rely on that): a tunnel to a git host would carry pushes nobody
+         * judged. */
         (void) snprintf(why, size,
                         "gitPush: %s is a git host, and this proxy judges pushes only in TLS it "
-                        "terminates (the native backend)",
+                        "terminates, which it has no CA for",
                         c->host.text);
         return true;
 }

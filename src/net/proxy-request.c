@@ -63,8 +63,8 @@ bool request_tunnel_refused(conn *c, char *why, size_t size) {
                 return false;
         (void) snprintf(why, size,
                         "request rules: egressRules name %s, and this proxy judges its requests "
-                        "only over http:// or TLS it terminates (the native backend, for a "
-                        "name); tls.passthrough lets its tunnels through unjudged",
+                        "only over http:// or TLS it terminates (for a name); tls.passthrough "
+                        "lets its tunnels through unjudged",
                         c->host.text);
         return true;
 }

@@ -128,14 +128,23 @@ static const char *const proxy_env_drop[] = { "FTP_PROXY", "ftp_proxy", "RSYNC_P
 /* TLS inspection (docs/design/network.md, "TLS inspection"): when some host has request rules,
  * the native backend mounts the system bundle with the session CA after it over the system
  * bundle's own path (src/linux/tls-bundle.h), and the common clients are pointed at that path,
- * including those that carry a bundle of their own (pip's certifi, Node's built-in list). */
+ * including those that carry a bundle of their own (pip's certifi, Node's built-in list). The
+ * landlock backend, which has no mount namespace, points them at its per-run copy instead
+ * (plan_ca_bundle_env()). */
 #define PLAN_CA_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
-static const char *const tls_env[] = {
-        "SSL_CERT_FILE=" PLAN_CA_BUNDLE,       "REQUESTS_CA_BUNDLE=" PLAN_CA_BUNDLE,
-        "NODE_EXTRA_CA_CERTS=" PLAN_CA_BUNDLE, "GIT_SSL_CAINFO=" PLAN_CA_BUNDLE,
-        "CURL_CA_BUNDLE=" PLAN_CA_BUNDLE,      "PIP_CERT=" PLAN_CA_BUNDLE,
-        "CARGO_HTTP_CAINFO=" PLAN_CA_BUNDLE,   NULL,
+static const char *const tls_env_names[] = {
+        "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS", "GIT_SSL_CAINFO",
+        "CURL_CA_BUNDLE", "PIP_CERT", "CARGO_HTTP_CAINFO", NULL,
 };
+
+int plan_ca_bundle_env(plan *p, const char *path) {
+        for (size_t i = 0; tls_env_names[i]; i++) {
+                int r = strv_env_set(&p->env, tls_env_names[i], path);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
 
 static int set_all(plan *p, const char *const *vars) {
         for (size_t i = 0; vars[i]; i++) {
@@ -154,7 +163,7 @@ int plan_proxy_env(plan *p) {
         for (size_t i = 0; proxy_env_drop[i]; i++)
                 (void) strv_env_unset(&p->env, proxy_env_drop[i]);
         int r = set_all(p, proxy_env);
-        return r < 0 || !policy_req_inspects(&p->net.req) ? r : set_all(p, tls_env);
+        return r < 0 || !policy_req_inspects(&p->net.req) ? r : plan_ca_bundle_env(p, PLAN_CA_BUNDLE);
 }
 
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {

@@ -290,7 +290,8 @@ static int existing_protected(const plan *p, excl_set *x, cordon_error *err) {
 }
 
 /* Read and execute: everywhere but the secrets, the host's /tmp (shared with every process; the
- * run has its own TMPDIR) and /dev (a few nodes only). Then the binds and TMPDIR, which may lie
+ * run has its own TMPDIR) and /dev (a few nodes only). Then the binds, TMPDIR and the bundle
+ * directory of TLS inspection, which may lie
  * under /tmp, each carved around the secrets beneath it. Listing directories (READ_DIR) is
  * granted everywhere: Landlock cannot grant it on an ancestor without granting it beneath. */
 static int plan_reads(const plan *p, const landlock_plan_options *o, landlock_plan *lp,
@@ -301,6 +302,10 @@ static int plan_reads(const plan *p, const landlock_plan_options *o, landlock_pl
         /* TMPDIR and the binds first: they may lie under /tmp, excluded from "/" below. */
         if (r >= 0 && o->tmpdir)
                 r = carve(&c, o->tmpdir);
+        /* Read only: no write rule ever names it (plan_writes), so the bundle the clients trust
+         * cannot be replaced by the command. */
+        if (r >= 0 && o->ca_dir)
+                r = carve(&c, o->ca_dir);
         for (size_t i = 0; r >= 0 && i < p->paths.n_binds; i++)
                 r = carve(&c, p->paths.binds[i].resolved);
         /* Read narrowing (plan-reads.c): the allowRead entries inside the narrowed directories

@@ -64,6 +64,7 @@ typedef struct landlock_plan {
 typedef struct landlock_plan_options {
         int abi;                /* the running kernel's Landlock ABI (>= LANDLOCK_PLAN_MIN_ABI) */
         const char *tmpdir;     /* the run's private TMPDIR (absolute, existing), or NULL */
+        const char *ca_dir;     /* TLS inspection's bundle directory: read only; or NULL */
         uint16_t proxy_ports[2];/* the egress proxy's HTTP and SOCKS5 ports on 127.0.0.1 (0: none) */
 } landlock_plan_options;
 

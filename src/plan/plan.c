@@ -465,6 +465,7 @@ void plan_free(plan *p) {
                 explicit_bzero(p->net.upstream, strlen(p->net.upstream));
         free(p->net.upstream);
         free(p->net.ca_bundle);
+        free(p->net.java_truststore);
         free(p);
 }
 

@@ -114,8 +114,12 @@ typedef struct plan_net {
         bool ask;
         uint32_t ask_timeout_ms;
         /* TLS inspection (src/linux/tls-bundle.h): the system trust bundle with the session CA
-         * after it, made by the launcher when some host has request rules; NULL otherwise. */
+         * after it, made by the launcher when some host has request rules; NULL otherwise. And
+         * the same certificates as a Java truststore (src/net/jks.h), made only when the host
+         * has a JDK's cacerts (TLS_BUNDLE_JAVA_CACERTS); NULL otherwise. */
         char *ca_bundle;
+        uint8_t *java_truststore;
+        size_t java_truststore_len;
 } plan_net;
 
 /* Where the command finds the proxies: loopback of its own network namespace. */
@@ -190,6 +194,10 @@ typedef struct plan {
 int plan_build(const cordon_policy *policy, const char *home, const char *cwd,
                char *const *environ, plan **ret, cordon_error *err);
 void plan_free(plan *p);
+/* Points the TLS clients' trust variables (SSL_CERT_FILE, REQUESTS_CA_BUNDLE,
+ * NODE_EXTRA_CA_CERTS, GIT_SSL_CAINFO, CURL_CA_BUNDLE, PIP_CERT, CARGO_HTTP_CAINFO) at `path`,
+ * over any value already there (docs/design/network.md, "TLS inspection"). 0 or -ENOMEM. */
+int plan_ca_bundle_env(plan *p, const char *path);
 
 const char *mount_op_kind_to_string(mount_op_kind kind);
 

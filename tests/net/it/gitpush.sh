@@ -156,14 +156,20 @@ sys.stdout.write("%04x%s0000" % (len(line) + 4, line))' "$old" > "$WS/evil-body"
         if [ -z "$(srv_ref refs/heads/agent/plain)" ]; then
                 ok "gitpush: ... the plain push never landed"
         else not_ok "gitpush: ... the plain push never landed"; fi
-        # The landlock backend has no session CA: a git host's tunnel would carry pushes nobody
-        # judged, so it is refused (fail closed), clone included.
+        # The landlock backend terminates the git host's TLS too (its session CA's bundle in a
+        # directory of the run's own): clone passes, a push to a protected ref is refused.
         if "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
-                net "gitpush: landlock backend: a git host's tunnel is refused (no TLS to judge pushes in)" \
-                        128 "" "$GH:$GT~gitPush: $GH is a git host, and this proxy judges pushes only*" . \
-                        --backend landlock $g -- git clone -q "$u" l-@M@
+                net "gitpush: landlock backend: clone over https passes the gateway" 0 \
+                        "cordon-net-it repository" - . --backend landlock $g -- sh -c \
+                        "git clone -q $u l-@M@ && cat l-@M@/README"
+                net "gitpush: landlock backend: a push to a ref no entry allows is refused" 1 \
+                        "*remote rejected*main*(cordon: gitPush: no gitPush.allow entry allows updating refs/heads/main of $GH/org/repo)*" \
+                        "req:$GH:$GT~gitPush: no gitPush.allow entry allows updating refs/heads/main of $GH/org/repo" \
+                        . --backend landlock $g -- sh -c "git clone -q $u l2-@M@ && cd l2-@M@ &&
+                        echo z > z && $gq add z && $gq commit -qm z &&
+                        git push -q origin HEAD:refs/heads/main 2>&1"
         else
-                skip "gitpush: landlock backend: a git host's tunnel is refused" "no landlock backend"
+                skip "gitpush: landlock backend: the gateway judges pushes" "no landlock backend"
         fi
         # Without a gitPush key nothing is judged: the same push to main lands.
         echo "{\"tls\": {\"upstreamCa\": [\"$G/cert\"]}}" > "$IT_TMP/nogit.json"

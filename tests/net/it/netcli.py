@@ -38,6 +38,13 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    printed, or "error: ERRNO" (a reset: "error: ECONNRESET")
   netcli.py dns SERVER NAME        one A query for NAME over UDP to SERVER:53: prints "A ADDRESS"
                                    for each answer, "rcode N" when there is none, "timeout"
+  netcli.py peek-proxy              the landlock backend's attacker: finds this run's proxy
+                                   process (the cordon-proxy child of the launcher that is the
+                                   parent of this run's cordon-guard) and tries to read its
+                                   memory: prints "proxies N", then "mem ERR" (opening
+                                   /proc/PID/mem) and "vm ERR" (process_vm_readv of its stack),
+                                   ERR an errno name or "read"; and "self ERR" for
+                                   /proc/self/mem (the control: "read")
   netcli.py late-body URL          a chunked POST head for URL through 127.0.0.1:3128, its
                                    answer read to the proxy's end of it, then the body sent
                                    after all (two 64 KiB pieces, 200 ms apart): prints the status
@@ -46,6 +53,7 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    a reset)
 """
 import errno
+import os
 import re
 import socket
 import struct
@@ -381,13 +389,70 @@ def cmd_late_body(url):
     return 0
 
 
+def _status(pid, key):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return line.split()[1]
+    return ""
+
+
+def _vm_read(pid, addr):
+    """process_vm_readv of 16 bytes at addr: "read" or the errno's name."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    class Iov(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+    buf = ctypes.create_string_buffer(16)
+    local, remote = Iov(ctypes.addressof(buf), 16), Iov(addr, 16)
+    libc.process_vm_readv.restype = ctypes.c_ssize_t
+    n = libc.process_vm_readv(int(pid), ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+    return "read" if n == 16 else errno.errorcode.get(ctypes.get_errno(), "?")
+
+
+def cmd_peek_proxy():
+    import ctypes
+    pid = str(os.getpid())
+    while pid not in ("0", "1") and _status(pid, "Name") != "cordon-guard":
+        pid = _status(pid, "PPid")
+    launcher = _status(pid, "PPid") if pid not in ("0", "1") else "-"
+    proxies = []
+    for comm in os.listdir("/proc"):
+        if comm.isdigit():
+            try:
+                if _status(comm, "Name") == "cordon-proxy" and _status(comm, "PPid") == launcher:
+                    proxies.append(comm)
+            except OSError:
+                pass
+    print(f"proxies {len(proxies)}")
+    for p in proxies:
+        try:
+            with open(f"/proc/{p}/mem", "rb") as f:
+                f.read(1)
+            print("mem read")
+        except OSError as e:
+            print(f"mem {errno.errorcode.get(e.errno, e)}")
+        # Any address: the permission check comes before the address is looked at.
+        print(f"vm {_vm_read(p, 0x7ffffff00000)}")
+    # The control: the same open and read of this process's own memory works.
+    here = ctypes.create_string_buffer(b"sixteen bytes..")
+    try:
+        with open("/proc/self/mem", "rb") as f:
+            f.seek(ctypes.addressof(here))
+            print("self read" if f.read(15) == b"sixteen bytes.." else "self other")
+    except OSError as e:
+        print(f"self {errno.errorcode.get(e.errno, e)}")
+    return 0
+
+
 def main(argv):
     cmds = {
         "raw": (cmd_raw, 2), "slowloris": (cmd_slowloris, 2), "udp": (cmd_udp, 2),
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
         "urllib-post": (cmd_urllib_post, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
-        "late-body": (cmd_late_body, 1), "socks-host": (cmd_socks_host, 4), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
+        "late-body": (cmd_late_body, 1), "peek-proxy": (cmd_peek_proxy, 0), "socks-host": (cmd_socks_host, 4), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
     }
     if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:
         return cmds[argv[1]][0](*argv[2:])

@@ -236,5 +236,150 @@ JSON
         fi
         net "tls: without request rules no variable is set" 0 "unset" - . \
                 --allow-domain tls.example.test -- sh -c 'echo "${CURL_CA_BUNDLE:-unset}"'
+        t_rules_tls_java "$s"
+        t_rules_tls_landlock "$s"
         rm -rf "$WS"/c-mk* "$WS"/p-mk*
+}
+
+# The landlock backend (no mount namespace): the bundle is a file of a per-run directory under
+# /tmp that the command can read and not change, named by the clients' variables; the session
+# CA's key stays in the proxy process, whose memory the command cannot read; the directory is
+# gone after the run, and after kill -9 of cordon.
+t_rules_tls_landlock() {
+        if ! "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
+                skip "tls (landlock)" "no landlock backend here (cordon probe)"
+                return 0
+        fi
+        l="--backend landlock $1"
+        net "tls (landlock): curl's allowed GET, terminated, reaches the server" 0 "200/200" - + \
+                $l -- $CURL "https://tls.example.test:$T/hello/@M@"
+        net "tls (landlock): ... its POST no rule allows is refused (403) inside the TLS stream" 0 \
+                "403/200" "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" - \
+                $l -- $CURL -d x "https://tls.example.test:$T/echo/@M@"
+        net "tls (landlock): python urllib trusts the session CA (SSL_CERT_FILE)" 0 "status 200" - + \
+                $l -- $CLI urllib "https://tls.example.test:$T/hello/@M@"
+        net "tls (landlock): ... its refused POST sees the 403" 0 \
+                "error 403 request rules: no egressRules entry allows POST*" \
+                "req:tls.example.test:$T" - $l -- $CLI urllib-post "https://tls.example.test:$T/echo/@M@"
+        # Fail closed: a client that ignores the variables trusts the system store only.
+        net "tls (landlock): a client that ignores the variables fails verification" 60 "000/200" \
+                - - $l -- $CURL --cacert /etc/ssl/certs/ca-certificates.crt \
+                "https://tls.example.test:$T/hello/@M@"
+        # A JVM reads no proxy variable and resolves no name here: it reaches nothing, judged or
+        # not (no Java truststore is made on this backend).
+        if command -v java >/dev/null; then
+                net "tls (landlock): a JVM reaches no host (fail closed)" 0 "error: *Exception" \
+                        - - $l -- \
+                        java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        else
+                skip "tls (landlock): a JVM reaches no host" "java missing (scripts/install-deps.sh)"
+        fi
+        sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
+        net "tls (landlock): every variable names the run's bundle: the system's plus the CA, no key" \
+                0 "/tmp/cordon-ca-* ca-certificates.crt 7 $((sys_n + 1)) 0" - . $l -- sh -c '
+                echo "$SSL_CERT_FILE"
+                ls "${SSL_CERT_FILE%/*}"
+                for v in "$SSL_CERT_FILE" "$REQUESTS_CA_BUNDLE" "$NODE_EXTRA_CA_CERTS" \
+                        "$GIT_SSL_CAINFO" "$CURL_CA_BUNDLE" "$PIP_CERT" "$CARGO_HTTP_CAINFO"; do
+                        [ "$v" = "$SSL_CERT_FILE" ] && echo same; done | grep -c same
+                grep -c "BEGIN CERTIFICATE" "$SSL_CERT_FILE"
+                grep -c "PRIVATE KEY" "$SSL_CERT_FILE"; true'
+        # Replacing the bundle (or planting a file next to it) would let a later client of the
+        # run trust a CA of the command's: every way is refused, and it is unchanged.
+        net "tls (landlock): the command cannot write, truncate, remove, replace or add to it" 0 \
+                "refused refused refused refused refused refused $((sys_n + 1))" - . $l -- sh -c '
+                b=$SSL_CERT_FILE d=${SSL_CERT_FILE%/*}
+                echo x > "$TMPDIR/evil.pem"
+                try() { if "$@" 2>/dev/null; then echo DONE; else echo refused; fi; }
+                try sh -c "echo x >> \"$b\""
+                try truncate -s 0 "$b"
+                try rm -f "$b"
+                try mv -f "$TMPDIR/evil.pem" "$b"
+                try cp "$TMPDIR/evil.pem" "$d/extra.pem"
+                try chmod 0666 "$b"
+                grep -c "BEGIN CERTIFICATE" "$b"'
+        net "tls (landlock): the session CA's key is out of reach: the proxy's memory is not readable" \
+                0 "proxies 1 mem EACCES vm EPERM self read" - . $l -- $CLI peek-proxy
+        # Nothing left: the directory the run named is gone after it, and after kill -9 of cordon
+        # (its reaper removes it; the TMPDIR too).
+        net "tls (landlock): ... the run's bundle directory" 0 "/tmp/cordon-ca-*" - . $l -- \
+                sh -c 'echo "${SSL_CERT_FILE%/*}"'
+        if [ ! -e "$OUT" ]; then ok "tls (landlock): ... is gone after the run"
+        else not_ok "tls (landlock): ... is gone after the run" "$OUT exists"; fi
+        t_rules_tls_landlock_kill "$l"
+}
+
+# kill -9 of cordon while the command runs: the guard dies with it, the monitor ends the
+# command's tree, and the reaper removes the bundle directory and TMPDIR. The reaper runs on
+# its own: its removal is awaited up to 20 s (it takes milliseconds; the bound only keeps a
+# broken reaper from hanging the suite).
+t_rules_tls_landlock_kill() {
+        name="tls (landlock): after kill -9 of cordon the bundle directory and TMPDIR are gone"
+        dirs=$WS/kill-dirs
+        rm -f "$dirs"
+        # shellcheck disable=SC2086
+        (cd "$WS" && exec "$CORDON" run $1 -- sh -c \
+                "echo \"\${SSL_CERT_FILE%/*} \$TMPDIR\" > $dirs.tmp && mv $dirs.tmp $dirs &&
+                exec sleep 300") > "$IT_TMP/log/kill.out" 2> "$IT_TMP/log/kill.err" &
+        pid=$!
+        i=0
+        while [ ! -s "$dirs" ] && [ $i -lt 200 ] && kill -0 "$pid" 2>/dev/null; do
+                sleep 0.1; i=$((i + 1))
+        done
+        if [ ! -s "$dirs" ]; then
+                kill -9 "$pid" 2>/dev/null
+                wait "$pid" 2>/dev/null
+                not_ok "$name" "the command never started: $(cat "$IT_TMP/log/kill.err")"
+                return 0
+        fi
+        read -r ca td < "$dirs"
+        [ -f "$ca/ca-certificates.crt" ] && [ -d "$td" ] || {
+                kill -9 "$pid"; wait "$pid" 2>/dev/null
+                not_ok "$name" "not there while the command ran: $ca $td"; return 0; }
+        kill -9 "$pid"
+        wait "$pid" 2>/dev/null
+        i=0
+        while { [ -e "$ca" ] || [ -e "$td" ]; } && [ $i -lt 200 ]; do
+                sleep 0.1; i=$((i + 1))
+        done
+        if [ ! -e "$ca" ] && [ ! -e "$td" ]; then ok "$name"
+        else not_ok "$name" "left: $(ls -d "$ca" "$td" 2>&1)"; fi
+        rm -f "$dirs"
+}
+
+# Java ignores SSL_CERT_FILE: the sandbox's JVMs trust the session CA through the truststore
+# mounted over the JDK's cacerts (the system's certificates plus the session CA, JKS). The JVM
+# never reads the proxy variables either, so its connections are the redirected ones.
+t_rules_tls_java() {
+        jks=/etc/ssl/certs/java/cacerts
+        if ! command -v java >/dev/null || ! command -v keytool >/dev/null || [ ! -f "$jks" ]; then
+                skip "tls: Java" "no JDK with $jks (scripts/install-deps.sh)"
+                return 0
+        fi
+        net "tls: Java's HttpsURLConnection, redirected, trusts the session CA (cacerts)" 0 \
+                "status 200" - + $1 -- \
+                java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        net "tls: ... its refused POST sees the 403" 0 "status 403" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows POST*" - \
+                $1 -- java "$HERE/JavaHttpsClient.java" POST "https://tls.example.test:$T/echo/@M@"
+        # Without request rules the JDK's own store is there, and the test server's certificate
+        # is in neither: the same client fails verification (so the 200 above came from the
+        # session CA, not from something else trusting the server).
+        net "tls: ... without request rules Java trusts only its own store (handshake fails)" 0 \
+                "error: SSLHandshakeException" - . --allow-domain tls.example.test \
+                --allow-domain 127.0.0.1:$T $NAMES -- \
+                java "$HERE/JavaHttpsClient.java" GET "https://tls.example.test:$T/hello/@M@"
+        sys_n=$(grep -c 'BEGIN CERTIFICATE' /etc/ssl/certs/ca-certificates.crt)
+        jks_sum=$(sha256sum "$jks")
+        net "tls: the sandbox's Java truststore is the system's certificates plus the session CA" \
+                0 "$((sys_n + 1)) 1" - . $1 -- sh -c "
+                keytool -list -keystore $jks -storepass changeit | grep -c trustedCertEntry
+                keytool -list -v -keystore $jks -storepass changeit | grep -c 'Owner: CN=cordon session CA'"
+        net "tls: ... read-only there" "!0" "" - . $1 -- sh -c ": > $jks"
+        if [ "$(sha256sum "$jks")" = "$jks_sum" ] && ! grep -q 'java/cacerts' /proc/self/mountinfo
+        then
+                ok "tls: ... nothing left behind: the host's cacerts is unchanged, no mount remains"
+        else
+                not_ok "tls: ... nothing left behind: the host's cacerts is unchanged, no mount remains"
+        fi
 }

@@ -42,7 +42,7 @@ stage() {
         stage_cordon "$tmp/bin"
         cp "$here"/suite.sh "$here"/rules.sh "$here"/gitpush.sh "$here"/gitsrv.py \
                 "$here"/netsrv.py "$here"/netcli.py \
-                "$here"/JavaClient.java "$tmp/src/tests/net/it/"
+                "$here"/JavaClient.java "$here"/JavaHttpsClient.java "$tmp/src/tests/net/it/"
         cp "$lib_dir/lib.sh" "$tmp/src/tests/integration/"
         cp "$src/tests/lib/events_validate.py" "$tmp/src/tests/lib/" 2>/dev/null
         cp "$src/docs/events.schema.json" "$tmp/src/docs/" 2>/dev/null
