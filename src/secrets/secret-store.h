@@ -44,3 +44,9 @@ int secret_file_list(const char *home, strv *names, cordon_error *err);
 
 /* Wipes and frees a value from a get. */
 void secret_value_free(char *value, size_t len);
+
+/* The store in use (the Secret Service when the session bus has one, else the files), for the
+ * launcher: the value of `name`, 0 or -errno with err set (-ENOENT, CORDON_USAGE, when it is
+ * not stored). `home` is the caller's $HOME (the file store's place). */
+int secret_store_get(const char *home, const char *name, char **value, size_t *len,
+                     cordon_error *err);
