@@ -2,6 +2,8 @@
 /* The file store of secret-store.h: one 0600 file per secret in $HOME/SECRET_FILE_DIR. */
 #include "secrets/secret-store.h"
 
+#include "secrets/secret-dir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,32 +49,26 @@ static const char *not_private(int fd, bool dir) {
         return NULL;
 }
 
-/* Opens $HOME/SECRET_FILE_DIR one component at a time with O_NOFOLLOW (creating each, 0700,
- * when `create`): a symbolic link planted at .config/cordon would otherwise send a new secret,
- * or the read of one, to a place someone else chose. */
+/* Opens $HOME/SECRET_FILE_DIR through secret_dir_open (no symbolic link followed on the way). */
 static int open_store(const char *home, bool create, int *ret, cordon_error *err) {
         static const char *const parts[] = { ".config", "cordon", "secrets", "store" };
         if (!home || home[0] != '/')
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "secrets: the home directory is not an absolute path; "
                                         "set HOME");
-        int dfd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        for (size_t i = 0; dfd >= 0 && i < ELEMENTSOF(parts); i++) {
-                if (create && mkdirat(dfd, parts[i], 0700) < 0 && errno != EEXIST)
-                        break;
-                int next = openat(dfd, parts[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                int saved = errno;
-                (void) close(dfd);
-                errno = saved;
-                dfd = next;
-        }
-        if (dfd < 0) {
-                int e = errno;
+        int dfd = -1;
+        int r = secret_dir_open(home, parts, ELEMENTSOF(parts), create, &dfd);
+        if (r < 0) {
+                int e = -r;
                 if (e == ENOENT && !create)
                         return -ENOENT;
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, e,
-                                        "secrets: cannot open %s/%s: %s", home, SECRET_FILE_DIR,
-                                        strerror(e));
+                                        "secrets: cannot open %s/%s: %s%s", home, SECRET_FILE_DIR,
+                                        strerror(e),
+                                        e == ELOOP || e == ENOTDIR
+                                                ? " (a symbolic link or a file is in the way; "
+                                                  "remove it)"
+                                                : "");
         }
         const char *why = not_private(dfd, true);
         if (why) {

@@ -45,8 +45,40 @@ int secret_file_list(const char *home, strv *names, cordon_error *err);
 /* Wipes and frees a value from a get. */
 void secret_value_free(char *value, size_t len);
 
+/* The Secret Service (secret-service.c): a connection to the session bus. open returns 1 with
+ * *ret set when org.freedesktop.secrets is on the bus (owned, or activatable); 0 when there is no
+ * session bus (DBUS_SESSION_BUS_ADDRESS unset) or no service on it; -errno when the bus cannot be
+ * asked (libsystemd.so.0 missing, the bus not answering). `why` (of `size`) says which, in words.
+ * The other calls are the file store's, on an open connection; they do not check name or value
+ * (secret_store_* do). -EACCES (CORDON_LAUNCH_FAILED) when the collection is locked. */
+typedef struct secret_service secret_service;
+int secret_service_open(secret_service **ret, char *why, size_t size);
+void secret_service_close(secret_service *s);
+int secret_service_get(secret_service *s, const char *name, char **value, size_t *len,
+                       cordon_error *err);
+int secret_service_set(secret_service *s, const char *name, const char *value, size_t len,
+                       cordon_error *err);
+int secret_service_remove(secret_service *s, const char *name, cordon_error *err);
+int secret_service_list(secret_service *s, strv *names, cordon_error *err);
+
+/* The store in use, for `cordon secret` and `cordon probe` (secret-store.c): fills `backend` and
+ * `why` ("no Secret Service on the session bus", ...). Returns 0, or -errno when the session
+ * bus has, or may have, a Secret Service that cannot be used: then no store is used (the user's
+ * secrets may be in the service; the file store would quietly be a different set). */
+int secret_store_which(secret_backend *backend, char *why, size_t size);
+/* "file" or "secret-service". */
+const char *secret_backend_to_string(secret_backend b);
+
 /* The store in use (the Secret Service when the session bus has one, else the files), for the
  * launcher: the value of `name`, 0 or -errno with err set (-ENOENT, CORDON_USAGE, when it is
- * not stored). `home` is the caller's $HOME (the file store's place). */
+ * not stored). `home` is the caller's $HOME (the file store's place). Read through a cache in
+ * this process's memory (secret-cache.c): the store is asked at most once every
+ * SECRET_CACHE_SECONDS per name. */
 int secret_store_get(const char *home, const char *name, char **value, size_t *len,
                      cordon_error *err);
+/* `cordon secret set|rm|list`: the store in use, name and value checked; set and remove drop the
+ * name from this process's cache. list's `backend` (may be NULL) says which store answered. */
+int secret_store_set(const char *home, const char *name, const char *value, size_t len,
+                     cordon_error *err);
+int secret_store_remove(const char *home, const char *name, cordon_error *err);
+int secret_store_list(const char *home, strv *names, secret_backend *backend, cordon_error *err);

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The in-memory cache of secret-cache.h. */
+#include "secrets/secret-cache.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "secrets/secret-store.h"
+
+typedef struct entry {
+        char *home; /* NULL: the slot is free */
+        char name[SECRET_NAME_MAX + 1];
+        char *value;
+        size_t len;
+        uint64_t read_ms;
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry entries[SECRET_CACHE_ENTRIES];
+static uint64_t (*clock_fn)(void);
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static uint64_t monotonic_ms(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static uint64_t now_ms(void) {
+        return clock_fn ? clock_fn() : monotonic_ms();
+}
+
+static void entry_wipe(entry *e) {
+        secret_value_free(e->value, e->len);
+        free(e->home);
+        *e = (entry) { 0 };
+}
+
+/* A fork waits for the mutex, so no thread is between two steps of an entry when it happens,
+ * and the child never finds the mutex held by a thread it does not have. */
+static void before_fork(void) {
+        (void) pthread_mutex_lock(&lock);
+}
+
+static void after_fork_parent(void) {
+        (void) pthread_mutex_unlock(&lock);
+}
+
+/* The child zeroes every value but frees nothing: another thread of the parent may have been in
+ * malloc at the fork, and not every allocator (a sanitizer's) is safe to call then. What stays
+ * allocated is reachable from `entries` and goes with the child's exec or exit. */
+static void after_fork_child(void) {
+        for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
+                if (entries[i].value) {
+                        explicit_bzero(entries[i].value, entries[i].len);
+                        entries[i].len = 0;
+                        entries[i].read_ms = 0;
+                        entries[i].name[0] = '\0';
+                }
+        (void) pthread_mutex_unlock(&lock);
+}
+
+static void register_atfork(void) {
+        (void) pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+/* Wipes each entry older than SECRET_CACHE_SECONDS (a wiped child's entries too: len 0). With the
+ * lock held. */
+static void expire(uint64_t now) {
+        for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
+                if (entries[i].home &&
+                    (entries[i].len == 0 || now - entries[i].read_ms >= SECRET_CACHE_SECONDS * 1000))
+                        entry_wipe(&entries[i]);
+}
+
+static entry *find(const char *home, const char *name) {
+        for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
+                if (entries[i].home && strcmp(entries[i].home, home) == 0 &&
+                    strcmp(entries[i].name, name) == 0)
+                        return &entries[i];
+        return NULL;
+}
+
+int secret_cache_get(const char *home, const char *name, char **value, size_t *len) {
+        (void) pthread_once(&atfork_once, register_atfork);
+        uint64_t now = now_ms();
+        int r = -ENOENT;
+        (void) pthread_mutex_lock(&lock);
+        expire(now);
+        entry *e = find(home, name);
+        if (e) {
+                char *copy = malloc(e->len + 1);
+                if (copy) {
+                        memcpy(copy, e->value, e->len + 1);
+                        *value = copy;
+                        *len = e->len;
+                        r = 0;
+                } else {
+                        r = -ENOMEM;
+                }
+        }
+        (void) pthread_mutex_unlock(&lock);
+        return r;
+}
+
+/* The free slot, else the oldest entry (wiped). With the lock held. */
+static entry *slot_for(const char *home, const char *name) {
+        entry *e = find(home, name);
+        if (e)
+                return e;
+        entry *oldest = &entries[0];
+        for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++) {
+                if (!entries[i].home)
+                        return &entries[i];
+                if (entries[i].read_ms < oldest->read_ms)
+                        oldest = &entries[i];
+        }
+        return oldest;
+}
+
+void secret_cache_put(const char *home, const char *name, const char *value, size_t len) {
+        if (strlen(name) > SECRET_NAME_MAX)
+                return;
+        (void) pthread_once(&atfork_once, register_atfork);
+        char *h = strdup(home);
+        char *v = malloc(len + 1);
+        if (!h || !v) {
+                free(h);
+                free(v);
+                return;
+        }
+        memcpy(v, value, len);
+        v[len] = '\0';
+        uint64_t now = now_ms();
+        (void) pthread_mutex_lock(&lock);
+        expire(now);
+        entry *e = slot_for(home, name);
+        entry_wipe(e);
+        *e = (entry) { .home = h, .value = v, .len = len, .read_ms = now };
+        memcpy(e->name, name, strlen(name) + 1);
+        (void) pthread_mutex_unlock(&lock);
+}
+
+void secret_cache_forget(const char *home, const char *name) {
+        (void) pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
+                if (entries[i].home && (!home || strcmp(entries[i].home, home) == 0) &&
+                    (!name || strcmp(entries[i].name, name) == 0))
+                        entry_wipe(&entries[i]);
+        (void) pthread_mutex_unlock(&lock);
+}
+
+/* The values are wiped when the process exits normally too (a core dump taken later, of a
+ * process that has not exited, is not covered: the cache lasts SECRET_CACHE_SECONDS). */
+__attribute__((destructor)) static void wipe_at_exit(void) {
+        secret_cache_forget(NULL, NULL);
+}
+
+void secret_cache_set_clock(uint64_t (*now)(void)) {
+        (void) pthread_mutex_lock(&lock);
+        clock_fn = now;
+        (void) pthread_mutex_unlock(&lock);
+}
