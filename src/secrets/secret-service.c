@@ -151,7 +151,7 @@ int secret_service_open(secret_service **ret, char *why, size_t size) {
                 secret_service_close(s);
                 return r;
         }
-        (void) snprintf(why, size, "the Secret Service (%s) is on the session bus", SS_BUS_NAME);
+        (void) snprintf(why, size, "%s is on the session bus", SS_BUS_NAME);
         *ret = s;
         return 1;
 }
@@ -380,7 +380,8 @@ static int push_item_name(secret_service *s, const char *path, strv *names) {
         sd_bus_message *reply = NULL;
         int r = sd.sd_bus_get_property(s->bus, SS_BUS_NAME, path, SS_ITEM, "Attributes", &e,
                                        &reply, "a{ss}");
-        if (r >= 0 && (r = sd.sd_bus_message_enter_container(reply, 'v', "a{ss}")) >= 0)
+        /* sd_bus_get_property leaves the reply inside the variant. */
+        if (r >= 0)
                 r = sd.sd_bus_message_enter_container(reply, 'a', "{ss}");
         const char *k = NULL, *v = NULL;
         while (r >= 0 && (r = sd.sd_bus_message_read(reply, "{ss}", &k, &v)) > 0)
