@@ -97,7 +97,10 @@ int cli_cmd_secret_set(const cli_args *a) {
         size_t size = SECRET_VALUE_MAX + 2, n = 0;
         char *buf = malloc(size);
         int r = !home || !buf ? -ENOMEM : store_words(where, sizeof(where), &err);
-        if (r >= 0 && (r = read_value(a->secret_name, buf, size, &n)) < 0)
+        if (r >= 0 && (r = read_value(a->secret_name, buf, size, &n)) >= 0 &&
+            n > SECRET_VALUE_MAX)
+                r = -EFBIG; /* no newline at its end: one byte too many */
+        if (r < 0 && !err.message[0] && r != -ENOMEM)
                 r = r == -EFBIG ? cordon_set_error(&err, CORDON_USAGE, EFBIG,
                                                    "secrets: the value is longer than %d bytes",
                                                    SECRET_VALUE_MAX)
