@@ -158,7 +158,11 @@ int secret_service_open(secret_service **ret, char *why, size_t size) {
 
 /* ---- calls -------------------------------------------------------------------------------- */
 
+static int locked(const char *what, cordon_error *err);
+
 static int bus_failed(int r, const sd_bus_error *e, const char *what, cordon_error *err) {
+        if (e && e->name && strcmp(e->name, "org.freedesktop.Secret.Error.IsLocked") == 0)
+                return locked(what, err);
         return cordon_set_error(err, CORDON_LAUNCH_FAILED, r < 0 ? -r : EIO,
                                 "secrets: the Secret Service %s: %s", what,
                                 e && e->message ? e->message : strerror(r < 0 ? -r : EIO));
@@ -166,7 +170,7 @@ static int bus_failed(int r, const sd_bus_error *e, const char *what, cordon_err
 
 static int locked(const char *what, cordon_error *err) {
         return cordon_set_error(err, CORDON_LAUNCH_FAILED, EACCES,
-                                "secrets: %s, but the Secret Service's collection is locked; "
+                                "secrets: the Secret Service %s: its collection is locked; "
                                 "unlock it (log in to the desktop, or gnome-keyring-daemon "
                                 "--unlock) and try again",
                                 what);
@@ -257,7 +261,7 @@ int secret_service_get(secret_service *s, const char *name, char **value, size_t
         char **unlocked = NULL, **lockd = NULL;
         int r = search(s, name, &unlocked, &lockd, err);
         if (r >= 0 && !(unlocked && unlocked[0]))
-                r = lockd && lockd[0] ? locked("the secret is stored", err)
+                r = lockd && lockd[0] ? locked("holds the secret but cannot give it", err)
                                       : no_such_secret(name, err);
         if (r >= 0)
                 r = open_session(s, err);
@@ -337,7 +341,7 @@ int secret_service_set(secret_service *s, const char *name, const char *value, s
         if (r >= 0)
                 r = sd.sd_bus_call(s->bus, m, 0, &e, &reply);
         if (r >= 0 && prompt_needed(reply, true, &r))
-                r = locked("the secret cannot be stored", err);
+                r = locked("cannot store the secret", err);
         else if (r < 0)
                 (void) bus_failed(r, &e, "did not store the secret", err);
         (void) sd.sd_bus_message_unref(reply);
@@ -351,7 +355,7 @@ static int delete_item(secret_service *s, const char *path, cordon_error *err) {
         sd_bus_message *reply = NULL;
         int r = sd.sd_bus_call_method(s->bus, SS_BUS_NAME, path, SS_ITEM, "Delete", &e, &reply, "");
         if (r >= 0 && prompt_needed(reply, false, &r))
-                r = locked("the secret cannot be removed", err);
+                r = locked("cannot remove the secret", err);
         else if (r < 0)
                 (void) bus_failed(r, &e, "did not remove the secret", err);
         (void) sd.sd_bus_message_unref(reply);

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "secrets/secret-cache.h"
@@ -114,6 +115,10 @@ int secret_store_remove(const char *home, const char *name, cordon_error *err) {
         return r;
 }
 
+static int compare_names(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
 int secret_store_list(const char *home, strv *names, secret_backend *backend, cordon_error *err) {
         secret_service *svc = NULL;
         int r = store_open(&svc, err);
@@ -123,5 +128,7 @@ int secret_store_list(const char *home, strv *names, secret_backend *backend, co
                 *backend = svc ? SECRET_BACKEND_SERVICE : SECRET_BACKEND_FILE;
         r = svc ? secret_service_list(svc, names, err) : secret_file_list(home, names, err);
         secret_service_close(svc);
+        if (r >= 0 && names->n > 1) /* the service answers in no particular order */
+                qsort(names->v, names->n, sizeof(char *), compare_names);
         return r;
 }
