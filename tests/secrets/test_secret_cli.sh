@@ -85,6 +85,15 @@ printf 'x' | DBUS_SESSION_BUS_ADDRESS=unix:path=$base/no-such-bus expect \
         "... set too" 125 "unset DBUS_SESSION_BUS_ADDRESS to use the file store" "$C" secret set tok
 [ "$("$GET" tok)" = v1 ] && ok "... and the file store is untouched" || bad "file store changed"
 
+expect "probe" 0 "" "$C" probe --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["secrets"]
+assert d["store"]=="file" and d["usable"] and not d["requiresInstall"], d' "$base/out" &&
+        ok "probe --json: the file store" || bad "probe --json: $(cat "$base/out")"
+DBUS_SESSION_BUS_ADDRESS=unix:path=$base/no-such-bus expect "probe with an unreachable bus" 0 "" \
+        "$C" probe
+grep -q "^secrets: none usable (cannot ask the session bus" "$base/out" &&
+        ok "... says no store is usable" || bad "probe: $(grep secrets "$base/out")"
+
 # The sandbox: the store is read- and write-denied (src/plan/plan.c's secret set).
 expect "a sandboxed command cannot read a secret file" 1 "" \
         "$C" run -- cat "$store/tok"

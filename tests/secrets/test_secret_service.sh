@@ -75,6 +75,10 @@ if [ "$phase" = none ]; then
                 "the file store ~/.config/cordon/secrets/store (no Secret Service on the session bus)"
         [ "$(cat "$store/tok")" = v1 ] && ok "... and wrote the file" || bad "no file"
         [ "$("$GET" tok)" = v1 ] && ok "secret_store_get reads the file" || bad "get"
+        expect "probe" 0 "" "$C" probe
+        out_has "probe: the file store and why" \
+                "^secrets: file store ~/.config/cordon/secrets/store (no Secret Service on the session bus)$"
+        out_has "probe: the keyring's install hint" "hint: install a Secret Service"
         echo "$pass passed, $fails failed"
         [ "$fails" -eq 0 ]
         exit
@@ -104,6 +108,13 @@ out_has "... says the Secret Service and why" \
 [ "$(secret-tool lookup application cordon name tok)" = v1 ] &&
         ok "secret-tool finds the item" || bad "secret-tool lookup"
 [ ! -e "$store/tok" ] && ok "no file written" || bad "a file was written"
+expect "probe" 0 "" "$C" probe
+out_has "probe: the Secret Service" \
+        "^secrets: Secret Service (org.freedesktop.secrets is on the session bus)$"
+expect "probe --json" 0 "" "$C" probe --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["secrets"]
+assert d["store"]=="secret-service" and d["usable"] and not d["requiresInstall"], d' \
+        "$base/out" && ok "probe --json: the Secret Service" || bad "probe --json: $(cat "$base/out")"
 [ "$("$GET" tok)" = v1 ] && ok "secret_store_get reads the service" || bad "get: $("$GET" tok 2>&1)"
 printf 'v2' | expect "set again" 0 "" "$C" secret set tok
 [ "$(secret-tool lookup application cordon name tok)" = v2 ] && ok "replaced" || bad "not replaced"
