@@ -51,7 +51,7 @@ static const command_def commands[] = {
           OPERAND_WORDS, "npm pnpm yarn bun pip uv cargo go gradle maven" },
         { "secret", "set", CLI_COMMAND_SECRET_SET, "store a secret (the value on stdin)",
           OPERAND_NONE, NULL },
-        { "secret", "list", CLI_COMMAND_SECRET_LIST, "list the stored secrets' names",
+        { "secret", "list", CLI_COMMAND_SECRET_LIST, "list the names of the stored secrets",
           OPERAND_NONE, NULL },
         { "secret", "rm", CLI_COMMAND_SECRET_RM, "remove a secret", OPERAND_NONE, NULL },
         { "session", "launch", CLI_COMMAND_SESSION_LAUNCH, "start a cordond session",
