@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "secrets/secret-store.h"
+#include "util/fork-gate.h"
 
 typedef struct entry {
         char *home; /* NULL: the slot is free */
@@ -40,19 +41,14 @@ static void entry_wipe(entry *e) {
         *e = (entry) { 0 };
 }
 
-/* A fork waits for the mutex, so no thread is between two steps of an entry when it happens,
- * and the child never finds the mutex held by a thread it does not have. */
-static void before_fork(void) {
-        (void) pthread_mutex_lock(&lock);
-}
-
-static void after_fork_parent(void) {
-        (void) pthread_mutex_unlock(&lock);
-}
-
-/* The child zeroes every value but frees nothing: another thread of the parent may have been in
- * malloc at the fork, and not every allocator (a sanitizer's) is safe to call then. What stays
- * allocated is reachable from `entries` and goes with the child's exec or exit. */
+/* Every use of the cache is inside the fork gate (util/fork-gate.h): a fork waits until no
+ * thread is between lock and unlock, so the child finds the mutex free and every entry whole.
+ * (Taking the mutex in a pthread_atfork prepare handler instead would deadlock: the gate's own
+ * prepare handler waits for the entered threads, one of which may be waiting for the mutex.)
+ * The child zeroes every value but frees nothing: a thread of the caller's own, outside the
+ * gate, may have been in malloc at the fork, and not every allocator (a sanitizer's) is safe to
+ * call then. What stays allocated is reachable from `entries` and goes with the child's exec or
+ * exit. */
 static void after_fork_child(void) {
         for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
                 if (entries[i].value) {
@@ -61,11 +57,20 @@ static void after_fork_child(void) {
                         entries[i].read_ms = 0;
                         entries[i].name[0] = '\0';
                 }
-        (void) pthread_mutex_unlock(&lock);
 }
 
 static void register_atfork(void) {
-        (void) pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+        (void) pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+static void cache_lock(void) {
+        fork_gate_enter();
+        (void) pthread_mutex_lock(&lock);
+}
+
+static void cache_unlock(void) {
+        (void) pthread_mutex_unlock(&lock);
+        fork_gate_leave();
 }
 
 /* Wipes each entry older than SECRET_CACHE_SECONDS (a wiped child's entries too: len 0). With the
@@ -89,7 +94,7 @@ int secret_cache_get(const char *home, const char *name, char **value, size_t *l
         (void) pthread_once(&atfork_once, register_atfork);
         uint64_t now = now_ms();
         int r = -ENOENT;
-        (void) pthread_mutex_lock(&lock);
+        cache_lock();
         expire(now);
         entry *e = find(home, name);
         if (e) {
@@ -103,7 +108,7 @@ int secret_cache_get(const char *home, const char *name, char **value, size_t *l
                         r = -ENOMEM;
                 }
         }
-        (void) pthread_mutex_unlock(&lock);
+        cache_unlock();
         return r;
 }
 
@@ -136,22 +141,22 @@ void secret_cache_put(const char *home, const char *name, const char *value, siz
         memcpy(v, value, len);
         v[len] = '\0';
         uint64_t now = now_ms();
-        (void) pthread_mutex_lock(&lock);
+        cache_lock();
         expire(now);
         entry *e = slot_for(home, name);
         entry_wipe(e);
         *e = (entry) { .home = h, .value = v, .len = len, .read_ms = now };
         memcpy(e->name, name, strlen(name) + 1);
-        (void) pthread_mutex_unlock(&lock);
+        cache_unlock();
 }
 
 void secret_cache_forget(const char *home, const char *name) {
-        (void) pthread_mutex_lock(&lock);
+        cache_lock();
         for (size_t i = 0; i < SECRET_CACHE_ENTRIES; i++)
                 if (entries[i].home && (!home || strcmp(entries[i].home, home) == 0) &&
                     (!name || strcmp(entries[i].name, name) == 0))
                         entry_wipe(&entries[i]);
-        (void) pthread_mutex_unlock(&lock);
+        cache_unlock();
 }
 
 /* The values are wiped when the process exits normally too (a core dump taken later, of a
@@ -161,7 +166,7 @@ __attribute__((destructor)) static void wipe_at_exit(void) {
 }
 
 void secret_cache_set_clock(uint64_t (*now)(void)) {
-        (void) pthread_mutex_lock(&lock);
+        cache_lock();
         clock_fn = now;
-        (void) pthread_mutex_unlock(&lock);
+        cache_unlock();
 }

@@ -2,9 +2,10 @@
 /* The cache of secret_store_get (docs/design/secrets.md "The cache"): each value read is kept in
  * this process's memory for SECRET_CACHE_SECONDS, so a long-lived process (cordond) asks the
  * store at most that often per name. Safe with threads (one mutex, held only around memory
- * copies, never around a store's I/O) and with fork (pthread_atfork: the mutex is taken around
- * every fork, and the child wipes its copy of every value: a sandbox's first process, a fork of
- * its launcher, carries no secret into the command it execs). */
+ * copies, never around a store's I/O) and with fork (every use is inside the fork gate, so no
+ * fork finds the mutex held; a pthread_atfork child handler zeroes the child's copy of every
+ * value: a sandbox's first process, a fork of its launcher, carries no secret into the command
+ * it execs). */
 #pragma once
 
 #include <stddef.h>

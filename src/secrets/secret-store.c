@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "secrets/secret-cache.h"
+#include "util/fork-gate.h"
 
 const char *secret_backend_to_string(secret_backend b) {
         return b == SECRET_BACKEND_SERVICE ? "secret-service" : "file";
@@ -35,9 +36,11 @@ static int store_open(secret_service **svc, cordon_error *err) {
 
 int secret_store_which(secret_backend *backend, char *why, size_t size) {
         secret_service *svc = NULL;
+        fork_gate_enter(); /* as the entries below: libsystemd and the loader */
         int r = secret_service_open(&svc, why, size);
         *backend = r > 0 ? SECRET_BACKEND_SERVICE : SECRET_BACKEND_FILE;
         secret_service_close(svc);
+        fork_gate_leave();
         return r < 0 ? r : 0;
 }
 
@@ -66,7 +69,7 @@ static int read_store(const char *home, const char *name, char **value, size_t *
         return r;
 }
 
-int secret_store_get(const char *home, const char *name, char **value, size_t *len,
+static int store_get(const char *home, const char *name, char **value, size_t *len,
                      cordon_error *err) {
         if (!secret_name_valid(name))
                 return bad_name(name, err);
@@ -83,7 +86,7 @@ int secret_store_get(const char *home, const char *name, char **value, size_t *l
         return r;
 }
 
-int secret_store_set(const char *home, const char *name, const char *value, size_t len,
+static int store_set(const char *home, const char *name, const char *value, size_t len,
                      cordon_error *err) {
         if (!secret_name_valid(name))
                 return bad_name(name, err);
@@ -101,7 +104,7 @@ int secret_store_set(const char *home, const char *name, const char *value, size
         return r;
 }
 
-int secret_store_remove(const char *home, const char *name, cordon_error *err) {
+static int store_remove(const char *home, const char *name, cordon_error *err) {
         if (!secret_name_valid(name))
                 return bad_name(name, err);
         secret_service *svc = NULL;
@@ -119,7 +122,7 @@ static int compare_names(const void *a, const void *b) {
         return strcmp(*(char *const *) a, *(char *const *) b);
 }
 
-int secret_store_list(const char *home, strv *names, secret_backend *backend, cordon_error *err) {
+static int store_list(const char *home, strv *names, secret_backend *backend, cordon_error *err) {
         secret_service *svc = NULL;
         int r = store_open(&svc, err);
         if (r < 0)
@@ -130,5 +133,39 @@ int secret_store_list(const char *home, strv *names, secret_backend *backend, co
         secret_service_close(svc);
         if (r >= 0 && names->n > 1) /* the service answers in no particular order */
                 qsort(names->v, names->n, sizeof(char *), compare_names);
+        return r;
+}
+
+/* The public entries run inside the fork gate (util/fork-gate.h), as the library's NSS calls do:
+ * a fork waits for a store's read or write to end (at most the bus's call timeout), so no child
+ * starts with a lock of libsystemd's, the loader's or the cache's held by a thread it does not
+ * have. */
+int secret_store_get(const char *home, const char *name, char **value, size_t *len,
+                     cordon_error *err) {
+        fork_gate_enter();
+        int r = store_get(home, name, value, len, err);
+        fork_gate_leave();
+        return r;
+}
+
+int secret_store_set(const char *home, const char *name, const char *value, size_t len,
+                     cordon_error *err) {
+        fork_gate_enter();
+        int r = store_set(home, name, value, len, err);
+        fork_gate_leave();
+        return r;
+}
+
+int secret_store_remove(const char *home, const char *name, cordon_error *err) {
+        fork_gate_enter();
+        int r = store_remove(home, name, err);
+        fork_gate_leave();
+        return r;
+}
+
+int secret_store_list(const char *home, strv *names, secret_backend *backend, cordon_error *err) {
+        fork_gate_enter();
+        int r = store_list(home, names, backend, err);
+        fork_gate_leave();
         return r;
 }
