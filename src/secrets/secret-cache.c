@@ -131,11 +131,13 @@ void secret_cache_put(const char *home, const char *name, const char *value, siz
         if (strlen(name) > SECRET_NAME_MAX)
                 return;
         (void) pthread_once(&atfork_once, register_atfork);
+        fork_gate_enter(); /* the copies' allocation too: a child may free them */
         char *h = strdup(home);
         char *v = malloc(len + 1);
         if (!h || !v) {
                 free(h);
                 free(v);
+                fork_gate_leave();
                 return;
         }
         memcpy(v, value, len);
@@ -148,6 +150,7 @@ void secret_cache_put(const char *home, const char *name, const char *value, siz
         *e = (entry) { .home = h, .value = v, .len = len, .read_ms = now };
         memcpy(e->name, name, strlen(name) + 1);
         cache_unlock();
+        fork_gate_leave();
 }
 
 void secret_cache_forget(const char *home, const char *name) {

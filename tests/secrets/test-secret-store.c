@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "secrets/secret-dir.h"
 #include "secrets/secret-store.h"
 #include "tmptree.h"
+#include "util/fork-gate.h"
 
 static char *root; /* the test's home directory */
 static uint64_t fake_now;
@@ -315,6 +318,61 @@ static void cache_wiped_in_fork_child(void **state) {
         get_value("tok", "parent"); /* the parent's copy is untouched */
 }
 
+/* Threads reading, filling and dropping entries while the main thread forks: every child finds
+ * the cache usable (its mutex free) and empty, and nobody deadlocks (the test's timeout would
+ * say so). The threads are entered in the fork gate only inside the cache, as a caller's threads
+ * would be. */
+static atomic_bool stop;
+
+static void *churn(void *arg) {
+        const char *name = arg;
+        /* Entered, as a library thread is: its allocations are never cut by a fork (a child's
+         * malloc would then wait forever on a sanitizer's allocator lock). */
+        fork_gate_enter();
+        while (!atomic_load(&stop)) {
+                secret_cache_put(root, name, "value", 5);
+                char *v = NULL;
+                size_t n = 0;
+                if (secret_cache_get(root, name, &v, &n) == 0)
+                        secret_value_free(v, n);
+                secret_cache_forget(root, name);
+                FORK_GATE_PAUSED((void) 0); /* let a fork through */
+        }
+        fork_gate_leave();
+        return NULL;
+}
+
+static void cache_threads_and_fork(void **state) {
+        (void) state;
+        fake_now = 12000000;
+        pthread_t t[3];
+        static const char *const names[] = { "a", "b", "c" };
+        atomic_store(&stop, false);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(pthread_create(&t[i], NULL, churn, (void *) names[i]), 0);
+        for (int i = 0; i < 200; i++) {
+                pid_t pid = fork();
+                assert_true(pid >= 0);
+                if (pid == 0) {
+                        char *v = NULL;
+                        size_t n = 0;
+                        int bad = 0;
+                        for (size_t k = 0; k < 3; k++)
+                                bad |= secret_cache_get(root, names[k], &v, &n) != -ENOENT;
+                        secret_cache_put(root, "child", "x", 1); /* the mutex is usable */
+                        bad |= secret_cache_get(root, "child", &v, &n) != 0;
+                        _exit(bad);
+                }
+                int status = 0;
+                assert_int_equal(waitpid(pid, &status, 0), pid);
+                assert_true(WIFEXITED(status));
+                assert_int_equal(WEXITSTATUS(status), 0);
+        }
+        atomic_store(&stop, true);
+        for (size_t i = 0; i < 3; i++)
+                assert_int_equal(pthread_join(t[i], NULL), 0);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(names, setup, teardown),
@@ -326,6 +384,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(cache_expires, setup, teardown),
                 cmocka_unit_test_setup_teardown(cache_invalidated_by_set_and_rm, setup, teardown),
                 cmocka_unit_test_setup_teardown(cache_wiped_in_fork_child, setup, teardown),
+                cmocka_unit_test_setup_teardown(cache_threads_and_fork, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
