@@ -100,8 +100,10 @@ expect "a sandboxed command cannot read a secret file" 1 "" \
 grep -q v1 "$base/out" && bad "... it printed the value" || ok "... and printed nothing of it"
 expect "a sandboxed command cannot list the store" 2 "" "$C" run -- ls "$store"
 printf 'evil' >"$base/evil"
+# (The cordon inside runs without LeakSanitizer, which cannot work in a sandbox: under ASan it
+# would turn the exit status into 1.)
 expect "a sandboxed cordon secret set fails" 125 "LAUNCH_FAILED: secrets: cannot open" \
-        "$C" run -- sh -c "'$C' secret set tok < '$base/evil'"
+        "$C" run -- sh -c "ASAN_OPTIONS=detect_leaks=0 '$C' secret set tok < '$base/evil'"
 [ "$("$GET" tok)" = v1 ] && ok "... and the secret is unchanged" || bad "sandbox changed it"
 
 echo "$pass passed, $fails failed"
