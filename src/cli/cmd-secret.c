@@ -73,13 +73,15 @@ static int read_value(const char *name, char *buf, size_t size, size_t *n) {
         struct termios old, quiet;
         bool tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &old) == 0;
         if (tty) {
-                fprintf(stderr, "Value of secret '%s' (not echoed): ", name);
-                fflush(stderr);
+                /* Echo off first, then the prompt: input typed once the prompt shows is never
+                 * flushed (TCSAFLUSH drops only what came before it). */
                 quiet = old;
                 quiet.c_lflag &= ~(tcflag_t) ECHO;
                 quiet.c_lflag |= ECHONL;
                 if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet) < 0)
                         return -errno;
+                fprintf(stderr, "Value of secret '%s' (not echoed): ", name);
+                fflush(stderr);
         }
         int r = read_input(buf, size, tty, n);
         if (tty)
