@@ -30,6 +30,11 @@ command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
 pkgs="$pkgs pandoc man-db groff-base bash-completion zsh fish debhelper dh-apparmor lintian"
 # The microvm backend (docs/design/microvm.md): qemu's microvm machine as the VMM.
 pkgs="$pkgs qemu-system-x86"
+# cordon's secret store (docs/design/secrets.md): sd-bus's header (libsystemd.so.0 itself is
+# loaded at run time, only when a secret is needed), and for its tests a real Secret Service on
+# a private session bus: gnome-keyring, dbus (dbus-daemon, dbus-run-session, dbus-send) and
+# libsecret-tools (secret-tool, to check what cordon stored).
+pkgs="$pkgs libsystemd-dev gnome-keyring dbus libsecret-tools"
 missing=""
 for p in $pkgs; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

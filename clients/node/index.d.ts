@@ -55,6 +55,14 @@ export interface ProbeResult {
   backends: ProbeBackend[];
   kernel: Record<string, unknown>;
   defaultBackend: Backend;
+  /** The secret store cordond uses (docs/design/secrets.md). */
+  secrets?: {
+    store: 'file' | 'secret-service' | null;
+    usable: boolean;
+    requiresInstall: boolean;
+    detail: string;
+    hint: string;
+  };
   [key: string]: unknown;
 }
 

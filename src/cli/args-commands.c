@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "secrets/secret-store.h" /* secret_name_valid() */
 #include "util/util.h" /* text_nearest(): the "did you mean" of policy files, reused */
 
 /* ---- Commands ----------------------------------------------------------------------------- */
@@ -179,6 +180,45 @@ static int parse_cache(parser *p) {
         return 0;
 }
 
+/* cordon secret set NAME | list [--json] | rm NAME (docs/design/secrets.md). A value is never
+ * an argument: any user of the machine can read a command line (ps, /proc/PID/cmdline), and a
+ * shell keeps it in its history. */
+static int parse_secret(parser *p) {
+        p->see = "cordon help secret";
+        p->out->command = CLI_COMMAND_SECRET_LIST;
+        if (p->i >= p->argc)
+                return cli_usage(p, "'cordon secret' needs a subcommand: set NAME, list or rm NAME");
+        const char *sub = p->argv[p->i++];
+        if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0)
+                return cli_apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (strcmp(sub, "list") == 0) {
+                int r = cli_parse_options(p, ALLOW_JSON); /* refuses any operand */
+                return r < 0 ? r : 0;
+        }
+        if (strcmp(sub, "set") != 0 && strcmp(sub, "rm") != 0)
+                return cli_usage(p, "unknown secret subcommand '%s'; use set NAME, list or rm NAME",
+                                 CLI_QUOTE(sub));
+        p->out->command = sub[0] == 's' ? CLI_COMMAND_SECRET_SET : CLI_COMMAND_SECRET_RM;
+        if (p->i >= p->argc)
+                return cli_usage(p, "'cordon secret %s' needs a NAME", sub);
+        const char *name = p->argv[p->i++];
+        if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+                return cli_apply_extra(p, EXTRA_HELP, NULL) < 0 ? -EINVAL : 0;
+        if (!secret_name_valid(name))
+                return cli_usage(p, "'%s' is not a secret name: 1-%d of A-Z a-z 0-9 . _ -, not "
+                                 "starting with '.' or '-'",
+                                 CLI_QUOTE(name), SECRET_NAME_MAX);
+        if (p->i < p->argc && p->out->command == CLI_COMMAND_SECRET_SET)
+                return cli_usage(p, "'cordon secret set' takes the value on standard input, never "
+                                 "as an argument (other users can read a command line with ps); "
+                                 "type it at the prompt, or pipe it in: cordon secret set %s < FILE",
+                                 name);
+        if (p->i < p->argc)
+                return cli_usage(p, "unexpected argument '%s'", CLI_QUOTE(p->argv[p->i]));
+        p->out->secret_name = strdup(name);
+        return p->out->secret_name ? 0 : -ENOMEM;
+}
+
 /* ---- cordond's clients: session launch|list|destroy, exec -------------------------------- */
 
 /* One positional SESSION (a non-empty argument; the daemon checks the rest). */
@@ -309,7 +349,7 @@ static int parse_help(parser *p) {
                 { "settings", CLI_COMMAND_SETTINGS_IMPORT },
                 { "session", CLI_COMMAND_SESSION_LAUNCH }, { "exec", CLI_COMMAND_EXEC },
                 { "terminal", CLI_COMMAND_TERMINAL }, { "cache", CLI_COMMAND_CACHE },
-                { "mcp", CLI_COMMAND_MCP },
+                { "mcp", CLI_COMMAND_MCP }, { "secret", CLI_COMMAND_SECRET_LIST },
         };
         p->out->command = CLI_COMMAND_HELP;
         p->out->help_topic = CLI_COMMAND_HELP;
@@ -328,12 +368,12 @@ static int parse_help(parser *p) {
 
 /* Every command, for "no command given" and "did you mean" (help.c's overview lists the same). */
 static const char *const command_names[] = { "run",     "exec",   "session",  "terminal",
-                                             "explain", "policy", "settings", "cache",
+                                             "explain", "policy", "settings", "cache", "secret",
                                              "probe",   "mcp",    "completion", "version",
                                              "help" };
 #define COMMAND_LIST                                                                              \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, mcp, completion, version and "   \
+        "import|trust|untrust|trusted, cache list|clear, secret set|list|rm, probe, mcp, completion, version and "   \
         "help"
 
 static int unknown_command(parser *p, const char *cmd) {
@@ -368,6 +408,8 @@ static int parse_command(parser *p) {
                 return parse_cache(p);
         if (strcmp(cmd, "mcp") == 0)
                 return parse_mcp(p);
+        if (strcmp(cmd, "secret") == 0)
+                return parse_secret(p);
         if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0)
                 return parse_help(p);
         if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {

@@ -675,6 +675,7 @@ void cli_args_done(cli_args *a) {
         free(a->session_id);
         free(a->exec_cwd);
         free(a->cache_tool);
+        free(a->secret_name);
         for (size_t i = 0; i < a->n_exec_env; i++)
                 free(a->exec_env[i]);
         free(a->exec_env);
@@ -713,8 +714,11 @@ static unsigned command_allow(cli_command command) {
         case CLI_COMMAND_SETTINGS_TRUST:  /* only --help (parse_trust) */
         case CLI_COMMAND_SETTINGS_UNTRUST:
         case CLI_COMMAND_CACHE: /* only --help (parse_cache) */
+        case CLI_COMMAND_SECRET_SET: /* only --help (parse_secret) */
+        case CLI_COMMAND_SECRET_RM:
                 return 0;
         case CLI_COMMAND_SETTINGS_TRUSTED:
+        case CLI_COMMAND_SECRET_LIST:
                 return ALLOW_JSON;
         case CLI_COMMAND_HELP:
         case CLI_COMMAND_VERSION:

@@ -31,6 +31,9 @@ typedef enum cli_command {
         CLI_COMMAND_TERMINAL,        /* cordon terminal [--native] [--socket PATH] SESSION */
         CLI_COMMAND_CACHE,           /* cordon cache list | cordon cache clear [TOOL] */
         CLI_COMMAND_MCP,             /* cordon mcp [POLICY OPTIONS]: an MCP server on stdio */
+        CLI_COMMAND_SECRET_SET,      /* cordon secret set NAME (the value on stdin) */
+        CLI_COMMAND_SECRET_LIST,     /* cordon secret list [--json] */
+        CLI_COMMAND_SECRET_RM,       /* cordon secret rm NAME */
 } cli_command;
 
 /* The policy flags, applied to the session layer in the order given. */
@@ -113,6 +116,7 @@ typedef struct cli_args {
         bool terminal_native;    /* terminal --native: inside the session's sandbox */
         bool cache_clear;        /* cache clear (else cache list) */
         char *cache_tool;        /* cache clear TOOL: owned; NULL = every cache */
+        char *secret_name;       /* secret set|rm NAME: owned, a valid secret name */
 } cli_args;
 
 /* The option's spelling ("--writable") and what a good value looks like, for messages. */

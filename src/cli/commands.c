@@ -18,6 +18,7 @@
 #include "cli/args.h"
 #include "cli/cli-policy.h"
 #include "cli/cmd-cache.h"
+#include "cli/cmd-secret.h"
 #include "cli/cmd-explain.h"
 #include "cli/cmd-trust.h"
 #include "cli/cmd-session.h"
@@ -496,6 +497,12 @@ static int dispatch(const cli_args *a, const char *cwd) {
                 return cli_cmd_terminal(a);
         case CLI_COMMAND_MCP:
                 return cmd_mcp(a, cwd);
+        case CLI_COMMAND_SECRET_SET:
+                return cli_cmd_secret_set(a);
+        case CLI_COMMAND_SECRET_LIST:
+                return cli_cmd_secret_list(a);
+        case CLI_COMMAND_SECRET_RM:
+                return cli_cmd_secret_rm(a);
         case CLI_COMMAND_CACHE: {
                 cordon_error err = { 0 };
                 return cli_cmd_cache(a, &err) < 0 ? fatal(&err) : 0;

@@ -22,6 +22,7 @@ static const char overview[] =
         "  exec SESSION [--] CMD [ARG...]    run CMD in a cordond session, like 'run'\n"
         "  terminal [--native] SESSION       a terminal in a cordond session\n"
         "  cache list | cache clear [TOOL]   the sandbox-owned tool caches (npm, pip, go, ...)\n"
+        "  secret set NAME | list | rm NAME  the secrets a policy's credentials send\n"
         "  mcp [OPTIONS]                     serve the sandbox to an agent as MCP tools on stdio\n"
         "  completion bash|zsh|fish          print a shell completion script\n"
         "  version, --version                print the version\n"
@@ -183,6 +184,23 @@ static const char cache_help[] =
         "toolCaches.extra name), never following a link out of the cache.\n"
         "Turn them off with \"toolCaches\": false in a policy. See docs/design/tool-caches.md.\n";
 
+static const char secret_help[] =
+        "Usage: cordon secret set NAME       (the value on standard input)\n"
+        "       cordon secret list [--json]\n"
+        "       cordon secret rm NAME\n"
+        "\n"
+        "cordon's secret store: named values that a policy's credentials send to their hosts\n"
+        "through the egress proxy; a sandboxed command never reads them. They live in the\n"
+        "Secret Service (GNOME Keyring, KeePassXC, ...) when the session bus has one, else in\n"
+        "one 0600 file per secret in ~/.config/cordon/secrets/store; each command says which\n"
+        "store it used and why. NAME is 1-64 of A-Z a-z 0-9 . _ - (not starting with '.' or '-').\n"
+        "  set NAME   read the value from standard input (from a terminal: a prompt, no echo);\n"
+        "             one trailing newline is removed; 1-16384 bytes, no NUL. Never an argument:\n"
+        "             other users can read a command line with ps.\n"
+        "  list       print the names (never the values); --json: the store and the names\n"
+        "  rm NAME    remove the secret\n"
+        "See docs/design/secrets.md.\n";
+
 static const char session_help[] =
         "Usage: cordon session launch [POLICY OPTIONS] [--workdir DIR] [--backend NAME]\n"
         "                             [--analytics FILE] [--socket PATH]\n"
@@ -281,6 +299,10 @@ const char *cli_help_text(cli_command topic) {
                 return cache_help;
         case CLI_COMMAND_MCP:
                 return mcp_help;
+        case CLI_COMMAND_SECRET_SET:
+        case CLI_COMMAND_SECRET_LIST:
+        case CLI_COMMAND_SECRET_RM:
+                return secret_help;
         case CLI_COMMAND_HELP:
         default:
                 return overview;

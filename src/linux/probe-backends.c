@@ -14,6 +14,7 @@ struct cordon_probe {
         probe_facts facts;
         probe_backend backends[PROBE_N_BACKENDS];
         int default_backend; /* cordon_backend, or -1 */
+        probe_secrets secrets;
 };
 
 /* The Landlock ABI that adds abstract-Unix-socket and signal scoping; below it native is partial
@@ -283,6 +284,7 @@ int cordon_probe_run(cordon_probe **ret, cordon_error *err) {
         p->facts = *facts;
         probe_evaluate(&p->facts, p->backends);
         p->default_backend = probe_default_backend(p->backends);
+        probe_secrets_collect(&p->secrets);
         *ret = p;
         return 0;
 }
@@ -344,8 +346,13 @@ static char *probe_json(const cordon_probe *probe) {
         const char *def = probe->default_backend < 0
                                   ? NULL
                                   : cordon_backend_to_string((cordon_backend) probe->default_backend);
-        json_t *root = json_pack("{s:o, s:o, s:s?}", "backends", backends, "kernel",
-                                 facts_to_json(&probe->facts), "defaultBackend", def);
+        const probe_secrets *sec = &probe->secrets;
+        json_t *root = json_pack("{s:o, s:o, s:s?, s:{s:s?, s:b, s:b, s:s, s:s}}", "backends",
+                                 backends, "kernel", facts_to_json(&probe->facts),
+                                 "defaultBackend", def, "secrets", "store",
+                                 !sec->usable ? NULL : sec->service ? "secret-service" : "file",
+                                 "usable", sec->usable, "requiresInstall", sec->requires_install,
+                                 "detail", sec->detail, "hint", sec->hint);
         if (!root)
                 return NULL;
         char *s = json_dumps(root, JSON_INDENT(2));
@@ -383,6 +390,10 @@ static void backends_to_text(const cordon_probe *probe, FILE *out) {
         else
                 fprintf(out, "\ndefault backend: %s\n",
                         cordon_backend_to_string((cordon_backend) probe->default_backend));
+        fprintf(out, "secrets: %s\n", probe->secrets.detail);
+        if (probe->secrets.hint[0])
+                fprintf(out, "  hint: %s%s\n", probe->secrets.hint,
+                        probe->secrets.requires_install ? " (install required)" : "");
 }
 
 static const char *yes_no(bool b) {

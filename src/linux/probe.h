@@ -89,6 +89,22 @@ typedef struct probe_backend {
         char hint[768];
 } probe_backend;
 
+/* The secret store `cordon secret` and a policy's credentials use (probe-secrets.c), probed at
+ * each cordon_probe_run() (not cached with the facts: a session bus comes and goes). */
+typedef struct probe_secrets {
+        bool usable;           /* false: the bus has, or may have, a service cordon cannot ask */
+        bool service;          /* the Secret Service (else the file store) */
+        bool requires_install; /* a package would give the keyring (or the bus library) */
+        char detail[256];      /* which store and why, one line */
+        char hint[256];        /* what to do, or "" */
+} probe_secrets;
+
+/* Pure: the report from secret_store_which()'s answer (r: 0 or -errno; service: it chose the
+ * Secret Service; bus: DBUS_SESSION_BUS_ADDRESS is set; why: its words). */
+void probe_secrets_evaluate(int r, bool service, bool bus, const char *why, probe_secrets *ret);
+/* Asks the session bus now (secret_store_which) and evaluates. */
+void probe_secrets_collect(probe_secrets *ret);
+
 #define PROBE_N_BACKENDS 4 /* native, landlock, microvm, none: the order they are reported in */
 
 /* Probes the host now (no cache). Returns 0, or -errno when a probe could not even be attempted

@@ -15,32 +15,16 @@
 #include <unistd.h>
 
 #include "run/events.h"
+#include "secrets/secret-dir.h"
 #include "util/util.h"
 
 /* ---- the key -------------------------------------------------------------------------------- */
 
-/* Opens (creating, 0700) each directory of `rel` beneath `home` without following symlinks: a
- * link planted at .config/cordon would otherwise send the key elsewhere. */
+/* .config/cordon/secrets beneath `home`, created 0700 and walked without following a link
+ * (secret_dir_open): a link planted at .config/cordon would otherwise send the key elsewhere. */
 static int open_key_dir(const char *home, int *ret) {
         static const char *const parts[] = { ".config", "cordon", "secrets" };
-        int dfd = open(home, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0)
-                return -errno;
-        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
-                if (mkdirat(dfd, parts[i], 0700) < 0 && errno != EEXIST) {
-                        int e = -errno;
-                        (void) close(dfd);
-                        return e;
-                }
-                int next = openat(dfd, parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                int e = -errno;
-                (void) close(dfd);
-                if (next < 0)
-                        return e;
-                dfd = next;
-        }
-        *ret = dfd;
-        return 0;
+        return secret_dir_open(home, parts, ELEMENTSOF(parts), true, ret);
 }
 
 /* Writes a fresh key to a temporary name and links it into place: two first runs at once end up

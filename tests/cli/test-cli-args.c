@@ -16,7 +16,8 @@
 /* Every command, as the "no command given" and "unknown command" errors list them. */
 #define COMMANDS                                                                                  \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, mcp, completion, version and help"
+        "import|trust|untrust|trusted, cache list|clear, secret set|list|rm, probe, mcp, "         \
+        "completion, version and help"
 
 #define CWD "/home/u/proj"
 #define MAX_ARGS 32
@@ -709,6 +710,53 @@ static void test_cache(void **state) {
                      "cache", "clear", "");
 }
 
+/* cordon secret set NAME | list [--json] | rm NAME (docs/design/secrets.md): a value is never an
+ * argument. */
+static void test_secret(void **state) {
+        (void) state;
+        cli_args a;
+        cordon_error err;
+        assert_int_equal(PARSE(&a, &err, "secret", "set", "GITHUB_TOKEN"), 0);
+        assert_int_equal(a.command, CLI_COMMAND_SECRET_SET);
+        assert_string_equal(a.secret_name, "GITHUB_TOKEN");
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "secret", "rm", "npm.token"), 0);
+        assert_int_equal(a.command, CLI_COMMAND_SECRET_RM);
+        assert_string_equal(a.secret_name, "npm.token");
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "secret", "list"), 0);
+        assert_int_equal(a.command, CLI_COMMAND_SECRET_LIST);
+        assert_false(a.json);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "secret", "list", "--json"), 0);
+        assert_true(a.json);
+        cli_args_done(&a);
+        assert_int_equal(PARSE(&a, &err, "help", "secret"), 0);
+        assert_int_equal(a.help_topic, CLI_COMMAND_SECRET_LIST);
+        cli_args_done(&a);
+        EXPECT_ERROR(CORDON_USAGE,
+                     "'cordon secret set' takes the value on standard input, never as an argument "
+                     "(other users can read a command line with ps); type it at the prompt, or "
+                     "pipe it in: cordon secret set tok < FILE (see 'cordon help secret')",
+                     "secret", "set", "tok", "hunter2");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "'../x' is not a secret name: 1-64 of A-Z a-z 0-9 . _ -, not starting with "
+                     "'.' or '-' (see 'cordon help secret')",
+                     "secret", "set", "../x");
+        EXPECT_ERROR(CORDON_USAGE, "'cordon secret rm' needs a NAME (see 'cordon help secret')",
+                     "secret", "rm");
+        EXPECT_ERROR(CORDON_USAGE, "unexpected argument 'b' (see 'cordon help secret')", "secret",
+                     "rm", "a", "b");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "unknown secret subcommand 'get'; use set NAME, list or rm NAME (see 'cordon "
+                     "help secret')",
+                     "secret", "get", "tok");
+        EXPECT_ERROR(CORDON_USAGE,
+                     "'cordon secret' needs a subcommand: set NAME, list or rm NAME (see 'cordon "
+                     "help secret')",
+                     "secret");
+}
+
 /* cordon mcp [POLICY OPTIONS] (docs/mcp.md): the policy flags and --settings, nothing else. */
 static void test_mcp(void **state) {
         cli_args a;
@@ -753,6 +801,7 @@ int main(void) {
                 cmocka_unit_test(test_events),
                 cmocka_unit_test(test_events_bad_values),
                 cmocka_unit_test(test_cache),
+                cmocka_unit_test(test_secret),
                 cmocka_unit_test(test_mcp),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,7 +23,8 @@
 /* Every command, as the "no command given" and "unknown command" errors list them. */
 #define COMMANDS                                                                                  \
         "run, exec, session launch|list|destroy, terminal, explain, policy show, settings "       \
-        "import|trust|untrust|trusted, cache list|clear, probe, mcp, completion, version and help"
+        "import|trust|untrust|trusted, cache list|clear, secret set|list|rm, probe, mcp, "         \
+        "completion, version and help"
 
 static const char *cordon_path;
 

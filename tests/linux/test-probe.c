@@ -569,8 +569,14 @@ static void test_public_json(void **state) {
         json_t *root = json_loads(s, JSON_REJECT_DUPLICATES, &jerr);
         if (!root)
                 fail_msg("probe JSON does not parse: %s\n%s", jerr.text, s);
-        static const char *const keys[] = { "backends", "kernel", "defaultBackend" };
-        assert_keys(root, keys, 3);
+        static const char *const keys[] = { "backends", "kernel", "defaultBackend", "secrets" };
+        assert_keys(root, keys, 4);
+        static const char *const secret_keys[] = { "store", "usable", "requiresInstall", "detail",
+                                                   "hint" };
+        json_t *sec = json_object_get(root, "secrets");
+        assert_keys(sec, secret_keys, 5);
+        assert_true(json_is_boolean(json_object_get(sec, "usable")));
+        assert_true(json_is_string(json_object_get(sec, "detail")));
         json_t *backends = json_object_get(root, "backends");
         assert_int_equal(json_array_size(backends), 4);
         static const char *const names[] = { "native", "landlock", "microvm", "none" };
@@ -621,8 +627,44 @@ static void test_public_text(void **state) {
         assert_int_equal(cordon_probe_run(NULL, &err), -EINVAL);
 }
 
+/* The secret store's line: which store and why, and the install hint only where a package
+ * would help (a bus with no keyring, no libsystemd). */
+static void test_secrets_report(void **state) {
+        (void) state;
+        probe_secrets p;
+        probe_secrets_evaluate(0, false, false, "no session bus: DBUS_SESSION_BUS_ADDRESS is not set",
+                               &p);
+        assert_true(p.usable);
+        assert_false(p.service);
+        assert_false(p.requires_install);
+        assert_string_equal(p.detail, "file store ~/.config/cordon/secrets/store (no session bus: "
+                                      "DBUS_SESSION_BUS_ADDRESS is not set)");
+        assert_string_equal(p.hint, "");
+        probe_secrets_evaluate(0, false, true, "no Secret Service on the session bus", &p);
+        assert_true(p.usable);
+        assert_true(p.requires_install);
+        assert_string_equal(p.detail, "file store ~/.config/cordon/secrets/store (no Secret "
+                                      "Service on the session bus)");
+        assert_non_null(strstr(p.hint, "gnome-keyring"));
+        probe_secrets_evaluate(0, true, true, "org.freedesktop.secrets is on the session bus", &p);
+        assert_true(p.service);
+        assert_false(p.requires_install);
+        assert_string_equal(p.detail, "Secret Service (org.freedesktop.secrets is on the session "
+                                      "bus)");
+        probe_secrets_evaluate(-ENOSYS, false, true, "cannot load libsystemd.so.0 (x); install "
+                               "libsystemd0", &p);
+        assert_false(p.usable);
+        assert_true(p.requires_install);
+        assert_non_null(strstr(p.detail, "none usable"));
+        probe_secrets_evaluate(-ECONNREFUSED, false, true, "cannot ask the session bus", &p);
+        assert_false(p.usable);
+        assert_false(p.requires_install);
+        assert_non_null(strstr(p.hint, "unset DBUS_SESSION_BUS_ADDRESS"));
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_secrets_report),
                 cmocka_unit_test(test_facts_match_independent_evidence),
                 cmocka_unit_test(test_cache),
                 cmocka_unit_test(test_forced_unavailability),
