@@ -58,7 +58,7 @@ int tls_bundle_prepare(plan *p, struct tls_ca **ret, cordon_error *err) {
         *ret = NULL;
         free(p->net.ca_bundle);
         p->net.ca_bundle = NULL;
-        if (p->net.req.n_rules == 0)
+        if (!policy_req_terminates(&p->net.req))
                 return 0;
         char label[32], *pem = NULL;
         (void) snprintf(label, sizeof(label), "pid %ld", (long) getpid());

@@ -154,7 +154,7 @@ int plan_proxy_env(plan *p) {
         for (size_t i = 0; proxy_env_drop[i]; i++)
                 (void) strv_env_unset(&p->env, proxy_env_drop[i]);
         int r = set_all(p, proxy_env);
-        return r < 0 || p->net.req.n_rules == 0 ? r : set_all(p, tls_env);
+        return r < 0 || !policy_req_terminates(&p->net.req) ? r : set_all(p, tls_env);
 }
 
 int plan_env(const cordon_policy *policy, char *const *envp, plan *p, cordon_error *err) {

@@ -83,6 +83,8 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { list_adds(&base->egress_allowlist, &over->egress_allowlist), "egressAllowlist" },
                 { upstream_changes(base, over), "egressUpstream" },
                 { policy_req_widens(&base->req, &over->req), "egressRules" },
+                /* A secret reaches a host it did not before. */
+                { policy_creds_widen(&base->req, &over->req), "credentials" },
                 /* Ask widens: an answer can allow what the allowlist does not (a person's
                  * answer, but also a program's: on_egress_ask, a cordond client). */
                 { over->egress_mode_set && over->egress_mode == CORDON_EGRESS_ASK &&

@@ -78,11 +78,28 @@ typedef struct policy_req_rule {
 #define POLICY_MAX_REQ_RULES 1024
 #define POLICY_REQ_PATH_MAX 1024
 
+/* A credentials entry (docs/policy.md, "Credentials"; policy-creds.c): a secret of cordon's
+ * store bound to host patterns. The sandbox sees a placeholder in `env`; the proxy puts the
+ * secret in its place in requests to the hosts only, and with `header` (or `basic`) sets that
+ * header itself. The value is never policy data: the launcher reads it (src/linux/creds.c). */
+typedef struct policy_cred {
+        char *secret;   /* a secret store name (secret_name_valid()'s grammar) */
+        char *env;      /* the variable that holds the placeholder in the sandbox */
+        strv hosts;     /* host patterns (egressAllowlist's grammar), at least one */
+        char *header;   /* NULL, or a header the proxy sets: name */
+        char *format;   /* with header: its value, "{}" the secret (exactly once) */
+        char *basic;    /* NULL, or the user of "Authorization: Basic user:secret" */
+} policy_cred;
+#define POLICY_MAX_CREDS 32
+#define POLICY_CRED_FORMAT_MAX 256
+
 typedef struct policy_req {
         policy_req_rule *rules;
         size_t n_rules;
         strv passthrough;  /* tls.passthrough: host patterns never terminated */
         strv upstream_ca;  /* tls.upstreamCa: absolute paths of PEM files trusted for upstreams */
+        policy_cred *creds; /* credentials: a union over the layers, one per env name */
+        size_t n_creds;
 } policy_req;
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
@@ -266,6 +283,24 @@ bool policy_req_widens(const policy_req *base, const policy_req *over);
  * the policy has none; *failed on allocation failure). */
 void *policy_req_rules_json(const policy_req *q, bool *failed);
 void *policy_req_tls_json(const policy_req *q, bool *failed);
+/* credentials (policy-creds.c). The checks: a secret name, a variable name that cordon does not
+ * set itself, a header name (an RFC 9110 token), a format with "{}" exactly once, a basic-auth
+ * user. Adding copies every string and refuses an entry whose env another entry holds with a
+ * different binding (-EEXIST); an equal entry is not added twice. */
+const char *policy_check_secret_name(const char *s);
+const char *policy_check_cred_env(const char *s);
+const char *policy_check_header_name(const char *s);
+const char *policy_check_cred_format(const char *s);
+const char *policy_check_basic_user(const char *s);
+int policy_req_add_cred(policy_req *q, const policy_cred *cred);
+void policy_req_creds_clear(policy_req *q);
+/* Whether `over` binds a credential `base` lacks: every new binding widens (a secret reaches a
+ * host through the proxy). */
+bool policy_creds_widen(const policy_req *base, const policy_req *over);
+/* The credentials array (json_t *, or NULL when none; *failed on allocation failure). */
+void *policy_req_creds_json(const policy_req *q, bool *failed);
+/* Whether the proxy terminates TLS for some host: request rules or credentials. */
+bool policy_req_terminates(const policy_req *q);
 /* Whether tool caches are on in a resolved policy. */
 bool policy_tool_caches_on(const cordon_policy *p);
 

@@ -65,6 +65,7 @@ static const struct {
         [SF_BLOCK_READS] = { "blockReadsOutsideWorkdirs", 0, NULL },
         [SF_ALLOW_READ] = { "allowRead", offsetof(cordon_policy, allow_read),
                             policy_add_allow_read },
+        [SF_CREDENTIALS] = { "credentials", 0, NULL },
 };
 
 const char *settings_field_key(settings_field f) {
@@ -111,6 +112,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->n_env_set;
         if (f == SF_EGRESS_RULES)
                 return p->req.n_rules;
+        if (f == SF_CREDENTIALS)
+                return p->req.n_creds;
         if (f == SF_MODE)
                 return p->mode_set;
         if (f == SF_NETWORK)
@@ -141,6 +144,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return p->env_set[i].name;
         if (f == SF_EGRESS_RULES)
                 return p->req.rules[i].host;
+        if (f == SF_CREDENTIALS)
+                return p->req.creds[i].env;
         if (f == SF_MODE)
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
@@ -178,6 +183,9 @@ static const char *const widens[_SF_MAX] = {
         [SF_TLS_PASSTHROUGH] = "takes a host's HTTPS out of its request rules",
         [SF_TLS_UPSTREAM_CA] = "trusts another CA for upstream servers",
         [SF_ALLOW_READ] = "adds a readable path",
+        /* A secret of the user's store goes to hosts the file names: a repository's settings
+         * could send the user's token to a host that logs it. */
+        [SF_CREDENTIALS] = "sends a secret to hosts (credentials)",
 };
 
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
@@ -281,6 +289,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         for (size_t i = 0; r >= 0 && i < src->req.n_rules; i++)
                 if ((r = maybe_drop(src, SF_EGRESS_RULES, i, drop, userdata)) == 0)
                         r = policy_req_add_rule(&dst->req, &src->req.rules[i]);
+        for (size_t i = 0; r >= 0 && i < src->req.n_creds; i++)
+                if ((r = maybe_drop(src, SF_CREDENTIALS, i, drop, userdata)) == 0)
+                        r = policy_req_add_cred(&dst->req, &src->req.creds[i]);
         if (r >= 0 && src->egress_mode_set &&
             (r = maybe_drop(src, SF_EGRESS_MODE, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_egress_mode(dst, src->egress_mode);

@@ -192,6 +192,7 @@ typedef enum settings_field {
         SF_TLS_UPSTREAM_CA,  /* tls.upstreamCa */
         SF_BLOCK_READS,
         SF_ALLOW_READ,
+        SF_CREDENTIALS,      /* credentials: items are the entries (their env) */
         _SF_MAX,
 } settings_field;
 
