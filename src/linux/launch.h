@@ -134,6 +134,10 @@ struct launch {
         proxy_proc px;
         /* TLS inspection's session CA (tls-bundle.h) until the proxy is forked with it. */
         struct tls_ca *tls_ca;
+        /* credentials (creds.h): the secrets until the proxy is forked with them, and the
+         * home their store is in (NULL: the plan binds none). */
+        struct cred_set *creds;
+        char *creds_home;
         capture cap;
         pid_t child;             /* the process the launcher forked (cordon_process_pid) */
         int child_pidfd;

@@ -264,6 +264,12 @@ void http_dial_failed(conn *c, int err, bool resolve_failed);
  * see into, refused with the reason in why. */
 bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v);
 bool request_tunnel_refused(conn *c, char *why, size_t size);
+/* Credentials (cred-rewrite.h) in the request head head[0..len) about to go to c->host; `tls`:
+ * over TLS the proxy terminated. 0: send it as it is; 1: send *out[0..*out_len) (it holds
+ * secrets: cred_head_free()); -1: refused and reported, answer 403 with `why`; -2: answer
+ * 500 with `why`. */
+int request_credentials(conn *c, const char *head, size_t len, const char *method, bool tls,
+                        char **out, size_t *out_len, char *why, size_t size);
 
 /* proxy-transparent.c: a connection the sandbox's NAT rule redirected here. */
 void transparent_start(conn *c);
