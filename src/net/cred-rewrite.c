@@ -327,12 +327,17 @@ static void put_cred_headers(growbuf *g, const cred_set *s, const net_host *h, u
         puts_(g, "Accept-Encoding: identity\r\n");
 }
 
-/* One header line (no CRLF) of a request to a bound host. */
+/* One header line (no CRLF) of a request to a bound host, written with its CRLF unless the
+ * proxy sets that header itself (then it is dropped: an empty line left in its place would end
+ * the head there, and the upstream would read the rest as a body). */
 static const cred *put_header_line(growbuf *g, const cred_set *s, const net_host *h,
                                    uint16_t port, const char *line, size_t n) {
         const char *colon = memchr(line, ':', n);
-        if (!colon)
-                return put_replaced(g, s, h, port, line, n);
+        if (!colon) {
+                const cred *c = put_replaced(g, s, h, port, line, n);
+                put(g, "\r\n", 2);
+                return c;
+        }
         size_t name_len = (size_t) (colon - line);
         if (proxy_sets(s, h, port, line, name_len)) {
                 /* Dropped, so it is never sent: a placeholder in it must still be allowed. */
@@ -345,9 +350,11 @@ static const cred *put_header_line(growbuf *g, const cred_set *s, const net_host
         growbuf tmp = { 0 };
         const cred *off = NULL;
         int b = put_basic(&tmp, s, h, port, line + v, n - v, &off);
-        if (b == 1) {
-                put(g, line, v);
+        /* The name and the space after it are replaced in too: a placeholder may sit in
+         * any byte of the head. */
+        if (b == 1 && !(off = put_replaced(g, s, h, port, line, v))) {
                 put(g, tmp.b, tmp.len);
+                put(g, "\r\n", 2);
                 if (tmp.failed)
                         g->failed = true;
         }
@@ -357,8 +364,11 @@ static const cred *put_header_line(growbuf *g, const cred_set *s, const net_host
         }
         if (b != 0)
                 return off;
-        put(g, line, v);
-        return put_replaced(g, s, h, port, line + v, n - v);
+        const cred *c = put_replaced(g, s, h, port, line, v);
+        if (!c)
+                c = put_replaced(g, s, h, port, line + v, n - v);
+        put(g, "\r\n", 2);
+        return c;
 }
 
 static const cred *rewrite_bound(growbuf *g, const cred_set *s, const net_host *h,
@@ -371,13 +381,16 @@ static const cred *rewrite_bound(growbuf *g, const cred_set *s, const net_host *
                 size_t n = end ? (size_t) (end - (head + at)) : len - at;
                 if (n == 0)
                         break; /* the empty line */
-                const cred *off = first ? put_replaced(g, s, h, port, head + at, n)
-                                        : put_header_line(g, s, h, port, head + at, n);
+                const cred *off = NULL;
+                if (first) {
+                        off = put_replaced(g, s, h, port, head + at, n);
+                        put(g, "\r\n", 2);
+                        put_cred_headers(g, s, h, port);
+                } else {
+                        off = put_header_line(g, s, h, port, head + at, n);
+                }
                 if (off)
                         return off;
-                put(g, "\r\n", 2);
-                if (first)
-                        put_cred_headers(g, s, h, port);
                 first = false;
                 at += n + 2;
         }
@@ -484,7 +497,8 @@ int cred_scrub_feed(const cred_set *s, cred_scrub *st, const char *in, size_t le
         memcpy(buf, st->ctx, ctx);
         if (st->held)
                 memcpy(buf + ctx, st->hold, st->held);
-        memcpy(buf + ctx + st->held, in, len);
+        if (len)
+                memcpy(buf + ctx + st->held, in, len);
         size_t keep = scrub_scan(s, buf, n, ctx);
         size_t tail = n - keep;
         char *hold = tail ? malloc(tail) : NULL;

@@ -1163,10 +1163,12 @@ t_sanitizers() {
 
 # shellcheck source=tests/net/it/rules.sh
 . "$HERE/rules.sh"
+# shellcheck source=tests/net/it/creds.sh
+. "$HERE/creds.sh"
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet rules \
+        transparent dns upstream nonet rules creds \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
