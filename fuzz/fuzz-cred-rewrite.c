@@ -8,7 +8,8 @@
  * Promises checked:
  *  - to another host or over plain http nothing is rewritten, and the head is refused exactly
  *    when it holds the placeholder (raw or in Basic): cred_find_placeholder() agrees;
- *  - to the bound host over TLS a head is rewritten or refused; a rewritten head holds no raw
+ *  - to the bound host over TLS a head is rewritten or refused (-EINVAL only when it does not
+ *    end in CRLF CRLF or has no request line); a rewritten head holds no raw
  *    placeholder, ends in CRLF CRLF (its only empty line, when the input's was its last),
  *    and carries the proxy's Authorization line;
  *  - a response split anywhere comes out with the same number of bytes, and no whole secret
@@ -56,6 +57,8 @@ static int check_head(bool bound, bool tls, const char *head, size_t len) {
         const cred *off = NULL;
         int r = cred_rewrite_head(set, &h, 443, tls, head, len, &out, &n, &off);
         FUZZ_CHECK(T, (r == -EACCES) == (off != NULL));
+        bool whole = len >= 4 && head[0] != '\r' && memcmp(head + len - 4, "\r\n\r\n", 4) == 0;
+        FUZZ_CHECK(T, r != -EINVAL || (bound && tls && !whole));
         if (!bound || !tls) {
                 FUZZ_CHECK(T, r == 0 || r == -EACCES);
                 FUZZ_CHECK(T, (r == -EACCES) == (cred_find_placeholder(set, head, len) != NULL));

@@ -413,6 +413,10 @@ int cred_rewrite_head(const cred_set *s, const net_host *h, uint16_t port, bool 
                 *offender = cred_find_placeholder(s, head, len);
                 return *offender ? -EACCES : 0;
         }
+        /* Only a whole head is rewritten (the parsers hand over nothing else): the lines are
+         * read up to its final empty line. */
+        if (len < 4 || head[0] == '\r' || memcmp(head + len - 4, "\r\n\r\n", 4) != 0)
+                return -EINVAL;
         growbuf g = { 0 };
         *offender = rewrite_bound(&g, s, h, port, head, len);
         if (*offender || g.failed) {

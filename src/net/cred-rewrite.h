@@ -79,7 +79,8 @@ const cred *cred_find_placeholder(const cred_set *s, const char *buf, size_t len
  * accepted it) to h:port; `tls`: it goes over TLS the proxy verified.
  * Returns 0: send it unchanged (*out NULL); 1: send *out[0..*out_len) instead (malloc'ed; it
  * holds secrets: the caller wipes it, cred_head_free); -EACCES: refuse it, *offender is the
- * credential whose placeholder it carries where it may not go; -ENOMEM; -E2BIG. */
+ * credential whose placeholder it carries where it may not go; -EINVAL: a head to be rewritten
+ * has no request line or does not end in CRLF CRLF; -ENOMEM; -E2BIG. */
 int cred_rewrite_head(const cred_set *s, const net_host *h, uint16_t port, bool tls,
                       const char *head, size_t len, char **out, size_t *out_len,
                       const cred **offender);

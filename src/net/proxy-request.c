@@ -59,7 +59,9 @@ int request_credentials(conn *c, const char *head, size_t len, const char *metho
                 return r;
         if (r != -EACCES) {
                 (void) snprintf(why, size, "credentials: %s",
-                                r == -E2BIG ? "the request head grew too large" : "out of memory");
+                                r == -E2BIG    ? "the request head grew too large"
+                                : r == -EINVAL ? "not a whole request head"
+                                               : "out of memory");
                 return -2;
         }
         cred_rule(why, size, off,
