@@ -187,7 +187,7 @@ typedef struct growbuf {
 } growbuf;
 
 static void put(growbuf *g, const char *s, size_t n) {
-        if (g->failed)
+        if (g->failed || n == 0)
                 return;
         if (g->len + n > CRED_HEAD_MAX + 2 * CRED_VALUE_MAX) {
                 g->failed = g->too_big = true;
