@@ -32,8 +32,12 @@ static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) 
         tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
         creds_drop(&l->creds);       /* and placeholders of its own */
         int r = tls_bundle_prepare(l->p, &l->tls_ca, err);
+        /* Brokers get the run's id: the events' sessionId when there is one. */
+        if (l->creds_home && !l->creds_run.id[0] && l->ev.session_id[0])
+                (void) snprintf(l->creds_run.id, sizeof(l->creds_run.id), "%s",
+                                l->ev.session_id);
         if (r >= 0 && l->creds_home)
-                r = creds_prepare(l->p, l->creds_home, &l->creds, err);
+                r = creds_prepare(l->p, l->creds_home, &l->creds_run, &l->creds, err);
         if (r >= 0)
                 r = proxy_prepare(pch, err);
         if (r >= 0)

@@ -372,6 +372,7 @@ void launch_done(launch *l) {
         strv_done(&l->st.ask_session);
         tls_bundle_drop(&l->tls_ca);
         creds_drop(&l->creds);
+        creds_run_finish(&l->creds_run); /* the brokers revoke what they issued */
         free(l->creds_home);
         l->creds_home = NULL;
         if (l->be && l->be->done)

@@ -24,7 +24,8 @@ int cred_set_new(cred_set **out, const policy_req *q) {
         for (; s->n < q->n_creds; s->n++) {
                 const policy_cred *pc = &q->creds[s->n];
                 cred *c = &s->v[s->n];
-                *c = (cred){ .name = pc->env, .secret = pc->secret, .header = pc->header,
+                *c = (cred){ .name = pc->env, .secret = pc->secret ? pc->secret : pc->broker,
+                             .brokered = !pc->secret, .header = pc->header,
                              .format = pc->format, .basic = pc->basic };
                 if (!(c->hosts = calloc(pc->hosts.n, sizeof(*c->hosts)))) {
                         s->n++;

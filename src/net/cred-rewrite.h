@@ -38,7 +38,8 @@
 
 typedef struct cred {
         const char *name;    /* the variable of the placeholder: what reports name */
-        const char *secret;  /* the store's name of the secret (messages) */
+        const char *secret;  /* the store's name of the secret, or the broker's (messages) */
+        bool brokered;       /* issued by a credential broker for this run */
         const char *header;  /* NULL, or the header the proxy sets */
         const char *format;  /* with header: "{}" is the secret; NULL: "{}" */
         const char *basic;   /* NULL, or basic auth's user */

@@ -45,9 +45,9 @@ bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v)
 /* The rule text of a refused placeholder: the credential by its variable, never a value. */
 static void cred_rule(char *why, size_t size, const cred *off, const char *where) {
         (void) snprintf(why, size,
-                        "credentials: the placeholder of %s (secret %s) %s; it goes only to "
+                        "credentials: the placeholder of %s (%s %s) %s; it goes only to "
                         "the hosts the credential is bound to, over HTTPS",
-                        off->name, off->secret, where);
+                        off->name, off->brokered ? "broker" : "secret", off->secret, where);
 }
 
 int request_credentials(conn *c, const char *head, size_t len, const char *method, bool tls,

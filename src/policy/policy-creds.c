@@ -25,7 +25,8 @@ static bool strv_eq(const strv *a, const strv *b) {
 }
 
 static bool cred_equal(const policy_cred *a, const policy_cred *b) {
-        return str_eq(a->secret, b->secret) && str_eq(a->env, b->env) &&
+        return str_eq(a->secret, b->secret) && str_eq(a->broker, b->broker) &&
+               str_eq(a->env, b->env) &&
                strv_eq(&a->hosts, &b->hosts) && str_eq(a->header, b->header) &&
                str_eq(a->format, b->format) && str_eq(a->basic, b->basic);
 }
@@ -39,6 +40,7 @@ static const policy_cred *find_env(const policy_req *q, const char *env) {
 
 static void cred_clear(policy_cred *c) {
         free(c->secret);
+        free(c->broker);
         free(c->env);
         free(c->header);
         free(c->format);
@@ -53,7 +55,7 @@ static int dup_opt(char **dst, const char *src) {
 }
 
 int policy_req_add_cred(policy_req *q, const policy_cred *cred) {
-        if (!cred->secret || !cred->env || cred->hosts.n == 0)
+        if (!cred->secret == !cred->broker || !cred->env || cred->hosts.n == 0)
                 return -EINVAL;
         const policy_cred *have = find_env(q, cred->env);
         /* Two layers binding one variable differently: neither binding can be the one meant. */
@@ -66,7 +68,8 @@ int policy_req_add_cred(policy_req *q, const policy_cred *cred) {
                 return -ENOMEM;
         q->creds = v;
         policy_cred c = { 0 };
-        if (dup_opt(&c.secret, cred->secret) < 0 || dup_opt(&c.env, cred->env) < 0 ||
+        if (dup_opt(&c.secret, cred->secret) < 0 || dup_opt(&c.broker, cred->broker) < 0 ||
+            dup_opt(&c.env, cred->env) < 0 ||
             dup_opt(&c.header, cred->header) < 0 || dup_opt(&c.format, cred->format) < 0 ||
             dup_opt(&c.basic, cred->basic) < 0 || strv_copy(&c.hosts, &cred->hosts) < 0) {
                 cred_clear(&c);
@@ -76,12 +79,58 @@ int policy_req_add_cred(policy_req *q, const policy_cred *cred) {
         return 0;
 }
 
+static void broker_clear(policy_broker *b) {
+        free(b->name);
+        strv_done(&b->issue);
+        strv_done(&b->revoke);
+        memset(b, 0, sizeof(*b));
+}
+
 void policy_req_creds_clear(policy_req *q) {
         for (size_t i = 0; i < q->n_creds; i++)
                 cred_clear(&q->creds[i]);
         free(q->creds);
         q->creds = NULL;
         q->n_creds = 0;
+        for (size_t i = 0; i < q->n_brokers; i++)
+                broker_clear(&q->brokers[i]);
+        free(q->brokers);
+        q->brokers = NULL;
+        q->n_brokers = 0;
+}
+
+const policy_broker *policy_req_broker(const policy_req *q, const char *name) {
+        for (size_t i = 0; name && i < q->n_brokers; i++)
+                if (strcmp(q->brokers[i].name, name) == 0)
+                        return &q->brokers[i];
+        return NULL;
+}
+
+int policy_req_add_broker(policy_req *q, const policy_broker *b) {
+        if (!b->name || b->issue.n == 0 || b->revoke.n == 0)
+                return -EINVAL;
+        policy_broker c = { .timeout_ms = b->timeout_ms };
+        if (!(c.name = strdup(b->name)) || strv_copy(&c.issue, &b->issue) < 0 ||
+            strv_copy(&c.revoke, &b->revoke) < 0) {
+                broker_clear(&c);
+                return -ENOMEM;
+        }
+        policy_broker *have = (policy_broker *) policy_req_broker(q, b->name);
+        if (have) {
+                broker_clear(have);
+                *have = c;
+                return 0;
+        }
+        policy_broker *v = q->n_brokers < POLICY_MAX_BROKERS
+                                   ? realloc(q->brokers, (q->n_brokers + 1) * sizeof(*v))
+                                   : NULL;
+        if (!v) {
+                broker_clear(&c);
+                return q->n_brokers < POLICY_MAX_BROKERS ? -ENOMEM : -E2BIG;
+        }
+        q->brokers = v;
+        q->brokers[q->n_brokers++] = c;
+        return 0;
 }
 
 bool policy_creds_widen(const policy_req *base, const policy_req *over) {
@@ -104,8 +153,9 @@ static json_t *cred_json(const policy_cred *c) {
                         json_decref(hosts);
                         hosts = NULL;
                 }
-        json_t *o = hosts ? json_pack("{s:s, s:s, s:o}", "secret", c->secret, "env", c->env,
-                                      "hosts", hosts)
+        json_t *o = hosts ? json_pack("{s:s, s:s, s:o}", c->secret ? "secret" : "broker",
+                                      c->secret ? c->secret : c->broker, "env", c->env, "hosts",
+                                      hosts)
                           : NULL;
         if (o && c->header && json_object_set_new(o, "header", json_string(c->header)) < 0)
                 goto fail;

@@ -103,6 +103,15 @@ static int parse_secret(parse_ctx *c, json_t *v, void *target) {
         return r;
 }
 
+static int parse_broker(parse_ctx *c, json_t *v, void *target) {
+        policy_cred *p = target;
+        const char *s = NULL;
+        int r = policy_json_checked(c, v, &s, "\"broker\": \"forge\"", policy_check_secret_name,
+                                    "a credentialBrokers name of the managed settings");
+        p->broker = (char *) s;
+        return r;
+}
+
 static int parse_env(parse_ctx *c, json_t *v, void *target) {
         policy_cred *p = target;
         const char *s = NULL;
@@ -170,7 +179,8 @@ static int parse_basic(parse_ctx *c, json_t *v, void *target) {
 }
 
 static const field cred_fields[] = {
-        { "secret", parse_secret, NULL }, { "env", parse_env, NULL },
+        { "secret", parse_secret, NULL }, { "broker", parse_broker, NULL },
+        { "env", parse_env, NULL },
         { "hosts", parse_hosts, NULL },   { "header", parse_header, NULL },
         { "format", parse_format, NULL }, { "basic", parse_basic, NULL },
 };
@@ -178,9 +188,12 @@ static const field cred_fields[] = {
 /* The combinations that say one thing: header with or without format (default "{}"), or basic
  * alone (it is the Authorization header), or neither (the placeholder is only replaced). */
 static int check_cred(parse_ctx *c, const policy_cred *p) {
-        if (!p->secret)
+        if (!p->secret && !p->broker)
                 return jread_fail(&c->j, false, "add \"secret\": \"github-token\"",
-                                  "a credential needs 'secret'");
+                                  "a credential needs 'secret' (or 'broker')");
+        if (p->secret && p->broker)
+                return jread_fail(&c->j, false, "keep one of them",
+                                  "a credential comes from 'secret' or from 'broker', not both");
         if (!p->env)
                 return jread_fail(&c->j, false, "add \"env\": \"GITHUB_TOKEN\"",
                                   "a credential needs 'env'");

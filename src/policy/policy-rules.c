@@ -105,6 +105,11 @@ int policy_req_copy(policy_req *dst, const policy_req *src) {
                 if (r < 0)
                         return r;
         }
+        for (size_t i = 0; i < src->n_brokers; i++) {
+                int r = policy_req_add_broker(dst, &src->brokers[i]);
+                if (r < 0)
+                        return r;
+        }
         int r = strv_extend(&dst->passthrough, &src->passthrough);
         return r < 0 ? r : strv_extend(&dst->upstream_ca, &src->upstream_ca);
 }

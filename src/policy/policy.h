@@ -83,7 +83,8 @@ typedef struct policy_req_rule {
  * secret in its place in requests to the hosts only, and with `header` (or `basic`) sets that
  * header itself. The value is never policy data: the launcher reads it (src/linux/creds.c). */
 typedef struct policy_cred {
-        char *secret;   /* a secret store name (secret_name_valid()'s grammar) */
+        char *secret;   /* a secret store name (secret_name_valid()'s grammar); or NULL and: */
+        char *broker;   /* a credentialBrokers name of the managed settings (per-run credential) */
         char *env;      /* the variable that holds the placeholder in the sandbox */
         strv hosts;     /* host patterns (egressAllowlist's grammar), at least one */
         char *header;   /* NULL, or a header the proxy sets: name */
@@ -91,6 +92,17 @@ typedef struct policy_cred {
         char *basic;    /* NULL, or the user of "Authorization: Basic user:secret" */
 } policy_cred;
 #define POLICY_MAX_CREDS 32
+
+/* A credential broker (docs/settings.md, "credentialBrokers"): the administrator's commands
+ * that issue a credential for a run (its stdout) and revoke it afterwards (the credential on
+ * stdin); the run's id is their last argument. Only the managed settings set one. */
+typedef struct policy_broker {
+        char *name;
+        strv issue, revoke; /* argv: an absolute path, then arguments */
+        uint64_t timeout_ms;
+} policy_broker;
+#define POLICY_MAX_BROKERS 16
+#define POLICY_BROKER_DEFAULT_TIMEOUT_MS 10000
 #define POLICY_CRED_FORMAT_MAX 256
 
 typedef struct policy_req {
@@ -100,6 +112,8 @@ typedef struct policy_req {
         strv upstream_ca;  /* tls.upstreamCa: absolute paths of PEM files trusted for upstreams */
         policy_cred *creds; /* credentials: a union over the layers, one per env name */
         size_t n_creds;
+        policy_broker *brokers; /* credentialBrokers (managed settings only), one per name */
+        size_t n_brokers;
 } policy_req;
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
@@ -294,6 +308,9 @@ const char *policy_check_cred_format(const char *s);
 const char *policy_check_basic_user(const char *s);
 int policy_req_add_cred(policy_req *q, const policy_cred *cred);
 void policy_req_creds_clear(policy_req *q);
+/* Adds a copy of a broker; one of the same name is replaced (a higher layer's wins). */
+int policy_req_add_broker(policy_req *q, const policy_broker *b);
+const policy_broker *policy_req_broker(const policy_req *q, const char *name);
 /* Whether `over` binds a credential `base` lacks: every new binding widens (a secret reaches a
  * host through the proxy). */
 bool policy_creds_widen(const policy_req *base, const policy_req *over);

@@ -234,6 +234,9 @@ const char *settings_check_domain(const char *s, const char **hint);
 typedef struct jread jread;
 /* The srt translator (settings-srt.c): `root` is the parsed document. */
 int settings_srt_parse(settings_file *f, jread *c, void *root, const char *cwd, const char *home);
+/* credentialBrokers (settings-brokers.c): managed files only, into f->layer's brokers; v is a
+ * json_t *. */
+int settings_parse_brokers(jread *c, void *v, settings_file *f);
 /* True when a top-level key belongs to the srt format. */
 bool settings_srt_key(const char *key);
 

@@ -110,6 +110,7 @@ print(r.status, r.read().decode().replace(chr(10), ' '))"
         fi
         creds_explain
         creds_refusals
+        creds_brokers
         rm -f "$FAKE_HOME/.config/cordon/secrets/store/github-token" \
                 "$FAKE_HOME/.config/cordon/secrets/store/npm-token"
 }
@@ -151,4 +152,96 @@ assert json.load(open(sys.argv[1]))["policy"]["credentials"] == []' "$LAST_OUT" 
         then ok "creds: an untrusted project file's credential is ignored and reported"
         else not_ok "creds: an untrusted project file's credential is ignored and reported" \
                 "$(cat "$LAST_OUT" "$LAST_ERR" | head -20)"; fi
+}
+
+# wait_for FILE PATTERN: until a line of FILE matches (at most 20 s: a bound, not a pace).
+wait_for() {
+        for _ in $(seq 200); do
+                grep -q -- "$2" "$1" 2>/dev/null && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
+# Credential brokers (docs/settings.md, "credentialBrokers"): a test broker that records its
+# calls in $SRV/broker.log, outside the sandbox; managed settings name it.
+creds_brokers() {
+        bk=$IT_TMP/broker.sh
+        cat > "$bk" <<SH
+#!/bin/sh
+case \$1 in
+issue) echo "issue \$2 env=\$CORDON_RUN_ID" >> "$SRV/broker.log"; echo "brk_\$2" ;;
+revoke) echo "revoke \$2 stdin=\$(cat)" >> "$SRV/broker.log" ;;
+*) exit 3 ;;
+esac
+SH
+        chmod 755 "$bk"
+        : > "$SRV/broker.log"
+        cat > "$IT_TMP/managed-brokers.json" <<JSON
+{"credentialBrokers": {
+   "forge": {"issue": ["$bk", "issue"], "revoke": ["$bk", "revoke"], "timeout": "10s"},
+   "broken": {"issue": ["$bk", "fail"], "revoke": ["$bk", "revoke"]}}}
+JSON
+        chmod 644 "$IT_TMP/managed-brokers.json"
+        cat > "$IT_TMP/creds-broker.json" <<JSON
+{"tls": {"upstreamCa": ["$CERT"]},
+ "credentials": [{"broker": "forge", "env": "FORGE_TOKEN", "hosts": ["tls.example.test"],
+                  "header": "X-Forge"}]}
+JSON
+        sed 's/"forge"/"broken"/' "$IT_TMP/creds-broker.json" > "$IT_TMP/creds-broken.json"
+        b="--allow-domain tls.example.test --allow-domain 127.0.0.1:$T $NAMES"
+        EXTRA_ENV="CORDON_MANAGED_SETTINGS=$IT_TMP/managed-brokers.json"
+        net "broker: the issued credential reaches the bound host, the sandbox sees a placeholder" \
+                0 "cordon-cred-* *X-Forge: cordon-cred-*" - + --policy "$IT_TMP/creds-broker.json" \
+                $b -- sh -c "echo \$FORGE_TOKEN; curl -s --max-time 20 \
+                https://tls.example.test:$T/echo-head/@M@"
+        id=$(sed -n 's/^issue \([^ ]*\) env=.*/\1/p' "$SRV/broker.log" | head -n 1)
+        if [ -n "$id" ] && grep -qx "issue $id env=$id" "$SRV/broker.log" &&
+                grep -qx "revoke $id stdin=brk_$id" "$SRV/broker.log" &&
+                creds_echoed "$MARK" | grep -qF "X-Forge: brk_$id |"; then
+                ok "broker: issued with the run's id, injected, revoked with it at the end"
+        else
+                not_ok "broker: issued with the run's id, injected, revoked with it at the end" \
+                        "$(cat "$SRV/broker.log")" "$(creds_echoed "$MARK")"
+        fi
+        if grep -rlF "brk_$id" "$IT_TMP/log" >/dev/null; then
+                not_ok "broker: the credential is in no output or event"
+        else
+                ok "broker: the credential is in no output or event"
+        fi
+        net "broker: a broker that fails refuses the run (125)" 125 "" . . \
+                --policy "$IT_TMP/creds-broken.json" $b -- true
+        grep -q "credential broker 'broken': the issue command .* failed: it exited non-zero" \
+                "$LAST_ERR" && ok "broker: ... saying which and why" ||
+                not_ok "broker: ... saying which and why" "$(cat "$LAST_ERR")"
+        # kill -9 of cordon: the reaper still revokes, once the run is gone.
+        : > "$SRV/broker.log"
+        (cd "$WS" && exec env -i $(base_env) "$EXTRA_ENV" "$CORDON" run \
+                --policy "$IT_TMP/creds-broker.json" $b -- sleep 120) \
+                > "$IT_TMP/log/broker-kill.out" 2> "$IT_TMP/log/broker-kill.err" &
+        cpid=$!
+        if wait_for "$SRV/broker.log" "^issue " && wait_for_sleep; then
+                kill -9 "$cpid"
+                wait "$cpid" 2>/dev/null
+                id=$(sed -n 's/^issue \([^ ]*\) env=.*/\1/p' "$SRV/broker.log" | head -n 1)
+                if wait_for "$SRV/broker.log" "^revoke $id stdin=brk_$id\$"; then
+                        ok "broker: kill -9 of cordon: the credential is revoked all the same"
+                else
+                        not_ok "broker: kill -9 of cordon: the credential is revoked all the same" \
+                                "$(cat "$SRV/broker.log")"
+                fi
+        else
+                kill -9 "$cpid" 2>/dev/null
+                not_ok "broker: kill -9 of cordon: the run started" "$(cat "$IT_TMP/log/broker-kill.err")"
+        fi
+        EXTRA_ENV=
+}
+
+# The kill -9 run's command is running (its sleep 120, as this user).
+wait_for_sleep() {
+        for _ in $(seq 200); do
+                pgrep -u "$(id -u)" -f "^sleep 120\$" >/dev/null && return 0
+                sleep 0.1
+        done
+        return 1
 }
