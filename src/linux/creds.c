@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "secrets/secret-store.h"
 
@@ -129,6 +130,14 @@ int creds_prepare(plan *p, const char *home, creds_run *run, cred_set **ret,
                 }
         *ret = s;
         return 0;
+}
+
+void creds_run_release(creds_run *run) {
+        for (size_t i = 0; i < run->n; i++)
+                if (run->reapers[i].fd >= 0) {
+                        (void) close(run->reapers[i].fd);
+                        run->reapers[i].fd = -1;
+                }
 }
 
 void creds_run_finish(creds_run *run) {

@@ -28,5 +28,7 @@ typedef struct creds_run {
 int creds_prepare(plan *p, const char *home, creds_run *run, cred_set **ret, cordon_error *err);
 /* Revokes every brokered credential of the run (waits for the reapers). */
 void creds_run_finish(creds_run *run);
+/* Starts the revokes without waiting (a session host reaps its children itself). */
+void creds_run_release(creds_run *run);
 /* Wipes the secrets and frees the set; *s becomes NULL. */
 void creds_drop(cred_set **s);

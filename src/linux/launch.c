@@ -332,14 +332,15 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
                 backend = CORDON_BACKEND_NONE;
         /* No proxy runs: a placeholder would reach nothing, and the secret has nowhere to go. */
         if (unconfined && p->net.req.n_creds)
-                return cordon_set_error(err, CORDON_USAGE, ENOTSUP,
-                                        "credentials need the sandbox's proxy: they cannot be "
-                                        "used with danger-full-access or --backend none");
+                r = cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                     "credentials need the sandbox's proxy: they cannot be "
+                                     "used with danger-full-access or --backend none");
         const launch_backend *be = launch_backend_for(backend);
         l->be = be;
         l->backend = be->base.id;
         keep_handed_fds(l);
-        r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
+        if (r >= 0)
+                r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
         if (r >= 0 && be->base.available)
                 r = be->base.available(err);
         if (r >= 0 && be->base.confined)

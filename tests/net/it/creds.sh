@@ -234,7 +234,37 @@ JSON
                 kill -9 "$cpid" 2>/dev/null
                 not_ok "broker: kill -9 of cordon: the run started" "$(cat "$IT_TMP/log/broker-kill.err")"
         fi
+        creds_session
         EXTRA_ENV=
+}
+
+# A cordond session: issued at its launch (with the session's id), revoked at its destroy.
+creds_session() {
+        d=$(dirname "$CORDON")/cordond
+        [ -x "$d" ] || { skip "broker: cordond sessions" "no cordond beside $CORDON"; return; }
+        mkdir -m 700 "$IT_TMP/d"
+        : > "$SRV/broker.log"
+        env -i $(base_env) "$EXTRA_ENV" "$d" --socket "$IT_TMP/d/s" > "$IT_TMP/log/cordond.err" 2>&1 &
+        dpid=$!
+        for _ in $(seq 200); do [ -S "$IT_TMP/d/s" ] && break; sleep 0.1; done
+        run_in "$WS" "$CORDON" session launch --socket "$IT_TMP/d/s" \
+                --policy "$IT_TMP/creds-broker.json" $b
+        sid=$(cat "$LAST_OUT")
+        if grep -qx "issue $sid env=$sid" "$SRV/broker.log" &&
+                ! grep -q "^revoke" "$SRV/broker.log"; then
+                ok "broker: a cordond session's credential is issued at its launch, for its id"
+        else
+                not_ok "broker: a cordond session's credential is issued at its launch" \
+                        "sid '$sid': $(cat "$SRV/broker.log" "$LAST_ERR")"
+        fi
+        run_in "$WS" "$CORDON" session destroy --socket "$IT_TMP/d/s" "$sid"
+        if wait_for "$SRV/broker.log" "^revoke $sid stdin=brk_$sid\$"; then
+                ok "broker: ... and revoked at its destroy"
+        else
+                not_ok "broker: ... and revoked at its destroy" "$(cat "$SRV/broker.log")"
+        fi
+        kill "$dpid" 2>/dev/null
+        wait "$dpid" 2>/dev/null
 }
 
 # The kill -9 run's command is running (its sleep 120, as this user).
