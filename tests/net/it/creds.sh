@@ -172,6 +172,7 @@ creds_brokers() {
 case \$1 in
 issue) echo "issue \$2 env=\$CORDON_RUN_ID" >> "$SRV/broker.log"; echo "brk_\$2" ;;
 revoke) echo "revoke \$2 stdin=\$(cat)" >> "$SRV/broker.log" ;;
+hang) exec sleep 300 ;;
 *) exit 3 ;;
 esac
 SH
@@ -180,7 +181,8 @@ SH
         cat > "$IT_TMP/managed-brokers.json" <<JSON
 {"credentialBrokers": {
    "forge": {"issue": ["$bk", "issue"], "revoke": ["$bk", "revoke"], "timeout": "10s"},
-   "broken": {"issue": ["$bk", "fail"], "revoke": ["$bk", "revoke"]}}}
+   "broken": {"issue": ["$bk", "fail"], "revoke": ["$bk", "revoke"]},
+   "stuck": {"issue": ["$bk", "hang"], "revoke": ["$bk", "revoke"], "timeout": "1s"}}}
 JSON
         chmod 644 "$IT_TMP/managed-brokers.json"
         cat > "$IT_TMP/creds-broker.json" <<JSON
@@ -189,6 +191,7 @@ JSON
                   "header": "X-Forge"}]}
 JSON
         sed 's/"forge"/"broken"/' "$IT_TMP/creds-broker.json" > "$IT_TMP/creds-broken.json"
+        sed 's/"forge"/"stuck"/' "$IT_TMP/creds-broker.json" > "$IT_TMP/creds-stuck.json"
         b="--allow-domain tls.example.test --allow-domain 127.0.0.1:$T $NAMES"
         EXTRA_ENV="CORDON_MANAGED_SETTINGS=$IT_TMP/managed-brokers.json"
         net "broker: the issued credential reaches the bound host, the sandbox sees a placeholder" \
@@ -214,6 +217,14 @@ JSON
         grep -q "credential broker 'broken': the issue command .* failed: it exited non-zero" \
                 "$LAST_ERR" && ok "broker: ... saying which and why" ||
                 not_ok "broker: ... saying which and why" "$(cat "$LAST_ERR")"
+        net "broker: a broker past its timeout is killed and refuses the run (125)" 125 "" . . \
+                --policy "$IT_TMP/creds-stuck.json" $b -- true
+        if grep -q "credential broker 'stuck': .*did not finish within the broker's timeout" \
+                "$LAST_ERR" && ! pgrep -u "$(id -u)" -f "^sleep 300\$" >/dev/null; then
+                ok "broker: ... saying so, nothing of it left running"
+        else
+                not_ok "broker: ... saying so, nothing of it left running" "$(cat "$LAST_ERR")"
+        fi
         # kill -9 of cordon: the reaper still revokes, once the run is gone.
         : > "$SRV/broker.log"
         (cd "$WS" && exec env -i $(base_env) "$EXTRA_ENV" "$CORDON" run \
