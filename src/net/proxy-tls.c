@@ -468,12 +468,12 @@ static int upstream_to_client(conn *c) {
                 int n = side_read(&t->u, buf, sizeof(buf));
                 if (n == 0)
                         return 0;
-                if (n < 0 && n == -1 && !(t->refusing && t->forwarded == 0) &&
-                    to_client(t, NULL, 0, true) < 0)
-                        return -1;
+                bool relayed = !(t->refusing && t->forwarded == 0);
+                if (n == -1) /* the upstream ended: the held tail goes too */
+                        return relayed && to_client(t, NULL, 0, true) < 0 ? -1 : 1;
                 if (n < 0)
-                        return n == -1 ? 1 : -1; /* 1: the upstream ended */
-                if (t->refusing && t->forwarded == 0)
+                        return -1;
+                if (!relayed)
                         continue;
                 if (to_client(t, buf, (size_t) n, false) < 0)
                         return -1;
