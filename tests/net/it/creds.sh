@@ -172,7 +172,7 @@ creds_brokers() {
 case \$1 in
 issue) echo "issue \$2 env=\$CORDON_RUN_ID" >> "$SRV/broker.log"; echo "brk_\$2" ;;
 revoke) echo "revoke \$2 stdin=\$(cat)" >> "$SRV/broker.log" ;;
-hang) exec sleep 300 ;;
+hang) exec sleep 301 ;;
 *) exit 3 ;;
 esac
 SH
@@ -220,7 +220,7 @@ JSON
         net "broker: a broker past its timeout is killed and refuses the run (125)" 125 "" . . \
                 --policy "$IT_TMP/creds-stuck.json" $b -- true
         if grep -q "credential broker 'stuck': .*did not finish within the broker's timeout" \
-                "$LAST_ERR" && ! pgrep -u "$(id -u)" -f "^sleep 300\$" >/dev/null; then
+                "$LAST_ERR" && ! running "sleep 301"; then
                 ok "broker: ... saying so, nothing of it left running"
         else
                 not_ok "broker: ... saying so, nothing of it left running" "$(cat "$LAST_ERR")"
@@ -228,7 +228,7 @@ JSON
         # kill -9 of cordon: the reaper still revokes, once the run is gone.
         : > "$SRV/broker.log"
         (cd "$WS" && exec env -i $(base_env) "$EXTRA_ENV" "$CORDON" run \
-                --policy "$IT_TMP/creds-broker.json" $b -- sleep 120) \
+                --policy "$IT_TMP/creds-broker.json" $b -- sleep 127) \
                 > "$IT_TMP/log/broker-kill.out" 2> "$IT_TMP/log/broker-kill.err" &
         cpid=$!
         if wait_for "$SRV/broker.log" "^issue " && wait_for_sleep; then
@@ -278,10 +278,18 @@ creds_session() {
         wait "$dpid" 2>/dev/null
 }
 
-# The kill -9 run's command is running (its sleep 120, as this user).
+# running "CMD ARGS": a process whose command line is exactly that (from /proc: no procps).
+running() {
+        for _p in /proc/[0-9]*; do
+                [ "$(tr '\0' ' ' < "$_p/cmdline" 2>/dev/null)" = "$1 " ] && return 0
+        done
+        return 1
+}
+
+# The kill -9 run's command is running (its sleep 127).
 wait_for_sleep() {
         for _ in $(seq 200); do
-                pgrep -u "$(id -u)" -f "^sleep 120\$" >/dev/null && return 0
+                running "sleep 127" && return 0
                 sleep 0.1
         done
         return 1
