@@ -287,7 +287,7 @@ creds_session() {
 # running "CMD ARGS": a process whose command line is exactly that (from /proc: no procps).
 running() {
         for _p in /proc/[0-9]*; do
-                [ "$(tr '\0' ' ' < "$_p/cmdline" 2>/dev/null)" = "$1 " ] && return 0
+                [ "$(tr '\0' ' ' 2>/dev/null < "$_p/cmdline")" = "$1 " ] && return 0
         done
         return 1
 }
