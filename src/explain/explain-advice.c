@@ -300,11 +300,20 @@ static int advise_request(explain_violation *v) {
                             v->ref[0] ? " ref " : "", v->ref);
                 return r < 0 ? r : advise_git_push(v, t);
         }
+        bool cred = strncmp(v->rule, "credentials: ", 13) == 0;
         int r = set(&v->summary, "request %s %s%s (%s)", v->method[0] ? v->method : "?", t,
-                    v->path, strncmp(v->rule, "egressRules[", 12) == 0 ? "deny rule"
+                    v->path, cred ? "credential placeholder"
+                             : strncmp(v->rule, "egressRules[", 12) == 0 ? "deny rule"
                                                                          : "no request rule");
         if (r < 0)
                 return r;
+        /* A placeholder where its credential is not bound (docs/policy.md, "Credentials"): no
+         * egressRules entry changes that, and the secret goes nowhere else by design. */
+        if (cred)
+                return set(&v->why, "%.*s: a placeholder goes only to its credential's hosts, "
+                                    "over https; add this host to the credential's hosts only "
+                                    "if it is meant to get the secret",
+                           (int) strcspn(v->rule, ";"), v->rule);
         if (strncmp(v->rule, "request rules: the path", 23) == 0)
                 return set(&v->why, "%s: a server could read this path as another one, so it is "
                                     "refused on a host with request rules; no policy change "

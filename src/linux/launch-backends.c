@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "linux/creds.h"
 #include "linux/landlock.h"
 #include "linux/launch.h"
 #include "linux/probe.h"
@@ -29,7 +30,14 @@ static int native_available(cordon_error *err) {
  * monitor creates inside the sandbox's network namespace. */
 static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
         tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
+        creds_drop(&l->creds);       /* and placeholders of its own */
         int r = tls_bundle_prepare(l->p, true, &l->tls_ca, err);
+        /* Brokers get the run's id: the events' sessionId when there is one. */
+        if (l->creds_home && !l->creds_run.id[0] && l->ev.session_id[0])
+                (void) snprintf(l->creds_run.id, sizeof(l->creds_run.id), "%s",
+                                l->ev.session_id);
+        if (r >= 0 && l->creds_home)
+                r = creds_prepare(l->p, l->creds_home, &l->creds_run, &l->creds, err);
         if (r >= 0)
                 r = proxy_prepare(pch, err);
         if (r >= 0)
@@ -40,14 +48,16 @@ static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) 
 /* Not before the fork: the proxy would hold the capture pipes' sandbox ends until it closes
  * what it does not need. */
 static int native_proxy_start(launch *l, proxy_channels *pch, cordon_error *err) {
-        int r = proxy_start(l->p, l->tls_ca, pch, &l->px, err);
+        int r = proxy_start(l->p, l->tls_ca, l->creds, pch, &l->px, err);
         tls_bundle_drop(&l->tls_ca); /* the proxy has it: the launcher needs no key */
+        creds_drop(&l->creds);       /* nor the secrets */
         return r;
 }
 
 static _noreturn_ void native_child(launch *l, char *const argv[], int report_fd,
                                     pid_t launcher) {
         tls_bundle_drop(&l->tls_ca); /* the sandbox's side never holds the key */
+        creds_drop(&l->creds);       /* nor a secret */
         sandbox_monitor_main(l->p, argv, report_fd, launcher, l->px.listen_ch);
 }
 
@@ -78,8 +88,15 @@ static int landlock_prepare(launch *l, cordon_error *err) {
         return r;
 }
 
-/* Its proxy listens on the host's loopback already (landlock_run_prepare). */
+/* Its proxy listens on the host's loopback already (landlock_run_prepare), forked before the
+ * launch reads any secret: it has no credential set, so it cannot put a secret into a request.
+ * Credentials refuse the backend rather than leave the command with placeholders that reach
+ * nothing. */
 static int landlock_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
+        if (l->p->net.req.n_creds)
+                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
+                                        "credentials need the native backend; the landlock "
+                                        "backend's proxy does not inject them");
         l->px = l->lr.proxy;
         l->lr.proxy = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
         return 0;

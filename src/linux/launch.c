@@ -13,6 +13,7 @@
 
 #include "linux/cgroup.h"
 #include "linux/launch.h"
+#include "linux/creds.h"
 #include "linux/probe.h"
 #include "plan/tool-caches.h"
 #include "policy/policy.h"
@@ -306,6 +307,8 @@ static int launch_plan(launch *l, const cordon_policy *policy, cordon_error *err
                 r = plan_build(policy, home, cwd, env, &l->p, err);
         if (r >= 0)
                 l->p->tty = l->tty; /* CORDON_SPAWN_TTY: command_main() makes fd 0 its own */
+        if (r >= 0 && l->p->net.req.n_creds && !(l->creds_home = strdup(home)))
+                r = cordon_set_error(err, CORDON_LAUNCH_FAILED, ENOMEM, "out of memory");
         return r;
 }
 
@@ -327,11 +330,17 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
                           backend == CORDON_BACKEND_NONE;
         if (unconfined)
                 backend = CORDON_BACKEND_NONE;
+        /* No proxy runs: a placeholder would reach nothing, and the secret has nowhere to go. */
+        if (unconfined && p->net.req.n_creds)
+                r = cordon_set_error(err, CORDON_USAGE, ENOTSUP,
+                                     "credentials need the sandbox's proxy: they cannot be "
+                                     "used with danger-full-access or --backend none");
         const launch_backend *be = launch_backend_for(backend);
         l->be = be;
         l->backend = be->base.id;
         keep_handed_fds(l);
-        r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
+        if (r >= 0)
+                r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
         if (r >= 0 && be->base.available)
                 r = be->base.available(err);
         if (r >= 0 && be->base.confined)
@@ -363,6 +372,10 @@ int launch_finish(launch *l, cordon_run_result *ret, cordon_error *err) {
 void launch_done(launch *l) {
         strv_done(&l->st.ask_session);
         tls_bundle_drop(&l->tls_ca);
+        creds_drop(&l->creds);
+        creds_run_finish(&l->creds_run); /* the brokers revoke what they issued */
+        free(l->creds_home);
+        l->creds_home = NULL;
         if (l->be && l->be->done)
                 l->be->done(l);
         if (l->p) {

@@ -15,6 +15,7 @@
 #include "cordon/cordon.h"
 #include "linux/backend-landlock.h"
 #include "linux/capture.h"
+#include "linux/creds.h"
 #include "linux/cgroup.h"
 #include "run/events.h"
 #include "run/run-backend.h"
@@ -134,6 +135,11 @@ struct launch {
         proxy_proc px;
         /* TLS inspection's session CA (tls-bundle.h) until the proxy is forked with it. */
         struct tls_ca *tls_ca;
+        /* credentials (creds.h): the secrets until the proxy is forked with them, and the
+         * home their store is in (NULL: the plan binds none). */
+        struct cred_set *creds;
+        char *creds_home;
+        creds_run creds_run;     /* brokered credentials: revoked at launch_done() */
         capture cap;
         pid_t child;             /* the process the launcher forked (cordon_process_pid) */
         int child_pidfd;

@@ -10,6 +10,7 @@
  * anyway) and dies with the launcher. */
 #include "linux/proxy-proc.h"
 #include "net/proxy-tls.h"
+#include "net/cred-rewrite.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -192,7 +193,7 @@ proxy_tls *proxy_build_tls(const plan *p, tls_ca *ca, int report_fd) {
 }
 
 static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, proxy_tls *tls,
-                                  int listen_ch, int report_fd) {
+                                  const cred_set *creds, int listen_ch, int report_fd) {
         int fds[PROXY_MAX_LISTENERS];
         proxy_listener_kind kinds[PROXY_MAX_LISTENERS];
         size_t n = 0;
@@ -224,7 +225,8 @@ static _noreturn_ void proxy_main(const plan *p, const egress_rules *rules, prox
                              .report_fd = report_fd, .wildcard_names = p->net.wildcard_names,
                              .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
                              .ask_timeout_ms = p->net.ask_timeout_ms,
-                             .per_lookup_dns_reports = p->session_ctl >= 0, .tls = tls };
+                             .per_lookup_dns_reports = p->session_ctl >= 0, .tls = tls,
+                             .creds = creds };
         int r = proxy_serve(&cfg, fds, kinds, n, -1);
         _exit(r < 0 ? 1 : 0);
 }
@@ -270,8 +272,8 @@ void proxy_channels_close(proxy_channels *ch) {
                 }
 }
 
-int proxy_start(const plan *p, tls_ca *ca, proxy_channels *ch, proxy_proc *out,
-                cordon_error *err) {
+int proxy_start(const plan *p, tls_ca *ca, const cred_set *creds, proxy_channels *ch,
+                proxy_proc *out, cordon_error *err) {
         *out = (proxy_proc){ .pid = -1, .listen_ch = -1, .report_fd = -1 };
         pid_t launcher = getpid();
         pid_t pid = fork();
@@ -281,7 +283,7 @@ int proxy_start(const plan *p, tls_ca *ca, proxy_channels *ch, proxy_proc *out,
                         _exit(1);
                 (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
                 egress_rules *rules = build_rules(p, ch->rep[1]);
-                proxy_main(p, rules, proxy_build_tls(p, ca, ch->rep[1]), ch->lch[0], ch->rep[1]);
+                proxy_main(p, rules, proxy_build_tls(p, ca, ch->rep[1]), creds, ch->lch[0], ch->rep[1]);
         }
         int e = errno;
         (void) close(ch->lch[0]);

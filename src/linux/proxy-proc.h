@@ -36,7 +36,9 @@ int proxy_prepare(proxy_channels *ch, cordon_error *err);
 /* ca: TLS inspection's session CA (tls-bundle.h) the proxy terminates ruled hosts with; NULL:
  * none (their tunnels are refused unless tls.passthrough names them). */
 struct tls_ca;
-int proxy_start(const plan *p, struct tls_ca *ca, proxy_channels *ch, proxy_proc *out,
+struct cred_set;
+int proxy_start(const plan *p, struct tls_ca *ca, const struct cred_set *creds,
+                proxy_channels *ch, proxy_proc *out,
                 cordon_error *err);
 void proxy_channels_close(proxy_channels *ch);
 

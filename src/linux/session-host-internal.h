@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "run/events.h"
+#include "linux/creds.h"
 #include "linux/proxy-proc.h"
 #include "linux/session-init.h"
 #include "plan/plan.h"
@@ -49,6 +50,8 @@ struct host {
         int rep;              /* the session's report channel (monitor, init, supervisor) */
         int ctl;              /* init */
         proxy_proc px;
+        /* Brokered credentials (creds.h): revoked when the session ends. */
+        creds_run creds_run;
         pid_t monitor;
         plan *p;
         char session_id[EVENTS_ID_MAX];

@@ -115,6 +115,8 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         l.cwd = workdir;
         l.home = home;
         l.session_ctl = ctl[1];
+        /* Brokers issue for the session (docs/settings.md, "credentialBrokers"): its id. */
+        (void) snprintf(l.creds_run.id, sizeof(l.creds_run.id), "%s", h->session_id);
         static char arg0[] = "true"; /* unused: init serves execs instead */
         char *const none[] = { arg0, NULL };
         int r = launch_start(&l, pol, none, err);
@@ -129,6 +131,9 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         h->px = l.px;
         h->monitor = l.child;
         h->p = TAKE_PTR(l.p);
+        /* Issued at the session's launch, revoked when it ends (quit()). */
+        h->creds_run = l.creds_run;
+        free(l.creds_home);
         safe_close(l.child_pidfd);
         return 0;
 }
@@ -559,6 +564,8 @@ static _noreturn_ void quit(host *h) {
         proxy_proc_stop(&h->px);
         if (h->monitor > 0)
                 (void) kill(h->monitor, SIGKILL);
+        /* The reapers revoke once the sandbox is gone (the loop below reaps them too). */
+        creds_run_release(&h->creds_run);
         if (h->p->cgroup)
                 cgroup_kill(h->p->cgroup);
         /* The host is a subreaper: init comes back to it when the monitor dies, and init's own

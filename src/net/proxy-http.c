@@ -11,6 +11,7 @@
  * src/net/http-body.c only says where each message ends, so a request smuggled inside a body is
  * never parsed as a request of ours. Refusals answer 403 with an X-Cordon-Error header naming the
  * rule, and close. */
+#include "net/cred-rewrite.h"
 #include "net/proxy-internal.h"
 
 #include <errno.h>
@@ -173,6 +174,16 @@ static void on_request(conn *c, http_req *rq) {
                 ssize_t n = http_req_rewrite(rq, c->in, out, sizeof(out));
                 if (n < 0) {
                         answer_error(c, 431, "request head too large to forward", "");
+                        return;
+                }
+                /* Plain http: a placeholder is refused here, never replaced (cred-rewrite.h). */
+                char *unused = NULL, cwhy[400];
+                size_t unused_len = 0;
+                int cr = request_credentials(c, out, (size_t) n, rq->method, false, &unused,
+                                             &unused_len, cwhy, sizeof(cwhy));
+                cred_head_free(unused, unused_len);
+                if (cr < 0) {
+                        answer_error(c, cr == -1 ? 403 : 500, cwhy, "");
                         return;
                 }
                 outq_free(&c->to_upstream);

@@ -288,6 +288,12 @@ int git_hold_feed(conn *c, git_hold *h, http_body *b, const char *buf, size_t le
 const char *git_hold_answer(const git_hold *h, size_t *len, const char **rule);
 const char *git_hold_bytes(const git_hold *h, size_t *len);
 void git_hold_free(git_hold *h);
+/* Credentials (cred-rewrite.h) in the request head head[0..len) about to go to c->host; `tls`:
+ * over TLS the proxy terminated. 0: send it as it is; 1: send *out[0..*out_len) (it holds
+ * secrets: cred_head_free()); -1: refused and reported, answer 403 with `why`; -2: answer
+ * 500 with `why`. */
+int request_credentials(conn *c, const char *head, size_t len, const char *method, bool tls,
+                        char **out, size_t *out_len, char *why, size_t size);
 
 /* proxy-transparent.c: a connection the sandbox's NAT rule redirected here. */
 void transparent_start(conn *c);

@@ -7,13 +7,16 @@
  *
  * A tunnel (CONNECT, SOCKS5, a redirected connection) to a host with request rules is
  * terminated when the proxy has a session CA (proxy-tls.c: each request inside is judged here
- * too); without one (the landlock backend), or to an address, it is refused
+ * too); without one, or to an address, it is refused
  * (request_tunnel_refused()) unless tls.passthrough names the host, or a client could take the
  * tunnel instead of http:// and reach every path the rules refuse. */
 #include "net/proxy-internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "net/cred-rewrite.h"
 
 /* The path as the upstream will get it: http_req_rewrite() sends "/" before an empty path or a
  * bare query. Its length; target[n] is not set. */
@@ -50,21 +53,70 @@ bool request_admit(conn *c, const char *buf, const http_req *rq, req_verdict *v)
         return false;
 }
 
+/* The rule text of a refused placeholder: the credential by its variable, never a value. */
+static void cred_rule(char *why, size_t size, const cred *off, const char *where) {
+        (void) snprintf(why, size,
+                        "credentials: the placeholder of %s (%s %s) %s; it goes only to "
+                        "the hosts the credential is bound to, over HTTPS",
+                        off->name, off->brokered ? "broker" : "secret", off->secret, where);
+}
+
+int request_credentials(conn *c, const char *head, size_t len, const char *method, bool tls,
+                        char **out, size_t *out_len, char *why, size_t size) {
+        const cred_set *cs = c->px->cfg->creds;
+        const cred *off = NULL;
+        int r = cred_rewrite_head(cs, &c->host, c->port, tls, head, len, out, out_len, &off);
+        if (r >= 0)
+                return r;
+        if (r != -EACCES) {
+                (void) snprintf(why, size, "credentials: %s",
+                                r == -E2BIG    ? "the request head grew too large"
+                                : r == -EINVAL ? "not a whole request head"
+                                               : "out of memory");
+                return -2;
+        }
+        cred_rule(why, size, off,
+                  tls || !cred_set_binds(cs, &c->host, c->port)
+                          ? "was sent to a host it is not bound to"
+                          : "was sent over plain http");
+        int fd = c->px->cfg->report_fd;
+        /* The path only, up to its query: where a placeholder usually sits, and reports need
+         * no copy of it. */
+        const char *sp = memchr(head, ' ', len);
+        size_t pl = 0;
+        while (sp && sp + 1 + pl < head + len && !strchr(" ?\r", sp[1 + pl]) && pl < 512)
+                pl++;
+        char path[520];
+        (void) snprintf(path, sizeof(path), "%.*s", (int) pl, sp ? sp + 1 : "");
+        if (fd >= 0)
+                report_request_violation(fd, tls ? "https" : "http", c->target, why, c->client,
+                                         NULL, method, path);
+        return -1;
+}
+
 bool request_tunnel_refused(conn *c, char *why, size_t size) {
         if (git_tunnel_refused(c, why, size))
                 return true;
         const req_rules *rr = c->px->cfg->req_rules;
+        const cred_set *cs = c->px->cfg->creds;
+        /* A name is not a place for a placeholder either (a DNS name carries it to whoever
+         * serves the zone); reported like a request carrying it. */
+        const cred *off = cred_find_placeholder(cs, c->host.text, strlen(c->host.text));
+        if (off) {
+                cred_rule(why, size, off, "is in the name of the destination");
+                return true;
+        }
         bool forward = c->proto == PROXY_LISTENER_HTTP && c->req && c->req->kind == HTTP_KIND_FORWARD;
-        if (!rr || forward || !req_rules_ruled(rr, &c->host, c->port) ||
-            req_rules_passthrough(rr, &c->host, c->port))
+        bool judged = req_rules_ruled(rr, &c->host, c->port) || cred_set_binds(cs, &c->host, c->port);
+        if (forward || !judged || req_rules_passthrough(rr, &c->host, c->port))
                 return false;
         /* Terminated (proxy-tls.c): judged once its ClientHello named the host. */
         if (c->px->cfg->tls && c->host.kind == NET_HOST_NAME)
                 return false;
         (void) snprintf(why, size,
-                        "request rules: egressRules name %s, and this proxy judges its requests "
-                        "only over http:// or TLS it terminates (for a name); tls.passthrough "
-                        "lets its tunnels through unjudged",
+                        "request rules: egressRules or credentials name %s, and this proxy "
+                        "judges its requests only over http:// or TLS it terminates (for a "
+                        "name); tls.passthrough lets its tunnels through unjudged",
                         c->host.text);
         return true;
 }

@@ -22,6 +22,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
+#include "net/cred-rewrite.h"
 #include "net/http-origin.h"
 #include "net/proxy-internal.h"
 #include "net/proxy-tls.h"
@@ -58,6 +59,10 @@ struct tls_conn {
         http_req rq;
         char pbuf[HTTP_ORIGIN_PARSE_MAX]; /* the head in absolute form (http-origin.h) */
         git_hold *git; /* a push held until its commands are judged (proxy-git.c) */
+        /* A host credentials are bound to: responses are scrubbed of the secrets (a server
+         * that echoes the request would hand them into the sandbox). */
+        const cred_set *creds; /* NULL: not such a host, nothing scrubbed */
+        cred_scrub scrub;
 };
 
 static const unsigned char alpn_h1[] = "\x08http/1.1";
@@ -181,6 +186,7 @@ void tls_conn_free(conn *c) {
         SSL_free(c->tls->s.ssl);
         SSL_free(c->tls->u.ssl);
         git_hold_free(c->tls->git);
+        cred_scrub_done(&c->tls->scrub);
         free(c->tls);
         c->tls = NULL;
 }
@@ -386,8 +392,19 @@ static int take_head(conn *c) {
                 refuse(c, 403, rule, NULL);
                 return 0;
         }
-        if (g == 1 ? git_hold_raw(t->git, t->req, (size_t) head) < 0
-                   : side_write(&t->u, t->req, (size_t) head) < 0)
+        char *creds = NULL;
+        size_t creds_len = 0;
+        int cr = request_credentials(c, t->req, (size_t) head, t->rq.method, true, &creds,
+                                     &creds_len, rule, sizeof(rule));
+        if (cr < 0) {
+                refuse(c, cr == -1 ? 403 : 500, rule, NULL);
+                return 0;
+        }
+        const char *out = cr == 1 ? creds : t->req;
+        size_t out_len = cr == 1 ? creds_len : (size_t) head;
+        int w = g == 1 ? git_hold_raw(t->git, out, out_len) : side_write(&t->u, out, out_len);
+        cred_head_free(creds, creds_len);
+        if (w < 0)
                 return -1;
         if (g != 1) /* a held push counts once it goes on (take_held_body()) */
                 t->forwarded++;
@@ -486,6 +503,26 @@ static int client_to_upstream(conn *c) {
 
 /* ---- Responses, upstream → client ------------------------------------------------------- */
 
+/* Response bytes towards the client: scrubbed on a host with credentials (cred-rewrite.h); at
+ * the upstream's end the held tail goes too (it is no whole secret). */
+static int to_client(struct tls_conn *t, const char *buf, size_t n, bool end) {
+        if (!t->creds)
+                return n ? side_write(&t->s, buf, n) : 0;
+        char *out = NULL;
+        size_t out_len = 0;
+        int r = cred_scrub_feed(t->creds, &t->scrub, buf, n, &out, &out_len);
+        if (r == 0 && out_len)
+                r = side_write(&t->s, out, out_len);
+        free(out);
+        if (r == 0 && end) {
+                const char *tail = NULL;
+                size_t tl = cred_scrub_flush(&t->scrub, &tail);
+                r = tl ? side_write(&t->s, tail, tl) : 0;
+                cred_scrub_done(&t->scrub);
+        }
+        return r < 0 ? -1 : 0;
+}
+
 static int upstream_to_client(conn *c) {
         struct tls_conn *t = c->tls;
         char buf[TLS_READ_CHUNK];
@@ -493,11 +530,14 @@ static int upstream_to_client(conn *c) {
                 int n = side_read(&t->u, buf, sizeof(buf));
                 if (n == 0)
                         return 0;
+                bool relayed = !(t->refusing && t->forwarded == 0);
+                if (n == -1) /* the upstream ended: the held tail goes too */
+                        return relayed && to_client(t, NULL, 0, true) < 0 ? -1 : 1;
                 if (n < 0)
-                        return n == -1 ? 1 : -1; /* 1: the upstream ended */
-                if (t->refusing && t->forwarded == 0)
+                        return -1;
+                if (!relayed)
                         continue;
-                if (side_write(&t->s, buf, (size_t) n) < 0)
+                if (to_client(t, buf, (size_t) n, false) < 0)
                         return -1;
         }
         return 0;
@@ -618,8 +658,10 @@ bool tls_wanted(const conn *c) {
         const req_rules *rr = c->px->cfg->req_rules;
         /* A git host's pushes are judged (proxy-git.c): tls.passthrough does not take it out,
          * or one setting would let every push through unjudged. */
-        return (c->px->cfg->tls && rr && req_rules_ruled(rr, &c->host, c->port) &&
-                !req_rules_passthrough(rr, &c->host, c->port)) ||
+        return (c->px->cfg->tls &&
+                ((rr && req_rules_ruled(rr, &c->host, c->port)) ||
+                 cred_set_binds(c->px->cfg->creds, &c->host, c->port)) &&
+                !(rr && req_rules_passthrough(rr, &c->host, c->port))) ||
                git_wanted(c);
 }
 
@@ -637,6 +679,8 @@ void tls_start(conn *c) {
         (void) setsockopt(c->up.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c->state = CS_TLS;
         c->deadline = 0; /* a terminated connection lives as long as a tunnel would */
+        if (cred_set_binds(c->px->cfg->creds, &c->host, c->port))
+                c->tls->creds = c->px->cfg->creds;
         /* The ClientHello proxy-inspect.c read is the server side's first input. */
         if (c->in_len > 0 && BIO_write(c->tls->s.in, c->in, (int) c->in_len) != (int) c->in_len) {
                 conn_close(c);

@@ -68,6 +68,9 @@ typedef struct proxy_config {
         /* TLS termination of ruled hosts (proxy-tls.h): the session CA and trust; NULL: a tunnel
          * to a ruled host is refused unless tls.passthrough names it. */
         const struct proxy_tls *tls;
+        /* credentials (cred-rewrite.h): the placeholders, the secrets and their hosts; NULL:
+         * none. The only copy of the secrets: this process's memory (src/linux/creds.c). */
+        const struct cred_set *creds;
 } proxy_config;
 
 /* Serves the listeners until a fatal error or until stop_fd (if >= 0) becomes readable or hangs

@@ -72,7 +72,7 @@ static bool middle_match(const char *pat, const char *name) {
         return false;
 }
 
-static bool pattern_match(const egress_pattern *p, const net_host *h, uint16_t port) {
+bool req_host_matches(const egress_pattern *p, const net_host *h, uint16_t port) {
         if (p->port != 0 && p->port != port)
                 return false;
         bool name = h->kind == NET_HOST_NAME;
@@ -95,14 +95,14 @@ static bool pattern_match(const egress_pattern *p, const net_host *h, uint16_t p
 
 bool req_rules_ruled(const req_rules *r, const net_host *h, uint16_t port) {
         for (size_t i = 0; r && i < r->n; i++)
-                if (pattern_match(&r->v[i].host, h, port))
+                if (req_host_matches(&r->v[i].host, h, port))
                         return true;
         return false;
 }
 
 bool req_rules_passthrough(const req_rules *r, const net_host *h, uint16_t port) {
         for (size_t i = 0; r && i < r->n_pass; i++)
-                if (pattern_match(&r->pass[i], h, port))
+                if (req_host_matches(&r->pass[i], h, port))
                         return true;
         return false;
 }
@@ -239,7 +239,7 @@ void req_rules_judge(const req_rules *r, const net_host *h, uint16_t port, const
         int allow = -1;
         for (size_t i = 0; r && i < r->n; i++) {
                 const rule *x = &r->v[i];
-                if (!pattern_match(&x->host, h, port) || !method_match(x->src, method) ||
+                if (!req_host_matches(&x->host, h, port) || !method_match(x->src, method) ||
                     !path_match(x->src, target, n))
                         continue;
                 if (x->src->deny) { /* deny wins, wherever it stands */

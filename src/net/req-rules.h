@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy/egress-pattern.h"
 #include "policy/policy.h"
 #include "util/host.h"
 
@@ -54,5 +55,8 @@ void req_rules_judge(const req_rules *r, const net_host *h, uint16_t port, const
 
 /* NULL when `path` (path_len bytes, no query) means one thing to every server, else why not. */
 const char *req_path_ambiguous(const char *path, size_t path_len);
+/* Whether a parsed host pattern matches a canonical host on a port (the matching every table
+ * here uses; src/net/cred-rewrite.c too). */
+bool req_host_matches(const egress_pattern *p, const net_host *h, uint16_t port);
 /* Glob match: '*' any run of bytes, '?' one byte; fold: ASCII case ignored. */
 bool req_glob_match(const char *glob, const char *s, size_t len, bool fold);

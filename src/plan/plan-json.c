@@ -172,6 +172,24 @@ static json_t *read_narrowing_json(const plan *p) {
         return NULL;
 }
 
+/* [{"env", "secret" | "broker", "hosts"}]: the variables the launch sets to a placeholder
+ * (docs/policy.md, "Credentials"); never a value, which the plan does not hold. */
+static json_t *credentials_json(const plan *p) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < p->net.req.n_creds; i++) {
+                const policy_cred *c = &p->net.req.creds[i];
+                json_t *o = json_pack("{s:s, s:s, s:o}", "env", c->env,
+                                      c->broker ? "broker" : "secret",
+                                      c->broker ? c->broker : c->secret, "hosts",
+                                      strv_json(&c->hosts));
+                if (!o || json_array_append_new(a, o) < 0) {
+                        json_decref(a);
+                        return NULL;
+                }
+        }
+        return a;
+}
+
 void *plan_to_json(const plan *p) {
         json_t *o = json_object();
         if (!o)
@@ -184,7 +202,8 @@ void *plan_to_json(const plan *p) {
                   put(o, "nameRules", names_json(p)) && put(o, "env", env_names_json(&p->env)) &&
                   put(o, "envScrubbed", strv_json(&p->env_scrubbed)) &&
                   put(o, "limits", limits_json(p)) && put(o, "toolCaches", tool_caches_json(p)) &&
-                  put(o, "readNarrowing", read_narrowing_json(p));
+                  put(o, "readNarrowing", read_narrowing_json(p)) &&
+                  put(o, "credentials", credentials_json(p));
         if (!ok) {
                 json_decref(o);
                 return NULL;

@@ -47,16 +47,21 @@ static bool put_req(json_t *o, const cordon_policy *p, bool always) {
         json_t *rules = policy_req_rules_json(&p->req, &failed);
         json_t *tls = failed ? NULL : policy_req_tls_json(&p->req, &failed);
         json_t *git = failed ? NULL : policy_git_push_json(&p->req.git_push, &failed);
+        json_t *creds = failed ? NULL : policy_req_creds_json(&p->req, &failed);
         if (!failed && always && !rules)
                 rules = json_array();
+        if (!failed && always && !creds)
+                creds = json_array();
         if (!failed && always && !tls)
                 tls = json_pack("{s:[], s:[]}", "passthrough", "upstreamCa");
         bool ok = !failed && (!rules || put(o, "egressRules", rules)) &&
-                  (!tls || put(o, "tls", tls)) && (!git || put(o, "gitPush", git));
+                  (!tls || put(o, "tls", tls)) && (!git || put(o, "gitPush", git)) &&
+                  (!creds || put(o, "credentials", creds));
         if (!ok && failed) {
                 json_decref(rules);
                 json_decref(tls);
                 json_decref(git);
+                json_decref(creds);
         }
         return ok;
 }

@@ -176,5 +176,5 @@ void *policy_git_push_json(const policy_git_push *g, bool *failed) {
 }
 
 bool policy_req_inspects(const policy_req *q) {
-        return q->n_rules > 0 || q->git_push.on;
+        return q->n_rules > 0 || q->git_push.on || q->n_creds > 0;
 }

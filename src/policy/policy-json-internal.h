@@ -45,6 +45,8 @@ int policy_json_egress_deny(parse_ctx *c, json_t *v, void *target);
 int policy_json_egress_rules(parse_ctx *c, json_t *v, void *target);
 int policy_json_tls(parse_ctx *c, json_t *v, void *target);
 int policy_json_git_push(parse_ctx *c, json_t *v, void *target);
+/* policy-json-creds.c */
+int policy_json_credentials(parse_ctx *c, json_t *v, void *target);
 /* command-policy.c */
 int policy_json_command_policy(parse_ctx *c, json_t *v, void *target);
 int policy_json_egress_mode(parse_ctx *c, json_t *v, void *target);

@@ -558,6 +558,7 @@ static const field root_fields[] = {
         { "egressRules", policy_json_egress_rules, NULL },
         { "tls", policy_json_tls, NULL },
         { "gitPush", policy_json_git_push, NULL },
+        { "credentials", policy_json_credentials, NULL },
         { "egressMode", policy_json_egress_mode, NULL },
         { "egressAskTimeout", policy_json_egress_ask_timeout, NULL },
         { "hosts", parse_hosts, NULL },

@@ -100,6 +100,16 @@ int policy_req_copy(policy_req *dst, const policy_req *src) {
                 if (r < 0)
                         return r;
         }
+        for (size_t i = 0; i < src->n_creds; i++) {
+                int r = policy_req_add_cred(dst, &src->creds[i]);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < src->n_brokers; i++) {
+                int r = policy_req_add_broker(dst, &src->brokers[i]);
+                if (r < 0)
+                        return r;
+        }
         int r = strv_extend(&dst->passthrough, &src->passthrough);
         if (r >= 0)
                 r = strv_extend(&dst->upstream_ca, &src->upstream_ca);
@@ -113,6 +123,7 @@ void policy_req_clear(policy_req *q) {
         strv_done(&q->passthrough);
         strv_done(&q->upstream_ca);
         policy_git_push_clear(&q->git_push);
+        policy_req_creds_clear(q);
         memset(q, 0, sizeof(*q));
 }
 

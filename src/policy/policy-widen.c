@@ -84,6 +84,8 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                 { upstream_changes(base, over), "egressUpstream" },
                 { policy_req_widens(&base->req, &over->req), "egressRules" },
                 { policy_git_push_widens(&base->req.git_push, &over->req.git_push), "gitPush" },
+                /* A secret reaches a host it did not before. */
+                { policy_creds_widen(&base->req, &over->req), "credentials" },
                 /* Ask widens: an answer can allow what the allowlist does not (a person's
                  * answer, but also a program's: on_egress_ask, a cordond client). */
                 { over->egress_mode_set && over->egress_mode == CORDON_EGRESS_ASK &&

@@ -95,6 +95,32 @@ typedef struct policy_git_push {
         policy_git_push_rule *allow;
         size_t n_allow;
 } policy_git_push;
+/* A credentials entry (docs/policy.md, "Credentials"; policy-creds.c): a secret of cordon's
+ * store bound to host patterns. The sandbox sees a placeholder in `env`; the proxy puts the
+ * secret in its place in requests to the hosts only, and with `header` (or `basic`) sets that
+ * header itself. The value is never policy data: the launcher reads it (src/linux/creds.c). */
+typedef struct policy_cred {
+        char *secret;   /* a secret store name (secret_name_valid()'s grammar); or NULL and: */
+        char *broker;   /* a credentialBrokers name of the managed settings (per-run credential) */
+        char *env;      /* the variable that holds the placeholder in the sandbox */
+        strv hosts;     /* host patterns (egressAllowlist's grammar), at least one */
+        char *header;   /* NULL, or a header the proxy sets: name */
+        char *format;   /* with header: its value, "{}" the secret (exactly once) */
+        char *basic;    /* NULL, or the user of "Authorization: Basic user:secret" */
+} policy_cred;
+#define POLICY_MAX_CREDS 32
+
+/* A credential broker (docs/settings.md, "credentialBrokers"): the administrator's commands
+ * that issue a credential for a run (its stdout) and revoke it afterwards (the credential on
+ * stdin); the run's id is their last argument. Only the managed settings set one. */
+typedef struct policy_broker {
+        char *name;
+        strv issue, revoke; /* argv: an absolute path, then arguments */
+        uint64_t timeout_ms;
+} policy_broker;
+#define POLICY_MAX_BROKERS 16
+#define POLICY_BROKER_DEFAULT_TIMEOUT_MS 10000
+#define POLICY_CRED_FORMAT_MAX 256
 
 typedef struct policy_req {
         policy_req_rule *rules;
@@ -102,6 +128,10 @@ typedef struct policy_req {
         strv passthrough;  /* tls.passthrough: host patterns never terminated */
         strv upstream_ca;  /* tls.upstreamCa: absolute paths of PEM files trusted for upstreams */
         policy_git_push git_push;
+        policy_cred *creds; /* credentials: a union over the layers, one per env name */
+        size_t n_creds;
+        policy_broker *brokers; /* credentialBrokers (managed settings only), one per name */
+        size_t n_brokers;
 } policy_req;
 
 /* A layer: every scalar has a "set" flag so layers can be merged (cordon_policy_resolve). */
@@ -287,7 +317,8 @@ int policy_git_push_copy(policy_git_push *dst, const policy_git_push *src);
 void policy_git_push_clear(policy_git_push *g);
 bool policy_git_push_widens(const policy_git_push *base, const policy_git_push *over);
 void *policy_git_push_json(const policy_git_push *g, bool *failed);
-/* Whether the proxy reads requests in the clear (egressRules or gitPush): a session CA. */
+/* Whether the proxy reads requests in the clear (egressRules, gitPush or credentials): a session
+ * CA, and TLS terminated for the hosts they name. */
 bool policy_req_inspects(const policy_req *q);
 void policy_req_clear(policy_req *q);
 /* Whether `over` adds an allow rule, a passthrough pattern or an upstream CA `base` lacks
@@ -297,6 +328,25 @@ bool policy_req_widens(const policy_req *base, const policy_req *over);
  * the policy has none; *failed on allocation failure). */
 void *policy_req_rules_json(const policy_req *q, bool *failed);
 void *policy_req_tls_json(const policy_req *q, bool *failed);
+/* credentials (policy-creds.c). The checks: a secret name, a variable name that cordon does not
+ * set itself, a header name (an RFC 9110 token), a format with "{}" exactly once, a basic-auth
+ * user. Adding copies every string and refuses an entry whose env another entry holds with a
+ * different binding (-EEXIST); an equal entry is not added twice. */
+const char *policy_check_secret_name(const char *s);
+const char *policy_check_cred_env(const char *s);
+const char *policy_check_header_name(const char *s);
+const char *policy_check_cred_format(const char *s);
+const char *policy_check_basic_user(const char *s);
+int policy_req_add_cred(policy_req *q, const policy_cred *cred);
+void policy_req_creds_clear(policy_req *q);
+/* Adds a copy of a broker; one of the same name is replaced (a higher layer's wins). */
+int policy_req_add_broker(policy_req *q, const policy_broker *b);
+const policy_broker *policy_req_broker(const policy_req *q, const char *name);
+/* Whether `over` binds a credential `base` lacks: every new binding widens (a secret reaches a
+ * host through the proxy). */
+bool policy_creds_widen(const policy_req *base, const policy_req *over);
+/* The credentials array (json_t *, or NULL when none; *failed on allocation failure). */
+void *policy_req_creds_json(const policy_req *q, bool *failed);
 /* Whether tool caches are on in a resolved policy. */
 bool policy_tool_caches_on(const cordon_policy *p);
 

@@ -107,7 +107,7 @@ static const settings_field field_order[] = {
         SF_HOSTS,       SF_UNIX_SOCKETS, SF_WORKDIR,    SF_ENV_PASS,    SF_ENV_SET,
         SF_ENV_SCRUB,   SF_TIMEOUT,    SF_MEMORY,       SF_PIDS,        SF_CPU,
         SF_TMP_SIZE,    SF_SHM_SIZE,   SF_WILDCARD_NAMES, SF_EGRESS_RULES, SF_TLS_PASSTHROUGH,
-        SF_TLS_UPSTREAM_CA, SF_GIT_PUSH,
+        SF_TLS_UPSTREAM_CA, SF_GIT_PUSH, SF_CREDENTIALS,
 };
 
 static bool is_scalar(settings_field f) {

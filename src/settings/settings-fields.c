@@ -66,6 +66,7 @@ static const struct {
         [SF_BLOCK_READS] = { "blockReadsOutsideWorkdirs", 0, NULL },
         [SF_ALLOW_READ] = { "allowRead", offsetof(cordon_policy, allow_read),
                             policy_add_allow_read },
+        [SF_CREDENTIALS] = { "credentials", 0, NULL },
 };
 
 const char *settings_field_key(settings_field f) {
@@ -114,6 +115,8 @@ static size_t field_count(const cordon_policy *p, settings_field f) {
                 return p->req.n_rules;
         if (f == SF_GIT_PUSH)
                 return p->req.git_push.on ? 1 + p->req.git_push.n_allow : 0;
+        if (f == SF_CREDENTIALS)
+                return p->req.n_creds;
         if (f == SF_MODE)
                 return p->mode_set;
         if (f == SF_NETWORK)
@@ -146,6 +149,8 @@ const char *settings_field_item(const cordon_policy *p, settings_field f, size_t
                 return p->req.rules[i].host;
         if (f == SF_GIT_PUSH)
                 return i == 0 ? "default deny" : p->req.git_push.allow[i - 1].repo;
+        if (f == SF_CREDENTIALS)
+                return p->req.creds[i].env;
         if (f == SF_MODE)
                 return cordon_mode_to_string(p->mode);
         if (f == SF_NETWORK)
@@ -183,6 +188,9 @@ static const char *const widens[_SF_MAX] = {
         [SF_TLS_PASSTHROUGH] = "takes a host's HTTPS out of its request rules",
         [SF_TLS_UPSTREAM_CA] = "trusts another CA for upstream servers",
         [SF_ALLOW_READ] = "adds a readable path",
+        /* A secret of the user's store goes to hosts the file names: a repository's settings
+         * could send the user's token to a host that logs it. */
+        [SF_CREDENTIALS] = "sends a secret to hosts (credentials)",
 };
 
 const char *settings_field_loosens(const cordon_policy *p, settings_field f, size_t i) {
@@ -294,6 +302,9 @@ static int copy_switches(const cordon_policy *src, cordon_policy *dst, settings_
         for (size_t i = 0; r >= 0 && i < src->req.git_push.n_allow; i++)
                 if ((r = maybe_drop(src, SF_GIT_PUSH, i + 1, drop, userdata)) == 0)
                         r = policy_git_push_add(&dst->req.git_push, &src->req.git_push.allow[i]);
+        for (size_t i = 0; r >= 0 && i < src->req.n_creds; i++)
+                if ((r = maybe_drop(src, SF_CREDENTIALS, i, drop, userdata)) == 0)
+                        r = policy_req_add_cred(&dst->req, &src->req.creds[i]);
         if (r >= 0 && src->egress_mode_set &&
             (r = maybe_drop(src, SF_EGRESS_MODE, 0, drop, userdata)) == 0)
                 r = cordon_policy_set_egress_mode(dst, src->egress_mode);

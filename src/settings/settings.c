@@ -417,7 +417,7 @@ static int parse_excluded(jread *c, json_t *v, settings_file *f) {
 
 static const char *const cordon_keys[] = {
         "sandbox", "failIfUnavailable", "allowUnsandboxedCommands", "excludedCommands",
-        "lockDomains",
+        "lockDomains", "credentialBrokers",
 };
 
 static int parse_member(jread *c, const char *key, json_t *v, settings_file *f) {
@@ -431,6 +431,8 @@ static int parse_member(jread *c, const char *key, json_t *v, settings_file *f) 
                                     "\"allowUnsandboxedCommands\": false");
         if (strcmp(key, "excludedCommands") == 0)
                 return parse_excluded(c, v, f);
+        if (strcmp(key, "credentialBrokers") == 0)
+                return settings_parse_brokers(c, v, f);
         if (strcmp(key, "lockDomains") == 0) {
                 /* A lock only an administrator can set: in a file the user (or a repository)
                  * controls it would suggest a protection that is not there. */

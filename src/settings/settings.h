@@ -193,6 +193,7 @@ typedef enum settings_field {
         SF_GIT_PUSH,         /* gitPush: item 0 the key itself, then its allow entries (repo) */
         SF_BLOCK_READS,
         SF_ALLOW_READ,
+        SF_CREDENTIALS,      /* credentials: items are the entries (their env) */
         _SF_MAX,
 } settings_field;
 
@@ -234,6 +235,9 @@ const char *settings_check_domain(const char *s, const char **hint);
 typedef struct jread jread;
 /* The srt translator (settings-srt.c): `root` is the parsed document. */
 int settings_srt_parse(settings_file *f, jread *c, void *root, const char *cwd, const char *home);
+/* credentialBrokers (settings-brokers.c): managed files only, into f->layer's brokers; v is a
+ * json_t *. */
+int settings_parse_brokers(jread *c, void *v, settings_file *f);
 /* True when a top-level key belongs to the srt format. */
 bool settings_srt_key(const char *key);
 

@@ -538,6 +538,77 @@ static void test_deny_reasons(void **state) {
         assert_non_null(strstr(cordon_policy_last_error(r)->message, "control character"));
 }
 
+/* credentials: every field checked with its position; the entries print back (never a value:
+ * the policy holds none) and load into an equal layer; a new binding widens, an equal one does
+ * not; one variable bound differently twice is an error. */
+static void test_credentials(void **state) {
+        (void) state;
+        expect_error("{\"credentials\": [{\"env\": \"T\", \"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:18: key 'credentials[0]': a credential needs 'secret' (or 'broker')");
+        expect_error("{\"credentials\": [{\"secret\": \".x\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:29: key 'credentials[0].secret': '.x' must not start with");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"HTTPS_PROXY\", "
+                     "\"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:41: key 'credentials[0].env': 'HTTPS_PROXY' is set by cordon");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"SSL_CERT_FILE\", "
+                     "\"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:41: key 'credentials[0].env': 'SSL_CERT_FILE' is set by cordon "
+                     "for TLS inspection");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", \"hosts\": []}]}",
+                     "t.json:1:55: key 'credentials[0].hosts': is empty");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"], \"header\": \"Host\"}]}",
+                     "t.json:1:77: key 'credentials[0].header': 'Host' is a header the proxy");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"], \"header\": \"X-T\", \"format\": \"x\"}]}",
+                     "t.json:1:94: key 'credentials[0].format': 'x' must contain \"{}\"");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"], \"format\": \"B {}\"}]}",
+                     "t.json:1:18: key 'credentials[0]': 'format' needs 'header'");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"broker\": \"b\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:18: key 'credentials[0]': a credential comes from 'secret' or");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"], \"basic\": \"a:b\"}]}",
+                     "t.json:1:76: key 'credentials[0].basic': 'a:b' must be printable ASCII");
+        expect_error("{\"credentials\": [{\"secret\": \"s\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"]}, {\"secret\": \"t\", \"env\": \"T\", "
+                     "\"hosts\": [\"a.test\"]}]}",
+                     "t.json:1:68: key 'credentials[1]': another credential holds 'T' already");
+        cordon_error err = { 0 };
+        _cleanup_policy_ cordon_policy *p = test_policy_new();
+        const char *doc = "{\"credentials\": [{\"secret\": \"gh\", \"env\": \"GITHUB_TOKEN\", "
+                          "\"hosts\": [\"api.github.com\"], \"header\": \"Authorization\", "
+                          "\"format\": \"Bearer {}\"}, {\"broker\": \"forge\", \"env\": \"F\", "
+                          "\"hosts\": [\"f.test\"], \"basic\": \"x-token\"}]}";
+        assert_int_equal(load(p, doc, &err), 0);
+        assert_int_equal(p->req.n_creds, 2);
+        assert_string_equal(p->req.creds[1].broker, "forge");
+        json_t *j = policy_layer_to_json(p);
+        char *s = json_dumps(j, JSON_COMPACT);
+        json_decref(j);
+        _cleanup_policy_ cordon_policy *q = test_policy_new();
+        assert_int_equal(load(q, s, &err), 0);
+        free(s);
+        assert_int_equal(q->req.n_creds, 2);
+        assert_string_equal(q->req.creds[0].format, "Bearer {}");
+        assert_string_equal(q->req.creds[1].basic, "x-token");
+        assert_int_equal(policy_merge(q, p), 0);
+        assert_int_equal(q->req.n_creds, 2);
+        strv w = { 0 };
+        assert_int_equal(policy_widening_fields(p, q, &w), 0);
+        _cleanup_policy_ cordon_policy *empty = test_policy_new();
+        assert_int_equal(policy_widening_fields(empty, p, &w), 1);
+        assert_string_equal(w.v[0], "credentials");
+        strv_done(&w);
+        _cleanup_policy_ cordon_policy *other = test_policy_new();
+        assert_int_equal(load(other, "{\"credentials\": [{\"secret\": \"x\", "
+                                     "\"env\": \"GITHUB_TOKEN\", \"hosts\": [\"e.test\"]}]}",
+                              &err), 0);
+        assert_int_equal(policy_merge(other, p), -EEXIST);
+}
+
 /* egressRules and tls: every field checked with its position; the rules and lists print back
  * and load into an equal layer; merging appends without duplicates; an allow rule, a passthrough
  * pattern or an upstream CA widens, a deny rule does not. */
@@ -776,6 +847,7 @@ int main(void) {
                 cmocka_unit_test(test_tool_caches_layer),
                 cmocka_unit_test(test_deny_reasons),
                 cmocka_unit_test(test_egress_rules),
+                cmocka_unit_test(test_credentials),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

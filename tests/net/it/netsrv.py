@@ -26,6 +26,9 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
   GET  /notmodified/<mark> 304 with "Content-Length: 100" and no body
   GET  /conns/<mark>     "open=N": connections open to this server now (this one included)
   GET  /headers/<mark>   the names of the request's header fields, lower case, sorted
+  GET  /echo-head/<mark> the request line and every header field as received, one per line,
+                         answered and appended to echo.log beside access.log (the
+                         credentials tests read what a server got, outside the sandbox)
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
   GET  /idle-close/<mark> a keep-alive answer, then the idle connection closed after 0.2 s
   anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index)
@@ -151,6 +154,12 @@ def make_handler(root, access_log):
             elif self.path.startswith("/conns/"):
                 with LOG_LOCK:
                     self.send_text(200, f"open={OPEN.get(port, 0)}\n")
+            elif self.path.startswith("/echo-head/"):
+                head = [self.requestline] + [f"{k}: {v}" for k, v in self.headers.items()]
+                text = "\n".join(head) + "\n"
+                log_line(os.path.join(os.path.dirname(access_log), "echo.log"),
+                         text.replace("\n", " | "))
+                self.send_text(200, text)
             elif self.path.startswith("/headers/"):
                 self.send_text(200, " ".join(sorted(k.lower() for k in self.headers.keys())) +
                                "\n")

@@ -40,7 +40,7 @@ stage() {
         mkdir -p "$tmp/bin" "$tmp/src/tests/net/it" "$tmp/src/tests/integration" \
                 "$tmp/src/tests/lib" "$tmp/src/docs"
         stage_cordon "$tmp/bin"
-        cp "$here"/suite.sh "$here"/rules.sh "$here"/gitpush.sh "$here"/gitsrv.py \
+        cp "$here"/suite.sh "$here"/rules.sh "$here"/gitpush.sh "$here"/gitsrv.py "$here"/creds.sh \
                 "$here"/netsrv.py "$here"/netcli.py \
                 "$here"/JavaClient.java "$here"/JavaHttpsClient.java "$tmp/src/tests/net/it/"
         cp "$lib_dir/lib.sh" "$tmp/src/tests/integration/"

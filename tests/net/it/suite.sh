@@ -1167,10 +1167,12 @@ t_sanitizers() {
 . "$HERE/rules.sh"
 # shellcheck source=tests/net/it/gitpush.sh
 . "$HERE/gitpush.sh"
+# shellcheck source=tests/net/it/creds.sh
+. "$HERE/creds.sh"
 
 ONLY=${CORDON_IT_ONLY:-}
 for group in http https socks keepalive pipelining bodies match deny_case guard addresses hostile bypass \
-        transparent dns upstream nonet rules gitpush gitpush_layers \
+        transparent dns upstream nonet rules gitpush gitpush_layers creds \
         git_http git_ssh pip events sanitizers; do
         case " $ONLY " in "  " | *" $group "*) ;; *) continue ;; esac
         echo "# -- $group"
