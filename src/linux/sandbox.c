@@ -101,8 +101,11 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
         /* The launcher learns this process from the message itself (report_read_sender()): the
          * pidfd cordon_process_signal() uses. */
         report_command_started(report_fd);
+        /* The microvm backend: the VMM, or in a warm session the VM its init booted. */
+        if (p->vm && p->session_ctl >= 0)
+                vm_host_session_exec(p, argv, report_fd);
         if (p->vm)
-                vm_host_main(p, p->vm, argv, report_fd); /* the microvm backend: the VMM */
+                vm_host_main(p, p->vm, argv, report_fd);
         execvp(argv[0], argv);
         report_fatal(report_fd, CORDON_EXEC_FAILED, errno, "cannot execute '%s': %s", argv[0],
                      strerror(errno));
@@ -187,9 +190,12 @@ static _noreturn_ void init_main(const plan *p, char *const argv[], int report_f
         if (read(sock, &ack, 1) != 1)
                 _exit(125); /* the monitor died: there is no supervisor, run nothing */
         (void) close(sock);
+        /* A microvm session boots its VM before it is ready: a session that cannot boot fails
+         * its launch, and every exec finds the guest waiting. */
+        pid_t vmm = p->session_ctl >= 0 && p->vm ? vm_host_session_boot(p, p->vm, report_fd) : -1;
         report_ready(report_fd);
         if (p->session_ctl >= 0)
-                session_init_loop(p, p->session_ctl); /* a warm session: commands on request */
+                session_init_loop(p, p->session_ctl, vmm); /* a warm session: execs on request */
         pid_t c = fork();
         if (c < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: fork");

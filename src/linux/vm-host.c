@@ -14,7 +14,9 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include "linux/vm-frame.h"
@@ -198,6 +200,15 @@ static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
                 if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0)
                         _exit(127);
+                /* Only the channel and the initramfs: forked by a warm session's init, this
+                 * process holds init's descriptors (the session's control socket, the report
+                 * channel), which the VMM must not have. */
+                sigset_t none;
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL); /* init's mask is not qemu's */
+                if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
+                    fcntl(chan, F_SETFD, 0) < 0 || fcntl(initrd, F_SETFD, 0) < 0)
+                        _exit(127);
                 execv(a.v[0], a.v);
                 _exit(127);
         }
@@ -251,6 +262,7 @@ static void forwarded_set(sigset_t *set) {
         sigemptyset(set);
         for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
                 sigaddset(set, forwarded[i]);
+        sigaddset(set, vm_host_kill_signal());
 }
 
 /* In the VMM host: the pump is the channel's only writer after the exec request, so a signal is
@@ -260,29 +272,46 @@ static void on_forwarded(int sig) {
                 (void) kill(pump_pid, sig);
 }
 
+/* The kill a warm session's init asks for (session-init.c, SESSION_MSG_KILL): SIGKILL would end
+ * this process and leave the guest command running, so the pump sends it as a SIGNAL frame of
+ * SIGKILL for the command's process group in the guest, and the exec ends with the command. */
+int vm_host_kill_signal(void) {
+        return SIGRTMIN;
+}
+
+/* One forwarded signal (the signalfd's next) as a SIGNAL frame; the kill request as SIGKILL. */
+static void pump_signal(int chan, int sfd) {
+        struct signalfd_siginfo si;
+        if (read(sfd, &si, sizeof(si)) != (ssize_t) sizeof(si))
+                return;
+        uint32_t sig = (int) si.ssi_signo == vm_host_kill_signal() ? SIGKILL : si.ssi_signo;
+        send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
+}
+
 /* Copies stdin into STDIN frames, then STDIN_EOF, and each forwarded signal (a signalfd) into a
- * SIGNAL frame, until killed. */
-static _noreturn_ void pump_main(int chan) {
+ * SIGNAL frame, until `done` reads EOF (the relay took the exit frame): then the END frame, at a
+ * frame's boundary, so that the channel is in step for the next exec of a warm session. */
+static _noreturn_ void pump_main(int chan, int done) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
         sigset_t set;
         forwarded_set(&set); /* blocked since before the fork */
         int sfd = signalfd(-1, &set, SFD_CLOEXEC);
         if (sfd < 0)
                 _exit(1);
-        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+        struct pollfd pf[3] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+                                { .fd = done, .events = POLLIN } };
         for (;;) {
-                if (poll(pf, 2, -1) < 0) {
+                if (poll(pf, 3, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         _exit(1);
                 }
-                if (pf[1].revents) {
-                        struct signalfd_siginfo si;
-                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si)) {
-                                uint32_t sig = si.ssi_signo;
-                                send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
-                        }
+                if (pf[2].revents) {
+                        send_frame(chan, VM_FRAME_END, NULL, 0);
+                        _exit(0);
                 }
+                if (pf[1].revents)
+                        pump_signal(chan, sfd);
                 if (pf[0].fd < 0 || !pf[0].revents)
                         continue;
                 ssize_t n = read(0, buf, sizeof(buf));
@@ -298,24 +327,32 @@ static _noreturn_ void pump_main(int chan) {
 }
 
 /* The pump, a process of its own, so that a guest command that does not read its stdin never
- * stalls the output relay; then the forwarded signals' handler. */
-static void start_pump(int chan) {
+ * stalls the output relay; then the forwarded signals' handler. Returns the write end of its
+ * `done` pipe: closing it ends the pump after the END frame. */
+static int start_pump(int chan) {
         sigset_t set;
         forwarded_set(&set);
         (void) sigprocmask(SIG_BLOCK, &set, NULL);
+        int done[2];
+        if (pipe2(done, O_CLOEXEC) < 0)
+                fail("pipe: %s", strerror(errno));
         pid_t pid = fork();
         if (pid < 0)
                 fail("fork: %s", strerror(errno));
         if (pid == 0) {
                 report = -1; /* the VM gone under it is the relay's to report, not the pump's */
                 (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
-                pump_main(chan);
+                (void) close(done[1]);
+                pump_main(chan, done[0]);
         }
+        (void) close(done[0]);
         pump_pid = pid;
         struct sigaction sa = { .sa_handler = on_forwarded, .sa_flags = SA_RESTART };
         for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
                 (void) sigaction(forwarded[i], &sa, NULL);
+        (void) sigaction(vm_host_kill_signal(), &sa, NULL);
         (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        return done[1];
 }
 
 /* The frames complete so far: 0 for more, 1 with *status (a wait status) at the exit frame. */
@@ -328,6 +365,8 @@ static int drain(vm_frame_reader *r, int *status) {
                         (void) write_all(f.type == VM_FRAME_STDOUT ? 1 : 2, f.data, f.size);
                 } else if (f.type == VM_FRAME_ERROR) {
                         fail("the guest agent: %.*s", (int) f.size, f.data);
+                } else if (f.type == VM_FRAME_READY) {
+                        continue; /* a one-shot run sent its request before the boot ended */
                 } else {
                         *status = (int) f.value | (f.signaled ? 0x10000 : 0);
                         return 1;
@@ -338,7 +377,9 @@ static int drain(vm_frame_reader *r, int *status) {
         return 0;
 }
 
-/* The guest's frames until its exit frame. */
+/* The guest's frames until its exit frame. Nothing may follow it in what was read: the guest
+ * sends nothing after an exit until the next request, and a warm session's next exec must start
+ * at a frame's boundary. */
 static int relay(int chan) {
         static vm_frame_reader r;
         static uint8_t buf[65536];
@@ -354,9 +395,13 @@ static int relay(int chan) {
                         int status = 0;
                         if (took < 0)
                                 fail("the guest broke the channel's protocol: %s", r.why);
-                        if (drain(&r, &status) > 0)
-                                return status;
                         at += (size_t) took;
+                        if (drain(&r, &status) == 0)
+                                continue;
+                        if (at < (size_t) n || vm_frame_pending(&r) > 0)
+                                fail("the guest broke the channel's protocol: bytes after the "
+                                     "exit frame");
+                        return status;
                 }
         }
 }
@@ -378,25 +423,91 @@ static _noreturn_ void end_as(int status) {
         _exit(status & 0xff);
 }
 
+/* One exec on a booted VM's channel: the request, the pump, the relay to the exit frame, the
+ * END frame; the guest command's wait status (0x10000 | signal for a signal). */
+static int exec_in_vm(int chan, const plan *p, char *const argv[]) {
+        send_exec(chan, p, argv);
+        int done = start_pump(chan);
+        (void) close(0);
+        int status = relay(chan);
+        pid_t pump = pump_pid;
+        pump_pid = -1;
+        (void) close(done); /* the pump sends END and exits */
+        int ps = 0;
+        while (waitpid(pump, &ps, 0) < 0 && errno == EINTR)
+                ;
+        if (!WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
+                fail("the channel to the guest broke during the exec");
+        return status;
+}
+
+/* The channel: our end, and the VMM's (-chardev socket,fd=N), which start_vmm() hands over. */
+static void channel(int sv[2]) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                fail("socketpair: %s", strerror(errno));
+}
+
 _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[],
                              int report_fd) {
         report = report_fd;
         int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-                fail("socketpair: %s", strerror(errno));
-        if (fcntl(sv[1], F_SETFD, 0) < 0) /* the VMM's end: -chardev socket,fd=N */
-                fail("fcntl: %s", strerror(errno));
+        channel(sv);
         pid_t vmm = start_vmm(p, vm, sv[1]);
         (void) close(sv[1]);
-        send_exec(sv[0], p, argv);
-        start_pump(sv[0]);
-        (void) close(0);
-        int status = relay(sv[0]);
-        pid_t pump = pump_pid;
-        pump_pid = -1;
-        (void) kill(pump, SIGKILL);
+        int status = exec_in_vm(sv[0], p, argv);
         (void) kill(vmm, SIGKILL);
-        (void) waitpid(pump, NULL, 0);
         (void) waitpid(vmm, NULL, 0);
         end_as(status);
+}
+
+/* ---- a warm session's VM (session-init.c) ---------------------------------------------------- */
+
+static int session_chan = -1;
+
+/* The boot's frames: READY alone, through the same reader of untrusted frames. */
+static void wait_ready(int chan) {
+        static vm_frame_reader r;
+        static uint8_t buf[64];
+        vm_frame_reader_init(&r);
+        for (;;) {
+                ssize_t n = read(chan, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        fail("the VM ended while it booted");
+                vm_frame f;
+                int k;
+                if (vm_frame_feed(&r, buf, (size_t) n) != n)
+                        fail("the guest broke the channel's protocol: %s", r.why);
+                while ((k = vm_frame_next(&r, &f)) == 1) {
+                        if (f.type == VM_FRAME_ERROR)
+                                fail("the guest agent: %.*s", (int) f.size, f.data);
+                        if (f.type != VM_FRAME_READY || vm_frame_pending(&r) > 0)
+                                fail("the guest broke the channel's protocol: %s before its "
+                                     "request", f.type == VM_FRAME_READY ? "bytes after READY"
+                                                                          : "output");
+                        return;
+                }
+                if (k < 0)
+                        fail("the guest broke the channel's protocol: %s", r.why);
+        }
+}
+
+pid_t vm_host_session_boot(const plan *p, const vm_host *vm, int report_fd) {
+        report = report_fd;
+        int sv[2];
+        channel(sv);
+        pid_t vmm = start_vmm(p, vm, sv[1]);
+        (void) close(sv[1]);
+        wait_ready(sv[0]);
+        session_chan = sv[0];
+        report = -1;
+        return vmm;
+}
+
+_noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int report_fd) {
+        report = report_fd;
+        if (session_chan < 0)
+                fail("the session's VM is not booted");
+        end_as(exec_in_vm(session_chan, p, argv));
 }
