@@ -336,6 +336,15 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         l->backend = be->base.id;
         keep_handed_fds(l);
         r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
+        /* limits.cpus is the VM's vCPUs: on a backend without a VM nothing would hold the
+         * command to it, so such a run is refused rather than run without the limit. */
+        if (r >= 0 && p->cpus && be->base.id != CORDON_BACKEND_MICROVM)
+                r = cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                     "limits.cpus (%llu) is enforced by the microvm backend "
+                                     "only (its vCPUs), not by %s; hint: run with --backend "
+                                     "microvm, or drop limits.cpus",
+                                     (unsigned long long) p->cpus,
+                                     cordon_backend_to_string(be->base.id));
         if (r >= 0 && be->base.available)
                 r = be->base.available(err);
         if (r >= 0 && be->base.confined)

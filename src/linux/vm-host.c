@@ -158,7 +158,7 @@ static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int 
         push(a, "-m");
         pushf(a, "%u", guest_mib(p));
         push(a, "-smp");
-        push(a, "1");
+        pushf(a, "%u", p->cpus ? (unsigned) p->cpus : 1u); /* limits.cpus */
         const char *fixed[] = { "-nodefaults", "-no-user-config", "-display", "none",
                                 "-no-reboot", "-kernel", vm->kernel, "-initrd" };
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)

@@ -110,7 +110,7 @@ class MicrovmSession(unittest.TestCase):
         return "".join(e["data"] for e in events if e["type"] == kind)
 
     def test_session(self):
-        policy = {"microvm": {"accel": self.accel}, "limits": {"timeout": "8s"}}
+        policy = {"microvm": {"accel": self.accel}, "limits": {"cpus": CPUS, "timeout": "15s"}}
         t0 = time.monotonic()
         h = self.c.call("session.launch", {"workdir": self.ws, "backend": "microvm",
                                            "policy": policy})
@@ -123,7 +123,7 @@ class MicrovmSession(unittest.TestCase):
 
         events, resp = self.exec(sid, ["sh", "-c", "nproc; id -u; test -e /dev/vport0p1 || echo np"])
         uid = os.getuid()
-        self.assertEqual(self.output(events), f"1\n{uid}\nnp\n", (events, resp))
+        self.assertEqual(self.output(events), f"{CPUS}\n{uid}\nnp\n", (events, resp))
         ready = [e for e in events if e["type"] == "ready"]
         self.assertEqual(ready[0]["backend"], "microvm", events)
         self.assertEqual(resp["result"]["backend"], "microvm", resp)
@@ -146,8 +146,26 @@ class MicrovmSession(unittest.TestCase):
         with open(os.path.join(self.ws, "made.txt"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "kept\n")
 
-        # limits.timeout (8 s) kills the exec's command in the guest; the VM stays.
-        events, resp = self.exec(sid, ["sh", "-c", "echo started; sleep 30"])
+        # One exec at a time: a second one while the first runs (it waits for a file the test
+        # makes after the refusal) is refused, and the first goes on.
+        rid = self.c.start("session.exec", {"sessionId": sid, "argv": [
+            "sh", "-c", "echo first; while [ ! -e go ]; do sleep 0.1; done; echo done"]})
+        msg = self.c.read()
+        while msg["event"]["type"] != "stdout":
+            msg = self.c.read()
+        self.assertEqual(msg["event"]["data"], "first\n")
+        other = cc.Client(self.d.sock, timeout=120)
+        events, resp = other.request("session.exec", {"sessionId": sid, "argv": ["true"]})
+        other.close()
+        self.assertEqual(resp.get("error", {}).get("code"), "LAUNCH_FAILED", (events, resp))
+        self.assertIn("one exec at a time", resp["error"]["message"])
+        with open(os.path.join(self.ws, "go"), "w", encoding="utf-8"):
+            pass
+        events, resp = self.c.collect(rid)
+        self.assertEqual((self.output(events), resp["result"]["exitCode"]), ("done\n", 0))
+
+        # limits.timeout (15 s: the counter below must fit in it, frozen time included) kills the exec's command in the guest; the VM stays.
+        events, resp = self.exec(sid, ["sh", "-c", "echo started; sleep 60"])
         self.assertEqual(self.output(events), "started\n")
         killed = [e for e in events if e["type"] == "killed"]
         self.assertEqual(killed and killed[0].get("reason"), "timeout", (events, resp))
@@ -156,7 +174,7 @@ class MicrovmSession(unittest.TestCase):
 
         # Suspend freezes the VM: a counter every 0.2 s stops, and goes on after resume.
         rid = self.c.start("session.exec", {"sessionId": sid, "argv": [
-            "sh", "-c", "i=0; while [ $i -lt 10 ]; do echo $i; i=$((i+1)); sleep 0.2; done"]})
+            "sh", "-c", "i=0; while [ $i -lt 6 ]; do echo $i; i=$((i+1)); sleep 0.2; done"]})
         seen = []
 
         def read_until(n):
@@ -166,7 +184,7 @@ class MicrovmSession(unittest.TestCase):
                 self.assertIn("event", msg, msg)
                 if msg["event"]["type"] == "stdout":
                     seen.extend(msg["event"]["data"].split())
-        read_until(3)
+        read_until(2)
         other = cc.Client(self.d.sock, timeout=120)
         self.assertEqual(other.call("session.suspend", {"sessionId": sid})["state"], "suspended")
         # What the guest had written before the freeze may still arrive; then nothing.
@@ -188,7 +206,7 @@ class MicrovmSession(unittest.TestCase):
         events, resp = self.c.collect(rid)
         seen.extend(self.output(events).split())
         self.assertGreater(len(seen), frozen_at, "resume did not let the counter go on")
-        self.assertEqual(seen, [str(i) for i in range(10)], (seen, events, resp))
+        self.assertEqual(seen, [str(i) for i in range(6)], (seen, events, resp))
         self.assertEqual(resp["result"]["exitCode"], 0, resp)
 
         self.c.call("session.destroy", {"sessionId": sid})
