@@ -51,6 +51,7 @@ struct host {
         proxy_proc px;
         pid_t monitor;
         plan *p;
+        cordon_backend backend; /* the launch's: native or microvm */
         char session_id[EVENTS_ID_MAX];
         host_exec *execs[HOST_EXECS_MAX];
         size_t n_execs;

@@ -130,6 +130,8 @@ static int build(host *h, const cordon_policy *pol, cordon_backend backend, cons
         h->px = l.px;
         h->monitor = l.child;
         h->p = TAKE_PTR(l.p);
+        h->backend = l.backend;
+        h->p->vm = NULL; /* launch's, on this stack: the VM is the sandbox's, never the host's */
         safe_close(l.child_pidfd);
         return 0;
 }
@@ -224,9 +226,9 @@ static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3], ui
         return r;
 }
 
-/* The backend the execs run on: a microvm session's plan has the VM (launch-backends.c). */
+/* The backend the execs run on: the launch's (native, or microvm: its init runs them in the VM). */
 static cordon_backend host_backend(const host *h) {
-        return h->p->vm ? CORDON_BACKEND_MICROVM : CORDON_BACKEND_NATIVE;
+        return h->backend;
 }
 
 static host_exec *exec_new(host *h, uint64_t id) {
@@ -279,7 +281,7 @@ static void start_exec(host *h, uint64_t id, const char *json, int stdio[3]) {
                                                                : launch_fds_check(&f, h->p, &e);
         /* The VM serves one exec at a time (docs/design/microvm.md "Channels"): a second one is
          * refused while the first runs, never queued behind it in silence. */
-        if (r >= 0 && h->p->vm && h->n_execs > 0)
+        if (r >= 0 && h->backend == CORDON_BACKEND_MICROVM && h->n_execs > 0)
                 r = cordon_set_error(&e, CORDON_LAUNCH_FAILED, EBUSY,
                                      "a microvm session runs one exec at a time and one is "
                                      "running; hint: wait for it, or use a native session");
