@@ -572,7 +572,9 @@ CORDON_PUBLIC void cordon_process_free(cordon_process *p);
  * supervisor, the egress proxy) and then runs each command in it for the price of a fork and an
  * exec. Lifecycle: cordon_session_options_init() → cordon_session_launch() → any number of
  * cordon_session_exec() (each a cordon_process handle, also at once) and suspend/resume →
- * cordon_session_destroy(). A session runs on the native backend only.
+ * cordon_session_destroy(). A session runs on the native backend, or with
+ * cordon_session_options.backend CORDON_BACKEND_MICROVM in one VM booted at the launch, which
+ * runs one exec at a time (a second one while it runs fails: docs/design/microvm.md).
  *
  * Threads: every call may come from any thread. Each session has a thread of the library's own
  * that owns its sandbox (it forked it) and delivers its execs' callbacks, one at a time; a

@@ -220,7 +220,7 @@ def main():
     """As root: the session as root, then this program again as cordon-test (its own cordond:
     cordond takes connections from its own uid only)."""
     global CORDOND, CORDON
-    CORDOND, CORDON = sys.argv[1], sys.argv[2]
+    CORDOND, CORDON = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     cc.CONFIG.update(cordond=CORDOND, cordon=CORDON)
     suite = unittest.TestSuite()
     suite.addTest(MicrovmSession("test_session"))
