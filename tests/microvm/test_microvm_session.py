@@ -13,7 +13,8 @@ booted once, serves every check below, as root and as cordon-test (cordond run a
 - a second exec while one runs is refused (one exec at a time), the first unharmed;
 - session.suspend stops a guest counter printing every 0.2 s (the whole VM is frozen);
   session.resume lets it go on;
-- session.destroy leaves no VMM process.
+- session.destroy leaves no VMM process;
+- limits.cpus on the native backend is refused (POLICY_UNENFORCEABLE), the command not run.
 
 The accelerator is KVM when the probe finds hardware KVM, else TCG (policy microvm.accel).
 CORDON_TEST_MUST_WORK=1 makes a host without qemu or the guest kernel a failure.
@@ -216,6 +217,24 @@ class MicrovmSession(unittest.TestCase):
         self.assertEqual(vmm_pids() - self.before, set(), "a VMM outlived session.destroy")
 
 
+class CpusElsewhere(unittest.TestCase):
+    """limits.cpus on a backend without a VM: refused (nothing would hold the command to it)."""
+
+    def test_native_refuses(self):
+        ws = tempfile.mkdtemp(prefix="cordon-mvs-", dir=cc.base_tmp())
+        self.addCleanup(shutil.rmtree, ws, True)
+        for argv in (["--cpus", "2"], ["--backend", "native", "--cpus", "1"]):
+            r = subprocess.run([CORDON, "run"] + argv + ["--", "echo", "ran"],
+                               capture_output=True, text=True, cwd=ws, check=False)
+            self.assertEqual(r.returncode, 125, r)
+            self.assertNotIn("ran", r.stdout)
+            self.assertIn("cordon: fatal: POLICY_UNENFORCEABLE: limits.cpus", r.stderr)
+        r = subprocess.run([CORDON, "run", "--cpus", "0", "--", "true"], capture_output=True,
+                           text=True, cwd=ws, check=False)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("--cpus", r.stderr)
+
+
 def main():
     """As root: the session as root, then this program again as cordon-test (its own cordond:
     cordond takes connections from its own uid only)."""
@@ -223,6 +242,7 @@ def main():
     CORDOND, CORDON = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     cc.CONFIG.update(cordond=CORDOND, cordon=CORDON)
     suite = unittest.TestSuite()
+    suite.addTest(CpusElsewhere("test_native_refuses"))
     suite.addTest(MicrovmSession("test_session"))
     ok = unittest.TextTestRunner(verbosity=2).run(suite).wasSuccessful()
     for user in users()[1:]:
