@@ -6,11 +6,12 @@
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel port, sends READY, and then serves EXEC frames one at a time: each command runs
- * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames and
- * its output relayed as frames, then the EXIT frame; the host's END frame closes the exec, and the
- * next EXEC may follow (a one-shot run's host kills the VM after the first). Every failure is one ERROR frame (when the channel is
- * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
- * is the host's), but bounds what it reads all the same. */
+ * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames
+ * and its output relayed as frames, then the EXIT frame; the host's END frame closes the exec,
+ * and the next EXEC may follow (a one-shot run's host kills the VM after the first). Every
+ * failure is one ERROR frame (when the channel is open) and a power-off: the host then reports
+ * SANDBOX_UNAVAILABLE. It trusts the host (the VMM is the host's), but bounds what it reads all
+ * the same. */
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
@@ -319,10 +320,10 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                         memcpy(&sig, buf, sizeof(sig));
                         if (sig >= 1 && sig <= 64)
                                 (void) kill(-cmd, (int) sig);
-                } else if ((h[4] == VM_FRAME_STDIN_EOF ||
-                            (h[4] == VM_FRAME_STDIN && (command_gone ||
-                                                        !feed_stdin(in, buf, length - 1)))) &&
-                           in >= 0) {
+                } else if (in >= 0 &&
+                           (h[4] == VM_FRAME_STDIN_EOF ||
+                            (h[4] == VM_FRAME_STDIN &&
+                             (command_gone || !feed_stdin(in, buf, length - 1))))) {
                         (void) close(in);
                         in = -1;
                 }
