@@ -84,6 +84,13 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
          * session (job control, ^C). It is the session's own PTY, never the caller's. */
         if (p->tty && ioctl(0, TIOCSCTTY, 0) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "TIOCSCTTY");
+        /* A microvm session's exec: before reset_signals(), which would unblock the kill signal
+         * init keeps blocked for it (session-init.c); it executes nothing, so the rest of what
+         * a command gets here (rlimits, the directory, closing descriptors) is the guest's. */
+        if (p->vm && p->session_ctl >= 0) {
+                report_command_started(report_fd);
+                vm_host_session_exec(p, argv, report_fd);
+        }
         reset_signals();
         apply_rlimits(p, report_fd);
         if (chdir(p->workdir) < 0)
@@ -101,11 +108,8 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
         /* The launcher learns this process from the message itself (report_read_sender()): the
          * pidfd cordon_process_signal() uses. */
         report_command_started(report_fd);
-        /* The microvm backend: the VMM, or in a warm session the VM its init booted. */
-        if (p->vm && p->session_ctl >= 0)
-                vm_host_session_exec(p, argv, report_fd);
         if (p->vm)
-                vm_host_main(p, p->vm, argv, report_fd);
+                vm_host_main(p, p->vm, argv, report_fd); /* the microvm backend: the VMM */
         execvp(argv[0], argv);
         report_fatal(report_fd, CORDON_EXEC_FAILED, errno, "cannot execute '%s': %s", argv[0],
                      strerror(errno));

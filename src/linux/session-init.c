@@ -262,6 +262,14 @@ _noreturn_ void session_init_loop(const plan *p, int ctl, pid_t vmm) {
         sigemptyset(&chld);
         sigaddset(&chld, SIGCHLD);
         (void) sigprocmask(SIG_BLOCK, &chld, NULL);
+        /* A microvm exec's forwarded signals and its kill signal stay blocked from its fork
+         * until its handlers are in place (vm-host.c: start_pump): delivered before, their
+         * default action would end the exec's process with the guest command running and the
+         * channel mid-exec. */
+        sigset_t vm_sigs;
+        vm_host_exec_signals(&vm_sigs);
+        if (p->vm)
+                (void) sigprocmask(SIG_BLOCK, &vm_sigs, NULL);
         int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
         char *buf = malloc(MSG_BUF);
         running run[SESSION_EXECS_MAX];

@@ -265,6 +265,10 @@ static void forwarded_set(sigset_t *set) {
         sigaddset(set, vm_host_kill_signal());
 }
 
+void vm_host_exec_signals(sigset_t *set) {
+        forwarded_set(set);
+}
+
 /* In the VMM host: the pump is the channel's only writer after the exec request, so a signal is
  * passed to it and it sends the frame (two writers could interleave their frames' bytes). */
 static void on_forwarded(int sig) {
@@ -509,5 +513,8 @@ _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int repo
         report = report_fd;
         if (session_chan < 0)
                 fail("the session's VM is not booted");
+        /* A closed stdout must not end this process by SIGPIPE mid-exec (the channel would be
+         * left in the middle of it): the output is dropped instead, the guest command runs on. */
+        (void) signal(SIGPIPE, SIG_IGN);
         end_as(exec_in_vm(session_chan, p, argv));
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "plan/plan.h"
@@ -45,3 +46,6 @@ _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int repo
 /* The signal init sends an exec's process for its kill (SESSION_MSG_KILL): forwarded into the
  * guest as SIGKILL of the command's process group, where a SIGKILL here would leave it running. */
 int vm_host_kill_signal(void);
+/* The signals an exec's process handles once its pump runs (the forwarded ones, the kill): a
+ * microvm session's init keeps them blocked, so that they wait for the handlers. */
+void vm_host_exec_signals(sigset_t *set);
