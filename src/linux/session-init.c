@@ -106,6 +106,7 @@ int session_send_signal(int ctl, uint32_t exec_id, int sig) {
 typedef struct running {
         pid_t pid;
         uint32_t exec_id;
+        int clean_fd;     /* a microvm exec's (vm_host_session_exec_prepare), else -1 */
 } running;
 
 /* Splits the strings of an EXEC record into argv, env and cwd (pointers into buf); false when the
@@ -159,19 +160,25 @@ static void start_exec(const plan *p, int ctl, char *buf, size_t len, const int 
         /* A microvm session's VM serves one exec at a time (its channel has no exec id); the
          * host refuses a second one before it gets here (session-host.c). */
         size_t max = p->vm ? 1 : SESSION_EXECS_MAX;
+        int clean_fd = -1;
         if (argv && env && *n_run < max && unpack(buf, len, &h, argv, env, &cwd) &&
-            cwd[0] == '/') {
+            cwd[0] == '/' && (!p->vm || (clean_fd = vm_host_session_exec_prepare()) >= 0)) {
                 pid = fork();
                 if (pid == 0)
                         exec_child(p, argv, env, cwd, fds, h.flags & SESSION_EXEC_TTY);
+                if (p->vm)
+                        vm_host_session_exec_forked();
         }
+        if (pid < 0 && clean_fd >= 0)
+                (void) close(clean_fd);
         free(argv);
         free(env);
         session_msg m = { .type = pid > 0 ? SESSION_MSG_STARTED : SESSION_MSG_EXITED,
                           .exec_id = h.exec_id, .pid = pid,
                           .status = pid > 0 ? 0 : (125 << 8) };
         if (pid > 0)
-                run[(*n_run)++] = (running){ .pid = pid, .exec_id = h.exec_id };
+                run[(*n_run)++] = (running){ .pid = pid, .exec_id = h.exec_id,
+                                             .clean_fd = clean_fd };
         (void) send_msg(ctl, &m);
 }
 
@@ -191,6 +198,11 @@ static void reap(int ctl, pid_t vmm, running *run, size_t *n_run) {
                                                   .exec_id = run[i].exec_id, .pid = w,
                                                   .status = st };
                                 (void) send_msg(ctl, &m);
+                                /* A microvm exec that left the channel mid-exec: the session
+                                 * ends (the next exec would read the rest of this one). */
+                                if (run[i].clean_fd >= 0 &&
+                                    !vm_host_session_exec_clean(run[i].clean_fd))
+                                        _exit(0);
                                 run[i] = run[--*n_run];
                                 break;
                         }

@@ -347,6 +347,7 @@ static int start_pump(int chan) {
                 report = -1; /* the VM gone under it is the relay's to report, not the pump's */
                 (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
                 (void) close(done[1]);
+                vm_host_session_exec_forked(); /* the exec's report, not the pump's */
                 pump_main(chan, done[0]);
         }
         (void) close(done[0]);
@@ -467,6 +468,9 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
 /* ---- a warm session's VM (session-init.c) ---------------------------------------------------- */
 
 static int session_chan = -1;
+/* The write end of the pipe an exec's VM side reports on once the channel is back at a frame's
+ * boundary (vm_host_session_exec_prepare); held by init only from the pipe to the fork. */
+static int clean_fd = -1;
 
 /* The boot's frames: READY alone, through the same reader of untrusted frames. */
 static void wait_ready(int chan) {
@@ -516,5 +520,28 @@ _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int repo
         /* A closed stdout must not end this process by SIGPIPE mid-exec (the channel would be
          * left in the middle of it): the output is dropped instead, the guest command runs on. */
         (void) signal(SIGPIPE, SIG_IGN);
-        end_as(exec_in_vm(session_chan, p, argv));
+        int status = exec_in_vm(session_chan, p, argv);
+        (void) !write(clean_fd, "c", 1); /* END sent, the pump gone: the next exec may start */
+        end_as(status);
+}
+
+int vm_host_session_exec_prepare(void) {
+        int fd[2];
+        if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+        clean_fd = fd[1];
+        return fd[0];
+}
+
+void vm_host_session_exec_forked(void) {
+        if (clean_fd >= 0)
+                (void) close(clean_fd);
+        clean_fd = -1;
+}
+
+bool vm_host_session_exec_clean(int fd) {
+        char c;
+        bool clean = read(fd, &c, 1) == 1;
+        (void) close(fd);
+        return clean;
 }

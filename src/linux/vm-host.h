@@ -49,3 +49,12 @@ int vm_host_kill_signal(void);
 /* The signals an exec's process handles once its pump runs (the forwarded ones, the kill): a
  * microvm session's init keeps them blocked, so that they wait for the handlers. */
 void vm_host_exec_signals(sigset_t *set);
+/* Whether an exec left the channel at a frame's boundary, for init to tell before the next one:
+ * before the exec's fork, _prepare() makes a pipe (the read end returned, or -errno); after it,
+ * _forked() closes init's write end; the exec's VM side writes one byte to it once its END
+ * frame is sent; once the exec's process is reaped, _clean() reads (and closes) the read end.
+ * An exec that ended without the byte (killed outright, mid-exec) left the channel mid-frame:
+ * the session must end rather than hand the next exec the rest of this one. */
+int vm_host_session_exec_prepare(void);
+void vm_host_session_exec_forked(void);
+bool vm_host_session_exec_clean(int fd);
