@@ -194,15 +194,16 @@ static void reap(int ctl, pid_t vmm, running *run, size_t *n_run) {
                         _exit(0); /* the session's VM is gone: so is the session */
                 for (size_t i = 0; i < *n_run; i++)
                         if (run[i].pid == w) {
+                                /* A microvm exec that left the channel mid-exec: the session
+                                 * ends, its execs fail (the next one would read the rest of
+                                 * this one); no exit is reported for it, it did not end. */
+                                if (run[i].clean_fd >= 0 &&
+                                    !vm_host_session_exec_clean(run[i].clean_fd))
+                                        _exit(0);
                                 session_msg m = { .type = SESSION_MSG_EXITED,
                                                   .exec_id = run[i].exec_id, .pid = w,
                                                   .status = st };
                                 (void) send_msg(ctl, &m);
-                                /* A microvm exec that left the channel mid-exec: the session
-                                 * ends (the next exec would read the rest of this one). */
-                                if (run[i].clean_fd >= 0 &&
-                                    !vm_host_session_exec_clean(run[i].clean_fd))
-                                        _exit(0);
                                 run[i] = run[--*n_run];
                                 break;
                         }

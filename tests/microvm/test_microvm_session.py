@@ -13,6 +13,8 @@ booted once, serves every check below, as root and as cordon-test (cordond run a
 - a second exec while one runs is refused (one exec at a time), the first unharmed;
 - session.suspend stops a guest counter printing every 0.2 s (the whole VM is frozen);
   session.resume lets it go on;
+- an exec whose VM side is killed outright (SIGKILL, the channel mid-exec) ends the session:
+  that exec and the next fail, nothing of the first reaches the second;
 - session.destroy leaves no VMM process;
 - limits.cpus on the native backend is refused (POLICY_UNENFORCEABLE), the command not run.
 
@@ -24,6 +26,7 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,6 +112,51 @@ class MicrovmSession(unittest.TestCase):
     @staticmethod
     def output(events, kind="stdout"):
         return "".join(e["data"] for e in events if e["type"] == kind)
+
+    def exec_vm_side(self):
+        """The exec's VM-side process: a fork of the session's init ("cordon-init", not
+        executed), below our cordond, whose parent is that init (its own pump's parent is it)."""
+        def stat(pid):
+            with open(f"/proc/{pid}/stat", encoding="utf-8") as f:
+                text = f.read()
+            comm = text[text.index("(") + 1:text.rindex(")")]
+            return comm, int(text[text.rindex(")") + 2:].split()[1])
+
+        def below_daemon(pid):
+            while pid > 1:
+                if pid == self.d.proc.pid:
+                    return True
+                pid = stat(pid)[1]
+            return False
+        found = []
+        for d in os.listdir("/proc"):
+            try:
+                if not d.isdigit():
+                    continue
+                comm, ppid = stat(int(d))
+                if comm == "cordon-init" and stat(ppid)[0] == "cordon-init" and \
+                        stat(stat(ppid)[1])[0] != "cordon-init" and below_daemon(int(d)):
+                    found.append(int(d))
+            except (OSError, ValueError, IndexError):
+                pass
+        return found
+
+    def kill_exec_outright(self, sid):
+        """An exec whose VM side is SIGKILLed mid-exec (the channel left mid-frame) ends the
+        session: its exec fails, the next one cannot read the rest of it."""
+        rid = self.c.start("session.exec", {"sessionId": sid, "argv": [
+            "sh", "-c", "echo begun; sleep 60"]})
+        msg = self.c.read()
+        while msg.get("event", {}).get("type") != "stdout":
+            msg = self.c.read()
+        pids = self.exec_vm_side()
+        self.assertEqual(len(pids), 1, pids)
+        os.kill(pids[0], signal.SIGKILL)
+        _, resp = self.c.collect(rid)
+        self.assertIn("error", resp, resp)
+        _, resp = self.exec(sid, ["echo", "next"])
+        self.assertIn("error", resp, resp)
+        self.assertNotIn("begun", json.dumps(resp))
 
     def test_session(self):
         policy = {"microvm": {"accel": self.accel}, "limits": {"cpus": CPUS, "timeout": "15s"}}
@@ -210,6 +258,7 @@ class MicrovmSession(unittest.TestCase):
         self.assertEqual(seen, [str(i) for i in range(6)], (seen, events, resp))
         self.assertEqual(resp["result"]["exitCode"], 0, resp)
 
+        self.kill_exec_outright(sid)
         self.c.call("session.destroy", {"sessionId": sid})
         deadline = time.monotonic() + 10
         while vmm_pids() - self.before and time.monotonic() < deadline:
