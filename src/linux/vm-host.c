@@ -472,12 +472,21 @@ static int session_chan = -1;
  * boundary (vm_host_session_exec_prepare); held by init only from the pipe to the fork. */
 static int clean_fd = -1;
 
-/* The boot's frames: READY alone, through the same reader of untrusted frames. */
+/* The boot's frames: READY alone, through the same reader of untrusted frames, within
+ * BOOT_TIMEOUT_S: a session launch has no limits.timeout of its own, and a guest that hangs
+ * before its agent runs (a kernel that cannot start) would hold it forever. */
+#define BOOT_TIMEOUT_S 300
 static void wait_ready(int chan) {
         static vm_frame_reader r;
         static uint8_t buf[64];
         vm_frame_reader_init(&r);
         for (;;) {
+                struct pollfd pf = { .fd = chan, .events = POLLIN };
+                int ready = poll(&pf, 1, BOOT_TIMEOUT_S * 1000);
+                if (ready < 0 && errno == EINTR)
+                        continue;
+                if (ready == 0)
+                        fail("the VM did not boot within %d s", BOOT_TIMEOUT_S);
                 ssize_t n = read(chan, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
                         continue;
