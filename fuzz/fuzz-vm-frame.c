@@ -3,7 +3,8 @@
  * (possibly compromised) guest writes on the channel port. Oracles beyond "no crash, no
  * sanitizer report":
  *   - every frame handed out is one a guest may send, with a payload inside the bounds and the
- *     shape of its type; at most one EXIT, and nothing after it; a violation leaves the reader
+ *     shape of its type; at most one EXIT, and nothing after it; READY only first and empty;
+ *     a violation leaves the reader
  *     failed with a reason, and every later call fails too;
  *   - chunking does not matter: fed one byte at a time, the reader hands out the same frames
  *     (type, size, bytes) and ends in the same state as fed the whole input at once.
@@ -41,6 +42,9 @@ static void check_frame(const vm_frame *f, reading *out) {
                 CHECK(f->signaled ? f->value >= 1 && f->value <= 64 : f->value <= 255);
                 out->exits++;
                 break;
+        case VM_FRAME_READY:
+                CHECK(f->size == 0 && out->frames == 0);
+                break;
         case VM_FRAME_ERROR:
                 CHECK(f->size > 0 && f->size <= VM_FRAME_MAX_ERROR);
                 for (size_t i = 0; i < f->size; i++)
@@ -51,6 +55,7 @@ static void check_frame(const vm_frame *f, reading *out) {
         case VM_FRAME_STDIN_EOF:
         case VM_FRAME_SIGNAL:
         case VM_FRAME_RESIZE:
+        case VM_FRAME_END:
         default:
                 CHECK(!"a host-to-guest or unknown type handed out");
         }

@@ -193,6 +193,9 @@ CORDON_PUBLIC int cordon_policy_add_egress_deny_reason(cordon_policy *p, const c
  * a run resolve, 1..65536 (default 64): each name can carry data to whoever runs the zone's DNS. */
 CORDON_PUBLIC int cordon_policy_set_wildcard_names(cordon_policy *p, uint64_t names);
 CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
+/* limits.cpus, 1..255: the microvm backend's vCPUs (qemu -smp; default one). The other backends
+ * refuse a run that sets it (docs/policy.md, "limits"). */
+CORDON_PUBLIC int cordon_policy_set_cpus(cordon_policy *p, uint64_t cpus);
 /* The sizes of the sandbox's private /tmp and /dev/shm (tmpfs, 1 MiB to 1 TiB); unset: the
  * built-in defaults (docs/policy.md, "limits"). A full one answers ENOSPC and is reported. */
 CORDON_PUBLIC int cordon_policy_set_tmp_size(cordon_policy *p, uint64_t bytes);
@@ -573,7 +576,9 @@ CORDON_PUBLIC void cordon_process_free(cordon_process *p);
  * supervisor, the egress proxy) and then runs each command in it for the price of a fork and an
  * exec. Lifecycle: cordon_session_options_init() → cordon_session_launch() → any number of
  * cordon_session_exec() (each a cordon_process handle, also at once) and suspend/resume →
- * cordon_session_destroy(). A session runs on the native backend only.
+ * cordon_session_destroy(). A session runs on the native backend, or with
+ * cordon_session_options.backend CORDON_BACKEND_MICROVM in one VM booted at the launch, which
+ * runs one exec at a time (a second one while it runs fails: docs/design/microvm.md).
  *
  * Threads: every call may come from any thread. Each session has a thread of the library's own
  * that owns its sandbox (it forked it) and delivers its execs' callbacks, one at a time; a

@@ -66,6 +66,8 @@ static const flag_def flag_defs[_CLI_FLAG_MAX] = {
                               "512M, 2G)" },
         [CLI_FLAG_PIDS] = { "--pids", VALUE_COUNT, "use a whole number of processes (e.g. 256)" },
         [CLI_FLAG_CPU] = { "--cpu", VALUE_COUNT, "use a whole number of CPU seconds (e.g. 600)" },
+        [CLI_FLAG_CPUS] = { "--cpus", VALUE_COUNT,
+                            "use a whole number of vCPUs, 1 to 255 (e.g. 2)" },
         [CLI_FLAG_TMP_SIZE] = { "--tmp-size", VALUE_SIZE,
                                 "use a whole number of bytes with an optional unit K, M or G, "
                                 "1M to 1T (e.g. 512M, 4G)" },

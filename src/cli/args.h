@@ -58,6 +58,7 @@ typedef enum cli_flag {
         CLI_FLAG_MEMORY,           /* number: bytes */
         CLI_FLAG_PIDS,             /* number */
         CLI_FLAG_CPU,              /* number: seconds */
+        CLI_FLAG_CPUS,             /* number: the microvm backend's vCPUs */
         CLI_FLAG_TMP_SIZE,         /* number: bytes */
         CLI_FLAG_SHM_SIZE,         /* number: bytes */
         CLI_FLAG_NO_NETWORK,       /* no value */

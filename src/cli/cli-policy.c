@@ -39,6 +39,7 @@ static const set_number_fn number_setters[_CLI_FLAG_MAX] = {
         [CLI_FLAG_MEMORY] = cordon_policy_set_memory_bytes,
         [CLI_FLAG_PIDS] = cordon_policy_set_pids,
         [CLI_FLAG_CPU] = cordon_policy_set_cpu_seconds,
+        [CLI_FLAG_CPUS] = cordon_policy_set_cpus,
         [CLI_FLAG_TMP_SIZE] = cordon_policy_set_tmp_size,
         [CLI_FLAG_SHM_SIZE] = cordon_policy_set_shm_size,
         [CLI_FLAG_ASK_TIMEOUT] = cordon_policy_set_egress_ask_timeout_ms,
@@ -135,6 +136,7 @@ static int apply_setting(cordon_policy *session, const cli_setting *s, cordon_er
         case CLI_FLAG_MEMORY:
         case CLI_FLAG_PIDS:
         case CLI_FLAG_CPU:
+        case CLI_FLAG_CPUS:
         case CLI_FLAG_TMP_SIZE:
         case CLI_FLAG_SHM_SIZE:
         case CLI_FLAG_ASK_TIMEOUT:

@@ -61,6 +61,7 @@ static const char overview[] =
         "  --timeout DURATION         kill the command after DURATION (30s, 500ms, 2m, 1h)\n"     \
         "  --memory SIZE              memory limit (512M, 2G)\n"                                  \
         "  --pids N                   at most N processes and threads (default 2048)\n"           \
+        "  --cpus N                   the microvm backend's vCPUs (default 1)\n"                   \
         "  --cpu SECONDS              CPU-time limit\n"                                           \
         "  --tmp-size SIZE            size of the private /tmp (default 2G, at most RAM/4)\n"     \
         "  --shm-size SIZE            size of the private /dev/shm (default 256M, at most RAM/4)\n"\

@@ -43,6 +43,7 @@ int host_launch(daemon_t *d, session *s, client *c, uint64_t id, cordon_error *e
         cordon_session_options so;
         cordon_session_options_init(&so);
         so.cwd = s->workdir;
+        so.backend = s->backend == CORDON_BACKEND_MICROVM ? s->backend : CORDON_BACKEND_AUTO;
         /* The ask mode's questions come to the client as egress.ask events of its exec, and
          * its session.egressAnswer answers them (docs/protocol.md). */
         so.flags = CORDON_SESSION_EVENT_LOOP | CORDON_SESSION_EGRESS_ANSWERS;

@@ -187,16 +187,11 @@ void session_launch(daemon_t *d, client *c, const proto_request *rq) {
         d->n_sessions++;
         /* A confined session is warm: its sandbox is built now, once, by its host. */
         /* docs/design/backends.md: an explicitly named backend never steps down. Warm sessions are
-         * built by the native backend; a landlock session runs each exec as a cold run of that
-         * backend; microvm runs one-shot `cordon run` only: its warm sessions (a booted VM
-         * serving execs) are not built (docs/design/microvm.md "What is built"). */
-        if (r >= 0 && s->backend == CORDON_BACKEND_MICROVM)
-                r = cordon_set_error(&s->error, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
-                                     "refusing to run the command unconfined: the microvm "
-                                     "backend has no warm sessions in this build; hint: launch "
-                                     "with backend native, or use 'cordon run --backend "
-                                     "microvm' (see 'cordon probe')");
-        if (r >= 0 && (s->backend == CORDON_BACKEND_NATIVE || s->backend == CORDON_BACKEND_AUTO)) {
+         * built by the native backend, or by the microvm backend (a VM booted once serves the
+         * execs: docs/design/microvm.md "Lifecycle"); a landlock session runs each exec as a
+         * cold run of that backend. */
+        if (r >= 0 && (s->backend == CORDON_BACKEND_NATIVE || s->backend == CORDON_BACKEND_AUTO ||
+                       s->backend == CORDON_BACKEND_MICROVM)) {
                 r = host_launch(d, s, c, rq->id, &s->error);
                 if (r >= 0)
                         return; /* answered once the sandbox is ready (host_on_readable) */

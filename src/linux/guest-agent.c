@@ -5,12 +5,14 @@
  * 9p tags and paths, whether there is a network), mounts the host's root (9p tag "root",
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
- * channel port, takes one EXEC frame, runs the command chrooted into that root as the caller's
- * uid and gid, its stdin and signals taken from frames and its output relayed as frames (on a
- * PTY of the guest's own when the request asks for a terminal, guest-pty.h), sends
- * the EXIT frame and powers the VM off. Every failure is one ERROR frame (when the channel is
- * open) and a power-off: the host then reports SANDBOX_UNAVAILABLE. It trusts the host (the VMM
- * is the host's), but bounds what it reads all the same. */
+ * channel port, sends READY, and then serves EXEC frames one at a time: each command runs
+ * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames
+ * and its output relayed as frames (on a PTY of the guest's own when the request asks for a
+ * terminal, guest-pty.h), then the EXIT frame; the host's END frame closes the exec, and the
+ * next EXEC may follow (a one-shot run's host kills the VM after the first). Every failure is
+ * one ERROR frame (when the channel is open) and a power-off: the host then reports
+ * SANDBOX_UNAVAILABLE. It trusts the host (the VMM is the host's), but bounds what it reads all
+ * the same. */
 #include <errno.h>
 #include <grp.h>
 #include <fcntl.h>
@@ -238,34 +240,78 @@ __attribute__((noreturn)) static void child(const request *r, int in, int out, i
         _exit(errno == ENOENT ? 127 : 126);
 }
 
-/* Relays the command's stdout and stderr as frames until both end. */
-static void relay(int out, int err) {
-        struct pollfd p[2] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN } };
+/* Relays what one of the command's pipes holds as frames; false at its end. `drain`: once the
+ * command has exited, everything it holds now and no more (a process the command left behind
+ * may keep the pipe open: the exec ends with its command, as a native session's exec does). */
+static bool relay_pipe(int fd, bool is_err, bool drain) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
-        while (p[0].fd >= 0 || p[1].fd >= 0) {
-                if (poll(p, 2, -1) < 0) {
+        if (drain)
+                (void) fcntl(fd, F_SETFL, O_NONBLOCK);
+        for (;;) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        return false;
+                send_frame(is_err ? VM_FRAME_STDERR : VM_FRAME_STDOUT, buf, (size_t) n);
+                if (!drain)
+                        return true;
+        }
+}
+
+/* Relays the command's stdout and stderr until both end or the command (its pidfd) exits. */
+static void relay(int out, int err, int pidfd) {
+        struct pollfd p[3] = { { .fd = out, .events = POLLIN }, { .fd = err, .events = POLLIN },
+                               { .fd = pidfd, .events = POLLIN } };
+        bool exited = false;
+        while ((p[0].fd >= 0 || p[1].fd >= 0) && !exited) {
+                if (poll(p, 3, -1) < 0) {
                         if (errno == EINTR)
                                 continue;
                         die("poll: %s", strerror(errno));
                 }
-                for (int i = 0; i < 2; i++) {
-                        if (p[i].fd < 0 || p[i].revents == 0)
-                                continue;
-                        ssize_t n = read(p[i].fd, buf, sizeof(buf));
-                        if (n > 0)
-                                send_frame(i ? VM_FRAME_STDERR : VM_FRAME_STDOUT, buf, (size_t) n);
-                        else if (n == 0 || errno != EINTR) {
+                exited = p[2].revents != 0;
+                for (int i = 0; i < 2; i++)
+                        if (p[i].fd >= 0 && (p[i].revents || exited) &&
+                            (!relay_pipe(p[i].fd, i, exited) || exited)) {
                                 (void) close(p[i].fd);
                                 p[i].fd = -1;
                         }
-                }
         }
+        for (int i = 0; i < 2; i++)
+                if (p[i].fd >= 0)
+                        (void) close(p[i].fd);
+}
+
+/* Set in the pump by SIGUSR1 from the agent once the command has exited: what stdin still gets
+ * is dropped, so a leftover process that holds the pipe and never reads it cannot block the pump
+ * in write() and with it the END frame that closes the exec. */
+static volatile sig_atomic_t command_gone;
+
+static void on_command_gone(int sig) {
+        (void) sig;
+        command_gone = 1;
+}
+
+/* One STDIN frame's bytes into the command's stdin; false when it is closed for good. A command
+ * that closed its stdin: the rest is dropped, as a pipe's would be (EPIPE, SIGPIPE ignored). */
+static bool feed_stdin(int in, const uint8_t *buf, size_t size) {
+        for (size_t at = 0; at < size;) {
+                ssize_t n = write(in, buf + at, size - at);
+                if (n < 0 && errno == EINTR && !command_gone)
+                        continue;
+                if (n <= 0)
+                        return false;
+                at += (size_t) n;
+        }
+        return true;
 }
 
 /* A process of its own writes the host's STDIN frames into the command's stdin until
  * STDIN_EOF (then closes it), so a command that does not read its stdin never stalls the output
  * relay, and delivers each SIGNAL frame to the command's process group (`cmd`: it called
- * setsid). It is the channel's only reader after the exec request; killed after the command. */
+ * setsid). It is the channel's only reader from the exec request to the host's END frame, at
+ * which it exits: the next frame on the channel is the next exec's request. */
 static pid_t stdin_pump(int in, pid_t cmd) {
         pid_t pid = fork();
         if (pid != 0)
@@ -280,29 +326,44 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                         _exit(1);
                 read_exact(buf, length - 1);
                 uint32_t sig = 0;
+                if (h[4] == VM_FRAME_END)
+                        _exit(0);
                 if (h[4] == VM_FRAME_SIGNAL && length - 1 == sizeof(sig)) {
                         memcpy(&sig, buf, sizeof(sig));
                         if (sig >= 1 && sig <= 64)
                                 (void) kill(-cmd, (int) sig);
                 } else if (h[4] == VM_FRAME_RESIZE) {
                         guest_pty_resize(buf, length - 1);
-                } else if (h[4] == VM_FRAME_STDIN_EOF && in >= 0) {
+                } else if (in >= 0 && h[4] == VM_FRAME_STDIN_EOF) {
                         (void) close(in);
                         in = -1;
                         guest_pty_hangup(cmd);
-                } else if (h[4] == VM_FRAME_STDIN && in >= 0) {
-                        /* A command that closed its stdin: the rest is dropped, as a pipe's
-                         * would be (EPIPE, SIGPIPE ignored here). */
-                        for (size_t at = 0; at < length - 1;) {
-                                ssize_t n = write(in, buf + at, length - 1 - at);
-                                if (n < 0 && errno == EINTR)
-                                        continue;
-                                if (n <= 0)
-                                        break;
-                                at += (size_t) n;
-                        }
+                } else if (in >= 0 && h[4] == VM_FRAME_STDIN &&
+                           (command_gone || !feed_stdin(in, buf, length - 1))) {
+                        (void) close(in);
+                        in = -1;
                 }
         }
+}
+
+/* The exec's end: the command's wait status as the EXIT frame, then the pump told the command
+ * is gone and waited for until the host's END frame ends it. */
+static void finish(pid_t cmd, pid_t pump) {
+        int status = 0;
+        while (waitpid(cmd, &status, 0) < 0)
+                if (errno != EINTR)
+                        die("waitpid: %s", strerror(errno));
+        uint32_t e[2] = { WIFSIGNALED(status) ? 1u : 0u,
+                          WIFSIGNALED(status) ? (uint32_t) WTERMSIG(status)
+                                              : (uint32_t) WEXITSTATUS(status) };
+        send_frame(VM_FRAME_EXIT, e, sizeof(e));
+        (void) kill(pump, SIGUSR1);
+        int ps = 0;
+        while (waitpid(pump, &ps, 0) < 0)
+                if (errno != EINTR)
+                        die("waitpid: %s", strerror(errno));
+        if (!WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
+                die("the channel ended during an exec");
 }
 
 static void run(const request *r) {
@@ -324,20 +385,19 @@ static void run(const request *r) {
         (void) close(in[0]);
         (void) close(out[1]);
         (void) close(err[1]);
+        int pidfd = (int) syscall(SYS_pidfd_open, pid, 0);
+        if (pidfd < 0)
+                die("pidfd_open: %s", strerror(errno));
         pid_t pump = stdin_pump(in[1], pid);
         if (pump < 0)
                 die("fork: %s", strerror(errno));
         (void) close(in[1]);
-        relay(out[0], err[0]);
-        (void) kill(pump, SIGKILL);
-        int status = 0;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        die("waitpid: %s", strerror(errno));
-        uint32_t e[2] = { WIFSIGNALED(status) ? 1u : 0u,
-                          WIFSIGNALED(status) ? (uint32_t) WTERMSIG(status)
-                                              : (uint32_t) WEXITSTATUS(status) };
-        send_frame(VM_FRAME_EXIT, e, sizeof(e));
+        relay(out[0], err[0], pidfd);
+        (void) close(pidfd);
+        finish(pid, pump);
+        /* The next exec of a warm session may have no terminal: none of this one's PTY (its
+         * master closed by relay()) may make it take a controlling terminal or a SIGHUP. */
+        guest_pty_forget();
 }
 
 static void mount_or_die(const char *src, const char *dst, const char *type, unsigned long flags,
@@ -418,7 +478,15 @@ int main(void) {
                 if (guest_net_up(ROOT, why, sizeof(why)) < 0)
                         die("network: %s", why);
         }
-        request r = read_request();
-        run(&r);
-        power_off();
+        /* Installed here, inherited by each pump at its fork: a SIGUSR1 sent before a pump had
+         * installed a handler of its own would kill it. No SA_RESTART (on_command_gone). */
+        struct sigaction sa = { .sa_handler = on_command_gone };
+        (void) sigaction(SIGUSR1, &sa, NULL);
+        send_frame(VM_FRAME_READY, NULL, 0);
+        for (;;) {
+                request r = read_request();
+                run(&r);
+                free(r.argv);
+                free(r.envp);
+        }
 }

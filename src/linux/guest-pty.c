@@ -77,6 +77,10 @@ void guest_pty_resize(const uint8_t *payload, size_t size) {
                     (uint16_t) (payload[2] | payload[3] << 8));
 }
 
+void guest_pty_forget(void) {
+        master = -1;
+}
+
 void guest_pty_hangup(pid_t cmd) {
         if (master >= 0)
                 (void) kill(-cmd, SIGHUP);

@@ -37,6 +37,8 @@ int guest_pty_take(void);
  * that ignores SIGHUP goes on (its output is dropped on the host). Nothing without a PTY
  * (pipes: the EOF closes the command's stdin). */
 void guest_pty_hangup(pid_t cmd);
+/* After an exec: its PTY is gone, the next exec starts without one (guest_pty_open() again). */
+void guest_pty_forget(void);
 
 /* A RESIZE frame's payload (u16 rows | u16 columns) set on the master: the kernel sends
  * SIGWINCH to the foreground process group. A payload of another size, or no PTY, is

@@ -244,19 +244,23 @@ static int attempt_ladder(launch *l, const launch_backend *be, cordon_backend re
 }
 
 /* What a warm session needs: a confining mode and the native backend (its init serves the
- * execs; the landlock backend has none), so it never steps down. */
+ * execs; the landlock backend has none) or the microvm backend (that init boots the VM and
+ * hands it each exec), so it never steps down. */
 static int session_checks(launch *l, cordon_backend backend, cordon_error *err) {
         if (l->p->mode == CORDON_MODE_DANGER_FULL_ACCESS || backend == CORDON_BACKEND_NONE)
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
                                         "a warm session cannot be unconfined "
                                         "(danger-full-access): launch it with a confining mode");
-        if (backend != CORDON_BACKEND_AUTO && backend != CORDON_BACKEND_NATIVE)
+        if (backend != CORDON_BACKEND_AUTO && backend != CORDON_BACKEND_NATIVE &&
+            backend != CORDON_BACKEND_MICROVM)
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "a warm session runs on the native backend only, not %s; "
-                                        "hint: run each command with cordon_spawn() instead",
+                                        "a warm session runs on the native or microvm backend "
+                                        "only, not %s; hint: run each command with "
+                                        "cordon_spawn() instead",
                                         cordon_backend_to_string(backend));
         l->p->session_ctl = l->session_ctl;
-        l->opts.backend = CORDON_BACKEND_NATIVE; /* never steps down: there is nothing below */
+        /* Never steps down: there is nothing below. */
+        l->opts.backend = backend == CORDON_BACKEND_MICROVM ? backend : CORDON_BACKEND_NATIVE;
         return 0;
 }
 
@@ -341,6 +345,15 @@ int launch_start(launch *l, const cordon_policy *policy, char *const argv[], cor
         keep_handed_fds(l);
         if (r >= 0)
                 r = l->session_ctl >= 0 ? session_checks(l, backend, err) : 0;
+        /* limits.cpus is the VM's vCPUs: on a backend without a VM nothing would hold the
+         * command to it, so such a run is refused rather than run without the limit. */
+        if (r >= 0 && p->cpus && be->base.id != CORDON_BACKEND_MICROVM)
+                r = cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
+                                     "limits.cpus (%llu) is enforced by the microvm backend "
+                                     "only (its vCPUs), not by %s; hint: run with --backend "
+                                     "microvm, or drop limits.cpus",
+                                     (unsigned long long) p->cpus,
+                                     cordon_backend_to_string(be->base.id));
         if (r >= 0 && be->base.available)
                 r = be->base.available(err);
         if (r >= 0 && be->base.confined)

@@ -84,6 +84,13 @@ static _noreturn_ void command_main(const plan *p, char *const argv[], int repor
          * session (job control, ^C). It is the session's own PTY, never the caller's. */
         if (p->tty && ioctl(0, TIOCSCTTY, 0) < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "TIOCSCTTY");
+        /* A microvm session's exec: before reset_signals(), which would unblock the kill signal
+         * init keeps blocked for it (session-init.c); it executes nothing, so the rest of what
+         * a command gets here (rlimits, the directory, closing descriptors) is the guest's. */
+        if (p->vm && p->session_ctl >= 0) {
+                report_command_started(report_fd);
+                vm_host_session_exec(p, argv, report_fd);
+        }
         reset_signals();
         apply_rlimits(p, report_fd);
         if (chdir(p->workdir) < 0)
@@ -187,9 +194,12 @@ static _noreturn_ void init_main(const plan *p, char *const argv[], int report_f
         if (read(sock, &ack, 1) != 1)
                 _exit(125); /* the monitor died: there is no supervisor, run nothing */
         (void) close(sock);
+        /* A microvm session boots its VM before it is ready: a session that cannot boot fails
+         * its launch, and every exec finds the guest waiting. */
+        pid_t vmm = p->session_ctl >= 0 && p->vm ? vm_host_session_boot(p, p->vm, report_fd) : -1;
         report_ready(report_fd);
         if (p->session_ctl >= 0)
-                session_init_loop(p, p->session_ctl); /* a warm session: commands on request */
+                session_init_loop(p, p->session_ctl, vmm); /* a warm session: execs on request */
         pid_t c = fork();
         if (c < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "init: fork");

@@ -105,7 +105,7 @@ static uint64_t exec_register(cordon_session *s, cordon_process *p, session_exec
         p->in_session = true;
         p->session = s;
         p->exec_id = id;
-        p->l.backend = CORDON_BACKEND_NATIVE;
+        p->l.backend = session_backend(s);
         *e = (session_exec) { .id = id, .proc = p, .next = s->execs };
         s->execs = e;
         if (s->state == CORDON_SESSION_WARM)

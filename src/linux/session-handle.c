@@ -127,6 +127,11 @@ static cordon_code code_from_name(const char *name) {
         return CORDON_LAUNCH_FAILED;
 }
 
+cordon_backend session_backend(const cordon_session *s) {
+        return s->opts.backend == CORDON_BACKEND_MICROVM ? CORDON_BACKEND_MICROVM
+                                                         : CORDON_BACKEND_NATIVE;
+}
+
 /* A cordon_error from {"code", "message"}. */
 static void error_from_json(json_t *o, cordon_error *err) {
         const char *msg = json_string_value(json_object_get(o, "message"));
@@ -138,7 +143,7 @@ static void error_from_json(json_t *o, cordon_error *err) {
 static void on_result(cordon_session *s, uint64_t id, const char *json) {
         json_t *o = json_loads(json, 0, NULL);
         json_t *e = json_object_get(o, "error");
-        cordon_run_result ret = { .backend = CORDON_BACKEND_NATIVE };
+        cordon_run_result ret = { .backend = session_backend(s) };
         cordon_error err = { 0 };
         int r = 0;
         if (!o || e) {
@@ -312,7 +317,7 @@ static int fork_host(cordon_session *s, cordon_error *err) {
                         _exit(125);
                 if (s->opts.environ)
                         environ = (char **) s->opts.environ; /* this process only */
-                session_host_main(s->policy, s->id, s->home, s->cwd, sp[1]);
+                session_host_main(s->policy, s->opts.backend, s->id, s->home, s->cwd, sp[1]);
         }
         int e = errno;
         (void) close(sp[1]);
@@ -415,10 +420,12 @@ static int options_read(const cordon_session_options *in, cordon_session_options
                 return cordon_set_error(err, CORDON_USAGE, EINVAL,
                                         "cordon_session_options.flags: unknown flags 0x%x",
                                         out->flags & ~(unsigned) SESSION_KNOWN_FLAGS);
-        if (out->backend != CORDON_BACKEND_AUTO && out->backend != CORDON_BACKEND_NATIVE)
+        if (out->backend != CORDON_BACKEND_AUTO && out->backend != CORDON_BACKEND_NATIVE &&
+            out->backend != CORDON_BACKEND_MICROVM)
                 return cordon_set_error(err, CORDON_POLICY_UNENFORCEABLE, ENOTSUP,
-                                        "a warm session runs on the native backend only, not "
-                                        "%s; hint: run each command with cordon_spawn() instead",
+                                        "a warm session runs on the native or microvm backend "
+                                        "only, not %s; hint: run each command with "
+                                        "cordon_spawn() instead",
                                         cordon_backend_to_string(out->backend));
         return 0;
 }

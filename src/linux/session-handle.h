@@ -55,6 +55,8 @@ struct cordon_session {
 };
 
 /* session-handle.c */
+/* The backend the session's execs run on: microvm when asked for, else native. */
+cordon_backend session_backend(const cordon_session *s);
 /* One line to the host, with `fds` (at most 3) attached to its first byte. 0, or -errno
  * (-EPIPE: the host is gone). */
 int session_link_send(cordon_session *s, const char *line, const int *fds, size_t n_fds);

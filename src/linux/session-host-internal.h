@@ -54,6 +54,7 @@ struct host {
         creds_run creds_run;
         pid_t monitor;
         plan *p;
+        cordon_backend backend; /* the launch's: native or microvm */
         char session_id[EVENTS_ID_MAX];
         host_exec *execs[HOST_EXECS_MAX];
         size_t n_execs;

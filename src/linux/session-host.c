@@ -104,8 +104,8 @@ static void send_result(host *h, host_exec *x) {
  * host then holds what the launch made: the report channel, the proxy, the monitor, the plan.
  * `pol` holds the managed settings already (or the caller opted out of them):
  * cordon_session_launch() settled them before the fork (session-handle.c, session_managed). */
-static int build(host *h, const cordon_policy *pol, const char *home, const char *workdir,
-                 cordon_error *err) {
+static int build(host *h, const cordon_policy *pol, cordon_backend backend, const char *home,
+                 const char *workdir, cordon_error *err) {
         int ctl[2];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ctl) < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "socketpair: %s",
@@ -117,6 +117,7 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         l.session_ctl = ctl[1];
         /* Brokers issue for the session (docs/settings.md, "credentialBrokers"): its id. */
         (void) snprintf(l.creds_run.id, sizeof(l.creds_run.id), "%s", h->session_id);
+        l.opts.backend = backend;
         static char arg0[] = "true"; /* unused: init serves execs instead */
         char *const none[] = { arg0, NULL };
         int r = launch_start(&l, pol, none, err);
@@ -134,6 +135,8 @@ static int build(host *h, const cordon_policy *pol, const char *home, const char
         /* Issued at the session's launch, revoked when it ends (quit()). */
         h->creds_run = l.creds_run;
         free(l.creds_home);
+        h->backend = l.backend;
+        h->p->vm = NULL; /* launch's, on this stack: the VM is the sandbox's, never the host's */
         safe_close(l.child_pidfd);
         return 0;
 }
@@ -228,18 +231,23 @@ static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3], ui
         return r;
 }
 
+/* The backend the execs run on: the launch's (native, or microvm: its init runs them in the VM). */
+static cordon_backend host_backend(const host *h) {
+        return h->backend;
+}
+
 static host_exec *exec_new(host *h, uint64_t id) {
         host_exec *x = calloc(1, sizeof(*x));
         if (!x)
                 return NULL;
         *x = (host_exec){ .h = h, .id = id, .out = -1, .err = -1, .rpt = -1 };
         events_init(&x->ev, host_on_event, x, h->session_id);
-        events_starting(&x->ev, CORDON_BACKEND_NATIVE);
+        events_starting(&x->ev, host_backend(h));
         return x;
 }
 
 static void exec_started(host *h, host_exec *x) {
-        events_ready(&x->ev, CORDON_BACKEND_NATIVE);
+        events_ready(&x->ev, host_backend(h));
         x->deadline = h->p->timeout_ms ? capture_now_ms() + (int64_t) h->p->timeout_ms : 0;
         h->execs[h->n_execs++] = x;
 }
@@ -276,6 +284,12 @@ static void start_exec(host *h, uint64_t id, const char *json, int stdio[3]) {
         int r = !o || stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0 ? -EINVAL
                 : h->n_execs >= HOST_EXECS_MAX                  ? -EBUSY
                                                                : launch_fds_check(&f, h->p, &e);
+        /* The VM serves one exec at a time (docs/design/microvm.md "Channels"): a second one is
+         * refused while the first runs, never queued behind it in silence. */
+        if (r >= 0 && h->backend == CORDON_BACKEND_MICROVM && h->n_execs > 0)
+                r = cordon_set_error(&e, CORDON_LAUNCH_FAILED, EBUSY,
+                                     "a microvm session runs one exec at a time and one is "
+                                     "running; hint: wait for it, or use a native session");
         if (r >= 0)
                 r = capture_pipes(x, want, stdio);
         if (r >= 0)
@@ -759,8 +773,9 @@ static _noreturn_ void serve(host *h) {
         }
 }
 
-_noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
-                                  const char *home, const char *workdir, int link) {
+_noreturn_ void session_host_main(const cordon_policy *pol, cordon_backend backend,
+                                  const char *session_id, const char *home, const char *workdir,
+                                  int link) {
         (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
         (void) prctl(PR_SET_NAME, "cordond-session", 0, 0, 0);
         (void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* see quit() */
@@ -777,7 +792,7 @@ _noreturn_ void session_host_main(const cordon_policy *pol, const char *session_
                     .px = { .pid = -1, .listen_ch = -1, .report_fd = -1 } };
         (void) snprintf(h.session_id, sizeof(h.session_id), "%s", session_id);
         cordon_error err = { 0 };
-        if (build(&h, pol, home, workdir, &err) < 0) {
+        if (build(&h, pol, backend, home, workdir, &err) < 0) {
                 send_fatal(&h, &err);
                 _exit(0);
         }

@@ -6,7 +6,9 @@
 #include "cordon/cordon.h"
 #include "util/util.h"
 
-/* Builds the session's sandbox from the resolved policy `pol` and serves exec requests arriving on
+/* Builds the session's sandbox from the resolved policy `pol` on `backend` (native for AUTO,
+ * or microvm: session-init.c boots the VM) and serves exec requests arriving on
  * `link` until it closes. Never returns. */
-_noreturn_ void session_host_main(const cordon_policy *pol, const char *session_id,
-                                  const char *home, const char *workdir, int link);
+_noreturn_ void session_host_main(const cordon_policy *pol, cordon_backend backend,
+                                  const char *session_id, const char *home, const char *workdir,
+                                  int link);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "linux/sandbox.h"
+#include "linux/vm-host.h"
 
 #define MSG_BUF (sizeof(session_msg) + SESSION_EXEC_MAX)
 
@@ -105,6 +106,7 @@ int session_send_signal(int ctl, uint32_t exec_id, int sig) {
 typedef struct running {
         pid_t pid;
         uint32_t exec_id;
+        int clean_fd;     /* a microvm exec's (vm_host_session_exec_prepare), else -1 */
 } running;
 
 /* Splits the strings of an EXEC record into argv, env and cwd (pointers into buf); false when the
@@ -155,32 +157,49 @@ static void start_exec(const plan *p, int ctl, char *buf, size_t len, const int 
         char **env = calloc((size_t) h.envc + 1, sizeof(char *));
         char *cwd = NULL;
         pid_t pid = -1;
-        if (argv && env && *n_run < SESSION_EXECS_MAX && unpack(buf, len, &h, argv, env, &cwd) &&
-            cwd[0] == '/') {
+        /* A microvm session's VM serves one exec at a time (its channel has no exec id); the
+         * host refuses a second one before it gets here (session-host.c). */
+        size_t max = p->vm ? 1 : SESSION_EXECS_MAX;
+        int clean_fd = -1;
+        if (argv && env && *n_run < max && unpack(buf, len, &h, argv, env, &cwd) &&
+            cwd[0] == '/' && (!p->vm || (clean_fd = vm_host_session_exec_prepare()) >= 0)) {
                 pid = fork();
                 if (pid == 0)
                         exec_child(p, argv, env, cwd, fds, h.flags & SESSION_EXEC_TTY);
+                if (p->vm)
+                        vm_host_session_exec_forked();
         }
+        if (pid < 0 && clean_fd >= 0)
+                (void) close(clean_fd);
         free(argv);
         free(env);
         session_msg m = { .type = pid > 0 ? SESSION_MSG_STARTED : SESSION_MSG_EXITED,
                           .exec_id = h.exec_id, .pid = pid,
                           .status = pid > 0 ? 0 : (125 << 8) };
         if (pid > 0)
-                run[(*n_run)++] = (running){ .pid = pid, .exec_id = h.exec_id };
+                run[(*n_run)++] = (running){ .pid = pid, .exec_id = h.exec_id,
+                                             .clean_fd = clean_fd };
         (void) send_msg(ctl, &m);
 }
 
 /* Reaps every exited child: tracked commands are reported, orphans (daemons the commands left)
  * are simply reaped. */
-static void reap(int ctl, running *run, size_t *n_run) {
+static void reap(int ctl, pid_t vmm, running *run, size_t *n_run) {
         for (;;) {
                 int st;
                 pid_t w = waitpid(-1, &st, WNOHANG);
                 if (w <= 0)
                         return;
+                if (w == vmm)
+                        _exit(0); /* the session's VM is gone: so is the session */
                 for (size_t i = 0; i < *n_run; i++)
                         if (run[i].pid == w) {
+                                /* A microvm exec that left the channel mid-exec: the session
+                                 * ends, its execs fail (the next one would read the rest of
+                                 * this one); no exit is reported for it, it did not end. */
+                                if (run[i].clean_fd >= 0 &&
+                                    !vm_host_session_exec_clean(run[i].clean_fd))
+                                        _exit(0);
                                 session_msg m = { .type = SESSION_MSG_EXITED,
                                                   .exec_id = run[i].exec_id, .pid = w,
                                                   .status = st };
@@ -189,6 +208,19 @@ static void reap(int ctl, running *run, size_t *n_run) {
                                 break;
                         }
         }
+}
+
+/* An exec's kill: its process group. In a microvm session the process is the VM's side of the
+ * exec (vm-host.c): SIGKILL would end it and leave the guest command running (and the channel
+ * mid-frame for the next exec), so it is asked to kill the command in the guest, and the exec
+ * ends when that command has. */
+static void kill_exec(const plan *p, pid_t pid) {
+        if (p->vm) {
+                (void) kill(pid, vm_host_kill_signal());
+                return;
+        }
+        (void) kill(-pid, SIGKILL);
+        (void) kill(pid, SIGKILL);
 }
 
 /* One EXEC record with its four fds; false on EOF or error (the host is gone). */
@@ -225,10 +257,8 @@ static bool serve_one(const plan *p, int ctl, char *buf, running *run, size_t *n
                 if (h.type == SESSION_MSG_FREEZE || h.type == SESSION_MSG_THAW)
                         (void) kill(-1, h.type == SESSION_MSG_FREEZE ? SIGSTOP : SIGCONT);
                 for (size_t i = 0; h.type == SESSION_MSG_KILL && i < *n_run; i++)
-                        if (run[i].exec_id == h.exec_id) {
-                                (void) kill(-run[i].pid, SIGKILL);
-                                (void) kill(run[i].pid, SIGKILL);
-                        }
+                        if (run[i].exec_id == h.exec_id)
+                                kill_exec(p, run[i].pid);
                 /* A tracked pid is this init's unreaped child or a group it leads: no reuse. */
                 for (size_t i = 0; h.type == SESSION_MSG_SIGNAL && i < *n_run; i++)
                         if (run[i].exec_id == h.exec_id && h.status > 0 && h.status < _NSIG)
@@ -240,11 +270,19 @@ static bool serve_one(const plan *p, int ctl, char *buf, running *run, size_t *n
         return true;
 }
 
-_noreturn_ void session_init_loop(const plan *p, int ctl) {
+_noreturn_ void session_init_loop(const plan *p, int ctl, pid_t vmm) {
         sigset_t chld;
         sigemptyset(&chld);
         sigaddset(&chld, SIGCHLD);
         (void) sigprocmask(SIG_BLOCK, &chld, NULL);
+        /* A microvm exec's forwarded signals and its kill signal stay blocked from its fork
+         * until its handlers are in place (vm-host.c: start_pump): delivered before, their
+         * default action would end the exec's process with the guest command running and the
+         * channel mid-exec. */
+        sigset_t vm_sigs;
+        vm_host_exec_signals(&vm_sigs);
+        if (p->vm)
+                (void) sigprocmask(SIG_BLOCK, &vm_sigs, NULL);
         int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
         char *buf = malloc(MSG_BUF);
         running run[SESSION_EXECS_MAX];
@@ -260,7 +298,7 @@ _noreturn_ void session_init_loop(const plan *p, int ctl) {
                         while (read(sfd, &si, sizeof(si)) == sizeof(si))
                                 ;
                 }
-                reap(ctl, run, &n_run);
+                reap(ctl, vmm, run, &n_run);
                 if ((pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) &&
                     !serve_one(p, ctl, buf, run, &n_run))
                         _exit(0); /* the session is over: the PID namespace dies with init */

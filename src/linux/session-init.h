@@ -40,8 +40,10 @@ typedef struct session_msg {
 #define SESSION_EXEC_TTY 1u     /* fd 0 is a PTY: make it the controlling terminal */
 
 /* Init's loop (runs confined, as PID 1 of the sandbox): serves exec requests on ctl until the host
- * closes it, then exits — which ends the PID namespace and kills every process in it. */
-_noreturn_ void session_init_loop(const plan *p, int ctl);
+ * closes it, then exits — which ends the PID namespace and kills every process in it. `vmm`: a
+ * microvm session's VMM (vm-host.h: vm_host_session_boot), else -1; its end ends the session, and
+ * the VM serves one exec at a time. */
+_noreturn_ void session_init_loop(const plan *p, int ctl, pid_t vmm);
 
 /* Host side: sends one exec request. fds[4] = stdin, stdout, stderr, the exec's report channel.
  * Returns 0 or -errno (-E2BIG when argv + env + cwd exceed SESSION_EXEC_MAX). */

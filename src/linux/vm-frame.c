@@ -24,6 +24,7 @@ void vm_frame_reader_init(vm_frame_reader *r) {
         r->len = 0;
         r->handed = 0;
         r->exited = false;
+        r->any = false;
         r->failed = false;
         r->why[0] = '\0';
 }
@@ -75,7 +76,14 @@ static int check_exit(vm_frame_reader *r, vm_frame *f) {
 static int check_frame(vm_frame_reader *r, vm_frame *f) {
         if (r->exited)
                 return fail(r, "a frame after the exit frame");
+        bool first = !r->any;
+        r->any = true;
         switch (f->type) {
+        case VM_FRAME_READY:
+                /* Once, first: a READY later could pass for a boot the host already saw. */
+                if (!first || f->size != 0)
+                        return fail(r, "a ready frame that is not the first or not empty");
+                return 0;
         case VM_FRAME_STDOUT:
         case VM_FRAME_STDERR:
                 return f->size > 0 ? 0 : fail(r, "an empty output frame");
@@ -93,6 +101,7 @@ static int check_frame(vm_frame_reader *r, vm_frame *f) {
         case VM_FRAME_STDIN_EOF:
         case VM_FRAME_SIGNAL:
         case VM_FRAME_RESIZE:
+        case VM_FRAME_END:
         default: /* the host's own types, and any other byte */
                 return fail(r, "a frame of type %u, which a guest does not send",
                             (unsigned) f->type);
@@ -115,6 +124,10 @@ int vm_frame_next(vm_frame_reader *r, vm_frame *ret) {
         r->handed = 4 + (size_t) length;
         int e = check_frame(r, ret);
         return e < 0 ? e : 1;
+}
+
+size_t vm_frame_pending(const vm_frame_reader *r) {
+        return r->len - r->handed;
 }
 
 void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, size_t payload) {

@@ -4,7 +4,9 @@
  * payload` both ways. The host side reads what the guest sends as untrusted input — a
  * compromised guest kernel writes whatever it likes there — so the reader bounds every length,
  * accepts only the guest's frame types, checks each payload's shape, takes one exit and nothing
- * after it, and fails for good on the first violation (fuzz/fuzz-vm-frame.c). */
+ * after it, and fails for good on the first violation (fuzz/fuzz-vm-frame.c). One reader reads
+ * one exec's frames (a warm session starts a fresh one for each exec: the VM serves them one at
+ * a time, so a frame needs no exec id), and the boot's reader takes the READY frame alone. */
 #pragma once
 
 #include <stdbool.h>
@@ -22,11 +24,14 @@ typedef enum vm_frame_type {
         VM_FRAME_STDIN_EOF = 3, /* empty */
         VM_FRAME_SIGNAL = 4,    /* u32 signal number, 1..64 */
         VM_FRAME_RESIZE = 5,    /* u16 rows | u16 columns: the terminal's new size (vm-pty.h) */
+        VM_FRAME_END = 6,       /* empty: the host read the exit frame; the guest may take the
+                                 * next EXEC (nothing of this exec follows on the channel) */
         /* guest → host */
         VM_FRAME_STDOUT = 16,   /* bytes, at least one */
         VM_FRAME_STDERR = 17,   /* bytes, at least one */
         VM_FRAME_EXIT = 18,     /* u32 kind (0 exit code 0..255, 1 signal 1..64) | u32 value */
         VM_FRAME_ERROR = 19,    /* printable ASCII, 1..VM_FRAME_MAX_ERROR bytes: the agent failed */
+        VM_FRAME_READY = 20,    /* empty, only as a reader's first frame: the guest booted */
 } vm_frame_type;
 
 /* The reader of the guest's frames. */
@@ -35,6 +40,7 @@ typedef struct vm_frame_reader {
         size_t len;       /* bytes held in buf */
         size_t handed;    /* the frame handed out last, dropped on the next call */
         bool exited;      /* an EXIT frame was taken: nothing may follow */
+        bool any;         /* a frame was taken (READY only before this) */
         bool failed;      /* a violation: every later call fails */
         char why[128];    /* the violation, for SANDBOX_UNAVAILABLE's message */
 } vm_frame_reader;
@@ -55,6 +61,9 @@ long vm_frame_feed(vm_frame_reader *r, const uint8_t *data, size_t size);
 /* The next complete frame: 1 with *ret filled, 0 when more bytes are needed, -EPROTO on a
  * violation (r->why says which; the reader stays failed). */
 int vm_frame_next(vm_frame_reader *r, vm_frame *ret);
+/* Bytes held beyond the frame handed out last (a whole exec's reader must end with none: the
+ * guest sends nothing after its exit frame until the next request). */
+size_t vm_frame_pending(const vm_frame_reader *r);
 
 /* Writes the frame header for `type` and `payload` bytes into out[VM_FRAME_HEADER]. */
 void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, size_t payload);

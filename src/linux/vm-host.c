@@ -14,7 +14,9 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include "linux/vm-frame.h"
@@ -158,7 +160,7 @@ static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int 
         push(a, "-m");
         pushf(a, "%u", guest_mib(p));
         push(a, "-smp");
-        push(a, "1");
+        pushf(a, "%u", p->cpus ? (unsigned) p->cpus : 1u); /* limits.cpus */
         const char *fixed[] = { "-nodefaults", "-no-user-config", "-display", "none",
                                 "-no-reboot", "-kernel", vm->kernel, "-initrd" };
         for (size_t i = 0; i < ELEMENTSOF(fixed); i++)
@@ -199,6 +201,15 @@ static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
                 /* Its output is the guest's console and qemu's own messages: stderr only. */
                 int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
                 if (null < 0 || dup2(null, 0) < 0 || dup2(2, 1) < 0)
+                        _exit(127);
+                /* Only the channel and the initramfs: forked by a warm session's init, this
+                 * process holds init's descriptors (the session's control socket, the report
+                 * channel), which the VMM must not have. */
+                sigset_t none;
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL); /* init's mask is not qemu's */
+                if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
+                    fcntl(chan, F_SETFD, 0) < 0 || fcntl(initrd, F_SETFD, 0) < 0)
                         _exit(127);
                 execv(a.v[0], a.v);
                 _exit(127);
@@ -253,6 +264,11 @@ static void forwarded_set(sigset_t *set) {
         sigemptyset(set);
         for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
                 sigaddset(set, forwarded[i]);
+        sigaddset(set, vm_host_kill_signal());
+}
+
+void vm_host_exec_signals(sigset_t *set) {
+        forwarded_set(set);
 }
 
 /* In the VMM host: the pump is the channel's only writer after the exec request, so a signal is
@@ -262,14 +278,34 @@ static void on_forwarded(int sig) {
                 (void) kill(pump_pid, sig);
 }
 
+/* The kill a warm session's init asks for (session-init.c, SESSION_MSG_KILL): SIGKILL would end
+ * this process and leave the guest command running, so the pump sends it as a SIGNAL frame of
+ * SIGKILL for the command's process group in the guest, and the exec ends with the command. */
+int vm_host_kill_signal(void) {
+        return SIGRTMIN;
+}
+
+/* One forwarded signal (the signalfd's next) as a SIGNAL frame; the kill request as SIGKILL.
+ * SIGWINCH is not forwarded: it only says the terminal's size changed, which pump_main() sends
+ * as a RESIZE frame. */
+static void pump_signal(int chan, int sfd) {
+        struct signalfd_siginfo si;
+        if (read(sfd, &si, sizeof(si)) != (ssize_t) sizeof(si) || si.ssi_signo == SIGWINCH)
+                return;
+        uint32_t sig = (int) si.ssi_signo == vm_host_kill_signal() ? SIGKILL : si.ssi_signo;
+        send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
+}
+
 /* With a terminal, how often the pump looks at its size: `cordon run`'s terminal is not the
  * sandbox's controlling terminal (the command's session is its own, sandbox.c), so no SIGWINCH
  * can tell the VMM host of a change (vm-pty.h). */
 #define PTY_SIZE_POLL_MS 200
 
 /* Copies stdin into STDIN frames, then STDIN_EOF, and each forwarded signal (a signalfd) into a
- * SIGNAL frame, until killed; with a terminal, its size changes into RESIZE frames. */
-static _noreturn_ void pump_main(int chan, bool tty) {
+ * SIGNAL frame, until `done` reads EOF (the relay took the exit frame): then the END frame, at a
+ * frame's boundary, so that the channel is in step for the next exec of a warm session. With a
+ * terminal, its size changes go as RESIZE frames. */
+static _noreturn_ void pump_main(int chan, int done, bool tty) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
         sigset_t set;
         forwarded_set(&set); /* blocked since before the fork */
@@ -280,24 +316,23 @@ static _noreturn_ void pump_main(int chan, bool tty) {
                 _exit(1);
         if (tty)
                 vm_pty_pump_foreground();
-        struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+        struct pollfd pf[3] = { { .fd = 0, .events = POLLIN }, { .fd = sfd, .events = POLLIN },
+                                { .fd = done, .events = POLLIN } };
         for (;;) {
                 uint8_t size[4];
-                int ready = poll(pf, 2, tty ? PTY_SIZE_POLL_MS : -1);
+                int ready = poll(pf, 3, tty ? PTY_SIZE_POLL_MS : -1);
                 if (ready < 0 && errno != EINTR)
                         _exit(1);
                 if (tty && vm_pty_resized(size))
                         send_frame(chan, VM_FRAME_RESIZE, size, sizeof(size));
                 if (ready <= 0)
                         continue;
-                if (pf[1].revents) {
-                        struct signalfd_siginfo si;
-                        uint32_t sig = 0;
-                        if (read(sfd, &si, sizeof(si)) == (ssize_t) sizeof(si))
-                                sig = si.ssi_signo;
-                        if (sig && sig != SIGWINCH) /* SIGWINCH: the size, looked at above */
-                                send_frame(chan, VM_FRAME_SIGNAL, &sig, sizeof(sig));
+                if (pf[2].revents) {
+                        send_frame(chan, VM_FRAME_END, NULL, 0);
+                        _exit(0);
                 }
+                if (pf[1].revents)
+                        pump_signal(chan, sfd);
                 if (pf[0].fd < 0 || !pf[0].revents)
                         continue;
                 ssize_t n = read(0, buf, sizeof(buf));
@@ -313,24 +348,33 @@ static _noreturn_ void pump_main(int chan, bool tty) {
 }
 
 /* The pump, a process of its own, so that a guest command that does not read its stdin never
- * stalls the output relay; then the forwarded signals' handler. */
-static void start_pump(int chan, bool tty) {
+ * stalls the output relay; then the forwarded signals' handler. Returns the write end of its
+ * `done` pipe: closing it ends the pump after the END frame. */
+static int start_pump(int chan, bool tty) {
         sigset_t set;
         forwarded_set(&set);
         (void) sigprocmask(SIG_BLOCK, &set, NULL);
+        int done[2];
+        if (pipe2(done, O_CLOEXEC) < 0)
+                fail("pipe: %s", strerror(errno));
         pid_t pid = fork();
         if (pid < 0)
                 fail("fork: %s", strerror(errno));
         if (pid == 0) {
                 report = -1; /* the VM gone under it is the relay's to report, not the pump's */
                 (void) setpgid(0, 0); /* a group signal reaches it through on_forwarded only */
-                pump_main(chan, tty);
+                (void) close(done[1]);
+                vm_host_session_exec_forked(); /* the exec's report, not the pump's */
+                pump_main(chan, done[0], tty);
         }
+        (void) close(done[0]);
         pump_pid = pid;
         struct sigaction sa = { .sa_handler = on_forwarded, .sa_flags = SA_RESTART };
         for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
                 (void) sigaction(forwarded[i], &sa, NULL);
+        (void) sigaction(vm_host_kill_signal(), &sa, NULL);
         (void) sigprocmask(SIG_UNBLOCK, &set, NULL);
+        return done[1];
 }
 
 /* The frames complete so far: 0 for more, 1 with *status (a wait status) at the exit frame. */
@@ -343,6 +387,8 @@ static int drain(vm_frame_reader *r, int *status) {
                         (void) write_all(f.type == VM_FRAME_STDOUT ? 1 : 2, f.data, f.size);
                 } else if (f.type == VM_FRAME_ERROR) {
                         fail("the guest agent: %.*s", (int) f.size, f.data);
+                } else if (f.type == VM_FRAME_READY) {
+                        continue; /* a one-shot run sent its request before the boot ended */
                 } else {
                         *status = (int) f.value | (f.signaled ? 0x10000 : 0);
                         return 1;
@@ -353,7 +399,9 @@ static int drain(vm_frame_reader *r, int *status) {
         return 0;
 }
 
-/* The guest's frames until its exit frame. */
+/* The guest's frames until its exit frame. Nothing may follow it in what was read: the guest
+ * sends nothing after an exit until the next request, and a warm session's next exec must start
+ * at a frame's boundary. */
 static int relay(int chan) {
         static vm_frame_reader r;
         static uint8_t buf[65536];
@@ -369,9 +417,13 @@ static int relay(int chan) {
                         int status = 0;
                         if (took < 0)
                                 fail("the guest broke the channel's protocol: %s", r.why);
-                        if (drain(&r, &status) > 0)
-                                return status;
                         at += (size_t) took;
+                        if (drain(&r, &status) == 0)
+                                continue;
+                        if (at < (size_t) n || vm_frame_pending(&r) > 0)
+                                fail("the guest broke the channel's protocol: bytes after the "
+                                     "exit frame");
+                        return status;
                 }
         }
 }
@@ -394,29 +446,133 @@ static _noreturn_ void end_as(int status) {
         _exit(status & 0xff);
 }
 
-_noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[],
-                             int report_fd) {
-        report = report_fd;
-        int sv[2];
-        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-                fail("socketpair: %s", strerror(errno));
-        if (fcntl(sv[1], F_SETFD, 0) < 0) /* the VMM's end: -chardev socket,fd=N */
-                fail("fcntl: %s", strerror(errno));
+/* One exec on a booted VM's channel: the request, the pump, the relay to the exit frame, the
+ * END frame; the guest command's wait status (0x10000 | signal for a signal). */
+static int exec_in_vm(int chan, const plan *p, char *const argv[]) {
         vm_exec_tty size;
         int tty = vm_pty_begin(p, &size);
         if (tty < 0)
                 fail("the terminal's modes: %s", strerror(errno));
-        pid_t vmm = start_vmm(p, vm, sv[1]);
-        (void) close(sv[1]);
-        send_exec(sv[0], p, argv, tty ? &size : NULL);
-        start_pump(sv[0], tty);
+        send_exec(chan, p, argv, tty ? &size : NULL);
+        int done = start_pump(chan, tty);
         (void) close(0);
-        int status = relay(sv[0]);
+        int status = relay(chan);
         pid_t pump = pump_pid;
         pump_pid = -1;
-        (void) kill(pump, SIGKILL);
+        (void) close(done); /* the pump sends END and exits */
+        int ps = 0;
+        while (waitpid(pump, &ps, 0) < 0 && errno == EINTR)
+                ;
+        if (!WIFEXITED(ps) || WEXITSTATUS(ps) != 0)
+                fail("the channel to the guest broke during the exec");
+        return status;
+}
+
+/* The channel: our end, and the VMM's (-chardev socket,fd=N), which start_vmm() hands over. */
+static void channel(int sv[2]) {
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+                fail("socketpair: %s", strerror(errno));
+}
+
+_noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[],
+                             int report_fd) {
+        report = report_fd;
+        int sv[2];
+        channel(sv);
+        pid_t vmm = start_vmm(p, vm, sv[1]);
+        (void) close(sv[1]);
+        int status = exec_in_vm(sv[0], p, argv);
         (void) kill(vmm, SIGKILL);
-        (void) waitpid(pump, NULL, 0);
         (void) waitpid(vmm, NULL, 0);
         end_as(status);
+}
+
+/* ---- a warm session's VM (session-init.c) ---------------------------------------------------- */
+
+static int session_chan = -1;
+/* The write end of the pipe an exec's VM side reports on once the channel is back at a frame's
+ * boundary (vm_host_session_exec_prepare); held by init only from the pipe to the fork. */
+static int clean_fd = -1;
+
+/* The boot's frames: READY alone, through the same reader of untrusted frames, within
+ * BOOT_TIMEOUT_S: a session launch has no limits.timeout of its own, and a guest that hangs
+ * before its agent runs (a kernel that cannot start) would hold it forever. */
+#define BOOT_TIMEOUT_S 300
+static void wait_ready(int chan) {
+        static vm_frame_reader r;
+        static uint8_t buf[64];
+        vm_frame_reader_init(&r);
+        for (;;) {
+                struct pollfd pf = { .fd = chan, .events = POLLIN };
+                int ready = poll(&pf, 1, BOOT_TIMEOUT_S * 1000);
+                if (ready < 0 && errno == EINTR)
+                        continue;
+                if (ready == 0)
+                        fail("the VM did not boot within %d s", BOOT_TIMEOUT_S);
+                ssize_t n = read(chan, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        fail("the VM ended while it booted");
+                vm_frame f;
+                int k;
+                if (vm_frame_feed(&r, buf, (size_t) n) != n)
+                        fail("the guest broke the channel's protocol: %s", r.why);
+                while ((k = vm_frame_next(&r, &f)) == 1) {
+                        if (f.type == VM_FRAME_ERROR)
+                                fail("the guest agent: %.*s", (int) f.size, f.data);
+                        if (f.type != VM_FRAME_READY || vm_frame_pending(&r) > 0)
+                                fail("the guest broke the channel's protocol: %s before its "
+                                     "request", f.type == VM_FRAME_READY ? "bytes after READY"
+                                                                          : "output");
+                        return;
+                }
+                if (k < 0)
+                        fail("the guest broke the channel's protocol: %s", r.why);
+        }
+}
+
+pid_t vm_host_session_boot(const plan *p, const vm_host *vm, int report_fd) {
+        report = report_fd;
+        int sv[2];
+        channel(sv);
+        pid_t vmm = start_vmm(p, vm, sv[1]);
+        (void) close(sv[1]);
+        wait_ready(sv[0]);
+        session_chan = sv[0];
+        report = -1;
+        return vmm;
+}
+
+_noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int report_fd) {
+        report = report_fd;
+        if (session_chan < 0)
+                fail("the session's VM is not booted");
+        /* A closed stdout must not end this process by SIGPIPE mid-exec (the channel would be
+         * left in the middle of it): the output is dropped instead, the guest command runs on. */
+        (void) signal(SIGPIPE, SIG_IGN);
+        int status = exec_in_vm(session_chan, p, argv);
+        (void) !write(clean_fd, "c", 1); /* END sent, the pump gone: the next exec may start */
+        end_as(status);
+}
+
+int vm_host_session_exec_prepare(void) {
+        int fd[2];
+        if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) < 0)
+                return -errno;
+        clean_fd = fd[1];
+        return fd[0];
+}
+
+void vm_host_session_exec_forked(void) {
+        if (clean_fd >= 0)
+                (void) close(clean_fd);
+        clean_fd = -1;
+}
+
+bool vm_host_session_exec_clean(int fd) {
+        char c;
+        bool clean = read(fd, &c, 1) == 1;
+        (void) close(fd);
+        return clean;
 }

@@ -127,7 +127,8 @@ static json_t *limits_json(const plan *p) {
             put(o, "pidsDefault", json_boolean(p->pids_default)) &&
             put(o, "tmpBytes", limit_json(p->tmp_bytes)) &&
             put(o, "shmBytes", limit_json(p->shm_bytes)) &&
-            put(o, "cpuSeconds", limit_json(p->cpu_seconds)))
+            put(o, "cpuSeconds", limit_json(p->cpu_seconds)) &&
+            put(o, "cpus", limit_json(p->cpus)))
                 return o;
         json_decref(o);
         return NULL;

@@ -539,6 +539,7 @@ static int plan_build_cached(const cordon_policy *policy, const char *home, cons
         p->tmp_bytes = policy->tmp_bytes ? policy->tmp_bytes : policy_default_tmp_bytes();
         p->shm_bytes = policy->shm_bytes ? policy->shm_bytes : policy_default_shm_bytes();
         p->cpu_seconds = policy->cpu_seconds;
+        p->cpus = policy->cpus;
         int r = set_workdir(&b, cwd);
         /* danger-full-access runs without a sandbox on purpose: nothing there is "unenforced". */
         if (r >= 0 && p->mode != CORDON_MODE_DANGER_FULL_ACCESS)

@@ -149,6 +149,7 @@ typedef struct plan {
         strv env_scrubbed;     /* names removed (for display only; never values) */
 
         uint64_t timeout_ms, memory_bytes, pids, cpu_seconds;
+        uint64_t cpus;         /* limits.cpus: the microvm backend's vCPUs, 0: one */
         /* pids is POLICY_DEFAULT_PIDS because the policy set none: enforced where a cgroup can be
          * made, or by RLIMIT_NPROC counted in the sandbox's own user namespace; dropped where
          * neither holds (root without a cgroup, the landlock backend without one), where a

@@ -171,6 +171,7 @@ static json_t *limits_to_json(const cordon_policy *p) {
             put(l, "memory", limit_or_null(p->memory_bytes)) &&
             put(l, "pids", limit_or_null(p->pids)) &&
             put(l, "cpu", limit_or_null(p->cpu_seconds)) &&
+            put(l, "cpus", limit_or_null(p->cpus)) &&
             put(l, "tmpSize", limit_or_null(p->tmp_bytes)) &&
             put(l, "shmSize", limit_or_null(p->shm_bytes)) &&
             put(l, "wildcardNames", limit_or_null(p->wildcard_names)))
@@ -277,6 +278,7 @@ static json_t *limits_layer_to_json(const cordon_policy *p) {
             (!p->memory_bytes || put(l, "memory", limit_or_null(p->memory_bytes))) &&
             (!p->pids || put(l, "pids", limit_or_null(p->pids))) &&
             (!p->cpu_seconds || put(l, "cpu", limit_or_null(p->cpu_seconds))) &&
+            (!p->cpus || put(l, "cpus", limit_or_null(p->cpus))) &&
             (!p->tmp_bytes || put(l, "tmpSize", limit_or_null(p->tmp_bytes))) &&
             (!p->shm_bytes || put(l, "shmSize", limit_or_null(p->shm_bytes))) &&
             (!p->wildcard_names ||
@@ -340,7 +342,7 @@ void *policy_layer_to_json(const cordon_policy *p) {
                          env_layer_to_json, p) &&
                   put_if(o, "limits", p->timeout_ms || p->memory_bytes || p->pids ||
                                               p->cpu_seconds || p->tmp_bytes || p->shm_bytes ||
-                                              p->wildcard_names,
+                                              p->wildcard_names || p->cpus,
                          limits_layer_to_json, p) &&
                   put_if(o, "toolCaches", p->tool_caches_set || p->n_tool_caches,
                          tool_caches_layer_json, p) &&

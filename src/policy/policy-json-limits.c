@@ -35,6 +35,8 @@ static const limit_desc limit_descs[_POLICY_LIMIT_MAX] = {
         [POLICY_LIMIT_WILDCARD_NAMES] = { POLICY_LIMIT_WILDCARD_NAMES, NULL,
                                           cordon_policy_set_wildcard_names,
                                           "write a number of names, e.g. 64" },
+        [POLICY_LIMIT_CPUS] = { POLICY_LIMIT_CPUS, NULL, cordon_policy_set_cpus,
+                                "write a number of vCPUs, e.g. 2" },
 };
 
 static int parse_limit(parse_ctx *c, json_t *v, const limit_desc *d) {
@@ -84,6 +86,10 @@ static int parse_cpu(parse_ctx *c, json_t *v, void *target) {
         return parse_limit(c, v, &limit_descs[POLICY_LIMIT_CPU_SECONDS]);
 }
 
+static int parse_cpus(parse_ctx *c, json_t *v, void *target) {
+        return parse_limit(c, v, &limit_descs[POLICY_LIMIT_CPUS]);
+}
+
 static int parse_tmp_size(parse_ctx *c, json_t *v, void *target) {
         return parse_limit(c, v, &limit_descs[POLICY_LIMIT_TMP_BYTES]);
 }
@@ -97,6 +103,7 @@ static const field limit_fields[] = {
         { "memory", parse_memory, NULL },
         { "pids", parse_pids, NULL },
         { "cpu", parse_cpu, NULL },
+        { "cpus", parse_cpus, NULL },
         { "tmpSize", parse_tmp_size, NULL },
         { "shmSize", parse_shm_size, NULL },
         { "wildcardNames", parse_wildcard_names, NULL },

@@ -110,6 +110,7 @@ int policy_widening_fields(const cordon_policy *base, const cordon_policy *over,
                                over->shm_bytes),
                   "limits.shmSize" },
                 { limit_widens(base->cpu_seconds, over->cpu_seconds), "limits.cpu" },
+                { limit_widens(base->cpus ? base->cpus : 1, over->cpus), "limits.cpus" },
                 { limit_widens(base->wildcard_names ? base->wildcard_names
                                                     : POLICY_DEFAULT_WILDCARD_NAMES,
                                over->wildcard_names),

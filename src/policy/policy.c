@@ -160,6 +160,8 @@ const char *policy_check_limit(policy_limit which, uint64_t v) {
         case POLICY_LIMIT_WILDCARD_NAMES:
                 return v >= 1 && v <= POLICY_WILDCARD_NAMES_MAX ? NULL
                                                                 : "must be between 1 and 65536";
+        case POLICY_LIMIT_CPUS:
+                return v >= 1 && v <= POLICY_CPUS_MAX ? NULL : "must be between 1 and 255";
         case POLICY_LIMIT_TMP_BYTES:
         case POLICY_LIMIT_SHM_BYTES:
                 return v >= POLICY_TMPFS_MIN && v <= POLICY_TMPFS_MAX
@@ -618,6 +620,10 @@ int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds) {
         return set_limit(p, POLICY_LIMIT_CPU_SECONDS, seconds, p ? &p->cpu_seconds : NULL);
 }
 
+int cordon_policy_set_cpus(cordon_policy *p, uint64_t cpus) {
+        return set_limit(p, POLICY_LIMIT_CPUS, cpus, p ? &p->cpus : NULL);
+}
+
 int cordon_policy_set_tmp_size(cordon_policy *p, uint64_t bytes) {
         return set_limit(p, POLICY_LIMIT_TMP_BYTES, bytes, p ? &p->tmp_bytes : NULL);
 }
@@ -667,9 +673,9 @@ static int merge_scalars(cordon_policy *dst, const cordon_policy *src) {
                 return r;
         const uint64_t *s[] = { &src->timeout_ms, &src->memory_bytes, &src->pids,
                                 &src->cpu_seconds, &src->tmp_bytes, &src->shm_bytes,
-                                &src->wildcard_names };
+                                &src->wildcard_names, &src->cpus };
         uint64_t *d[] = { &dst->timeout_ms, &dst->memory_bytes, &dst->pids, &dst->cpu_seconds,
-                          &dst->tmp_bytes, &dst->shm_bytes, &dst->wildcard_names };
+                          &dst->tmp_bytes, &dst->shm_bytes, &dst->wildcard_names, &dst->cpus };
         for (size_t i = 0; i < ELEMENTSOF(s); i++)
                 if (*s[i] != 0)
                         *d[i] = *s[i];

@@ -22,6 +22,7 @@
 #define POLICY_TMPFS_MIN (1ULL << 20)                     /* 1 MiB */
 #define POLICY_TMPFS_MAX (1ULL << 40)                     /* 1 TiB */
 #define POLICY_CPU_MAX_S (30ULL * 24 * 3600)               /* 30 days of CPU time */
+#define POLICY_CPUS_MAX 255ULL                            /* limits.cpus: qemu -smp */
 
 typedef struct policy_bind {
         char *host_path;  /* absolute, lexically normalised */
@@ -222,6 +223,7 @@ struct cordon_policy {
         uint64_t memory_bytes;
         uint64_t pids;
         uint64_t cpu_seconds;
+        uint64_t cpus;          /* limits.cpus: the microvm backend's vCPUs (0: one) */
         /* The sizes of the private /tmp and /dev/shm tmpfs (0: the built-in defaults,
          * policy_default_tmp_bytes()/policy_default_shm_bytes()). */
         uint64_t tmp_bytes;
@@ -277,6 +279,7 @@ typedef enum policy_limit {
         POLICY_LIMIT_TMP_BYTES,
         POLICY_LIMIT_SHM_BYTES,
         POLICY_LIMIT_WILDCARD_NAMES,
+        POLICY_LIMIT_CPUS,
         _POLICY_LIMIT_MAX,
 } policy_limit;
 const char *policy_check_limit(policy_limit which, uint64_t v);

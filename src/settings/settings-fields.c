@@ -241,6 +241,8 @@ static int copy_scalars(const cordon_policy *src, cordon_policy *dst) {
                 r = cordon_policy_set_pids(dst, src->pids);
         if (r >= 0 && src->cpu_seconds)
                 r = cordon_policy_set_cpu_seconds(dst, src->cpu_seconds);
+        if (r >= 0 && src->cpus)
+                r = cordon_policy_set_cpus(dst, src->cpus);
         if (r >= 0 && src->tmp_bytes)
                 r = cordon_policy_set_tmp_size(dst, src->tmp_bytes);
         if (r >= 0 && src->shm_bytes)

@@ -94,6 +94,7 @@ static const flag_case flag_cases[] = {
         { "--shm-size", "64M", CLI_FLAG_SHM_SIZE, "64M", NULL, 64ULL << 20, -1 },
         { "--pids", "256", CLI_FLAG_PIDS, "256", NULL, 256, -1 },
         { "--cpu", "600", CLI_FLAG_CPU, "600", NULL, 600, -1 },
+        { "--cpus", "2", CLI_FLAG_CPUS, "2", NULL, 2, -1 },
         /* Checked by the setter (cordon_policy_set_egress_upstream), as every policy value. */
         { "--upstream-proxy", "socks5://u:p@gw:1080", CLI_FLAG_UPSTREAM_PROXY,
           "socks5://u:p@gw:1080", NULL, 0, -1 },

@@ -57,6 +57,31 @@ static void test_frames_in_order_across_splits(void **state) {
         }
 }
 
+/* READY first and empty; END is the host's; vm_frame_pending() sees bytes beyond the exit. */
+static void test_ready_end_pending(void **state) {
+        (void) state;
+        uint8_t in[128];
+        size_t n = frame(in, VM_FRAME_READY, "", 0);
+        n += frame(in + n, VM_FRAME_STDOUT, "x", 1);
+        n += exit_frame(in + n, 0, 3);
+        size_t whole = n;
+        n += frame(in + n, VM_FRAME_STDOUT, "y", 1);
+        vm_frame_reader_init(&reader);
+        vm_frame f;
+        assert_int_equal(vm_frame_feed(&reader, in, n), (long) n);
+        assert_int_equal(vm_frame_next(&reader, &f), 1);
+        assert_int_equal(f.type, VM_FRAME_READY);
+        assert_int_equal(vm_frame_next(&reader, &f), 1);
+        assert_int_equal(vm_frame_next(&reader, &f), 1);
+        assert_int_equal(f.type, VM_FRAME_EXIT);
+        assert_int_equal(vm_frame_pending(&reader), n - whole);
+        vm_frame_reader_init(&reader);
+        assert_int_equal(vm_frame_feed(&reader, in, whole), (long) whole);
+        for (int i = 0; i < 3; i++)
+                assert_int_equal(vm_frame_next(&reader, &f), 1);
+        assert_int_equal(vm_frame_pending(&reader), 0);
+}
+
 static void expect_refused(const uint8_t *in, size_t n, const char *why) {
         vm_frame_reader_init(&reader);
         vm_frame f;
@@ -75,6 +100,13 @@ static void test_violations(void **state) {
         uint8_t in[128];
         size_t n;
         expect_refused((const uint8_t *) "\0\0\0\0\x10", 5, "frame length of 0");
+        n = frame(in, VM_FRAME_STDOUT, "x", 1);
+        n += frame(in + n, VM_FRAME_READY, "", 0);
+        expect_refused(in, n, "a ready frame that is not the first");
+        n = frame(in, VM_FRAME_READY, "x", 1);
+        expect_refused(in, n, "a ready frame that is not the first or not empty");
+        n = frame(in, VM_FRAME_END, "", 0);
+        expect_refused(in, n, "type 5, which a guest does not send");
         expect_refused((const uint8_t *) "\x02\0\x01\0\x10", 5, "frame length of 65538");
         n = frame(in, VM_FRAME_EXEC, "ls", 2);
         expect_refused(in, n, "type 1, which a guest does not send");
@@ -142,6 +174,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_frames_in_order_across_splits),
                 cmocka_unit_test(test_violations),
+                cmocka_unit_test(test_ready_end_pending),
                 cmocka_unit_test(test_largest_frame),
                 cmocka_unit_test(test_exec_encode),
         };

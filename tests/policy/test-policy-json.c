@@ -108,6 +108,12 @@ static void test_bad_values(void **state) {
                      "t.json:1:24: key 'limits.shmSize': must be between 1M and 1T bytes");
         expect_error("{\"limits\": {\"tmpsize\": \"1G\"}}",
                      "t.json:1:13: key 'limits.tmpsize': unknown key; did you mean 'tmpSize'?");
+        expect_error("{\"limits\": {\"cpus\": 0}}",
+                     "t.json:1:21: key 'limits.cpus': must be between 1 and 255");
+        expect_error("{\"limits\": {\"cpus\": 256}}",
+                     "t.json:1:21: key 'limits.cpus': must be between 1 and 255");
+        expect_error("{\"limits\": {\"cpus\": \"2\"}}",
+                     "t.json:1:21: key 'limits.cpus': expected an integer");
         expect_error("{\"limits\": {\"wildcardNames\": 0}}",
                      "t.json:1:30: key 'limits.wildcardNames': must be between 1 and 65536");
         expect_error("{\"limits\": {\"wildcardNames\": 65537}}",
