@@ -106,7 +106,7 @@ static void test_violations(void **state) {
         n = frame(in, VM_FRAME_READY, "x", 1);
         expect_refused(in, n, "a ready frame that is not the first or not empty");
         n = frame(in, VM_FRAME_END, "", 0);
-        expect_refused(in, n, "type 5, which a guest does not send");
+        expect_refused(in, n, "type 6, which a guest does not send");
         expect_refused((const uint8_t *) "\x02\0\x01\0\x10", 5, "frame length of 65538");
         n = frame(in, VM_FRAME_EXEC, "ls", 2);
         expect_refused(in, n, "type 1, which a guest does not send");
