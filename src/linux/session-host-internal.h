@@ -81,6 +81,11 @@ struct host {
 host_exec *host_exec_of_sid(host *h, pid_t sid);
 pid_t host_client_sid(host *h, const char *client);
 
+/* session-host-env.c: the session's environment (p->env) with an exec request's `env` entries
+ * (a JSON array of "NAME=value") set over it, in *out; 0 or -ENOMEM. */
+struct json_t;
+int host_exec_env(const plan *p, struct json_t *env, strv *out);
+
 /* session-host-ask.c: the proxy's REPORT_EGRESS_ASK / REPORT_EGRESS_DECIDED (false for other
  * messages), and the handle's answer line "A<question id> <answer>". */
 bool host_ask_report(host *h, const report_msg *m);

@@ -143,40 +143,6 @@ static int build(host *h, const cordon_policy *pol, cordon_backend backend, cons
 
 /* ---- execs ---------------------------------------------------------------------------------- */
 
-/* The proxy variables stay the session's: an exec cannot point clients elsewhere (there is
- * nowhere else to go from the sandbox's network namespace). */
-static bool fixed_var(const char *entry) {
-        static const char *const fixed[] = { "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=",
-                                             "https_proxy=", "ALL_PROXY=", "all_proxy=",
-                                             "NO_PROXY=", "no_proxy=", NULL };
-        for (size_t i = 0; fixed[i]; i++)
-                if (strncmp(entry, fixed[i], strlen(fixed[i])) == 0)
-                        return true;
-        return false;
-}
-
-/* The session's environment with the exec's variables set over it. */
-static int exec_env(const plan *p, json_t *env, strv *out) {
-        int r = strv_extend(out, &p->env);
-        size_t i;
-        json_t *v;
-        json_array_foreach(env, i, v) {
-                const char *e = json_string_value(v);
-                if (r < 0 || !e || !strchr(e, '=') || fixed_var(e))
-                        continue;
-                size_t nl = (size_t) (strchr(e, '=') - e) + 1;
-                for (size_t k = 0; k < out->n; k++)
-                        if (strncmp(out->v[k], e, nl) == 0) {
-                                free(out->v[k]);
-                                memmove(&out->v[k], &out->v[k + 1], (out->n - k) * sizeof(char *));
-                                out->n--;
-                                break;
-                        }
-                r = strv_push(out, e);
-        }
-        return r;
-}
-
 static void exec_free(host_exec *x) {
         int *fds[] = { &x->out, &x->err, &x->rpt };
         for (size_t i = 0; i < ELEMENTSOF(fds); i++)
@@ -216,7 +182,7 @@ static int send_request(host *h, host_exec *x, json_t *o, const int stdio[3], ui
                 }
         const char *cwd = json_string_value(json_object_get(o, "cwd"));
         int pr[2] = { -1, -1 };
-        int r = argv && exec_env(h->p, json_object_get(o, "env"), &env) >= 0 &&
+        int r = argv && host_exec_env(h->p, json_object_get(o, "env"), &env) >= 0 &&
                                 report_channel(pr) == 0
                         ? 0
                         : -EIO;
