@@ -47,7 +47,7 @@ static const char *sample_value(const cli_option *o) {
         } samples[] = {
                 { "--env-set", "A=b" },     { "--resolve", "dev.test=127.0.0.1" },
                 { "--env", "A=b" },         { "--timeout", "30s" },
-                { "--memory", "512M" },     { "--pids", "5" },
+                { "--memory", "512M" },     { "--pids", "5" }, { "--cpus", "2" },
                 { "--cpu", "5" },           { "--status", "0" },
                 { "--events", "/tmp/ev" },  { "--json", "/tmp/summary" },
                 { "--mode", "read-only" },  { "--backend", "native" },
