@@ -12,6 +12,11 @@ the events reader. Standard library only; every socket is bound to 127.0.0.1.
                                         STATE/upstream.log; runs until SIGTERM or its parent dies
   netsrv.py pip-index ROOT              a PEP 503 simple index under ROOT/simple with one tiny
                                         wheel (tinypkg 1.0) in ROOT/packages
+  netsrv.py npm-registry ROOT URL       an npm registry's two files under ROOT/npm for one tiny
+                                        package (tinynpm 1.0.0): its document ROOT/npm/tinynpm
+                                        (JSON) and its tarball ROOT/npm/tarballs/tinynpm-1.0.0.tgz,
+                                        which the document names as URL/tarballs/... with its
+                                        sha512 integrity and sha1 shasum, so npm checks it
   netsrv.py events FILE [ACTION]        one line per violation (of ACTION only, if given): ACTION
                                         TAB TARGET TAB PROTO TAB RULE; exit 1 on a line that is
                                         not a JSON object
@@ -31,7 +36,8 @@ The HTTP handler speaks HTTP/1.1 with keep-alive:
                          credentials tests read what a server got, outside the sandbox)
   GET  /close/<mark>     a body without Content-Length or chunking, ended by closing
   GET  /idle-close/<mark> a keep-alive answer, then the idle connection closed after 0.2 s
-  anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index)
+  anything else          a static file under ROOT (the dumb-HTTP git repository, the pip index,
+                         the npm registry), on every port, HTTPS included
 
 BANNER_PORT: a server that speaks first ("220 cordon banner"), as SMTP or SSH do.
 
@@ -52,6 +58,7 @@ import base64
 import binascii
 import hashlib
 import http.server
+import io
 import json
 import os
 import select
@@ -61,6 +68,7 @@ import socketserver
 import ssl
 import struct
 import sys
+import tarfile
 import threading
 import time
 import zipfile
@@ -461,6 +469,36 @@ def pip_index(root):
                 f'{whl}</a></body></html>\n')
 
 
+def npm_registry(root, url):
+    """One package as a registry serves it: the document npm fetches first (a packument, RFC 8259
+    JSON) and the tarball it names, with the digests npm verifies the download against."""
+    name, version = "tinynpm", "1.0.0"
+    files = {
+        "package/package.json": json.dumps({"name": name, "version": version,
+                                            "main": "index.js"}).encode(),
+        "package/index.js": b"module.exports = 'cordon-net-it';\n",
+    }
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for path, data in files.items():
+            info = tarfile.TarInfo(path)
+            info.size, info.mode = len(data), 0o644
+            t.addfile(info, io.BytesIO(data))
+    tgz = buf.getvalue()
+    os.makedirs(os.path.join(root, "npm", "tarballs"), exist_ok=True)
+    tgz_name = f"{name}-{version}.tgz"
+    with open(os.path.join(root, "npm", "tarballs", tgz_name), "wb") as f:
+        f.write(tgz)
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(tgz).digest()).decode()
+    doc = {"name": name, "dist-tags": {"latest": version},
+           "versions": {version: {"name": name, "version": version, "main": "index.js",
+                                  "dist": {"tarball": f"{url}/tarballs/{tgz_name}",
+                                           "integrity": integrity,
+                                           "shasum": hashlib.sha1(tgz).hexdigest()}}}}
+    with open(os.path.join(root, "npm", name), "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
 def events(path, action=None):
     """Prints every violation of an events file (one per line), or those of one action."""
     with open(path, encoding="utf-8") as f:
@@ -492,6 +530,8 @@ def main(argv):
         serve(*argv[2:])
     elif len(argv) == 3 and argv[1] == "pip-index":
         pip_index(argv[2])
+    elif len(argv) == 4 and argv[1] == "npm-registry":
+        npm_registry(argv[2], argv[3])
     elif len(argv) in (3, 4) and argv[1] == "events":
         return events(*argv[2:])
     else:

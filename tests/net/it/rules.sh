@@ -4,7 +4,8 @@
 # 403s naming the rule, with one network-request violation carrying the method and the path,
 # and never reach the server. Over https:// (CONNECT, SOCKS5, redirected) a ruled host's TLS is
 # terminated with the session CA, which the sandbox's clients trust through the merged bundle,
-# and its requests are judged the same (t_rules_tls); tls.passthrough keeps a host spliced.
+# and its requests are judged the same (t_rules_tls: curl, python, pip, Node, npm, git, Java);
+# tls.passthrough keeps a host spliced.
 
 # req_event FILE: the network-request violations of an events file, one per line.
 req_event() {
@@ -181,6 +182,8 @@ print(r.status, r2.status, same)"
         else
                 skip "tls: Node's fetch" "node is missing"
         fi
+        t_rules_tls_pip
+        t_rules_tls_npm
         net "tls: a Host header naming another host is refused (no fronting inside the stream)" 0 \
                 "403/200" "tls.example.test:$T~the Host header names another host*" - $s -- \
                 $CURL -H "Host: b.example.test" \
@@ -239,6 +242,116 @@ JSON
         t_rules_tls_java "$s"
         t_rules_tls_landlock "$s"
         rm -rf "$WS"/c-mk* "$WS"/p-mk*
+}
+
+# served_n PATH: how many requests for PATH the HTTPS server has logged.
+served_n() {
+        grep -c "^port=$T method=GET path=$1 " "$SRV/access.log" || true
+}
+
+# pip from an HTTPS index on a ruled host (netsrv.py's pip index, served on the TLS port too):
+# no --cert, no --trusted-host; pip trusts the session CA through what cordon sets. A rule for
+# the index pages only lets pip find the wheel and refuses its download. Which of cordon's
+# settings pip reads: its vendored requests lets REQUESTS_CA_BUNDLE (or CURL_CA_BUNDLE) win over
+# PIP_CERT, and Debian's pip falls back on /etc/ssl/certs/ca-certificates.crt, the merged bundle
+# here; so PIP_CERT alone is tried on the landlock backend, where that path is the system's.
+t_rules_tls_pip() {
+        cat > "$IT_TMP/rules-pip.json" <<JSON
+{"tls": {"upstreamCa": ["$CERT"]},
+ "egressRules": [{"host": "tls.example.test", "methods": ["GET"],
+                  "paths": ["/simple/*", "/packages/*"], "action": "allow"}]}
+JSON
+        sed 's|, "/packages/\*"||' "$IT_TMP/rules-pip.json" > "$IT_TMP/rules-pip2.json"
+        whl=/packages/tinypkg-1.0-py3-none-any.whl
+        pip="$PY -m pip download --no-cache-dir --disable-pip-version-check --no-deps"
+        pip="$pip --retries 0 --timeout 20 --index-url https://tls.example.test:$T/simple"
+        k="--allow-domain tls.example.test --allow-domain 127.0.0.1:$T $NAMES"
+        k="$k --env-set PIP_CONFIG_FILE=/dev/null"
+        before=$(served_n "$whl")
+        net "tls: pip downloads from an HTTPS index, terminated, trusting the session CA" 0 \
+                "tinypkg-1.0-py3-none-any.whl" - . --policy "$IT_TMP/rules-pip.json" $k -- \
+                sh -c "$pip -q -d dl-@M@ tinypkg && ls dl-@M@"
+        if [ "$(served_n "$whl")" -gt "$before" ]; then
+                ok "tls: ... the wheel came from the server"
+        else
+                not_ok "tls: ... the wheel came from the server" "no GET $whl in the access log"
+        fi
+        before=$(served_n "$whl")
+        net "tls: pip's wheel download no rule allows is refused: pip fails" "!0" "" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows GET*" . \
+                --policy "$IT_TMP/rules-pip2.json" $k -- $pip -q -d "dl-@M@" tinypkg
+        if req_event "$EV" | grep -q "	GET	$whl\$" &&
+                [ "$(served_n "$whl")" -eq "$before" ]; then
+                ok "tls: ... its violation names the wheel's path, which never reached the server"
+        else
+                not_ok "tls: ... its violation names the wheel's path, which never reached the server" \
+                        "$(cat "$EV")"
+        fi
+        if "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
+                l="--backend landlock --policy $IT_TMP/rules-pip.json $k"
+                net "tls (landlock): pip trusts the session CA through PIP_CERT alone" 0 \
+                        "tinypkg-1.0-py3-none-any.whl" - . $l -- sh -c \
+                        "unset REQUESTS_CA_BUNDLE CURL_CA_BUNDLE SSL_CERT_FILE
+                        $pip -q -d dl-@M@ tinypkg && ls dl-@M@"
+                net "tls (landlock): ... and without it pip fails verification" "!0" \
+                        "*CERTIFICATE_VERIFY_FAILED*" - . $l -- sh -c \
+                        "unset PIP_CERT REQUESTS_CA_BUNDLE CURL_CA_BUNDLE SSL_CERT_FILE
+                        $pip -d dl-@M@ tinypkg 2>&1"
+        else
+                skip "tls (landlock): pip and PIP_CERT" "no landlock backend here (cordon probe)"
+        fi
+        rm -rf "$WS"/dl-mk*
+}
+
+# npm from a registry on a ruled host (netsrv.py's npm registry: a package document and its
+# tarball, with the integrity npm checks): no cafile, no strict-ssl=false; npm trusts the session
+# CA through NODE_EXTRA_CA_CERTS. Its cache is in the workspace, no user config is read, and
+# nothing asks for anything but the package (no audit, no update check, no retries: a refusal is
+# one request). A rule for the document only lets npm resolve the package and refuses its
+# tarball.
+t_rules_tls_npm() {
+        if ! command -v npm >/dev/null; then
+                skip "tls: npm" "npm is missing (scripts/install-deps.sh)"
+                return 0
+        fi
+        cat > "$IT_TMP/rules-npm.json" <<JSON
+{"tls": {"upstreamCa": ["$CERT"]},
+ "egressRules": [{"host": "tls.example.test", "methods": ["GET"], "paths": ["/npm/*"],
+                  "action": "allow"}]}
+JSON
+        sed 's|"/npm/\*"|"/npm/tinynpm"|' "$IT_TMP/rules-npm.json" > "$IT_TMP/rules-npm2.json"
+        tgz=/npm/tarballs/tinynpm-1.0.0.tgz
+        npm="npm --registry https://tls.example.test:$T/npm/ --userconfig /dev/null"
+        npm="$npm --no-update-notifier --no-audit --no-fund --fetch-retries 0"
+        k="--allow-domain tls.example.test --allow-domain 127.0.0.1:$T $NAMES"
+        before=$(served_n "$tgz")
+        net "tls: npm installs from a registry, terminated, trusting NODE_EXTRA_CA_CERTS" 0 \
+                "module.exports = 'cordon-net-it';" - . --policy "$IT_TMP/rules-npm.json" $k -- \
+                sh -c "$npm --cache \"\$PWD/npmc-@M@\" install --no-save --prefix np-@M@ tinynpm \
+                >/dev/null && cat np-@M@/node_modules/tinynpm/index.js"
+        if [ "$(served_n "$tgz")" -gt "$before" ]; then
+                ok "tls: ... the tarball came from the server"
+        else
+                not_ok "tls: ... the tarball came from the server" "no GET $tgz in the access log"
+        fi
+        # Node trusts its own roots, not the system's bundle: the variable is what does it.
+        net "tls: ... without NODE_EXTRA_CA_CERTS npm fails verification" "!0" \
+                "*SELF_SIGNED_CERT_IN_CHAIN*" - . --policy "$IT_TMP/rules-npm.json" $k -- sh -c \
+                "unset NODE_EXTRA_CA_CERTS
+                $npm --cache \"\$PWD/npmc-@M@\" install --no-save --prefix np-@M@ tinynpm 2>&1"
+        before=$(served_n "$tgz")
+        net "tls: npm's tarball download no rule allows is refused: npm fails" "!0" "" \
+                "req:tls.example.test:$T~request rules: no egressRules entry allows GET*" . \
+                --policy "$IT_TMP/rules-npm2.json" $k -- sh -c \
+                "$npm --cache \"\$PWD/npmc-@M@\" install --no-save --prefix np-@M@ tinynpm"
+        if req_event "$EV" | grep -q "	GET	$tgz\$" &&
+                [ "$(served_n "$tgz")" -eq "$before" ]; then
+                ok "tls: ... its violation names the tarball's path, which never reached the server"
+        else
+                not_ok "tls: ... its violation names the tarball's path, which never reached the server" \
+                        "$(cat "$EV")"
+        fi
+        rm -rf "$WS"/np-mk* "$WS"/npmc-mk*
 }
 
 # The landlock backend (no mount namespace): the bundle is a file of a per-run directory under

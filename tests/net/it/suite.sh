@@ -1,9 +1,9 @@
 #!/bin/sh
 # tests/net/it/suite.sh: the egress proxy from inside the sandbox, with real clients (curl, git,
-# ssh, pip, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
+# ssh, pip, npm, python) against servers this suite starts on the host's loopback (netsrv.py: HTTP on
 # two ports, HTTPS with a certificate made here, UDP, a server that speaks first, HTTP CONNECT and
 # SOCKS5 upstream proxies with and without credentials; a dumb-HTTP git repository; a pip index;
-# an sshd on its own port; for the gitPush group, gitsrv.py: git smart HTTP over HTTP and HTTPS).
+# an npm registry; an sshd on its own port; for the gitPush group, gitsrv.py: git smart HTTP over HTTP and HTTPS).
 # Every rule is tried allowed and refused; a refusal must come with
 # exactly one `violation` event (action network-outbound, the right host:port) and must not reach
 # the server; an allowed request must reach it. LOOPBACK ONLY: every name is mapped to 127.0.0.1
@@ -28,7 +28,7 @@ CLI="$PY $HERE/netcli.py"
 FAKE_HOME=$IT_TMP/home
 WS=$IT_TMP/ws
 SRV=$IT_TMP/srv       # the servers' state: ports, access.log, udp.log, sshd
-ROOT=$IT_TMP/www      # what the HTTP servers serve: repo.git, simple/, packages/
+ROOT=$IT_TMP/www      # what the HTTP servers serve: repo.git, simple/, packages/, npm/
 CERT=$SRV/tls-cert.crt
 EVENTS_ALL=$IT_TMP/log/events.all
 # curl as every test runs it: one line per URL, "HTTP-CODE/CONNECT-CODE".
@@ -213,6 +213,9 @@ make_fixture() {
         . "$SRV/ports"
         P=$HTTP_PORT P2=$HTTP2_PORT T=$TLS_PORT U=$UDP_PORT
         LOCAL="--allow-domain 127.0.0.1:$P"
+        # The npm registry's document names its tarball by URL, so it is made once the HTTPS
+        # port is known (the servers read ROOT at each request).
+        $PY "$HERE/netsrv.py" npm-registry "$ROOT" "https://tls.example.test:$T/npm" || return 1
         echo "# servers: http $P, http $P2, https $T, udp $U"
 }
 
