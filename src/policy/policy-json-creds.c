@@ -227,21 +227,6 @@ static int parse_cred(parse_ctx *c, json_t *e) {
 
 int policy_json_credentials(parse_ctx *c, json_t *v, void *target) {
         (void) target;
-        int r = jread_expect(&c->j, v, json_is_array(v), "an array", "[" CRED_EXAMPLE "]");
-        if (r < 0)
-                return r;
-        if (json_array_size(v) > POLICY_MAX_CREDS)
-                return jread_fail(&c->j, false, "bind fewer secrets",
-                                  "has %zu entries; at most %u are allowed", json_array_size(v),
-                                  POLICY_MAX_CREDS);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                jread_push_index(&c->j, i);
-                r = parse_cred(c, e);
-                jread_pop(&c->j);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return policy_json_array(c, v, "[" CRED_EXAMPLE "]", POLICY_MAX_CREDS, "bind fewer secrets",
+                                 parse_cred);
 }

@@ -33,6 +33,10 @@ int policy_json_fields(parse_ctx *c, json_t *obj, const field *fields, size_t n,
 /* A string value, checked by `check`, into *slot (pointing into the document). */
 int policy_json_checked(parse_ctx *c, json_t *v, const char **slot, const char *example,
                         const char *(*check)(const char *), const char *hint);
+/* An array of at most `max` entries (`fix` says what to do about more), each handed to `entry`
+ * with its index on the error path: the shape of every list of objects in a policy file. */
+int policy_json_array(parse_ctx *c, json_t *v, const char *example, size_t max, const char *fix,
+                      int (*entry)(parse_ctx *c, json_t *e));
 /* A string value, checked by `check`, then handed to `add`. */
 int policy_json_string(parse_ctx *c, json_t *v, const char *example,
                        const char *(*check)(const char *), string_adder add, const char *hint);

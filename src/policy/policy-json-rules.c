@@ -129,23 +129,8 @@ static int parse_rule(parse_ctx *c, json_t *e) {
 
 int policy_json_egress_rules(parse_ctx *c, json_t *v, void *target) {
         (void) target;
-        int r = jread_expect(&c->j, v, json_is_array(v), "an array", "[" RULE_EXAMPLE "]");
-        if (r < 0)
-                return r;
-        if (json_array_size(v) > POLICY_MAX_REQ_RULES)
-                return jread_fail(&c->j, false, "merge rules with several methods or paths",
-                                  "has %zu entries; at most %u are allowed", json_array_size(v),
-                                  POLICY_MAX_REQ_RULES);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                jread_push_index(&c->j, i);
-                r = parse_rule(c, e);
-                jread_pop(&c->j);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return policy_json_array(c, v, "[" RULE_EXAMPLE "]", POLICY_MAX_REQ_RULES,
+                                 "merge rules with several methods or paths", parse_rule);
 }
 
 static int parse_passthrough(parse_ctx *c, json_t *v, void *target) {
@@ -258,23 +243,8 @@ static int parse_git_default(parse_ctx *c, json_t *v, void *target) {
 
 static int parse_git_allow(parse_ctx *c, json_t *v, void *target) {
         (void) target;
-        int r = jread_expect(&c->j, v, json_is_array(v), "an array", "[" GIT_RULE_EXAMPLE "]");
-        if (r < 0)
-                return r;
-        if (json_array_size(v) > POLICY_MAX_GIT_PUSH_RULES)
-                return jread_fail(&c->j, false, "use ref globs to cover several refs",
-                                  "has %zu entries; at most %u are allowed", json_array_size(v),
-                                  POLICY_MAX_GIT_PUSH_RULES);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-                jread_push_index(&c->j, i);
-                r = parse_git_rule(c, e);
-                jread_pop(&c->j);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
+        return policy_json_array(c, v, "[" GIT_RULE_EXAMPLE "]", POLICY_MAX_GIT_PUSH_RULES,
+                                 "use ref globs to cover several refs", parse_git_rule);
 }
 
 static const field git_push_fields[] = {

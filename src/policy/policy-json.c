@@ -72,6 +72,26 @@ int policy_json_string(parse_ctx *c, json_t *v, const char *example,
         return r < 0 ? policy_json_fail_errno(c, r) : 0;
 }
 
+int policy_json_array(parse_ctx *c, json_t *v, const char *example, size_t max, const char *fix,
+                      int (*entry)(parse_ctx *c, json_t *e)) {
+        int r = jread_expect(&c->j, v, json_is_array(v), "an array", example);
+        if (r < 0)
+                return r;
+        if (json_array_size(v) > max)
+                return jread_fail(&c->j, false, fix, "has %zu entries; at most %zu are allowed",
+                                  json_array_size(v), max);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+                jread_push_index(&c->j, i);
+                r = entry(c, e);
+                jread_pop(&c->j);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int parse_list_with(parse_ctx *c, json_t *v, const char *example,
                            const char *(*check)(const char *), string_adder add,
                            const char *hint) {
