@@ -38,10 +38,11 @@ import threading
 import time
 import unittest
 
+from mvlib import VMM, users, vmm_pids  # noqa: E402
+
 CORDON = None
 MV_SIGNAL = None
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
-VMM = "/usr/bin/qemu-system-x86_64"
 
 
 def as_user(user):
@@ -49,16 +50,6 @@ def as_user(user):
     return ["runuser", "-u", user, "--"] if user else []
 
 
-def users():
-    """Ourselves, and cordon-test too when we are root and it exists."""
-    out = [None]
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("cordon-test")
-            out.append("cordon-test")
-        except KeyError:
-            pass
-    return out
 
 
 def probe(user):
@@ -67,17 +58,6 @@ def probe(user):
     return json.loads(r.stdout)
 
 
-def vmm_pids():
-    """The processes running the VMM binary, by their executable (not their name)."""
-    pids = set()
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                if os.readlink(f"/proc/{d}/exe") == VMM:
-                    pids.add(int(d))
-            except OSError:
-                pass
-    return pids
 
 
 def hardware_kvm(k):

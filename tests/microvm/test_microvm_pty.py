@@ -29,7 +29,6 @@ CORDON_TEST_MUST_WORK=1: qemu and the guest kernel must be present.
 Usage: test_microvm_pty.py CORDON MV_TTY"""
 import json
 import os
-import pwd
 import shutil
 import signal
 import subprocess
@@ -37,6 +36,8 @@ import sys
 import tempfile
 import termios
 import unittest
+
+from mvlib import users  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import pty_prompt  # noqa: E402
@@ -47,16 +48,6 @@ MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 PROMPT = b"G> "  # the guest shell's PS1
 
 
-def users():
-    """Ourselves, and cordon-test too when we are root and it exists."""
-    out = [None]
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("cordon-test")
-            out.append("cordon-test")
-        except KeyError:
-            pass
-    return out
 
 
 def probe_kernel():

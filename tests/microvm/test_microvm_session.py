@@ -33,37 +33,18 @@ import tempfile
 import time
 import unittest
 
+from mvlib import users, vmm_pids  # noqa: E402
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import cordond_client as cc  # noqa: E402
 
 CORDOND = CORDON = None
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
-VMM = "/usr/bin/qemu-system-x86_64"
 CPUS = 2
 
 
-def vmm_pids():
-    """The processes running the VMM binary, by their executable."""
-    pids = set()
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                if os.readlink(f"/proc/{d}/exe") == VMM:
-                    pids.add(int(d))
-            except OSError:
-                pass
-    return pids
 
 
-def users():
-    out = [None]
-    if os.geteuid() == 0:
-        try:
-            pwd.getpwnam("cordon-test")
-            out.append("cordon-test")
-        except KeyError:
-            pass
-    return out
 
 
 def probe_microvm():
