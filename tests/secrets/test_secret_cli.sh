@@ -7,6 +7,7 @@
 # sandboxed command can neither read the store nor set a secret. As root and as cordon-test
 # (secrets-cli-user).
 set -u
+here=$(cd "$(dirname "$0")" && pwd) # before any cd: $0 may be relative
 abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 C=$(abs "$1")
 GET=$(abs "$2")
@@ -16,23 +17,8 @@ export HOME="$base/home"
 mkdir -p "$HOME" "$base/ws"
 cd "$base/ws" || exit 1
 unset DBUS_SESSION_BUS_ADDRESS
-store=$HOME/.config/cordon/secrets/store
-fails=0
-pass=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-bad() { echo "not ok - $1"; fails=$((fails + 1)); }
-# expect DESC STATUS GREP-IN-STDERR CMD...: CMD's exit status and a line of its stderr.
-expect() {
-        desc=$1 want=$2 pat=$3
-        shift 3
-        "$@" >"$base/out" 2>"$base/err"
-        got=$?
-        if [ "$got" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" "$base/err"; }; then
-                ok "$desc"
-        else
-                bad "$desc (exit $got, want $want; stderr: $(cat "$base/err"))"
-        fi
-}
+# shellcheck source=tests/secrets/lib.sh
+. "$here/lib.sh"
 
 printf 'v1\n' | expect "set from stdin" 0 "" "$C" secret set tok
 grep -q "the file store ~/.config/cordon/secrets/store (no session bus" "$base/out" &&

@@ -51,22 +51,8 @@ phase=$2 C=$3 GET=$4 base=$5
 export HOME="$base/home"
 mkdir -p "$HOME" "$base/ws"
 cd "$base/ws" || exit 1
-store=$HOME/.config/cordon/secrets/store
-fails=0
-pass=0
-ok() { echo "ok - $phase: $1"; pass=$((pass + 1)); }
-bad() { echo "not ok - $phase: $1"; fails=$((fails + 1)); }
-expect() {
-        desc=$1 want=$2 pat=$3
-        shift 3
-        "$@" >"$base/out" 2>"$base/err"
-        got=$?
-        if [ "$got" -eq "$want" ] && { [ -z "$pat" ] || grep -q -- "$pat" "$base/err"; }; then
-                ok "$desc"
-        else
-                bad "$desc (exit $got, want $want; stderr: $(cat "$base/err"))"
-        fi
-}
+# shellcheck source=tests/secrets/lib.sh
+. "$here/lib.sh"
 out_has() { grep -q -- "$2" "$base/out" && ok "$1" || bad "$1: $(cat "$base/out")"; }
 
 if [ "$phase" = none ]; then
