@@ -194,7 +194,7 @@ CORDON_PUBLIC int cordon_policy_add_egress_deny_reason(cordon_policy *p, const c
 CORDON_PUBLIC int cordon_policy_set_wildcard_names(cordon_policy *p, uint64_t names);
 CORDON_PUBLIC int cordon_policy_set_cpu_seconds(cordon_policy *p, uint64_t seconds);
 /* limits.cpus, 1..255: the microvm backend's vCPUs (qemu -smp; default one). The other backends
- * refuse a run that sets it (docs/policy.md, "limits"). */
+ * refuse a run that sets it (docs/policy.md, "limits"). Added in 0.2. */
 CORDON_PUBLIC int cordon_policy_set_cpus(cordon_policy *p, uint64_t cpus);
 /* The sizes of the sandbox's private /tmp and /dev/shm (tmpfs, 1 MiB to 1 TiB); unset: the
  * built-in defaults (docs/policy.md, "limits"). A full one answers ENOSPC and is reported. */
