@@ -39,11 +39,6 @@ void cli_ask_close(cli_ask *a) {
         a->tty = -1;
 }
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Printable ASCII only: a destination is a canonical host already, but nothing reaches the
  * terminal that could be an escape sequence. */
@@ -68,7 +63,7 @@ static _printf_(2, 3) void say(int fd, const char *fmt, ...) {
 static ssize_t read_answer(int fd, char *buf, size_t size, int64_t deadline) {
         size_t n = 0;
         while (n + 1 < size) {
-                int64_t left = deadline - now_ms();
+                int64_t left = deadline - monotonic_ms();
                 if (left <= 0)
                         return -ETIMEDOUT;
                 struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -123,7 +118,7 @@ static cordon_egress_answer parse_answer(const char *line) {
 
 cordon_egress_answer cli_ask_prompt(void *userdata, const cordon_egress_question *q) {
         cli_ask *a = userdata;
-        int64_t deadline = now_ms() + (int64_t) q->timeout_ms;
+        int64_t deadline = monotonic_ms() + (int64_t) q->timeout_ms;
         char target[300], proto[16], secs[32];
         shown(q->target, target, sizeof(target));
         shown(q->protocol, proto, sizeof(proto));
@@ -173,7 +168,7 @@ cordon_command_answer cli_ask_command(void *userdata, const cordon_command_quest
                     "commandPolicy[%zu]):\r\n  %s\r\n", pattern, mode, q->rule, line);
         say(a->tty, "cordon: run it? [y]es, anything else refuses: ");
         char buf[64];
-        ssize_t r = read_answer(a->tty, buf, sizeof(buf), now_ms() + COMMAND_ASK_MS);
+        ssize_t r = read_answer(a->tty, buf, sizeof(buf), monotonic_ms() + COMMAND_ASK_MS);
         const char *t = buf;
         while (r > 0 && (*t == ' ' || *t == '\t'))
                 t++;

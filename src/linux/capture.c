@@ -12,17 +12,12 @@
 #include "util/utf8.h"
 #include "util/util.h"
 
-int64_t capture_now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Milliseconds left until `until_ms` for poll(): -1 forever, 0 when passed. */
 static int left_ms(int64_t until_ms) {
         if (until_ms < 0)
                 return -1;
-        int64_t left = until_ms - capture_now_ms();
+        int64_t left = until_ms - monotonic_ms();
         return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
 }
 

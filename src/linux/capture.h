@@ -69,5 +69,3 @@ void capture_pump(capture *c, const struct pollfd pfd[2], int64_t until_ms);
  * unconfined run's background jobs), emits a held partial character, and closes everything. */
 void capture_end(capture *c, pid_t child, int64_t until_ms);
 
-/* Milliseconds of CLOCK_MONOTONIC, the clock of `until_ms`. */
-int64_t capture_now_ms(void);

@@ -479,18 +479,13 @@ void cgroup_kill(const run_cgroup *cg) {
         kill_listed(cg->dirs[1]);
 }
 
-static int64_t mono_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* A PID namespace's processes are killed when its init exits, but they leave the cgroup only as
  * they finish dying: rmdir says EBUSY until then. */
 void cgroup_destroy(run_cgroup *cg) {
         if (!cg)
                 return;
-        int64_t deadline = mono_ms() + DESTROY_WAIT_MS;
+        int64_t deadline = monotonic_ms() + DESTROY_WAIT_MS;
         for (unsigned round = 0;; round++) {
                 bool busy = false;
                 for (size_t i = 0; i < 2; i++)
@@ -500,7 +495,7 @@ void cgroup_destroy(run_cgroup *cg) {
                                 free(cg->dirs[i]);
                                 cg->dirs[i] = NULL;
                         }
-                if (!busy || mono_ms() >= deadline)
+                if (!busy || monotonic_ms() >= deadline)
                         break;
                 if (round % 25 == 0)
                         cgroup_kill(cg);

@@ -18,14 +18,10 @@
 #include "linux/process.h"
 #include "net/cred-rewrite.h"
 #include "util/fork-gate.h"
+#include "util/util.h"
 
 #define BROKER_OUT_MAX CRED_VALUE_MAX
 
-static long now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* In the forked child: stdin from in_fd (or /dev/null), stdout to out_fd (or /dev/null),
  * stderr /dev/null (a broker's diagnostics may quote the credential), nothing else open. */
@@ -53,14 +49,14 @@ static _noreturn_ void exec_broker(const strv *cmd, const char *id, int in_fd, i
 }
 
 /* Waits for pid until deadline, then kills its group; the exit status, or -ETIMEDOUT. */
-static int reap(pid_t pid, long deadline) {
+static int reap(pid_t pid, int64_t deadline) {
         int pfd = (int) syscall(SYS_pidfd_open, pid, 0);
         int st = 0;
         for (;;) {
                 pid_t w = waitpid(pid, &st, WNOHANG);
                 if (w == pid)
                         break;
-                long left = deadline - now_ms();
+                int64_t left = deadline - monotonic_ms();
                 if (left <= 0 || (w < 0 && errno != EINTR)) {
                         (void) kill(-pid, SIGKILL);
                         (void) kill(pid, SIGKILL);
@@ -81,10 +77,10 @@ static int reap(pid_t pid, long deadline) {
 }
 
 /* Reads the child's stdout until EOF, the limit or the deadline. */
-static int read_out(int fd, char *buf, size_t cap, size_t *len, long deadline) {
+static int read_out(int fd, char *buf, size_t cap, size_t *len, int64_t deadline) {
         *len = 0;
         for (;;) {
-                long left = deadline - now_ms();
+                int64_t left = deadline - monotonic_ms();
                 if (left <= 0)
                         return -ETIMEDOUT;
                 struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -115,7 +111,7 @@ int broker_issue(const policy_broker *b, const char *id, char **value, size_t *l
         if (pipe2(out, O_CLOEXEC) < 0)
                 return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "credential broker "
                                         "'%s': pipe: %s", b->name, strerror(errno));
-        long deadline = now_ms() + (long) b->timeout_ms;
+        int64_t deadline = monotonic_ms() + (int64_t) b->timeout_ms;
         pid_t pid = fork();
         if (pid == 0)
                 exec_broker(&b->issue, id, -1, out[1]);
@@ -174,7 +170,7 @@ static _noreturn_ void reaper_main(const policy_broker *b, const char *id, const
         int in[2];
         if (pipe2(in, O_CLOEXEC) < 0)
                 _exit(1);
-        long deadline = now_ms() + (long) b->timeout_ms;
+        int64_t deadline = monotonic_ms() + (int64_t) b->timeout_ms;
         pid_t pid = fork();
         if (pid == 0)
                 exec_broker(&b->revoke, id, in[0], -1);

@@ -46,7 +46,7 @@ static void attempt_state(launch *l) {
                 .proxy_fd = l->px.report_fd, .kill_fd = l->kill_fd,
                 .cancel_fd = l->opts.cancel_fd > 2 ? l->opts.cancel_fd : -1,
                 .until_ready = session,
-                .deadline = p->timeout_ms && !session ? capture_now_ms() + (int64_t) p->timeout_ms : -1 };
+                .deadline = p->timeout_ms && !session ? monotonic_ms() + (int64_t) p->timeout_ms : -1 };
 }
 
 /* In the forked child: the caller's descriptors, the capture pipes, then the sandbox's first
@@ -151,7 +151,7 @@ static int attempt_end(launch *l, int r, cordon_run_result *ret, cordon_error *e
         if (r > 0)
                 r = run_collect(l, false);
         /* Before the exit event: every "stdout"/"stderr" event precedes it. */
-        capture_end(&l->cap, r < 0 ? -1 : l->child, st->timed_out ? capture_now_ms() : -1);
+        capture_end(&l->cap, r < 0 ? -1 : l->child, st->timed_out ? monotonic_ms() : -1);
         l->report_fd = safe_close(l->report_fd);
         proxy_proc_stop(&l->px); /* the run is over: its tunnels end with it */
         l->px = no_proxy;

@@ -213,7 +213,7 @@ static void reports_before_output(void *userdata) {
 static int deadline_wait(const run_state *st) {
         if (st->deadline < 0 || st->timed_out)
                 return -1;
-        int64_t left = st->deadline - capture_now_ms();
+        int64_t left = st->deadline - monotonic_ms();
         return left < 0 ? 0 : left > INT32_MAX ? INT32_MAX : (int) left;
 }
 

@@ -214,7 +214,7 @@ static host_exec *exec_new(host *h, uint64_t id) {
 
 static void exec_started(host *h, host_exec *x) {
         events_ready(&x->ev, host_backend(h));
-        x->deadline = h->p->timeout_ms ? capture_now_ms() + (int64_t) h->p->timeout_ms : 0;
+        x->deadline = h->p->timeout_ms ? monotonic_ms() + (int64_t) h->p->timeout_ms : 0;
         h->execs[h->n_execs++] = x;
 }
 
@@ -430,8 +430,8 @@ static bool redirected(const char *client) {
  * record by then (a process that left its session) reaches every running exec. */
 static pid_t redirect_sid(host *h, const char *client) {
         pid_t sid = 0;
-        int64_t until = capture_now_ms() + REDIRECT_RECORD_MS;
-        for (int64_t left = REDIRECT_RECORD_MS; left > 0; left = until - capture_now_ms()) {
+        int64_t until = monotonic_ms() + REDIRECT_RECORD_MS;
+        for (int64_t left = REDIRECT_RECORD_MS; left > 0; left = until - monotonic_ms()) {
                 struct pollfd pfd = { .fd = h->rep, .events = POLLIN };
                 int n = poll(&pfd, 1, (int) left);
                 if (n < 0 && errno == EINTR)
@@ -655,7 +655,7 @@ static void on_link(host *h) {
 
 /* limits.timeout per exec: its process group is killed; the stream ends with "killed". */
 static int expire(host *h) {
-        int64_t now = capture_now_ms(), next = -1;
+        int64_t now = monotonic_ms(), next = -1;
         for (size_t i = 0; i < h->n_execs; i++) {
                 host_exec *x = h->execs[i];
                 if (!x->deadline || x->timed_out || x->exited)

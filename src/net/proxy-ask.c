@@ -179,7 +179,7 @@ static void on_answer(proxy *px, const report_msg *m) {
          * at yet in this round of the loop: the clock is read now, after the answer, so the
          * outcome never depends on how promptly this process was scheduled. A late answer for
          * a connection already decided (or gone) finds nobody: dropped. */
-        int64_t now = proxy_now_ms();
+        int64_t now = monotonic_ms();
         for (conn *c = px->conns; c; c = c->next)
                 if (!c->dead && c->state == CS_ASKING && ask_id(c) == (uint32_t) m->status) {
                         decide(c, c->deadline && c->deadline <= now ? REPORT_ASK_TIMEOUT : a);

@@ -189,7 +189,6 @@ struct proxy {
 #define OWN_RELOAD_MS 10000
 
 /* proxy.c */
-int64_t proxy_now_ms(void);
 int conn_watch(conn *c, endpoint *e, uint32_t events);
 void conn_close(conn *c);
 void conn_finish(conn *c);

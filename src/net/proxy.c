@@ -20,11 +20,6 @@
 #include "report/report.h"
 #include "util/util.h"
 
-int64_t proxy_now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* ---- byte queues ---------------------------------------------------------------------------- */
 
@@ -469,7 +464,7 @@ static void shutdown_all(proxy *px) {
 
 int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_listener_kind *kinds,
                 size_t n, int stop_fd) {
-        proxy px = { .cfg = cfg, .now = proxy_now_ms() };
+        proxy px = { .cfg = cfg, .now = monotonic_ms() };
         px.epfd = epoll_create1(EPOLL_CLOEXEC);
         if (px.epfd < 0)
                 return -errno;
@@ -498,7 +493,7 @@ int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_list
                 int k = epoll_wait(px.epfd, evs, (int) ELEMENTSOF(evs), next_timeout(&px));
                 if (k < 0 && errno != EINTR)
                         r = -errno;
-                px.now = proxy_now_ms();
+                px.now = monotonic_ms();
                 if ((r = reload_own(&px)) < 0)
                         break;
                 for (int i = 0; i < k; i++) {

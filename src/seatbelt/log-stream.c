@@ -13,11 +13,6 @@
 
 extern char **environ;
 
-static uint64_t mono_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 /* The Sandbox sender's messages that carry a cordon tag for `session` (the parser checks both
  * again: the predicate only keeps the stream small). session_ok() in seatbelt.c: no quote and
@@ -89,9 +84,9 @@ static bool wait_readable(int fd, unsigned ms) {
 
 /* Until the first line (the header) is in: the stream is then live. */
 static int wait_header(seatbelt_log_stream *s, unsigned ready_ms) {
-        uint64_t deadline = mono_ms() + ready_ms;
+        uint64_t deadline = (uint64_t) monotonic_ms() + ready_ms;
         for (bool newline = false; !newline;) {
-                uint64_t now = mono_ms();
+                uint64_t now = (uint64_t) monotonic_ms();
                 if (now >= deadline || !wait_readable(s->fd, (unsigned) (deadline - now)))
                         return -ETIMEDOUT;
                 if (!read_some(s, &newline))
@@ -138,8 +133,8 @@ bool seatbelt_log_stream_read(void *stream) {
 unsigned seatbelt_log_stream_stop(seatbelt_log_stream *s, unsigned quiet_ms, unsigned max_ms) {
         if (!s->reader)
                 return 0;
-        uint64_t deadline = mono_ms() + max_ms;
-        for (uint64_t now = mono_ms(); s->fd >= 0 && now < deadline; now = mono_ms()) {
+        uint64_t deadline = (uint64_t) monotonic_ms() + max_ms;
+        for (uint64_t now = (uint64_t) monotonic_ms(); s->fd >= 0 && now < deadline; now = (uint64_t) monotonic_ms()) {
                 unsigned left = (unsigned) (deadline - now);
                 if (!wait_readable(s->fd, left < quiet_ms ? left : quiet_ms) ||
                     !read_some(s, NULL))

@@ -160,11 +160,6 @@ static int build_candidates(const seatbelt_exec_params *x, strv *ret) {
 
 /* ---- waiting -------------------------------------------------------------------------------- */
 
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 static int wait_blocking(pid_t pid, int *status) {
         while (waitpid(pid, status, 0) < 0)
@@ -194,7 +189,7 @@ static int wait_child(pid_t pid, const seatbelt_exec_params *x, seatbelt_exec_re
         bool watching = x->on_watch != NULL;
         if (x->timeout_ms == 0 && !watching)
                 return wait_blocking(pid, &ret->wait_status);
-        uint64_t deadline = x->timeout_ms ? now_ms() + x->timeout_ms : UINT64_MAX;
+        uint64_t deadline = x->timeout_ms ? (uint64_t) monotonic_ms() + x->timeout_ms : UINT64_MAX;
         long step_us = 1000;
         for (;;) {
                 pid_t w = waitpid(pid, &ret->wait_status, WNOHANG);
@@ -202,7 +197,7 @@ static int wait_child(pid_t pid, const seatbelt_exec_params *x, seatbelt_exec_re
                         return 0;
                 if (w < 0 && errno != EINTR)
                         return -errno;
-                if (now_ms() >= deadline) {
+                if ((uint64_t) monotonic_ms() >= deadline) {
                         (void) kill(-pid, SIGKILL); /* the command and what it started */
                         ret->timed_out = true;
                         return wait_blocking(pid, &ret->wait_status);

@@ -11,6 +11,7 @@
 
 #include "secrets/secret-store.h"
 #include "util/fork-gate.h"
+#include "util/util.h"
 
 typedef struct entry {
         char *home; /* NULL: the slot is free */
@@ -25,14 +26,9 @@ static entry entries[SECRET_CACHE_ENTRIES];
 static uint64_t (*clock_fn)(void);
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
-static uint64_t monotonic_ms(void) {
-        struct timespec ts;
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
-}
 
 static uint64_t now_ms(void) {
-        return clock_fn ? clock_fn() : monotonic_ms();
+        return clock_fn ? clock_fn() : (uint64_t) monotonic_ms();
 }
 
 static void entry_wipe(entry *e) {

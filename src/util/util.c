@@ -8,8 +8,15 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "util/fork-gate.h"
+
+int64_t monotonic_ms(void) {
+        struct timespec ts;
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 int safe_close(int fd) {
         if (fd >= 0)

@@ -50,6 +50,10 @@ static inline void closep(int *fd) {
                 _tf;                                                                              \
         })
 
+/* Milliseconds of CLOCK_MONOTONIC: deadlines and timeouts, which a change of the wall clock must
+ * not move. */
+int64_t monotonic_ms(void);
+
 /* Closes fd if >= 0 and returns -1, for "fd = safe_close(fd);". */
 int safe_close(int fd);
 /* A pipe with FD_CLOEXEC on both ends (pipe2 where there is one: no window in which a fork of
