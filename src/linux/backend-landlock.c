@@ -165,7 +165,7 @@ int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
 void landlock_run_done(landlock_run *lr) {
         proxy_proc_stop(&lr->proxy);
         if (lr->reaper.pid > 0) {
-                run_dirs_reaper_stop(&lr->reaper); /* it removes them */
+                after_run_finish(&lr->reaper); /* it removes them */
         } else {
                 if (lr->tmpdir)
                         run_dir_remove(lr->tmpdir);

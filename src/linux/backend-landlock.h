@@ -29,7 +29,7 @@ typedef struct landlock_run {
         int abi;
         char *tmpdir;        /* the run's private TMPDIR under /tmp, removed by _done() */
         char *ca_dir;        /* TLS inspection's bundle directory under /tmp, or NULL; likewise */
-        run_dirs_reaper reaper; /* removes both when the run ends, the launcher killed too */
+        after_run reaper;    /* removes both when the run ends, the launcher killed too */
         proxy_proc proxy;    /* the loopback proxy; whoever runs the command takes it */
         landlock_plan *lp;
         strv writable;       /* the writable roots and tmpdir: where metadata may change */
@@ -37,7 +37,7 @@ typedef struct landlock_run {
 
 #define LANDLOCK_RUN_INIT                                                                   \
         { .proxy = { .pid = -1, .listen_ch = -1, .report_fd = -1 },                         \
-          .reaper = RUN_DIRS_REAPER_INIT }
+          .reaper = AFTER_RUN_INIT }
 
 /* Whether this kernel can run the backend at all (Landlock ABI >= LANDLOCK_PLAN_MIN_ABI): 0, or
  * -errno with CORDON_SANDBOX_UNAVAILABLE saying what is missing. Cheap: the ABI is cached. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Credential brokers: issue at launch, revoke from a reaper (creds-broker.h). */
+/* Credential brokers: issue at launch, revoke after the run (creds-broker.h). */
 #include "linux/creds-broker.h"
 
 #include <errno.h>
@@ -9,10 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "linux/process.h"
@@ -156,65 +154,40 @@ int broker_issue(const policy_broker *b, const char *id, char **value, size_t *l
         return 0;
 }
 
-/* The reaper: waits for the launcher's end to close, then revokes. */
-static _noreturn_ void reaper_main(const policy_broker *b, const char *id, const char *value,
-                                   size_t len, int wait_fd) {
-        (void) setsid();
-        (void) prctl(PR_SET_NAME, "cordon-revoke", 0, 0, 0);
-        (void) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); /* it holds the credential */
-        (void) process_disable_core_dumps();
-        char c;
-        while (read(wait_fd, &c, 1) < 0 && errno == EINTR)
-                ;
-        (void) close(wait_fd);
+/* What the revoke needs, in the after-run process's copy of the launcher's memory. */
+typedef struct revoke_job {
+        const policy_broker *b;
+        const char *id;
+        const char *value;
+        size_t len;
+} revoke_job;
+
+/* In the after-run process, once the run is over: the broker's revoke command with the
+ * credential on its stdin. */
+static int run_revoke(void *arg) {
+        const revoke_job *job = arg;
         int in[2];
         if (pipe2(in, O_CLOEXEC) < 0)
-                _exit(1);
-        int64_t deadline = monotonic_ms() + (int64_t) b->timeout_ms;
+                return 1;
+        int64_t deadline = monotonic_ms() + (int64_t) job->b->timeout_ms;
         pid_t pid = fork();
         if (pid == 0)
-                exec_broker(&b->revoke, id, in[0], -1);
+                exec_broker(&job->b->revoke, job->id, in[0], -1);
         (void) close(in[0]);
         /* A credential is at most 16 KiB: the pipe holds it whole (64 KiB), no reader needed. */
         (void) signal(SIGPIPE, SIG_IGN);
-        if (pid > 0 && write(in[1], value, len) < 0)
+        if (pid > 0 && write(in[1], job->value, job->len) < 0)
                 (void) 0;
         (void) close(in[1]);
-        _exit(pid > 0 && reap(pid, deadline) == 0 ? 0 : 1);
+        return pid > 0 && reap(pid, deadline) == 0 ? 0 : 1;
 }
 
 int broker_reaper_start(const policy_broker *b, const char *id, const char *value, size_t len,
-                        creds_reaper *r, cordon_error *err) {
-        *r = (creds_reaper){ .pid = -1, .fd = -1 };
-        int p[2];
-        if (pipe2(p, O_CLOEXEC) < 0)
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, errno, "credential broker "
-                                        "'%s': pipe: %s", b->name, strerror(errno));
-        pid_t pid = fork();
-        if (pid == 0) {
-                /* Nothing of the launcher's but the pipe: the caller's descriptors (its
-                 * terminal's pipes) must not be held open by a process that outlives it. */
-                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-                if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0 ||
-                    process_close_fds_keep((int[]){ p[0] }, 1) < 0)
-                        _exit(1);
-                reaper_main(b, id, value, len, p[0]);
-        }
-        int e = errno;
-        (void) close(p[0]);
-        if (pid < 0) {
-                (void) close(p[1]);
-                return cordon_set_error(err, CORDON_LAUNCH_FAILED, e, "credential broker '%s': "
-                                        "fork: %s", b->name, strerror(e));
-        }
-        *r = (creds_reaper){ .pid = pid, .fd = p[1] };
+                        after_run *r, cordon_error *err) {
+        revoke_job job = { .b = b, .id = id, .value = value, .len = len };
+        int e = after_run_start("cordon-revoke", run_revoke, &job, r);
+        if (e < 0)
+                return cordon_set_error(err, CORDON_LAUNCH_FAILED, -e, "credential broker '%s': "
+                                        "cannot start its revoke: %s", b->name, strerror(-e));
         return 0;
-}
-
-void broker_reaper_finish(creds_reaper *r) {
-        if (r->fd >= 0)
-                (void) close(r->fd);
-        if (r->pid > 0)
-                FORK_GATE_PAUSED(while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR));
-        *r = (creds_reaper){ .pid = -1, .fd = -1 };
 }

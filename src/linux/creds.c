@@ -48,10 +48,10 @@ static int value_of(const plan *p, const char *home, creds_run *run, const cred 
         r = broker_reaper_start(b, run->id, *value, *len, &run->reapers[run->n], err);
         if (r < 0) {
                 /* Issued but no reaper: revoke now rather than leave it valid. */
-                creds_reaper now = { .pid = -1, .fd = -1 };
+                after_run now = AFTER_RUN_INIT;
                 cordon_error ignored = { 0 };
                 if (broker_reaper_start(b, run->id, *value, *len, &now, &ignored) == 0)
-                        broker_reaper_finish(&now);
+                        after_run_finish(&now);
                 secret_value_free(*value, *len);
                 *value = NULL;
                 return r;
@@ -134,15 +134,12 @@ int creds_prepare(plan *p, const char *home, creds_run *run, cred_set **ret,
 
 void creds_run_release(creds_run *run) {
         for (size_t i = 0; i < run->n; i++)
-                if (run->reapers[i].fd >= 0) {
-                        (void) close(run->reapers[i].fd);
-                        run->reapers[i].fd = -1;
-                }
+                after_run_release(&run->reapers[i]);
 }
 
 void creds_run_finish(creds_run *run) {
         for (size_t i = 0; i < run->n; i++)
-                broker_reaper_finish(&run->reapers[i]);
+                after_run_finish(&run->reapers[i]);
         run->n = 0;
 }
 

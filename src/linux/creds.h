@@ -16,7 +16,7 @@
  * (creds-broker.h), finished at the launch's end. */
 typedef struct creds_run {
         char id[260]; /* the events' sessionId, or 32 random hex digits */
-        creds_reaper reapers[POLICY_MAX_CREDS];
+        after_run reapers[POLICY_MAX_CREDS];
         size_t n;
 } creds_run;
 
