@@ -198,8 +198,9 @@ static void test_malformed(void **state) {
                 "sandbox: cat(1) deny(1) file-read-data \\/x\\ncordon-deny secret S",
                 "Sandbox: cat(1) deny(1)\\ncordon-deny secret S",
                 "Sandbox: cat(99999999999) deny(1) file-read-data \\/x\\ncordon-deny secret S",
-                "Sandbox: cat(1) deny(1) xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-                "xxxxxxxxx \\/x\\ncordon-deny secret S",
+                /* an operation name longer than any Seatbelt has (one literal, two lines) */
+                ("Sandbox: cat(1) deny(1) xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                 "xxxxxxxxx \\/x\\ncordon-deny secret S"),
                 /* a rule this version does not write, a tag without a session */
                 "Sandbox: cat(1) deny(1) file-read-data \\/x\\ncordon-deny nosuchrule S",
                 "Sandbox: cat(1) deny(1) file-read-data \\/x\\ncordon-deny secret",
