@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "linux/creds.h"
 #include "linux/landlock.h"
 #include "linux/proxy-loopback.h"
 #include "linux/tls-bundle.h"
@@ -127,9 +128,11 @@ static int writable_set(const plan *p, landlock_run *lr) {
 
 /* ---- entry points --------------------------------------------------------------------------- */
 
-int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
+int landlock_run_prepare(plan *p, landlock_run *lr, const landlock_creds *lc,
+                         cordon_error *err) {
         *lr = (landlock_run) LANDLOCK_RUN_INIT;
         struct tls_ca *ca = NULL;
+        cred_set *creds = NULL;
         int r = landlock_backend_available(err);
         if (r >= 0)
                 r = check_enforceable(p, err);
@@ -139,14 +142,19 @@ int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err) {
                 r = make_ca_dir(p, lr, err);
         if (r >= 0)
                 r = start_reaper(lr, err);
+        /* After the reaper's fork, so it holds no secret in its copy of this memory; the
+         * placeholders go into the plan's environment. */
+        if (r >= 0 && lc && lc->home)
+                r = creds_prepare(p, lc->home, lc->run, &creds, err);
         if (r >= 0)
                 r = make_ca(p, lr, &ca, err);
         proxy_loopback lb = { 0 };
         if (r >= 0)
-                r = proxy_spawn_loopback(p, ca, &lr->proxy, &lb, err);
-        /* The proxy has it; freed (its key wiped) before the guard's fork, so neither the
-         * monitor nor the command ever has it in memory. */
+                r = proxy_spawn_loopback(p, ca, creds, &lr->proxy, &lb, err);
+        /* The proxy has them; freed (the key and the secrets wiped) before the guard's fork, so
+         * neither the monitor nor the command ever has them in memory. */
         tls_bundle_drop(&ca);
+        creds_drop(&creds);
         if (r >= 0 && (r = proxy_loopback_env(p, &lb)) < 0)
                 r = cordon_set_error(err, CORDON_LAUNCH_FAILED, -r, "out of memory");
         lr->abi = landlock_abi();

@@ -21,6 +21,7 @@
  * ptracing them (so from their memory and environ) and, with signal scoping, from signalling them. */
 #pragma once
 
+#include "linux/creds.h"
 #include "linux/proxy-proc.h"
 #include "linux/run-dirs.h"
 #include "plan/landlock-plan.h"
@@ -43,14 +44,23 @@ typedef struct landlock_run {
  * -errno with CORDON_SANDBOX_UNAVAILABLE saying what is missing. Cheap: the ABI is cached. */
 int landlock_backend_available(cordon_error *err);
 
+/* The run's credentials (creds.h): the caller's home (the file store's place; NULL: the plan
+ * binds none) and the brokers' run, whose after-run processes the launch finishes. */
+typedef struct landlock_creds {
+        const char *home;
+        creds_run *run;
+} landlock_creds;
+
 /* In the launcher, after plan_build() and the cgroup: refuses what the backend cannot enforce
- * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR and, when the plan has
- * request rules, the directory of TLS inspection's bundle, starts their reaper, then makes the
- * session CA (tls-bundle.h) and writes the bundle, starts the loopback proxy with the CA and
- * frees the launcher's copy (only the proxy keeps a key), points the plan's environment at all
- * of them, and plans the Landlock layers. On failure nothing is left running and `lr` is
- * clean. */
-int landlock_run_prepare(plan *p, landlock_run *lr, cordon_error *err);
+ * (CORDON_POLICY_UNENFORCEABLE naming it), creates the private TMPDIR and, when the plan
+ * inspects TLS (request rules, gitPush, credentials), the directory of TLS inspection's bundle,
+ * starts their reaper, then reads the credentials' secrets (brokers issue theirs), makes the
+ * session CA (tls-bundle.h) and writes the bundle, starts the loopback proxy with the CA and the
+ * secrets and wipes the launcher's copies (only the proxy keeps a key or a secret), points the
+ * plan's environment at all of them, and plans the Landlock layers. On failure nothing is left
+ * running and `lr` is clean. */
+int landlock_run_prepare(plan *p, landlock_run *lr, const landlock_creds *lc,
+                         cordon_error *err);
 
 /* Stops the proxy if it was not taken, removes TMPDIR with what the command left in it and the
  * bundle directory (through the reaper, which it waits for), frees. */

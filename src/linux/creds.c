@@ -108,6 +108,10 @@ static int make_run_id(creds_run *run) {
 int creds_prepare(plan *p, const char *home, creds_run *run, cred_set **ret,
                   cordon_error *err) {
         *ret = NULL;
+        /* A second attempt of one launch (the step down from native to landlock) gets
+         * credentials of its own: what the failed attempt was issued is revoked first, and
+         * run->reapers never holds more than one attempt's. */
+        creds_run_finish(run);
         cred_set *s = NULL;
         int r = cred_set_new(&s, &p->net.req);
         if (r >= 0)

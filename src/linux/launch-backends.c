@@ -25,6 +25,13 @@ static int native_available(cordon_error *err) {
         return 0;
 }
 
+/* Brokers get the run's id: the events' sessionId when there is one. */
+static void brokers_run_id(launch *l) {
+        if (l->creds_home && !l->creds_run.id[0] && l->ev.session_id[0])
+                (void) snprintf(l->creds_run.id, sizeof(l->creds_run.id), "%s",
+                                l->ev.session_id);
+}
+
 /* The egress proxy's channels first; the proxy itself is forked right after the monitor, so its
  * start overlaps with the monitor's namespace set-up. It waits for the listeners, which the
  * monitor creates inside the sandbox's network namespace. */
@@ -32,10 +39,7 @@ static int native_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) 
         tls_bundle_drop(&l->tls_ca); /* a retried attempt gets a CA of its own */
         creds_drop(&l->creds);       /* and placeholders of its own */
         int r = tls_bundle_prepare(l->p, true, &l->tls_ca, err);
-        /* Brokers get the run's id: the events' sessionId when there is one. */
-        if (l->creds_home && !l->creds_run.id[0] && l->ev.session_id[0])
-                (void) snprintf(l->creds_run.id, sizeof(l->creds_run.id), "%s",
-                                l->ev.session_id);
+        brokers_run_id(l);
         if (r >= 0 && l->creds_home)
                 r = creds_prepare(l->p, l->creds_home, &l->creds_run, &l->creds, err);
         if (r >= 0)
@@ -82,21 +86,17 @@ static int landlock_prepare(launch *l, cordon_error *err) {
         if (!p->cgroup && p->pids_default)
                 p->pids = 0;
         tls_bundle_drop(&l->tls_ca); /* the landlock backend makes its own (backend-landlock.h) */
-        int r = landlock_run_prepare(p, &l->lr, err);
+        brokers_run_id(l);
+        landlock_creds lc = { .home = l->creds_home, .run = &l->creds_run };
+        int r = landlock_run_prepare(p, &l->lr, &lc, err);
         if (r >= 0)
                 l->have_landlock = true;
         return r;
 }
 
-/* Its proxy listens on the host's loopback already (landlock_run_prepare), forked before the
- * launch reads any secret: it has no credential set, so it cannot put a secret into a request.
- * Credentials refuse the backend rather than leave the command with placeholders that reach
- * nothing. */
+/* Its proxy listens on the host's loopback already (landlock_run_prepare, with the run's
+ * credentials): the launch takes it over. */
 static int landlock_proxy_open(launch *l, proxy_channels *pch, cordon_error *err) {
-        if (l->p->net.req.n_creds)
-                return cordon_set_error(err, CORDON_SANDBOX_UNAVAILABLE, ENOTSUP,
-                                        "credentials need the native backend; the landlock "
-                                        "backend's proxy does not inject them");
         l->px = l->lr.proxy;
         l->lr.proxy = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
         return 0;

@@ -64,7 +64,8 @@ static int make_credentials(proxy_loopback *lb) {
 }
 
 static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, struct tls_ca *ca,
-                                  const int fds[2], const proxy_loopback *lb, int report_fd) {
+                                  const struct cred_set *creds, const int fds[2],
+                                  const proxy_loopback *lb, int report_fd) {
         static const proxy_listener_kind kinds[2] = { PROXY_LISTENER_HTTP, PROXY_LISTENER_SOCKS5 };
         /* It reads the trust store's files: before the privileges go. */
         struct proxy_tls *tls = proxy_build_tls(p, ca, report_fd);
@@ -81,7 +82,8 @@ static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, stru
                              .require_auth = true, .report_fd = report_fd,
                              .wildcard_names = p->net.wildcard_names,
                              .upstream = proxy_upstream_of(p, &up), .ask = p->net.ask,
-                             .ask_timeout_ms = p->net.ask_timeout_ms, .tls = tls };
+                             .ask_timeout_ms = p->net.ask_timeout_ms, .tls = tls,
+                             .creds = creds };
         memcpy(cfg.user, lb->user, sizeof(cfg.user));
         memcpy(cfg.pass, lb->pass, sizeof(cfg.pass));
         int r = proxy_serve(&cfg, fds, kinds, 2, -1);
@@ -91,8 +93,8 @@ static _noreturn_ void serve_main(const plan *p, const egress_rules *rules, stru
 /* The proxy keeps exactly its two listeners and its report channel, as fds 3, 4 and 5: nothing
  * else of the caller's. */
 static _noreturn_ void child_main(const plan *p, const egress_rules *rules, struct tls_ca *ca,
-                                  int http, int socks, int report, const proxy_loopback *lb,
-                                  pid_t launcher) {
+                                  const struct cred_set *creds, int http, int socks, int report,
+                                  const proxy_loopback *lb, pid_t launcher) {
         if (process_die_with_parent(launcher) < 0)
                 _exit(1);
         (void) prctl(PR_SET_NAME, "cordon-proxy", 0, 0, 0);
@@ -106,11 +108,11 @@ static _noreturn_ void child_main(const plan *p, const egress_rules *rules, stru
         if (process_close_fds_keep((const int[]){ 3, 4, 5 }, 3) < 0)
                 _exit(1);
         static const int fds[2] = { 3, 4 };
-        serve_main(p, rules, ca, fds, lb, 5);
+        serve_main(p, rules, ca, creds, fds, lb, 5);
 }
 
-int proxy_spawn_loopback(const plan *p, struct tls_ca *ca, proxy_proc *out, proxy_loopback *lb,
-                         cordon_error *err) {
+int proxy_spawn_loopback(const plan *p, struct tls_ca *ca, const struct cred_set *creds,
+                         proxy_proc *out, proxy_loopback *lb, cordon_error *err) {
         *out = (proxy_proc) { .pid = -1, .listen_ch = -1, .report_fd = -1 };
         *lb = (proxy_loopback) { 0 };
         egress_rules *rules = NULL;
@@ -132,7 +134,7 @@ int proxy_spawn_loopback(const plan *p, struct tls_ca *ca, proxy_proc *out, prox
         pid_t launcher = getpid();
         pid_t pid = fork();
         if (pid == 0)
-                child_main(p, rules, ca, http, socks, rep[1], lb, launcher);
+                child_main(p, rules, ca, creds, http, socks, rep[1], lb, launcher);
         int e = errno;
         (void) close(rep[1]);
         egress_rules_free(rules);

@@ -23,10 +23,11 @@ typedef struct proxy_loopback {
  * forks the proxy process, which serves them with require_auth. `out` as for proxy_spawn()
  * (listen_ch is -1: nothing to send); stop it with proxy_proc_stop(). ca: TLS inspection's
  * session CA, which the proxy process terminates ruled hosts with (the caller still owns and
- * frees its copy); NULL: none. */
+ * frees its copy); NULL: none. creds: the run's credentials (creds.h), which only the proxy
+ * process puts into requests (the caller still owns and wipes its copy); NULL: none. */
 struct tls_ca;
-int proxy_spawn_loopback(const plan *p, struct tls_ca *ca, proxy_proc *out, proxy_loopback *ret,
-                         cordon_error *err);
+int proxy_spawn_loopback(const plan *p, struct tls_ca *ca, const struct cred_set *creds,
+                         proxy_proc *out, proxy_loopback *ret, cordon_error *err);
 
 /* Replaces the proxy variables of p->env (set by plan_build for the native backend's fixed
  * in-namespace ports) with URLs carrying this run's ports and credentials, e.g.

@@ -107,7 +107,7 @@ static void test_credentials_required(void **state) {
         proxy_proc px;
         proxy_loopback lb, other;
         cordon_error err = { 0 };
-        assert_int_equal(proxy_spawn_loopback(p, NULL, &px, &lb, &err), 0);
+        assert_int_equal(proxy_spawn_loopback(p, NULL, NULL, &px, &lb, &err), 0);
         assert_int_equal(strlen(lb.pass), 32);
         assert_int_equal(strncmp(lb.user, "cordon-", 7), 0);
         assert_true(lb.http_port != 0 && lb.socks_port != 0 && lb.http_port != lb.socks_port);
@@ -132,7 +132,7 @@ static void test_credentials_required(void **state) {
         close(s);
         /* Another run gets other credentials. */
         proxy_proc px2;
-        assert_int_equal(proxy_spawn_loopback(p, NULL, &px2, &other, &err), 0);
+        assert_int_equal(proxy_spawn_loopback(p, NULL, NULL, &px2, &other, &err), 0);
         assert_string_not_equal(lb.pass, other.pass);
         assert_string_not_equal(lb.user, other.user);
         proxy_proc_stop(&px2);

