@@ -17,6 +17,27 @@ creds_echoed() {
         grep -F -- "/echo-head/$1" "$SRV/echo.log" 2>/dev/null
 }
 
+# creds_bearer LABEL CORDON-ARGS...: curl sends the GITHUB_TOKEN placeholder as a Bearer token;
+# the server's log (outside the sandbox) must hold the secret, the echo the sandbox reads must
+# not.
+creds_bearer() {
+        _label=$1
+        shift
+        net "$_label: curl's Bearer placeholder: the server receives the secret" 0 \
+                "*Authorization: Bearer cordon-cred-*" - + "$@" -- sh -c \
+                "curl -s --max-time 20 -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
+                https://tls.example.test:$T/echo-head/@M@"
+        if creds_echoed "$MARK" | grep -qF "Authorization: Bearer $SECRET |"; then
+                ok "$_label: ... the server's log has the secret, in the proxy's one Authorization"
+        else
+                not_ok "$_label: ... the server's log has the secret" "$(creds_echoed "$MARK")"
+        fi
+        case $OUT in
+        *"$SECRET"*) not_ok "$_label: ... the echo into the sandbox holds no secret" "$OUT" ;;
+        *) ok "$_label: ... the echo into the sandbox holds no secret" ;;
+        esac
+}
+
 # curl inside `sh -c "..."`: the -w format quoted for that shell.
 CREDS_CURL="curl -s -o /dev/null --max-time 20 -w '%{http_code}/%{http_connect}\\n'"
 
@@ -40,19 +61,7 @@ JSON
         cordon-cred-????????????????????????????????) ok "creds: ... cordon-cred- and 32 hex digits" ;;
         *) not_ok "creds: ... cordon-cred- and 32 hex digits" "$OUT" ;;
         esac
-        net "creds: curl's Bearer placeholder: the server receives the secret" 0 \
-                "*Authorization: Bearer cordon-cred-*" - + $c -- sh -c \
-                "curl -s --max-time 20 -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
-                https://tls.example.test:$T/echo-head/@M@"
-        if creds_echoed "$MARK" | grep -qF "Authorization: Bearer $SECRET |"; then
-                ok "creds: ... the server's log has the secret, in the proxy's one Authorization"
-        else
-                not_ok "creds: ... the server's log has the secret" "$(creds_echoed "$MARK")"
-        fi
-        case $OUT in
-        *"$SECRET"*) not_ok "creds: ... the echo into the sandbox holds no secret" "$OUT" ;;
-        *) ok "creds: ... the echo into the sandbox holds no secret" ;;
-        esac
+        creds_bearer "creds" $c
         # No header from the client at all: the proxy sets it.
         net "creds: without the client's header the proxy sets Authorization itself" 0 \
                 "*Authorization: Bearer cordon-cred-*" - + $c -- \
@@ -132,19 +141,7 @@ creds_landlock() {
                 return 0
         fi
         l="--backend landlock $1"
-        net "creds (landlock): curl's Bearer placeholder: the server receives the secret" 0 \
-                "*Authorization: Bearer cordon-cred-*" - + $l -- sh -c \
-                "curl -s --max-time 20 -H \"Authorization: Bearer \$GITHUB_TOKEN\" \
-                https://tls.example.test:$T/echo-head/@M@"
-        if creds_echoed "$MARK" | grep -qF "Authorization: Bearer $SECRET |"; then
-                ok "creds (landlock): ... the server's log has the secret"
-        else
-                not_ok "creds (landlock): ... the server's log has the secret" "$(creds_echoed "$MARK")"
-        fi
-        case $OUT in
-        *"$SECRET"*) not_ok "creds (landlock): ... the echo into the sandbox holds no secret" "$OUT" ;;
-        *) ok "creds (landlock): ... the echo into the sandbox holds no secret" ;;
-        esac
+        creds_bearer "creds (landlock)" $l
         net "creds (landlock): the placeholder to another host is refused (403) and reported" 0 \
                 "403/000" "req:a.example.test:$P~credentials: the placeholder of GITHUB_TOKEN (secret github-token) was sent to a host it is not bound to*" \
                 - $l -- sh -c "$CREDS_CURL -H \"X-Leak: \$GITHUB_TOKEN\" http://a.example.test:$P/hello/@M@"
