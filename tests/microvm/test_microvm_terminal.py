@@ -11,6 +11,7 @@ that user):
 - ^C (0x03) interrupts a `sleep` in the guest (status 130) and the shell goes on;
 - while the terminal runs, a session.exec is refused (one exec at a time), never queued;
 - `exit 5` is the terminal's exitCode;
+- backend native in a microvm session is its VM too (the events name microvm);
 - terminal.close while the guest shell runs a `sleep` hangs it up: exitCode 129 (SIGHUP), no
   sleep left in the guest, and the same VM serves the next exec.
 (A microvm terminal on a native session is refused: tests/daemon/test_terminal.py.)
@@ -104,6 +105,8 @@ class MicrovmTerminal(unittest.TestCase):
             self.assertIn("event", msg, f"the terminal ended early: {msg}; showed {self.out!r}")
             if msg["event"]["type"] == "stdout":
                 self.out += msg["event"]["data"]
+            if msg["event"]["type"] == "ready":
+                self.ready_backend = msg["event"].get("backend")
         self.c.sock.settimeout(120)
         m = re.search(pattern, self.out)
         seen, self.out = self.out[:m.end()], self.out[m.end():]
@@ -126,11 +129,13 @@ class MicrovmTerminal(unittest.TestCase):
     def type(self, tid, data):
         self.control("terminal.input", {"terminalId": tid, "data": data})
 
-    def shell(self, sid, rows, cols):
-        self.out, self.pending = "", []
+    def shell(self, sid, rows, cols, backend="microvm"):
+        """A terminal running the guest shell, at its first prompt; its events name microvm."""
+        self.out, self.pending, self.ready_backend = "", [], None
         tid = self.c.start("session.terminal", {"sessionId": sid, "cols": cols, "rows": rows,
-                                                "backend": "microvm", "argv": SHELL})
+                                                "backend": backend, "argv": SHELL})
         self.read_until(tid, r"mv\$ ")
+        self.assertEqual(self.ready_backend, "microvm")
         return tid
 
     def cmd(self, tid, line, pattern):
@@ -201,8 +206,9 @@ class MicrovmTerminal(unittest.TestCase):
 
     def hangup(self, sid):
         """terminal.close while the guest shell waits for a sleep: the shell's SIGHUP ends it,
-        the foreground sleep goes with it, and the VM serves the next exec."""
-        tid = self.shell(sid, 24, 80)
+        the foreground sleep goes with it, and the VM serves the next exec. Backend native: in
+        a microvm session that is its VM too."""
+        tid = self.shell(sid, 24, 80, backend="native")
         self.type(tid, "sh -c 'echo SLEE\"\"PING; exec sleep 1000'\n")
         self.read_until(tid, r"\r\nSLEEPING\r\n")
         self.control("terminal.close", {"terminalId": tid})
