@@ -391,10 +391,13 @@ static int parse_terminal_open(const json_t *params, proto_terminal *t, cordon_e
                 r = get_string(params, "backend", false, 16, &backend, err);
         if (r < 0)
                 return r;
-        /* docs/design/daemon.md: "none" unless the client asks for "native". */
-        if (backend && strcmp(backend, "none") != 0 && strcmp(backend, "native") != 0)
-                return bad(err, "params.backend must be \"none\" or \"native\"");
-        t->native = backend && strcmp(backend, "native") == 0;
+        /* docs/design/daemon.md: "none" unless the client asks for "native" (inside the
+         * session's sandbox, a microvm session's VM included) or "microvm" (only in a VM). */
+        if (backend && strcmp(backend, "none") != 0 && strcmp(backend, "native") != 0 &&
+            strcmp(backend, "microvm") != 0)
+                return bad(err, "params.backend must be \"none\", \"native\" or \"microvm\"");
+        t->microvm = backend && strcmp(backend, "microvm") == 0;
+        t->native = t->microvm || (backend && strcmp(backend, "native") == 0);
         if (!json_object_get(params, "argv"))
                 return 0;
         proto_exec tmp = { 0 };

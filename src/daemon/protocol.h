@@ -101,6 +101,7 @@ typedef struct proto_fs {
 typedef struct proto_terminal {
         char session_id[PROTO_ID_MAX + 1];
         bool native;            /* backend "native": inside the session's sandbox; "none": not */
+        bool microvm;           /* backend "microvm": only inside the session's VM (native too) */
         uint16_t cols, rows;
         char **argv;            /* NULL: /bin/sh -i */
         size_t n_argv;

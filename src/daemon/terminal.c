@@ -4,6 +4,9 @@
  * (CORDON_SPAWN_TTY), its master read here into "stdout" events and written with the input.
  *   - backend native: a cordon_session_exec() in the session's sandbox; its events and result
  *     come through the session's dispatch (session-warm.c).
+ *   - a microvm session (backend native or microvm): the same exec, which init runs in the
+ *     session's VM; the guest command gets a PTY of the guest's own, this PTY is the VMM host's
+ *     terminal (docs/design/microvm.md "Terminals"). Closing it is a hangup, not a kill.
  *   - backend none: the user's own shell on the host, unconfined — what an IDE terminal is
  *     (docs/design/daemon.md); the client asked for exactly that, and its events say so. A
  *     cordon_spawn() with the none backend: its events come from the run's own thread, so they
@@ -291,6 +294,14 @@ void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
                                     "with a confining backend)");
                 return;
         }
+        /* A client that asked for the VM's kernel boundary never gets the host's kernel. */
+        if (pt->microvm && s->backend != CORDON_BACKEND_MICROVM) {
+                session_reply_error(c, rq->id, CORDON_SANDBOX_UNAVAILABLE,
+                                    "a microvm terminal needs a microvm session; hint: "
+                                    "session.launch with backend microvm, or ask for backend "
+                                    "native");
+                return;
+        }
         exec_run *x = exec_add(d, c, s, rq->id);
         if (!x) {
                 session_reply_error(c, rq->id, CORDON_LAUNCH_FAILED, "out of memory");
@@ -322,7 +333,9 @@ void session_terminal(daemon_t *d, client *c, const proto_request *rq) {
                 x->done = true;
         }
         daemon_log("session %s: terminal %llu (%s)", s->id, (unsigned long long) rq->id,
-                   pt->native ? "native: inside the sandbox" : "none: an unconfined host shell");
+                   !pt->native                          ? "none: an unconfined host shell"
+                   : s->backend == CORDON_BACKEND_MICROVM ? "microvm: inside the session's VM"
+                                                          : "native: inside the sandbox");
 }
 
 /* ---- input, resize, close ------------------------------------------------------------------ */
@@ -341,6 +354,25 @@ static int terminal_input(daemon_t *d, exec_run *x, const char *data, size_t len
         return 0;
 }
 
+/* terminal.close. Natively the shell dies by SIGKILL (its request ends with exitCode 137). In a
+ * microvm session that would be a SIGKILL frame for the guest command; instead the master
+ * closes, which is what a terminal's going away is: the VMM host's reads of its terminal end,
+ * the guest agent hangs up the guest command (SIGHUP, its controlling process, as a hangup
+ * does) and the exec ends as that command does. A command that survives its hangup still holds
+ * the session's one VM: a second terminal.close kills it as natively. */
+static void terminal_close(daemon_t *d, exec_run *x) {
+        struct terminal *t = x->term;
+        if (x->s->backend != CORDON_BACKEND_MICROVM || t->master < 0) {
+                warm_kill(x);
+                return;
+        }
+        if (t->pty_events)
+                (void) epoll_ctl(d->epfd, EPOLL_CTL_DEL, t->master, NULL);
+        t->pty_events = 0;
+        t->master = safe_close(t->master);
+        t->input_len = 0; /* nobody will read it now */
+}
+
 void terminal_control(daemon_t *d, client *c, const proto_request *rq) {
         const proto_terminal *pt = &rq->term;
         exec_run *x = NULL;
@@ -356,10 +388,12 @@ void terminal_control(daemon_t *d, client *c, const proto_request *rq) {
         if (rq->method == PROTO_TERMINAL_INPUT) {
                 r = terminal_input(d, x, pt->data, pt->data_len);
         } else if (rq->method == PROTO_TERMINAL_RESIZE) {
+                /* A microvm session's VMM host is this PTY's controlling process: the size's
+                 * SIGWINCH reaches its pump, which sends the guest a RESIZE frame. */
                 struct winsize ws = { .ws_col = pt->cols, .ws_row = pt->rows };
                 (void) ioctl(x->term->master, TIOCSWINSZ, &ws);
         } else {
-                warm_kill(x); /* the shell dies by SIGKILL: its request ends with exitCode 137 */
+                terminal_close(d, x);
         }
         if (r == -ENOBUFS)
                 session_reply_error(c, rq->id, CORDON_USAGE,

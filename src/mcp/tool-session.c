@@ -82,13 +82,16 @@ static json_t *create_done(mcp_server *srv, mcp_slot *slot, cordon_session *s, c
 }
 
 json_t *mcp_tool_session_create(mcp_call *c) {
-        /* A session is built by the native backend only: a server told to run its commands on
-         * another (or none) must not have sessions that quietly run otherwise. */
+        /* A session is built by the native backend, or by the microvm one (its VM booted once,
+         * in the native sandbox, under the accelerator the server's policy allows: without
+         * the TCG opt-in a host whose KVM cannot boot the guest refuses the launch). A server
+         * told to run its commands on another backend (or none) must not have sessions that
+         * quietly run otherwise. */
         cordon_backend b = c->srv->cfg->backend;
-        if (b != CORDON_BACKEND_AUTO && b != CORDON_BACKEND_NATIVE)
-                return mcp_result_fail("sessions run on the native backend only, and this "
-                                       "server runs its commands on the %s backend: use shell",
-                                       cordon_backend_to_string(b));
+        if (b != CORDON_BACKEND_AUTO && b != CORDON_BACKEND_NATIVE && b != CORDON_BACKEND_MICROVM)
+                return mcp_result_fail("sessions run on the native or microvm backend only, and "
+                                       "this server runs its commands on the %s backend: use "
+                                       "shell", cordon_backend_to_string(b));
         const char *cwd_arg = json_string_value(json_object_get(c->args, "cwd"));
         char *cwd = mcp_abs_path(c->srv, cwd_arg ? cwd_arg : c->srv->cfg->cwd);
         if (!cwd)

@@ -133,6 +133,19 @@ class TerminalTest(td.DaemonTest):
         self.assertIn("result", resp)
         self.assertTrue(cc.wait_until(lambda: not cc.procs_with(m)), "close killed its tree")
 
+    def test_microvm_refused_in_a_native_session(self):
+        """A client that asked for a VM never gets the host's kernel: a native session refuses
+        a microvm terminal, and starts nothing."""
+        sid = self.launch_warm()
+        events, resp = self.c.request("session.terminal", {"sessionId": sid, "cols": 80,
+                                                           "rows": 24, "backend": "microvm"})
+        self.assertError(resp, "SANDBOX_UNAVAILABLE", "a microvm terminal needs a microvm "
+                         "session")
+        self.assertEqual(events, [])
+        _, resp = self.c.request("session.terminal", {"sessionId": sid, "cols": 80, "rows": 24,
+                                                      "backend": "docker"})
+        self.assertError(resp, "USAGE", "\"none\", \"native\" or \"microvm\"")
+
     def test_native_refused_without_a_sandbox(self):
         h = self.launch(backend="none")
         _, resp = self.c.request("session.terminal", {"sessionId": h["sessionId"], "cols": 80,

@@ -299,7 +299,7 @@ describe('cordon mcp policy flags', () => {
         assert.equal(r.structuredContent.violations[0].action, 'file-create-name');
         r = await c.client.callTool({ name: 'session_create', arguments: {} });
         assert.equal(r.isError, true);
-        assert.match(r.content[0].text, /native backend only.*landlock backend/);
+        assert.match(r.content[0].text, /native or microvm backend only.*landlock backend/);
       } finally {
         const end = await c.close();
         dirs.cleanup();
