@@ -187,8 +187,10 @@ static void confine_self(const plan *p, int report_fd, int sock) {
  * command included, so no process of the sandbox ever runs outside its limits. Moving itself
  * (rather than being moved by the monitor) is what spares the start an RCU grace period on
  * cgroup v1 (cgroup_procs_enter_self()). Init is single-threaded, and the files were opened by
- * the monitor in the host's namespaces; they are closed at once: the command's tree never holds
- * them. Fail closed: no run without its limits. */
+ * the monitor in the host's namespaces. They are closed at once, so the command's tree never
+ * holds them: a writer names tasks in its own PID namespace, so even a leaked one could move only
+ * sandbox processes, but nothing of the host's stays within the command's reach. Fail closed: no
+ * run without its limits. */
 static void enter_run_cgroup(cgroup_procs *procs, int report_fd) {
         int r = cgroup_procs_enter_self(procs);
         cgroup_procs_close(procs);
@@ -420,9 +422,8 @@ static void send_proxy_listeners(int report_fd, int proxy_ch) {
 /* What the monitor takes from the host before it leaves the host's namespaces: the files through
  * which init enters the run's cgroup (the kernel checks a migration against the opener's
  * credentials and cgroup namespace, and the sandbox's cgroup namespace will not contain the run's
- * cgroup), and
- * the allowUnixSockets sockets, pinned while the host's file system is in view (the sandbox's
- * /tmp is private: an ssh-agent socket there would be out of reach afterwards). */
+ * cgroup), and the allowUnixSockets sockets, pinned while the host's file system is in view (the
+ * sandbox's /tmp is private: an ssh-agent socket there would be out of reach afterwards). */
 typedef struct host_grip {
         cgroup_procs procs;
         supervisor_unix_allow *unix_allow;
