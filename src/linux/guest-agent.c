@@ -6,7 +6,8 @@
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel port, sends READY, and then serves EXEC frames one at a time: each command runs
- * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames
+ * chrooted into that root as the caller's uid and gid, with no capability and the native
+ * sandbox's syscall filter (guest-rules.h), its stdin and signals taken from frames
  * and its output relayed as frames (on a PTY of the guest's own when the request asks for a
  * terminal, guest-pty.h), then the EXIT frame; the host's END frame closes the exec, and the
  * next EXEC may follow (a one-shot run's host kills the VM after the first). Every failure is
