@@ -184,6 +184,9 @@ struct proxy {
         endpoint ask_ep;
         struct name_map *ask_allowed;
         struct name_map *ask_denied;
+        /* A descriptor held in reserve (proxy.c, spare_release()): what the proxy still has when
+         * the sandbox's connections have taken every other one. -1 while released. */
+        int spare_fd;
 };
 
 #define OWN_RELOAD_MS 10000

@@ -347,13 +347,46 @@ static void conn_name_client(conn *c, const struct sockaddr *peer, socklen_t len
                 report_conn_key(peer, len, port, c->client);
 }
 
+/* The descriptor limit. Every connection the sandbox holds costs the proxy descriptors (two
+ * sockets, and two pipes per tunnel), so a command that holds enough connections takes every
+ * descriptor the proxy's RLIMIT_NOFILE allows. Two things then broke: the proxy's own reload of
+ * the host's addresses (a netlink socket, every OWN_RELOAD_MS) failed, and the proxy stopped —
+ * the session's whole network, for every exec, gone; and accept() failed with EMFILE, leaving
+ * the connection queued and the listener readable, so the level-triggered loop spun at full CPU
+ * until some connection closed. One descriptor is held in reserve for both: released for the
+ * reload and taken back after it, and released to accept a connection the proxy has no room for
+ * and close it at once (as one past PROXY_MAX_CONNS is), which empties the queue. */
+static void spare_take(proxy *px) {
+        if (px->spare_fd < 0)
+                px->spare_fd = fcntl(px->epfd, F_DUPFD_CLOEXEC, 0);
+}
+
+static void spare_release(proxy *px) {
+        safe_close(px->spare_fd);
+        px->spare_fd = -1;
+}
+
+/* accept() failed for want of a descriptor: the connection is taken with the spare and closed. */
+static bool refuse_without_fd(proxy *px, endpoint *l) {
+        if (px->spare_fd < 0)
+                return false;
+        spare_release(px);
+        int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0)
+                (void) close(fd);
+        spare_take(px);
+        return fd >= 0;
+}
+
 static void on_accept(proxy *px, endpoint *l) {
         for (int i = 0; i < 64; i++) {
                 struct sockaddr_storage peer;
                 socklen_t pl = sizeof(peer);
                 int fd = accept4(l->fd, (struct sockaddr *) &peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (fd < 0 && (errno == EMFILE || errno == ENFILE) && refuse_without_fd(px, l))
+                        continue;
                 if (fd < 0)
-                        return; /* EAGAIN, or a transient error (EMFILE): try again later */
+                        return; /* EAGAIN, or a transient error: try again later */
                 /* A flood of connections from the sandbox must not exhaust the proxy. */
                 if (px->n_conns >= PROXY_MAX_CONNS) {
                         (void) close(fd);
@@ -445,7 +478,9 @@ static int reload_own(proxy *px) {
         if (px->own_loaded && px->now - px->own_loaded < OWN_RELOAD_MS)
                 return 0;
         net_local_addrs fresh = { 0 };
+        spare_release(px); /* the netlink socket may need it (spare_take()) */
         int r = net_local_addrs_load(&fresh);
+        spare_take(px);
         if (r < 0)
                 return r;
         net_local_addrs_free(&px->own);
@@ -464,15 +499,17 @@ static void shutdown_all(proxy *px) {
                 conn_close(c);
         reap(px);
         resolver_stop(px);
+        spare_release(px);
         safe_close(px->epfd);
 }
 
 int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_listener_kind *kinds,
                 size_t n, int stop_fd) {
-        proxy px = { .cfg = cfg, .now = proxy_now_ms() };
+        proxy px = { .cfg = cfg, .now = proxy_now_ms(), .spare_fd = -1 };
         px.epfd = epoll_create1(EPOLL_CLOEXEC);
         if (px.epfd < 0)
                 return -errno;
+        spare_take(&px);
         endpoint stop_ep = { .kind = EP_LISTENER, .fd = stop_fd, .lkind = (proxy_listener_kind) -1 };
         int r = name_map_new(&px.names);
         if (r >= 0)
