@@ -341,6 +341,15 @@ def report_tunnels(out, tun, n, payload, size):
     ok = all(t["open"]["failed"] + t["echo"]["failed"] == 0 and t["exit"] == 0
              for t in tun.values())
     out += ["", f"- target: zero errors — {verdict(ok)}"]
+    for via, t in tun.items():
+        lat = t["open"].get("latency_us", {})
+
+        def ms(v):
+            return "failed" if v < 0 else f"{v / 1000:.3f} ms"
+        out.append(f"- a new {'CONNECT' if via == 'connect' else 'SOCKS5'} connection through "
+                   f"the same proxy (median of 100, socket() to the first byte): "
+                   f"{ms(lat.get('before', -1))} before the tunnels opened, "
+                   f"{ms(lat.get('open', -1))} with all {n:,} open")
     t = tun.get("connect", {})
     if t.get("open_gbps"):
         def runs(xs):
@@ -359,6 +368,9 @@ def report(m, load, args, gbps, us, errors, tun):
            f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
            f"end; other processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
            f"Command: `{args.command_line}`", ""]
+    if gbps is None:
+        report_tunnels(out, tun, args.tunnels, args.payload, args.size_mib << 20)
+        return "\n".join(out) + "\n"
     report_throughput(out, gbps, args.rounds, args.size_mib << 20)
     report_latency(out, us, errors, args.conns)
     report_tunnels(out, tun, args.tunnels, args.payload, args.size_mib << 20)
@@ -382,6 +394,8 @@ def main():
     ap.add_argument("--busy-rounds", type=int, default=3)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the egress section of FILE")
+    ap.add_argument("--tunnels-only", action="store_true",
+                    help="run (c) alone and print its table (not for --write)")
     args = ap.parse_args()
     args.command_line = " ".join(["bench/net.py"] + sys.argv[1:])
     cordon = os.path.abspath(args.cordon)
@@ -398,10 +412,12 @@ def main():
         server = Server(exe, "serve")
         relay = Server(exe, "relay", server.hostport)
         r = Runner(exe, cordon, server.hostport, relay.hostport, root, env)
-        print("throughput ...", file=sys.stderr)
-        gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
-        print("latency ...", file=sys.stderr)
-        us, errors = bench_latency(r, args.conns)
+        gbps = us = errors = None
+        if not args.tunnels_only:
+            print("throughput ...", file=sys.stderr)
+            gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
+            print("latency ...", file=sys.stderr)
+            us, errors = bench_latency(r, args.conns)
         print("tunnels ...", file=sys.stderr)
         size = args.size_mib << 20
         tun = {"connect": bench_tunnels(r, "connect", args.tunnels, args.payload,
@@ -415,7 +431,7 @@ def main():
     other = other_share(ticks0, cpu_ticks(), own0, os.times())
     text = report(m, (load0, loadavg(), other), args, gbps, us, errors, tun)
     print(text)
-    if args.write:
+    if args.write and not args.tunnels_only:
         write_md(args.write, text)
 
 
