@@ -546,6 +546,36 @@ def idle_trees(daemon_pid):
     return trees
 
 
+F_GETPIPE_SZ = 1032
+
+
+def pipe_pages(pids):
+    """The capacity of every pipe the processes hold, each pipe once, in pages (what the kernel
+    charges to their user against fs.pipe-user-pages-soft), through a second read-only open of
+    it (nothing is read)."""
+    import fcntl
+    seen, total = set(), 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                t = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if not t.startswith("pipe:") or t in seen:
+                    continue
+                seen.add(t)
+                f = os.open(f"/proc/{pid}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                total += fcntl.fcntl(f, F_GETPIPE_SZ) // 4096
+            finally:
+                os.close(f)
+    return total, len(seen)
+
+
 def bench_idle(exe, cordond, root, env, ws, sock, n, conns, rounds, warmup):
     """(c): a second daemon with n idle warm sessions; the warm exec there against the idle
     daemon at `sock`, interleaved."""
@@ -567,6 +597,7 @@ def bench_idle(exe, cordond, root, env, ws, sock, n, conns, rounds, warmup):
         res["kernel_idle"] = kernel_kib()
         res["trees"] = idle_trees(d2.pid)
         res["procs"] = len(descendants(d2.pid))
+        res["pipes"] = pipe_pages(descendants(d2.pid))
         res["threads"] = sum(len(os.listdir(f"/proc/{q}/task")) for q in descendants(d2.pid)
                              if os.path.exists(f"/proc/{q}/task"))
         print("latency at that load ...", file=sys.stderr)
@@ -587,6 +618,11 @@ def bench_idle(exe, cordond, root, env, ws, sock, n, conns, rounds, warmup):
         left = d2.stop()
     res["left"] = left
     return res
+
+
+def pipe_soft():
+    with open("/proc/sys/fs/pipe-user-pages-soft") as f:
+        return int(f.read())
 
 
 def report_idle(out, r):
@@ -629,6 +665,9 @@ def report_idle(out, r):
             f"fds and {kib(idle['VmRSS'])} with the sessions idle "
             f"({(idle['fds'] - fresh['fds']) / n:.1f} fds per session); after destroying them: "
             f"{r['after']['fds']} fds, {kib(r['after']['VmRSS'])}",
+            f"- pipes held by the sessions' processes: {r['pipes'][1]:,} pipes, "
+            f"{r['pipes'][0]:,} pages of capacity ({r['pipes'][0] / n:.0f} per session), "
+            f"against the user's budget fs.pipe-user-pages-soft = {pipe_soft():,} pages",
             f"- every session's process gone after `session.destroy`: "
             f"{verdict(r['gone'] and not r['left'])}", ""]
     lat = r["lat"]
