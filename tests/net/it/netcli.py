@@ -32,7 +32,8 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    opened one after the other and held, until one is not
                                    answered (at most MAX): prints "tunnels open" when at least
                                    10 were, then how the first one past them ended ("refused":
-                                   closed unanswered; "no answer" after 5 s; "error: ..."); then
+                                   closed unanswered, "refused: HTTP/1.1 502 ..." answered 502;
+                                   "no answer" after 5 s; "error: ..."); then
                                    SECS of quiet, one more CONNECT (the same words), every tunnel
                                    closed, and a GET PATH through the proxy: its status line
   netcli.py relay LPORT TPORT CMD...
@@ -279,7 +280,9 @@ def try_tunnel(port):
     if head.startswith(b"HTTP/1.1 200"):
         return s, "open"
     s.close()
-    return None, "refused" if not head else head.decode("latin-1").split("\r\n", 1)[0]
+    line = head.decode("latin-1").split("\r\n", 1)[0]
+    # 502: accepted, but no descriptor left for the connection to the destination.
+    return None, "refused" if not head else f"refused: {line}" if " 502 " in line else line
 
 
 def cmd_fd_flood(port, most, secs, path):
