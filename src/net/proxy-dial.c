@@ -304,7 +304,7 @@ void dial_allowed(conn *c) {
                         return;
                 }
         c->state = CS_RESOLVING;
-        c->deadline = c->px->now + PROXY_DIAL_MS;
+        conn_deadline(c, c->px->now + PROXY_DIAL_MS);
         (void) conn_watch(c, &c->cl, 0); /* nothing to read from the client meanwhile */
         int r = resolver_submit(c->px, c);
         if (r < 0)
@@ -329,7 +329,7 @@ static int try_connect(conn *c, const struct sockaddr_storage *a) {
 }
 
 static void dial_connected(conn *c) {
-        c->deadline = 0;
+        conn_deadline(c, 0);
         if (c->via_upstream)
                 upstream_connected(c);
         else
@@ -348,7 +348,7 @@ void dial_connect(conn *c) {
                         return;
                 }
                 c->state = CS_CONNECTING;
-                c->deadline = c->px->now + PROXY_DIAL_MS;
+                conn_deadline(c, c->px->now + PROXY_DIAL_MS);
                 (void) conn_watch(c, &c->cl, 0);
                 if (conn_watch(c, &c->up, EPOLLOUT) < 0) {
                         conn_close(c);

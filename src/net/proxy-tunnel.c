@@ -168,7 +168,7 @@ static void tunnel_pump(conn *c) {
 int tunnel_start(conn *c) {
         int r;
         c->state = CS_TUNNEL;
-        c->deadline = 0;
+        conn_deadline(c, 0);
         /* A relay passes each write on as it comes: with Nagle on its sockets, the second
          * small segment of a response (its body after its head) waited for the client's delayed
          * ACK, 40 ms per request on a kept-alive tunnel. The endpoints chose their own

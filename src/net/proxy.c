@@ -87,10 +87,41 @@ static void endpoint_close(proxy *px, endpoint *e) {
         e->events = 0;
 }
 
+void conn_deadline(conn *c, int64_t when) {
+        proxy *px = c->px;
+        c->deadline = when;
+        /* Only expire() takes a connection off the list: a deadline cleared while it walks the
+         * list (decide() clears those of every connection asking for the same destination)
+         * never unlinks the node it is about to visit. */
+        if (!when || c->timed)
+                return;
+        c->tprev = NULL;
+        c->tnext = px->timed;
+        if (px->timed)
+                px->timed->tprev = c;
+        px->timed = c;
+        c->timed = true;
+}
+
+static void timed_unlink(conn *c) {
+        if (!c->timed)
+                return;
+        if (c->tprev)
+                c->tprev->tnext = c->tnext;
+        else
+                c->px->timed = c->tnext;
+        if (c->tnext)
+                c->tnext->tprev = c->tprev;
+        c->tprev = c->tnext = NULL;
+        c->timed = false;
+}
+
 void conn_close(conn *c) {
         if (c->dead)
                 return;
         c->dead = true;
+        c->dnext = c->px->dead;
+        c->px->dead = c;
         endpoint_close(c->px, &c->cl);
         endpoint_close(c->px, &c->up);
         tunnel_free(c);
@@ -106,7 +137,7 @@ void conn_close(conn *c) {
  * the connection open by sending forever. */
 static void conn_linger(conn *c) {
         c->state = CS_LINGER;
-        c->deadline = c->px->now + PROXY_LINGER_MS;
+        conn_deadline(c, c->px->now + PROXY_LINGER_MS);
         c->linger_left = PROXY_LINGER_MAX;
         endpoint_close(c->px, &c->up); /* nothing more goes to or comes from the upstream */
         if (shutdown(c->cl.fd, SHUT_WR) < 0 || conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
@@ -324,7 +355,7 @@ static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
         c->up = (endpoint){ .kind = EP_UPSTREAM, .c = c, .fd = -1 };
         c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
         c->state = kind == PROXY_LISTENER_HTTP ? CS_HTTP_HEAD : CS_SOCKS_GREETING;
-        c->deadline = px->now + PROXY_HANDSHAKE_MS;
+        conn_deadline(c, px->now + PROXY_HANDSHAKE_MS);
         c->next = px->conns;
         if (px->conns)
                 px->conns->prev = c;
@@ -407,8 +438,14 @@ static void on_accept(proxy *px, endpoint *l) {
 
 /* Closes connections past their deadline (handshake, dial, keep-alive idle). */
 static void expire(proxy *px) {
-        for (conn *c = px->conns; c; c = c->next)
-                if (!c->dead && c->deadline && c->deadline <= px->now && c->state == CS_ASKING)
+        conn *next;
+        for (conn *c = px->timed; c; c = next) {
+                next = c->tnext;
+                if (c->dead || !c->deadline) {
+                        timed_unlink(c); /* reap() frees the dead */
+                        continue;
+                }
+                if (c->deadline <= px->now && c->state == CS_ASKING)
                         ask_expire(c);
                 else if (!c->dead && c->deadline && c->deadline <= px->now) {
                         bool dialling = c->state == CS_CONNECTING || c->state == CS_RESOLVING ||
@@ -425,29 +462,28 @@ static void expire(proxy *px) {
                         else
                                 conn_close(c);
                 }
+        }
 }
 
 static void reap(proxy *px) {
-        conn *c = px->conns;
-        while (c) {
-                conn *next = c->next;
-                if (c->dead) {
-                        if (c->prev)
-                                c->prev->next = c->next;
-                        else
-                                px->conns = c->next;
-                        if (c->next)
-                                c->next->prev = c->prev;
-                        px->n_conns--;
-                        conn_free(c);
-                }
-                c = next;
+        while (px->dead) {
+                conn *c = px->dead;
+                px->dead = c->dnext;
+                if (c->prev)
+                        c->prev->next = c->next;
+                else
+                        px->conns = c->next;
+                if (c->next)
+                        c->next->prev = c->prev;
+                timed_unlink(c);
+                px->n_conns--;
+                conn_free(c);
         }
 }
 
 static int next_timeout(const proxy *px) {
         int64_t first = 0;
-        for (const conn *c = px->conns; c; c = c->next)
+        for (const conn *c = px->timed; c; c = c->tnext)
                 if (!c->dead && c->deadline && (!first || c->deadline < first))
                         first = c->deadline;
         if (!first)
