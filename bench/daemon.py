@@ -665,9 +665,11 @@ def report_idle(out, r):
             f"fds and {kib(idle['VmRSS'])} with the sessions idle "
             f"({(idle['fds'] - fresh['fds']) / n:.1f} fds per session); after destroying them: "
             f"{r['after']['fds']} fds, {kib(r['after']['VmRSS'])}",
-            f"- pipes held by the sessions' processes: {r['pipes'][1]:,} pipes, "
-            f"{r['pipes'][0]:,} pages of capacity ({r['pipes'][0] / n:.0f} per session), "
-            f"against the user's budget fs.pipe-user-pages-soft = {pipe_soft():,} pages",
+            (f"- pipes held by the sessions' processes: {r['pipes'][1]:,} pipes, "
+             f"{r['pipes'][0]:,} pages of capacity ({r['pipes'][0] / n:.0f} per session), "
+             f"against the user's budget fs.pipe-user-pages-soft = {pipe_soft():,} pages"
+             if r["pipes"][1] else "- pipes held by the sessions' processes: not readable "
+             "(their /proc/PID/fd is closed to this benchmark)"),
             f"- every session's process gone after `session.destroy`: "
             f"{verdict(r['gone'] and not r['left'])}", ""]
     lat = r["lat"]
