@@ -185,6 +185,36 @@ def bench_latency(r, conns):
     return us, errors
 
 
+def bench_compare(r, other, size, rounds):
+    """--compare: direct, CONNECT and SOCKS5 with this cordon and with `other` (another build),
+    in the same rotated rounds after a verified warm-up of each: {label: [GB/s...]}."""
+    runners = {"A": r, "B": Runner(r.exe, other, r.hostport, r.relay, r.cwd, r.env)}
+    paths = [("direct", "A", "direct")] + [(f"{v} {k}", k, v) for v in ("connect", "socks")
+                                           for k in ("A", "B")]
+    for _, k, v in paths:
+        d = runners[k].json(v, "get", size, "verify")
+        if not d["ok"] or d["bytes"] != size:
+            raise RuntimeError(f"{v} {k}: verified download failed: {d}")
+    gbps = {label: [] for label, _, _ in paths}
+    for i in range(rounds):
+        for j in range(len(paths)):
+            label, k, v = paths[(i + j) % len(paths)]
+            gbps[label].append(download(runners[k], v, size))
+    return gbps
+
+
+def report_compare(out, gbps, a, b, rounds, size):
+    d = statistics.median(gbps["direct"])
+    out += [f"### Throughput, two builds: one {size >> 20} MiB download ({rounds} rotated rounds; "
+            f"medians)", "", f"A: `{a}`; B: `{b}`", "",
+            "| path | median | vs direct | every round |", "|---|---|---|---|"]
+    for label, xs in gbps.items():
+        m = statistics.median(xs)
+        out.append(f"| {label} | {m:.2f} GB/s | {m / d:.2f}× | "
+                   f"{', '.join(f'{x:.2f}' for x in xs)} |")
+    out.append("")
+
+
 # ---- (c) concurrent tunnels --------------------------------------------------------------------
 
 def proxy_pid(parent):
@@ -394,6 +424,9 @@ def main():
     ap.add_argument("--busy-rounds", type=int, default=3)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the egress section of FILE")
+    ap.add_argument("--compare", metavar="CORDON",
+                    help="only: throughput of CONNECT and SOCKS5 with --cordon (A) and this "
+                         "other build (B), interleaved (not for --write)")
     ap.add_argument("--tunnels-only", action="store_true",
                     help="run (c) alone and print its table (not for --write)")
     args = ap.parse_args()
@@ -413,6 +446,17 @@ def main():
         relay = Server(exe, "relay", server.hostport)
         r = Runner(exe, cordon, server.hostport, relay.hostport, root, env)
         gbps = us = errors = None
+        if args.compare:
+            print("throughput, two builds ...", file=sys.stderr)
+            cmp = bench_compare(r, os.path.abspath(args.compare), args.size_mib << 20,
+                                args.rounds)
+            out = [f"Measured {m['date']}; load average {load0:.2f} at the start and "
+                   f"{loadavg():.2f} at the end.", "",
+                   f"Command: `{args.command_line}`", ""]
+            report_compare(out, cmp, cordon, os.path.abspath(args.compare), args.rounds,
+                           args.size_mib << 20)
+            print("\n".join(out))
+            return
         if not args.tunnels_only:
             print("throughput ...", file=sys.stderr)
             gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
