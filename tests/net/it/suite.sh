@@ -650,7 +650,8 @@ t_hostile() {
                         $CLI slowloris 1080 '\\x05\\x02' > sl2 & \
                         $CLI tunnel-idle $P 12 /hello/@M@-idle > idle & \
                         wait; cat sl1 sl2 idle; rm -f sl1 sl2 idle"
-        # The proxy out of descriptors (a hard RLIMIT_NOFILE of 128 for the whole run): the
+        # The proxy out of descriptors (a hard RLIMIT_NOFILE of 128 for the whole run): idle
+        # tunnels hold no pipes, so at least 40 fit (src/net/proxy-tunnel.c); the
         # tunnels past its room are refused at once (closed unanswered, or answered 502 when the
         # accept took the last descriptor), not left queued while it spins; its reload
         # of the host's addresses (every 10 s) still finds a descriptor, so it keeps serving,
