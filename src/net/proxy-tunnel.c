@@ -62,7 +62,8 @@ static void pipe_grow(splice_dir *d) {
         (void) fcntl(d->pipe[1], F_SETPIPE_SZ, PROXY_PIPE_SIZE);
 }
 
-/* Only an empty pipe is given back: what is in it has not reached the destination yet. */
+/* pump() gives back only an empty pipe (what is in one has not reached the destination yet);
+ * tunnel_free() any, with the connection. */
 static void pipe_release(splice_dir *d) {
         for (int k = 0; k < 2; k++)
                 if (d->pipe[k] >= 0) {
