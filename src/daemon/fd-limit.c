@@ -25,7 +25,8 @@ static void restore_in_child(void) {
 }
 
 void daemon_raise_nofile(void) {
-        if (getrlimit(RLIMIT_NOFILE, &user_nofile) < 0 || user_nofile.rlim_cur >= user_nofile.rlim_max)
+        if (getrlimit(RLIMIT_NOFILE, &user_nofile) < 0 ||
+            user_nofile.rlim_cur >= user_nofile.rlim_max)
                 return;
         /* Registered before the raise: no child forked after it can miss the restore. */
         if (pthread_atfork(NULL, NULL, restore_in_child) != 0)
