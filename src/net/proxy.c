@@ -379,12 +379,12 @@ static void conn_name_client(conn *c, const struct sockaddr *peer, socklen_t len
 }
 
 /* The descriptor limit. Every connection the sandbox holds costs the proxy descriptors (two
- * sockets, and two pipes per tunnel), so a command that holds enough connections takes every
- * descriptor the proxy's RLIMIT_NOFILE allows. Two things then broke: the proxy's own reload of
- * the host's addresses (a netlink socket, every OWN_RELOAD_MS) failed, and the proxy stopped —
- * the session's whole network, for every exec, gone; and accept() failed with EMFILE, leaving
- * the connection queued and the listener readable, so the level-triggered loop spun at full CPU
- * until some connection closed. One descriptor is held in reserve for both: released for the
+ * sockets, and a tunnel two pipes while it moves bytes), so a command that holds enough
+ * connections takes every descriptor the proxy's RLIMIT_NOFILE allows. Two things then broke:
+ * the proxy's own reload of the host's addresses (a netlink socket, every OWN_RELOAD_MS) failed,
+ * and the proxy stopped — the session's whole network, for every exec, gone; and accept() failed
+ * with EMFILE, leaving the connection queued and the listener readable, so the level-triggered
+ * loop spun at full CPU until some connection closed. One descriptor is held in reserve for both: released for the
  * reload and taken back after it, and released to accept a connection the proxy has no room for
  * and close it at once (as one past PROXY_MAX_CONNS is), which empties the queue. */
 static void spare_take(proxy *px) {
