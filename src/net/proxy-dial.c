@@ -171,8 +171,10 @@ void resolver_drain(proxy *px) {
                 resolve_job *j = done;
                 done = j->next;
                 /* The connection may have been closed (client gone, deadline) and freed
-                 * meanwhile, and its memory reused: find it by its unique id. */
-                for (conn *c = px->conns; c; c = c->next)
+                 * meanwhile, and its memory reused: find it by its unique id. A resolving
+                 * connection always has its dial deadline (dial_start()), so it is on the list
+                 * of those with one: thousands of open tunnels are not walked per answer. */
+                for (conn *c = px->timed; c; c = c->tnext)
                         if (c->id == j->conn_id && !c->dead && c->state == CS_RESOLVING) {
                                 dial_on_resolved(c, j->addrs, j->n, j->gai_error);
                                 break;
