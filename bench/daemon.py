@@ -43,7 +43,7 @@ measured too). In the same run:
     bare /bin/true, a warm exec on the idle daemon (no other session), a warm exec on the
     loaded daemon (one more session beside the N idle ones), the echo floor and session.list.
     Target: warm exec at that load <= bare + 0.5 ms. Then all N are destroyed and every
-    process of theirs must be gone.
+    process of theirs must be gone. Printed only (--write does not take it).
 
 With --write FILE the results replace the part of FILE between <!-- cordond:begin --> and
 <!-- cordond:end -->.
