@@ -4,6 +4,7 @@
 
   bench/daemon.py --cordon build/cordon [--cordond build/cordond] [--rounds 300]
                   [--sessions 100] [--execs 10] [--passes 3] [--write BENCHMARKS.md]
+  bench/daemon.py --cordon build/cordon --idle-sessions 1000 [--idle-conns 16] [--rounds 300]
 
 A fresh cordond is started on a socket in a private directory under --dir, with the built-in
 default policy (workspace = the session's workdir, an empty $HOME). bench/daemonload.c is the
@@ -33,6 +34,16 @@ measured too). In the same run:
     figure after (a) (glibc's per-thread cache of freed chunks, counted as in use, holds up to
     235 KiB); and after the last pass, once malloc_trim(0) has given the free heap back, VmRSS is
     within 1 MiB of the fresh daemon's. Untrimmed VmRSS is reported as it is.
+
+(c) --idle-sessions N (alone: (a) and (b) are not run): a second cordond gets N warm sessions,
+    launched over --idle-conns connections (a daemon takes at most 256 clients, any number of
+    sessions each) and then left idle. Their memory, from /proc/PID/smaps_rollup of every
+    process of every session's tree (Rss, Pss and its anonymous part), the daemon's own growth
+    and fds, and the kernel's (slab, stacks, page tables); then --rounds interleaved rounds of:
+    bare /bin/true, a warm exec on the idle daemon (no other session), a warm exec on the
+    loaded daemon (one more session beside the N idle ones), the echo floor and session.list.
+    Target: warm exec at that load <= bare + 0.5 ms. Then all N are destroyed and every
+    process of theirs must be gone. Printed only (--write does not take it).
 
 With --write FILE the results replace the part of FILE between <!-- cordond:begin --> and
 <!-- cordond:end -->.
@@ -197,6 +208,23 @@ def status(pid):
     except OSError:
         return None
     return s
+
+
+SMAPS_KEYS = ("Rss", "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem")
+
+
+def smaps(pid):
+    """{key: KiB} of /proc/PID/smaps_rollup for SMAPS_KEYS (all 0 once the process is gone)."""
+    v = dict.fromkeys(SMAPS_KEYS, 0)
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as f:
+            for line in f:
+                k, _, rest = line.partition(":")
+                if k in v:
+                    v[k] = int(rest.split()[0])
+    except OSError:
+        pass
+    return v
 
 
 def pss_kib(pid):
@@ -504,6 +532,172 @@ def concurrent_pass(exe, dmn, sock, ws, env, n, execs):
     return res
 
 
+# ---- (c) many idle sessions ----------------------------------------------------------------------
+
+def idle_trees(daemon_pid):
+    """Each session host's tree: {comm: [smaps dict, ...]} per session."""
+    table = proc_table()
+    trees = []
+    for host in [p for p, (pp, _) in table.items() if pp == daemon_pid]:
+        procs = {}
+        for p in [host] + descendants(host, table):
+            procs.setdefault(table[p][1], []).append(smaps(p))
+        trees.append(procs)
+    return trees
+
+
+F_GETPIPE_SZ = 1032
+
+
+def pipe_pages(pids):
+    """The capacity of every pipe the processes hold, each pipe once, in pages (what the kernel
+    charges to their user against fs.pipe-user-pages-soft), through a second read-only open of
+    it (nothing is read)."""
+    import fcntl
+    seen, total = set(), 0
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                t = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if not t.startswith("pipe:") or t in seen:
+                    continue
+                seen.add(t)
+                f = os.open(f"/proc/{pid}/fd/{fd}", os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+            except OSError:
+                continue
+            try:
+                total += fcntl.fcntl(f, F_GETPIPE_SZ) // 4096
+            finally:
+                os.close(f)
+    return total, len(seen)
+
+
+def bench_idle(exe, cordond, root, env, ws, sock, n, conns, rounds, warmup):
+    """(c): a second daemon with n idle warm sessions; the warm exec there against the idle
+    daemon at `sock`, interleaved."""
+    logdir = os.path.join(root, "loaded")
+    os.makedirs(logdir, mode=0o700)
+    sock2 = os.path.join(logdir, "d.sock")
+    d2 = Daemon(cordond, sock2, env, logdir)
+    try:
+        time.sleep(0.2)
+        res = {"fresh": status(d2.pid), "kernel_before": kernel_kib(), "n": n, "conns": conns}
+        p = subprocess.Popen([exe, "idle", sock2, ws, str(n), str(conns)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             cwd=ws)
+        print(f"launching {n} idle sessions ...", file=sys.stderr)
+        res["launched"] = read_phase(p, "launched")
+        time.sleep(1.0)  # let each session settle after its launch
+        res["idle"] = status(d2.pid)
+        res["idle"]["smaps"] = smaps(d2.pid)
+        res["kernel_idle"] = kernel_kib()
+        res["trees"] = idle_trees(d2.pid)
+        res["procs"] = len(descendants(d2.pid))
+        res["pipes"] = pipe_pages(descendants(d2.pid))
+        res["threads"] = sum(len(os.listdir(f"/proc/{q}/task")) for q in descendants(d2.pid)
+                             if os.path.exists(f"/proc/{q}/task"))
+        print("latency at that load ...", file=sys.stderr)
+        cmd = [exe, "latency", sock, ws, str(rounds), str(warmup), "loaded", "@" + sock2]
+        q = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ws)
+        if q.returncode != 0:
+            raise SystemExit(f"daemonload latency failed ({q.returncode}): {q.stderr.strip()}")
+        res["lat"] = {d["label"]: summary(d) for d in map(json.loads, q.stdout.splitlines())}
+        p.stdin.write("go\n")
+        p.stdin.flush()
+        res["destroyed"] = read_phase(p, "destroyed")
+        p.stdin.close()
+        p.wait()
+        res["gone"] = wait_no_children(d2.pid, timeout=120)
+        time.sleep(0.2)
+        res["after"] = status(d2.pid)
+    finally:
+        left = d2.stop()
+    res["left"] = left
+    return res
+
+
+def pipe_soft():
+    with open("/proc/sys/fs/pipe-user-pages-soft") as f:
+        return int(f.read())
+
+
+def report_idle(out, r):
+    n, la = r["n"], r["launched"]
+    errs = sum(la["errors"].values())
+    out += [f"### {n:,} idle warm sessions on one daemon", "",
+            f"Launched over {r['conns']} connections in {la['wall_ms'] / 1000:.1f} s (one launch: "
+            f"median {statistics.median(la['ms']):.0f} ms, max {max(la['ms']):.0f} ms); "
+            f"**{errs} errors**" + (f" (first: {la['first_error']})" if errs else "") +
+            f"; {r['procs']:,} processes ({r['threads']:,} threads) under the daemon.", "",
+            "| process | count | Rss (median) | Pss (median) | of it anonymous (median) |",
+            "|---|---|---|---|---|"]
+    comms, per_rss, per_pss, per_anon = {}, [], [], []
+    for t in r["trees"]:
+        per_rss.append(sum(v["Rss"] for vs in t.values() for v in vs))
+        per_pss.append(sum(v["Pss"] for vs in t.values() for v in vs))
+        per_anon.append(sum(v["Pss_Anon"] for vs in t.values() for v in vs))
+        for c, vs in t.items():
+            comms.setdefault(c, []).extend(vs)
+    for c in SESSION_COMMS + tuple(sorted(set(comms) - set(SESSION_COMMS))):
+        if c in comms:
+            v = comms[c]
+            out.append(f"| `{c}` | {len(v):,} | {kib(statistics.median(x['Rss'] for x in v))} | "
+                       f"{kib(statistics.median(x['Pss'] for x in v))} | "
+                       f"{kib(statistics.median(x['Pss_Anon'] for x in v))} |")
+    fresh, idle = r["fresh"], r["idle"]
+    grow = (idle["VmRSS"] - fresh["VmRSS"]) / n
+    kern = (r["kernel_idle"] - r["kernel_before"]) / n
+    pss = statistics.median(per_pss) if per_pss else 0
+    out += [f"| the daemon's growth per session (VmRSS) | – | {kib(grow)} | – | – |", "",
+            f"- per session, Pss summed over its processes: **{kib(pss)}** median "
+            f"(Rss summed: {kib(statistics.median(per_rss) if per_rss else 0)}, which counts "
+            f"the shared pages once per process; anonymous: "
+            f"{kib(statistics.median(per_anon) if per_anon else 0)})",
+            f"- kernel memory per session (unreclaimable slab + kernel stacks + page tables, "
+            f"`/proc/meminfo`, the whole machine's, so approximate): {kib(kern)}",
+            f"- in all, per session: **{kib(pss + grow + kern)}**; {n:,} sessions: "
+            f"{kib(n * (pss + grow + kern))}",
+            f"- the daemon: {fresh['fds']} fds and {kib(fresh['VmRSS'])} fresh, {idle['fds']:,} "
+            f"fds and {kib(idle['VmRSS'])} with the sessions idle "
+            f"({(idle['fds'] - fresh['fds']) / n:.1f} fds per session); after destroying them: "
+            f"{r['after']['fds']} fds, {kib(r['after']['VmRSS'])}",
+            (f"- pipes held by the sessions' processes: {r['pipes'][1]:,} pipes, "
+             f"{r['pipes'][0]:,} pages of capacity ({r['pipes'][0] / n:.0f} per session), "
+             f"against the user's budget fs.pipe-user-pages-soft = {pipe_soft():,} pages"
+             if r["pipes"][1] else "- pipes held by the sessions' processes: not readable "
+             "(their /proc/PID/fd is closed to this benchmark)"),
+            f"- every session's process gone after `session.destroy`: "
+            f"{verdict(r['gone'] and not r['left'])}", ""]
+    lat = r["lat"]
+    out += [f"Warm exec against the load ({lat['bare']['runs']} interleaved rounds):", "",
+            "| command | median | p90 | failures |", "|---|---|---|---|"]
+    rows = [("bare", "bare `/bin/true`"), ("warm", "warm exec, idle daemon (no other session)"),
+            ("loaded", f"warm exec, daemon with {n:,} idle sessions"),
+            ("echo", "echo floor"), ("list", "`session.list`, idle daemon")]
+    for k, name in rows:
+        s = lat[k]
+        out.append(f"| {name} | {s['median']:.3f} ms | {s['p90']:.3f} ms | {s['failures']} |")
+    b = lat["bare"]["median"]
+    d_idle, d_load = lat["warm"]["median"] - b, lat["loaded"]["median"] - b
+    out += ["", f"- warm − bare: idle daemon **{d_idle:+.3f} ms**, with {n:,} idle sessions "
+            f"**{d_load:+.3f} ms** (the load adds {d_load - d_idle:+.3f} ms) — target ≤ +0.5 ms: "
+            f"idle {verdict(d_idle <= 0.5)}, loaded {verdict(d_load <= 0.5)}", ""]
+
+
+def report_idle_only(m, load, args, r):
+    out = [f"Measured {m['date']} on {m['nproc']} CPUs ({m['cpu']}), kernel {m['kernel']}, "
+           f"{m['cordon']} at commit {m['commit']}, as uid {m['uid']}. Other work on the "
+           f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
+           f"end; other processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
+           f"Command: `{args.command_line}`", ""]
+    report_idle(out, r)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
 # ---- report ----------------------------------------------------------------------------------------
 
 def verdict(ok):
@@ -731,6 +925,9 @@ def main():
     ap.add_argument("--execs", type=int, default=10)
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--cpu-execs", type=int, default=1000)
+    ap.add_argument("--idle-sessions", type=int, default=0,
+                    help="run only (c): this many idle sessions on a second daemon")
+    ap.add_argument("--idle-conns", type=int, default=16)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the cordond section of FILE")
     args = ap.parse_args()
@@ -751,6 +948,14 @@ def main():
         dmn = Daemon(cordond, sock, env, root)
         time.sleep(0.2)
         base = status(dmn.pid)
+        if args.idle_sessions:
+            r = bench_idle(exe, cordond, root, env, ws, sock, args.idle_sessions,
+                           args.idle_conns, args.rounds, args.warmup)
+            dmn.stop()
+            dmn = None
+            load = (load0, loadavg(), other_share(ticks0, cpu_ticks(), own0, os.times()))
+            print(report_idle_only(m, load, args, r))
+            return
         print("latency ...", file=sys.stderr)
         lat = bench_latency(exe, cordon, sock, ws, env, args.rounds, args.warmup)
         spawn = bench_spawn(exe, cordon, sock, ws, env, args.rounds)

@@ -4,6 +4,7 @@
  *
  *   daemonload latency SOCK WORKDIR ROUNDS WARMUP [LABEL CMD... [:: LABEL CMD...]...]
  *   daemonload concurrent SOCK WORKDIR SESSIONS EXECS
+ *   daemonload idle SOCK WORKDIR SESSIONS CONNS
  *   daemonload spawn N
  *
  * latency: launches one warm session in WORKDIR, then in every round runs each of these once,
@@ -16,7 +17,9 @@
  *         that answers each request at once with the four lines a warm exec gets: this is what
  *         the client, the socket and two wake-ups cost, i.e. the floor of any daemon round trip;
  *   list  session.list on the daemon (a round trip through the daemon, no session host);
- *   and each extra command given (cold `cordon run -- /bin/true`, bwrap), fork + exec + waitpid.
+ *   and each extra command given (cold `cordon run -- /bin/true`, bwrap), fork + exec + waitpid;
+ *   an extra LABEL given @SOCK instead of a command is a warm exec as above in a session of its
+ *   own on the daemon at SOCK (another daemon's: one with many idle sessions, for instance).
  * Prints one JSON object per variant: {"label", "runs", "failures", "ms": [...]}.
  *
  * concurrent: SESSIONS threads, each on its own connection, launch one session each; then, all
@@ -25,6 +28,11 @@
  * and waits for a line on stdin, so bench/daemon.py can sample the daemon's process tree:
  *   {"phase":"launched",...}  (wait)  {"phase":"execs",...}  (wait)  {"phase":"destroyed",...}
  * Every failure is counted by kind; a reply that takes more than 60 s counts as a timeout.
+ *
+ * idle: SESSIONS sessions launched over CONNS connections (one thread each, launching one after
+ * the other) and then left idle; the same phases and stdin hand-shakes as concurrent, without
+ * the execs: {"phase":"launched",...}  (wait)  {"phase":"destroyed",...}. A daemon takes a bounded
+ * number of clients (DAEMON_MAX_CLIENTS), but any number of sessions per client.
  *
  * spawn: N fork + exec + waitpid of /bin/true in a tight loop (after 10 untimed ones), printed
  * as the latency variants are; run on the host and inside a session, it separates what the
@@ -306,7 +314,7 @@ static pid_t echo_start(conn *c) {
 
 /* ---- latency ----------------------------------------------------------------------------------- */
 
-typedef enum kind { K_BARE, K_WARM, K_ECHO, K_LIST, K_CMD } kind;
+typedef enum kind { K_BARE, K_WARM, K_ECHO, K_LIST, K_CMD, K_WARM_AT } kind;
 
 typedef struct variant {
         const char *label;
@@ -315,6 +323,8 @@ typedef struct variant {
         double *ms;
         double (*marks)[MARKS]; /* K_WARM: when each event arrived */
         int n, failures;
+        conn at;          /* K_WARM_AT: the other daemon, and the session there */
+        char at_sid[300];
 } variant;
 
 typedef struct lat_ctx {
@@ -354,6 +364,9 @@ static void run_variant(lat_ctx *x, variant *v, bool record) {
         case K_ECHO:
                 ok = exec_true(&x->echo, x->sid, NULL, &err) == 0;
                 break;
+        case K_WARM_AT:
+                ok = exec_true(&v->at, v->at_sid, NULL, &err) == 0;
+                break;
         case K_LIST:
                 res = call(&x->daemon, "session.list", "{}", &err);
                 ok = json_is_array(json_object_get(res, "sessions"));
@@ -389,8 +402,18 @@ static void print_variant(const variant *v) {
         printf("}\n");
 }
 
-/* The extra commands: LABEL CMD... [:: LABEL CMD...]..., each CMD an absolute path. */
-static int parse_cmds(char **args, int nargs, variant *vs, int k) {
+/* A warm session on the daemon at `sock` for the variant (K_WARM_AT). */
+static void warm_at_open(variant *v, const char *sock, const char *workdir) {
+        const char *err = NULL;
+        int rc = conn_open(&v->at, sock);
+        if (rc < 0)
+                die("%s: cannot connect to %s: %s", v->label, sock, strerror(-rc));
+        if (launch(&v->at, workdir, v->at_sid, &err) < 0)
+                die("%s: session.launch: %s", v->label, err);
+}
+
+/* The extra variants: LABEL CMD... [:: LABEL CMD...]..., each CMD an absolute path or @SOCK. */
+static int parse_cmds(char **args, int nargs, variant *vs, int k, const char *workdir) {
         for (int i = 0; i < nargs && k < MAX_VARIANTS;) {
                 variant *v = &vs[k++];
                 *v = (variant){ .label = args[i++], .k = K_CMD, .argv = &args[i] };
@@ -398,8 +421,12 @@ static int parse_cmds(char **args, int nargs, variant *vs, int k) {
                         i++;
                 if (i < nargs)
                         args[i++] = NULL;
-                if (!v->argv[0] || v->argv[0][0] != '/')
-                        die("%s: the command must be an absolute path", v->label);
+                if (v->argv[0] && v->argv[0][0] == '@') {
+                        v->k = K_WARM_AT;
+                        warm_at_open(v, v->argv[0] + 1, workdir);
+                } else if (!v->argv[0] || v->argv[0][0] != '/') {
+                        die("%s: the command must be an absolute path or @SOCK", v->label);
+                }
         }
         return k;
 }
@@ -417,7 +444,7 @@ static int cmd_latency(char **argv, int argc) {
                 { .label = "echo", .k = K_ECHO },
                 { .label = "list", .k = K_LIST },
         };
-        int k = parse_cmds(argv + 4, argc - 4, vs, 4);
+        int k = parse_cmds(argv + 4, argc - 4, vs, 4, workdir);
         lat_ctx x = { .devnull = open("/dev/null", O_RDWR | O_CLOEXEC) };
         const char *err = NULL;
         int rc = x.devnull < 0 ? -errno : conn_open(&x.daemon, sock);
@@ -441,6 +468,11 @@ static int cmd_latency(char **argv, int argc) {
         (void) waitpid(echo, NULL, 0);
         conn_close(&x.daemon);
         for (int j = 0; j < k; j++) {
+                if (vs[j].k == K_WARM_AT) {
+                        if (destroy(&vs[j].at, vs[j].at_sid, &err) < 0)
+                                die("%s: session.destroy: %s", vs[j].label, err);
+                        conn_close(&vs[j].at);
+                }
                 print_variant(&vs[j]);
                 free(vs[j].ms);
                 free(vs[j].marks);
@@ -621,6 +653,81 @@ static int cmd_concurrent(char **argv) {
         return 0;
 }
 
+/* ---- idle ------------------------------------------------------------------------------------ */
+
+typedef struct idler {
+        shared *sh;
+        pthread_t t;
+        conn c;
+        int first, count;   /* the sessions it launches: [first, first + count) */
+        char (*sids)[300];  /* all sessions' ids ("" when the launch failed) */
+        double *launch_ms;
+} idler;
+
+static void *idler_main(void *arg) {
+        idler *w = arg;
+        shared *sh = w->sh;
+        worker as = { .sh = sh }; /* count_error's view */
+        const char *err = NULL;
+        int r = conn_open(&w->c, sh->sock);
+        if (r < 0)
+                count_error(&as, E_CONNECT, strerror(-r));
+        for (int i = w->first; r >= 0 && i < w->first + w->count; i++) {
+                double t0 = now_ms();
+                if (launch(&w->c, sh->workdir, w->sids[i], &err) < 0) {
+                        w->sids[i][0] = '\0';
+                        count_error(&as, E_LAUNCH, err);
+                }
+                w->launch_ms[i] = now_ms() - t0;
+        }
+        pthread_barrier_wait(&sh->launched);
+        pthread_barrier_wait(&sh->go_destroy);
+        for (int i = w->first; r >= 0 && i < w->first + w->count; i++)
+                if (w->sids[i][0] && destroy(&w->c, w->sids[i], &err) < 0)
+                        count_error(&as, E_DESTROY, err);
+        conn_close(&w->c);
+        pthread_barrier_wait(&sh->destroyed);
+        return NULL;
+}
+
+static int cmd_idle(char **argv) {
+        shared sh = { .sock = argv[0], .workdir = argv[1] };
+        int n = atoi(argv[2]), nc = atoi(argv[3]);
+        if (n <= 0 || n > 100000 || nc <= 0 || nc > n)
+                die("bad SESSIONS/CONNS");
+        raise_nofile();
+        pthread_mutex_init(&sh.lock, NULL);
+        barriers(&sh, (unsigned) nc + 1, true);
+        idler *ws = calloc((size_t) nc, sizeof(*ws));
+        char (*sids)[300] = calloc((size_t) n, sizeof(*sids));
+        double *launch_ms = calloc((size_t) n, sizeof(double));
+        if (!ws || !sids || !launch_ms)
+                die("out of memory");
+        double t0 = now_ms();
+        for (int i = 0, first = 0; i < nc; i++) {
+                int count = n / nc + (i < n % nc);
+                ws[i] = (idler){ .sh = &sh, .c = { .fd = -1 }, .first = first, .count = count,
+                                 .sids = sids, .launch_ms = launch_ms };
+                first += count;
+                if (pthread_create(&ws[i].t, NULL, idler_main, &ws[i]) != 0)
+                        die("cannot start thread %d", i);
+        }
+        pthread_barrier_wait(&sh.launched);
+        print_phase("launched", &sh, now_ms() - t0, launch_ms, n);
+        wait_go();
+        t0 = now_ms();
+        pthread_barrier_wait(&sh.go_destroy);
+        pthread_barrier_wait(&sh.destroyed);
+        print_phase("destroyed", &sh, now_ms() - t0, NULL, 0);
+        for (int i = 0; i < nc; i++)
+                pthread_join(ws[i].t, NULL);
+        barriers(&sh, 0, false);
+        free(ws);
+        free(sids);
+        free(launch_ms);
+        return 0;
+}
+
 /* ---- spawn ------------------------------------------------------------------------------------ */
 
 /* N × fork + execv + waitpid of /bin/true in a tight loop, wherever this runs (on the host, or
@@ -648,9 +755,12 @@ int main(int argc, char **argv) {
                 return cmd_latency(argv + 2, argc - 2);
         if (argc == 6 && strcmp(argv[1], "concurrent") == 0)
                 return cmd_concurrent(argv + 2);
+        if (argc == 6 && strcmp(argv[1], "idle") == 0)
+                return cmd_idle(argv + 2);
         fprintf(stderr, "usage: daemonload latency SOCK WORKDIR ROUNDS WARMUP [LABEL CMD... "
                         "[:: LABEL CMD...]...]\n"
                         "       daemonload concurrent SOCK WORKDIR SESSIONS EXECS\n"
+                        "       daemonload idle SOCK WORKDIR SESSIONS CONNS\n"
                         "       daemonload spawn N\n");
         return 2;
 }

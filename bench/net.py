@@ -185,6 +185,36 @@ def bench_latency(r, conns):
     return us, errors
 
 
+def bench_compare(r, other, size, rounds):
+    """--compare: direct, CONNECT and SOCKS5 with this cordon and with `other` (another build),
+    in the same rotated rounds after a verified warm-up of each: {label: [GB/s...]}."""
+    runners = {"A": r, "B": Runner(r.exe, other, r.hostport, r.relay, r.cwd, r.env)}
+    paths = [("direct", "A", "direct")] + [(f"{v} {k}", k, v) for v in ("connect", "socks")
+                                           for k in ("A", "B")]
+    for _, k, v in paths:
+        d = runners[k].json(v, "get", size, "verify")
+        if not d["ok"] or d["bytes"] != size:
+            raise RuntimeError(f"{v} {k}: verified download failed: {d}")
+    gbps = {label: [] for label, _, _ in paths}
+    for i in range(rounds):
+        for j in range(len(paths)):
+            label, k, v = paths[(i + j) % len(paths)]
+            gbps[label].append(download(runners[k], v, size))
+    return gbps
+
+
+def report_compare(out, gbps, a, b, rounds, size):
+    d = statistics.median(gbps["direct"])
+    out += [f"### Throughput, two builds: one {size >> 20} MiB download ({rounds} rotated rounds; "
+            f"medians)", "", f"A: `{a}`; B: `{b}`", "",
+            "| path | median | vs direct | every round |", "|---|---|---|---|"]
+    for label, xs in gbps.items():
+        m = statistics.median(xs)
+        out.append(f"| {label} | {m:.2f} GB/s | {m / d:.2f}× | "
+                   f"{', '.join(f'{x:.2f}' for x in xs)} |")
+    out.append("")
+
+
 # ---- (c) concurrent tunnels --------------------------------------------------------------------
 
 def proxy_pid(parent):
@@ -328,7 +358,7 @@ def report_tunnels(out, tun, n, payload, size):
             "|---|---|---|---|---|---|---|---|---|"]
     for via, t in tun.items():
         s = t["samples"]
-        errs = t["open"]["failed"] + t["echo"]["failed"]
+        errs = t["echo"]["failed"]  # cumulative: the tunnels that failed to open count too
         detail = {**t["open"]["errors"], **t["echo"]["errors"]}
         e = f"**{errs}**" + (f" ({json.dumps(detail)})" if detail else "")
         out.append(f"| {'CONNECT' if via == 'connect' else 'SOCKS5'} | {t['open']['ok']} | "
@@ -338,9 +368,18 @@ def report_tunnels(out, tun, n, payload, size):
                    f"{s['start']['fds']} / {s['open']['fds']} ({s['open']['sockets']} sockets, "
                    f"{s['open']['pipes']} pipe ends) | {s['open']['pipe_kib'] / 1024:.1f} MiB "
                    f"({s['open']['pipe_kib'] // 4:,} pages) |")
-    ok = all(t["open"]["failed"] + t["echo"]["failed"] == 0 and t["exit"] == 0
+    ok = all(t["echo"]["failed"] == 0 and t["exit"] == 0
              for t in tun.values())
     out += ["", f"- target: zero errors — {verdict(ok)}"]
+    for via, t in tun.items():
+        lat = t["open"].get("latency_us", {})
+
+        def ms(v):
+            return "failed" if v < 0 else f"{v / 1000:.3f} ms"
+        out.append(f"- a new {'CONNECT' if via == 'connect' else 'SOCKS5'} connection through "
+                   f"the same proxy (median of 100, socket() to the first byte): "
+                   f"{ms(lat.get('before', -1))} before the tunnels opened, "
+                   f"{ms(lat.get('open', -1))} with all {n:,} open")
     t = tun.get("connect", {})
     if t.get("open_gbps"):
         def runs(xs):
@@ -359,6 +398,9 @@ def report(m, load, args, gbps, us, errors, tun):
            f"machine: 1-minute load average {load[0]:.2f} at the start and {load[1]:.2f} at the "
            f"end; other processes used {100 * load[2]:.0f}% of the CPU time during the run.", "",
            f"Command: `{args.command_line}`", ""]
+    if gbps is None:
+        report_tunnels(out, tun, args.tunnels, args.payload, args.size_mib << 20)
+        return "\n".join(out) + "\n"
     report_throughput(out, gbps, args.rounds, args.size_mib << 20)
     report_latency(out, us, errors, args.conns)
     report_tunnels(out, tun, args.tunnels, args.payload, args.size_mib << 20)
@@ -382,6 +424,11 @@ def main():
     ap.add_argument("--busy-rounds", type=int, default=3)
     ap.add_argument("--dir", default="/var/tmp")
     ap.add_argument("--write", metavar="FILE", help="update the egress section of FILE")
+    ap.add_argument("--compare", metavar="CORDON",
+                    help="only: throughput of CONNECT and SOCKS5 with --cordon (A) and this "
+                         "other build (B), interleaved (not for --write)")
+    ap.add_argument("--tunnels-only", action="store_true",
+                    help="run (c) alone and print its table (not for --write)")
     args = ap.parse_args()
     args.command_line = " ".join(["bench/net.py"] + sys.argv[1:])
     cordon = os.path.abspath(args.cordon)
@@ -398,10 +445,23 @@ def main():
         server = Server(exe, "serve")
         relay = Server(exe, "relay", server.hostport)
         r = Runner(exe, cordon, server.hostport, relay.hostport, root, env)
-        print("throughput ...", file=sys.stderr)
-        gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
-        print("latency ...", file=sys.stderr)
-        us, errors = bench_latency(r, args.conns)
+        gbps = us = errors = None
+        if args.compare:
+            print("throughput, two builds ...", file=sys.stderr)
+            cmp = bench_compare(r, os.path.abspath(args.compare), args.size_mib << 20,
+                                args.rounds)
+            out = [f"Measured {m['date']}; load average {load0:.2f} at the start and "
+                   f"{loadavg():.2f} at the end.", "",
+                   f"Command: `{args.command_line}`", ""]
+            report_compare(out, cmp, cordon, os.path.abspath(args.compare), args.rounds,
+                           args.size_mib << 20)
+            print("\n".join(out))
+            return
+        if not args.tunnels_only:
+            print("throughput ...", file=sys.stderr)
+            gbps = bench_throughput(r, args.size_mib << 20, args.rounds)
+            print("latency ...", file=sys.stderr)
+            us, errors = bench_latency(r, args.conns)
         print("tunnels ...", file=sys.stderr)
         size = args.size_mib << 20
         tun = {"connect": bench_tunnels(r, "connect", args.tunnels, args.payload,
@@ -415,7 +475,7 @@ def main():
     other = other_share(ticks0, cpu_ticks(), own0, os.times())
     text = report(m, (load0, loadavg(), other), args, gbps, us, errors, tun)
     print(text)
-    if args.write:
+    if args.write and not args.tunnels_only:
         write_md(args.write, text)
 
 

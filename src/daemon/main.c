@@ -123,6 +123,7 @@ int main(int argc, char **argv) {
                 return 125;
         }
         d.uid = getuid();
+        daemon_raise_nofile(); /* before anything forks */
         /* Orphans of the daemon's children (a sandbox winding down after its exec worker was
          * killed) come back to the daemon, which reaps them and waits for them at shutdown. */
         (void) prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);

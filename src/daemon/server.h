@@ -12,3 +12,7 @@ int server_setup_signals(daemon_t *d);
 /* Serves until SIGTERM/SIGINT/SIGHUP, then destroys every session. */
 int server_run(daemon_t *d);
 void server_probe(daemon_t *d, client *c, const proto_request *rq);
+
+/* fd-limit.c: raises the daemon's soft RLIMIT_NOFILE to the hard limit (two descriptors per
+ * session) and gives every child forked after it the user's own soft limit back. */
+void daemon_raise_nofile(void);

@@ -154,7 +154,7 @@ int proxy_drop_privileges(void) {
         return r < 0 ? r : landlock_confine_helper();
 }
 
-/* Room for many tunnels: each takes two sockets and two pipes. */
+/* Room for many tunnels: each takes two sockets (and two pipes while its bytes move). */
 void proxy_raise_nofile(void) {
         struct rlimit rl;
         if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {

@@ -110,7 +110,7 @@ void ask_start(conn *c) {
                 return;
         }
         c->state = CS_ASKING;
-        c->deadline = px->now + px->cfg->ask_timeout_ms;
+        conn_deadline(c, px->now + px->cfg->ask_timeout_ms);
         (void) conn_watch(c, &c->cl, 0); /* nothing is read from the client meanwhile */
         report_egress_ask(px->cfg->report_fd, ask_id(c), px->cfg->ask_timeout_ms,
                           conn_proto_name(c), c->target, c->client);
@@ -136,7 +136,7 @@ static void decide(conn *c, report_ask_answer outcome) {
         const proxy_config *cfg = c->px->cfg;
         struct in_addr ignored;
         char rule[96];
-        c->deadline = 0;
+        conn_deadline(c, 0);
         report_egress_decided(cfg->report_fd, ask_id(c), outcome, conn_proto_name(c), c->target,
                               c->client);
         switch (outcome) {

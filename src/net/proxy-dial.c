@@ -171,8 +171,10 @@ void resolver_drain(proxy *px) {
                 resolve_job *j = done;
                 done = j->next;
                 /* The connection may have been closed (client gone, deadline) and freed
-                 * meanwhile, and its memory reused: find it by its unique id. */
-                for (conn *c = px->conns; c; c = c->next)
+                 * meanwhile, and its memory reused: find it by its unique id. A resolving
+                 * connection always has its dial deadline (dial_start()), so it is on the list
+                 * of those with one: thousands of open tunnels are not walked per answer. */
+                for (conn *c = px->timed; c; c = c->tnext)
                         if (c->id == j->conn_id && !c->dead && c->state == CS_RESOLVING) {
                                 dial_on_resolved(c, j->addrs, j->n, j->gai_error);
                                 break;
@@ -304,7 +306,7 @@ void dial_allowed(conn *c) {
                         return;
                 }
         c->state = CS_RESOLVING;
-        c->deadline = c->px->now + PROXY_DIAL_MS;
+        conn_deadline(c, c->px->now + PROXY_DIAL_MS);
         (void) conn_watch(c, &c->cl, 0); /* nothing to read from the client meanwhile */
         int r = resolver_submit(c->px, c);
         if (r < 0)
@@ -329,7 +331,7 @@ static int try_connect(conn *c, const struct sockaddr_storage *a) {
 }
 
 static void dial_connected(conn *c) {
-        c->deadline = 0;
+        conn_deadline(c, 0);
         if (c->via_upstream)
                 upstream_connected(c);
         else
@@ -348,7 +350,7 @@ void dial_connect(conn *c) {
                         return;
                 }
                 c->state = CS_CONNECTING;
-                c->deadline = c->px->now + PROXY_DIAL_MS;
+                conn_deadline(c, c->px->now + PROXY_DIAL_MS);
                 (void) conn_watch(c, &c->cl, 0);
                 if (conn_watch(c, &c->up, EPOLLOUT) < 0) {
                         conn_close(c);

@@ -252,7 +252,7 @@ static int feed_request_body(conn *c) {
 
 static void start_forward_body(conn *c) {
         c->state = CS_FWD_REQ_BODY;
-        c->deadline = 0;
+        conn_deadline(c, 0);
         c->uin_len = 0;
         c->resp_interim_seen = false;
         if (feed_request_body(c) < 0) {
@@ -293,7 +293,7 @@ static void response_done(conn *c, bool upstream_reusable) {
                 return;
         }
         c->state = CS_HTTP_HEAD;
-        c->deadline = c->px->now + PROXY_IDLE_MS;
+        conn_deadline(c, c->px->now + PROXY_IDLE_MS);
         if (c->in_len > 0)
                 on_head_bytes(c); /* a pipelined request */
         update_interest(c);
@@ -438,7 +438,7 @@ void http_on_client(conn *c, uint32_t events) {
                  * handshake deadline a new connection has: a slow-loris client gains nothing
                  * by sending one quick request first. */
                 if (first_bytes && n > 0 && c->deadline > c->px->now + PROXY_HANDSHAKE_MS)
-                        c->deadline = c->px->now + PROXY_HANDSHAKE_MS;
+                        conn_deadline(c, c->px->now + PROXY_HANDSHAKE_MS);
                 if (n == 0 || (n < 0 && n != -EAGAIN && n != -ENOBUFS)) {
                         conn_close(c);
                         return;

@@ -106,7 +106,7 @@ void tunnel_or_inspect(conn *c) {
                 return;
         }
         c->state = CS_INSPECT;
-        c->deadline = c->px->now + PROXY_HANDSHAKE_MS;
+        conn_deadline(c, c->px->now + PROXY_HANDSHAKE_MS);
         if (outq_flush(&c->to_client, c->cl.fd) < 0) {
                 conn_close(c);
                 return;

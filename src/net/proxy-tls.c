@@ -325,7 +325,7 @@ static void refuse_start(conn *c) {
                 send_answer(c);
                 return;
         }
-        c->deadline = c->px->now + PROXY_HANDSHAKE_MS;
+        conn_deadline(c, c->px->now + PROXY_HANDSHAKE_MS);
         if (!t->u.shut) {
                 t->u.shut = true;
                 (void) SSL_shutdown(t->u.ssl);
@@ -678,7 +678,7 @@ void tls_start(conn *c) {
         (void) setsockopt(c->cl.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         (void) setsockopt(c->up.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
         c->state = CS_TLS;
-        c->deadline = 0; /* a terminated connection lives as long as a tunnel would */
+        conn_deadline(c, 0); /* a terminated connection lives as long as a tunnel would */
         if (cred_set_binds(c->px->cfg->creds, &c->host, c->port))
                 c->tls->creds = c->px->cfg->creds;
         /* The ClientHello proxy-inspect.c read is the server side's first input. */

@@ -74,7 +74,7 @@ void transparent_start(conn *c) {
         }
         conn_set_target(c, &h, port);
         c->state = CS_CONNECTING;
-        c->deadline = c->px->now + PROXY_DIAL_MS;
+        conn_deadline(c, c->px->now + PROXY_DIAL_MS);
         (void) conn_watch(c, &c->cl, 0); /* its bytes wait in the socket for the tunnel */
         dial_start(c);
 }

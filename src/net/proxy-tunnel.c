@@ -21,9 +21,18 @@
 
 #include "util/util.h"
 
-/* Pipe sizes. A new tunnel's pipes hold PIPE_SIZE_IDLE (a whole TLS record per splice); a
- * direction that moves at least PIPE_GROW_AFTER in one wake-up (a download, an upload) grows its
- * pipe to PROXY_PIPE_SIZE, for fewer splices and wake-ups per megabyte.
+/* Pipes. A direction holds a pipe only while it moves bytes: it makes one when its source has
+ * something to read and gives it back once a wake-up left it empty having moved less than
+ * PIPE_GROW_AFTER (an idle or interactive tunnel), or once the source's EOF went on. A tunnel
+ * waiting for bytes holds its two sockets and nothing else: with 3,330 idle tunnels the proxy's
+ * 20,000 descriptors were spent (two sockets and four pipe ends each) and the pipes' capacity
+ * was 21,544 pages, past the user's whole budget (below); now an idle tunnel costs two
+ * descriptors and no pipe (bench/net.py, BENCHMARKS.md "Scale"). A busy direction keeps its
+ * pipe from one wake-up to the next, so a download pays no pipe creation per wake-up.
+ *
+ * Sizes. A new pipe holds PIPE_SIZE_IDLE (a whole TLS record per splice); a direction that moves
+ * at least PIPE_GROW_AFTER in one wake-up (a download, an upload) grows its pipe to
+ * PROXY_PIPE_SIZE, for fewer splices and wake-ups per megabyte.
  *
  * Why not PROXY_PIPE_SIZE from the start: the kernel charges pipe capacity to the owning user
  * (fs.pipe-user-pages-soft, 16,384 pages by default), and the proxies of all sessions run as
@@ -36,6 +45,8 @@
 #define PIPE_GROW_AFTER (64 * 1024)
 
 static int pipe_new(splice_dir *d) {
+        if (d->pipe[0] >= 0)
+                return 0;
         if (pipe2(d->pipe, O_NONBLOCK | O_CLOEXEC) < 0)
                 return -errno;
         /* Shrinking an empty pipe always succeeds; one created over budget (two pages) cannot
@@ -51,14 +62,19 @@ static void pipe_grow(splice_dir *d) {
         (void) fcntl(d->pipe[1], F_SETPIPE_SZ, PROXY_PIPE_SIZE);
 }
 
+/* pump() gives back only an empty pipe (what is in one has not reached the destination yet);
+ * tunnel_free() any, with the connection. */
+static void pipe_release(splice_dir *d) {
+        for (int k = 0; k < 2; k++)
+                if (d->pipe[k] >= 0) {
+                        (void) close(d->pipe[k]);
+                        d->pipe[k] = -1;
+                }
+}
+
 void tunnel_free(conn *c) {
-        splice_dir *dirs[] = { &c->c2u, &c->u2c };
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                for (int k = 0; k < 2; k++)
-                        if (dirs[i]->pipe[k] >= 0) {
-                                (void) close(dirs[i]->pipe[k]);
-                                dirs[i]->pipe[k] = -1;
-                        }
+        pipe_release(&c->c2u);
+        pipe_release(&c->u2c);
 }
 
 typedef enum pump_wait {
@@ -94,6 +110,22 @@ static pump_wait pump_rounds(splice_dir *d, int src, int dst, outq *pre, size_t 
                         d->done = true;
                         return PUMP_DONE;
                 }
+                if (d->pipe[0] < 0) {
+                        /* No pipe: one is made only once the source has bytes (this peek costs
+                         * what the splice's EAGAIN did when every tunnel held its pipes). */
+                        char b;
+                        ssize_t k = recv(src, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+                        if (k < 0 && errno == EINTR)
+                                continue;
+                        if (k < 0)
+                                return errno == EAGAIN ? PUMP_WAIT_SRC : PUMP_ERROR;
+                        if (k == 0) {
+                                d->src_eof = true;
+                                continue;
+                        }
+                        if (pipe_new(d) < 0)
+                                return PUMP_ERROR; /* no descriptor for it: the tunnel ends */
+                }
                 ssize_t n = splice(src, NULL, d->pipe[1], NULL, PROXY_PIPE_SIZE,
                                    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
                 if (n < 0 && errno == EINTR)
@@ -113,7 +145,10 @@ static pump_wait pump_rounds(splice_dir *d, int src, int dst, outq *pre, size_t 
 static pump_wait pump(splice_dir *d, int src, int dst, outq *pre) {
         size_t moved = 0;
         pump_wait w = pump_rounds(d, src, dst, pre, &moved);
-        if (moved >= PIPE_GROW_AFTER && (w == PUMP_WAIT_SRC || w == PUMP_WAIT_DST))
+        bool busy = moved >= PIPE_GROW_AFTER;
+        if (d->in_pipe == 0 && (w == PUMP_DONE || (w == PUMP_WAIT_SRC && !busy)))
+                pipe_release(d);
+        else if (busy && (w == PUMP_WAIT_SRC || w == PUMP_WAIT_DST))
                 pipe_grow(d);
         return w;
 }
@@ -132,13 +167,9 @@ static void tunnel_pump(conn *c) {
 }
 
 int tunnel_start(conn *c) {
-        int r = pipe_new(&c->c2u);
-        if (r >= 0)
-                r = pipe_new(&c->u2c);
-        if (r < 0)
-                return r;
+        int r;
         c->state = CS_TUNNEL;
-        c->deadline = 0;
+        conn_deadline(c, 0);
         /* A relay passes each write on as it comes: with Nagle on its sockets, the second
          * small segment of a response (its body after its head) waited for the client's delayed
          * ACK, 40 ms per request on a kept-alive tunnel. The endpoints chose their own

@@ -138,7 +138,7 @@ static int send_request(conn *c, upstream_step next) {
 
 void upstream_connected(conn *c) {
         c->state = CS_UPSTREAM;
-        c->deadline = c->px->now + PROXY_DIAL_MS;
+        conn_deadline(c, c->px->now + PROXY_DIAL_MS);
         c->uin_len = 0;
         /* Nothing is read from the client meanwhile: what it sends early waits in its socket
          * (or in c->in) for the tunnel, as during a direct dial. */
@@ -155,7 +155,7 @@ void upstream_connected(conn *c) {
  * destination's (tunnel_or_inspect() sends it on first). */
 static void opened(conn *c) {
         upstream_free(c);
-        c->deadline = 0;
+        conn_deadline(c, 0);
         if (conn_watch(c, &c->up, 0) < 0) {
                 conn_close(c);
                 return;

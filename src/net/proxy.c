@@ -82,10 +82,41 @@ static void endpoint_close(proxy *px, endpoint *e) {
         e->events = 0;
 }
 
+void conn_deadline(conn *c, int64_t when) {
+        proxy *px = c->px;
+        c->deadline = when;
+        /* Only expire() takes a connection off the list: a deadline cleared while it walks the
+         * list (decide() clears those of every connection asking for the same destination)
+         * never unlinks the node it is about to visit. */
+        if (!when || c->timed)
+                return;
+        c->tprev = NULL;
+        c->tnext = px->timed;
+        if (px->timed)
+                px->timed->tprev = c;
+        px->timed = c;
+        c->timed = true;
+}
+
+static void timed_unlink(conn *c) {
+        if (!c->timed)
+                return;
+        if (c->tprev)
+                c->tprev->tnext = c->tnext;
+        else
+                c->px->timed = c->tnext;
+        if (c->tnext)
+                c->tnext->tprev = c->tprev;
+        c->tprev = c->tnext = NULL;
+        c->timed = false;
+}
+
 void conn_close(conn *c) {
         if (c->dead)
                 return;
         c->dead = true;
+        c->dnext = c->px->dead;
+        c->px->dead = c;
         endpoint_close(c->px, &c->cl);
         endpoint_close(c->px, &c->up);
         tunnel_free(c);
@@ -101,7 +132,7 @@ void conn_close(conn *c) {
  * the connection open by sending forever. */
 static void conn_linger(conn *c) {
         c->state = CS_LINGER;
-        c->deadline = c->px->now + PROXY_LINGER_MS;
+        conn_deadline(c, c->px->now + PROXY_LINGER_MS);
         c->linger_left = PROXY_LINGER_MAX;
         endpoint_close(c->px, &c->up); /* nothing more goes to or comes from the upstream */
         if (shutdown(c->cl.fd, SHUT_WR) < 0 || conn_watch(c, &c->cl, EPOLLIN | EPOLLRDHUP) < 0)
@@ -319,7 +350,7 @@ static conn *conn_new(proxy *px, int fd, proxy_listener_kind kind) {
         c->up = (endpoint){ .kind = EP_UPSTREAM, .c = c, .fd = -1 };
         c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
         c->state = kind == PROXY_LISTENER_HTTP ? CS_HTTP_HEAD : CS_SOCKS_GREETING;
-        c->deadline = px->now + PROXY_HANDSHAKE_MS;
+        conn_deadline(c, px->now + PROXY_HANDSHAKE_MS);
         c->next = px->conns;
         if (px->conns)
                 px->conns->prev = c;
@@ -342,13 +373,46 @@ static void conn_name_client(conn *c, const struct sockaddr *peer, socklen_t len
                 report_conn_key(peer, len, port, c->client);
 }
 
+/* The descriptor limit. Every connection the sandbox holds costs the proxy descriptors (two
+ * sockets, and a tunnel two pipes while it moves bytes), so a command that holds enough
+ * connections takes every descriptor the proxy's RLIMIT_NOFILE allows. Two things then broke:
+ * the proxy's own reload of the host's addresses (a netlink socket, every OWN_RELOAD_MS) failed,
+ * and the proxy stopped — the session's whole network, for every exec, gone; and accept() failed
+ * with EMFILE, leaving the connection queued and the listener readable, so the level-triggered
+ * loop spun at full CPU until some connection closed. One descriptor is held in reserve for both: released for the
+ * reload and taken back after it, and released to accept a connection the proxy has no room for
+ * and close it at once (as one past PROXY_MAX_CONNS is), which empties the queue. */
+static void spare_take(proxy *px) {
+        if (px->spare_fd < 0)
+                px->spare_fd = fcntl(px->epfd, F_DUPFD_CLOEXEC, 0);
+}
+
+static void spare_release(proxy *px) {
+        safe_close(px->spare_fd);
+        px->spare_fd = -1;
+}
+
+/* accept() failed for want of a descriptor: the connection is taken with the spare and closed. */
+static bool refuse_without_fd(proxy *px, endpoint *l) {
+        if (px->spare_fd < 0)
+                return false;
+        spare_release(px);
+        int fd = accept4(l->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd >= 0)
+                (void) close(fd);
+        spare_take(px);
+        return fd >= 0;
+}
+
 static void on_accept(proxy *px, endpoint *l) {
         for (int i = 0; i < 64; i++) {
                 struct sockaddr_storage peer;
                 socklen_t pl = sizeof(peer);
                 int fd = accept4(l->fd, (struct sockaddr *) &peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+                if (fd < 0 && (errno == EMFILE || errno == ENFILE) && refuse_without_fd(px, l))
+                        continue;
                 if (fd < 0)
-                        return; /* EAGAIN, or a transient error (EMFILE): try again later */
+                        return; /* EAGAIN, or a transient error: try again later */
                 /* A flood of connections from the sandbox must not exhaust the proxy. */
                 if (px->n_conns >= PROXY_MAX_CONNS) {
                         (void) close(fd);
@@ -369,8 +433,14 @@ static void on_accept(proxy *px, endpoint *l) {
 
 /* Closes connections past their deadline (handshake, dial, keep-alive idle). */
 static void expire(proxy *px) {
-        for (conn *c = px->conns; c; c = c->next)
-                if (!c->dead && c->deadline && c->deadline <= px->now && c->state == CS_ASKING)
+        conn *next;
+        for (conn *c = px->timed; c; c = next) {
+                next = c->tnext;
+                if (c->dead || !c->deadline) {
+                        timed_unlink(c); /* reap() frees the dead */
+                        continue;
+                }
+                if (c->deadline <= px->now && c->state == CS_ASKING)
                         ask_expire(c);
                 else if (!c->dead && c->deadline && c->deadline <= px->now) {
                         bool dialling = c->state == CS_CONNECTING || c->state == CS_RESOLVING ||
@@ -387,29 +457,28 @@ static void expire(proxy *px) {
                         else
                                 conn_close(c);
                 }
+        }
 }
 
 static void reap(proxy *px) {
-        conn *c = px->conns;
-        while (c) {
-                conn *next = c->next;
-                if (c->dead) {
-                        if (c->prev)
-                                c->prev->next = c->next;
-                        else
-                                px->conns = c->next;
-                        if (c->next)
-                                c->next->prev = c->prev;
-                        px->n_conns--;
-                        conn_free(c);
-                }
-                c = next;
+        while (px->dead) {
+                conn *c = px->dead;
+                px->dead = c->dnext;
+                if (c->prev)
+                        c->prev->next = c->next;
+                else
+                        px->conns = c->next;
+                if (c->next)
+                        c->next->prev = c->prev;
+                timed_unlink(c);
+                px->n_conns--;
+                conn_free(c);
         }
 }
 
 static int next_timeout(const proxy *px) {
         int64_t first = 0;
-        for (const conn *c = px->conns; c; c = c->next)
+        for (const conn *c = px->timed; c; c = c->tnext)
                 if (!c->dead && c->deadline && (!first || c->deadline < first))
                         first = c->deadline;
         if (!first)
@@ -440,7 +509,9 @@ static int reload_own(proxy *px) {
         if (px->own_loaded && px->now - px->own_loaded < OWN_RELOAD_MS)
                 return 0;
         net_local_addrs fresh = { 0 };
+        spare_release(px); /* the netlink socket may need it (spare_take()) */
         int r = net_local_addrs_load(&fresh);
+        spare_take(px);
         if (r < 0)
                 return r;
         net_local_addrs_free(&px->own);
@@ -459,15 +530,17 @@ static void shutdown_all(proxy *px) {
                 conn_close(c);
         reap(px);
         resolver_stop(px);
+        spare_release(px);
         safe_close(px->epfd);
 }
 
 int proxy_serve(const proxy_config *cfg, const int *listen_fds, const proxy_listener_kind *kinds,
                 size_t n, int stop_fd) {
-        proxy px = { .cfg = cfg, .now = monotonic_ms() };
+        proxy px = { .cfg = cfg, .now = monotonic_ms(), .spare_fd = -1 };
         px.epfd = epoll_create1(EPOLL_CLOEXEC);
         if (px.epfd < 0)
                 return -errno;
+        spare_take(&px);
         endpoint stop_ep = { .kind = EP_LISTENER, .fd = stop_fd, .lkind = (proxy_listener_kind) -1 };
         int r = name_map_new(&px.names);
         if (r >= 0)

@@ -65,10 +65,16 @@ class DaemonTest(unittest.TestCase):
 
     daemon_args = ()
     daemon_env = None  # extra environment variables for the daemon
+    daemon_nofile = None  # a soft RLIMIT_NOFILE to start the daemon with
 
     def setUp(self):
         env = dict(os.environ, **self.daemon_env) if self.daemon_env else None
-        self.d = Daemon(self.daemon_args, env=env)
+        self.d = Daemon(self.daemon_args, env=env, start=False)
+        argv = None
+        if self.daemon_nofile is not None:
+            argv = ["/bin/sh", "-c", f'ulimit -Sn {self.daemon_nofile} && exec "$0" "$@"',
+                    cc.CONFIG["cordond"], "--socket", self.d.sock] + list(self.daemon_args)
+        self.d.start(argv=argv)
         self.assertIsNone(self.d.proc.poll(), f"cordond did not start: {self.d.stderr()}")
         self.ws = os.path.join(self.d.dir, "ws")
         os.mkdir(self.ws)
@@ -876,6 +882,30 @@ def _cpu_ticks(pid, seconds):
 def _uid(name):
     import pwd
     return pwd.getpwnam(name).pw_uid
+
+
+class FdLimitTest(DaemonTest):
+    """The daemon holds two descriptors per warm session: started with a soft RLIMIT_NOFILE
+    far below what its sessions need (as the usual 1,024 is below what 1,000 sessions need), it
+    raises its own to the hard limit, and its commands still get the user's soft limit."""
+
+    daemon_nofile = 40
+    SESSIONS = 30  # 60 descriptors of sessions, and the daemon's own
+
+    def test_more_sessions_than_the_soft_limit_allows(self):
+        hard = int(subprocess.run(["/bin/sh", "-c", "ulimit -Hn"], capture_output=True,
+                                  text=True, check=True).stdout)
+        self.assertGreater(hard, 4 * self.SESSIONS, "the hard limit leaves no room to raise")
+        sids = [self.launch_warm() for _ in range(self.SESSIONS)]
+        with open(f"/proc/{self.d.proc.pid}/limits") as f:
+            soft = [ln.split()[3] for ln in f if ln.startswith("Max open files")][0]
+        self.assertEqual(soft, str(hard), "the daemon raised its soft limit to the hard one")
+        for sid in (sids[0], sids[-1]):
+            events, resp = self.exec(sid, ["sh", "-c", "ulimit -Sn"])
+            self.assertEqual(resp["result"]["exitCode"], 0, resp)
+            self.assertEqual(self.output(events), f"{self.daemon_nofile}\n",
+                             "a command gets the user's soft limit, not the daemon's")
+        self.assertEqual(len(self.c.call("session.list")["sessions"]), self.SESSIONS)
 
 
 class ShutdownTest(DaemonTest):

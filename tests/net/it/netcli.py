@@ -27,6 +27,15 @@ Byte arguments (DATA, HOST) are Python string escapes read as Latin-1 ("\\r\\n",
                                    CONNECT 127.0.0.1:PORT through 127.0.0.1:3128, stay idle for
                                    SECS, then GET PATH through the tunnel: prints both status
                                    lines
+  netcli.py fd-flood PORT MAX SECS PATH
+                                   CONNECT tunnels to 127.0.0.1:PORT through 127.0.0.1:3128,
+                                   opened one after the other and held, until one is not
+                                   answered (at most MAX): prints "tunnels open" when at least
+                                   40 were, then how the first one past them ended ("refused":
+                                   closed unanswered, "refused: HTTP/1.1 502 ..." answered 502;
+                                   "no answer" after 5 s; "error: ..."); then
+                                   SECS of quiet, one more CONNECT (the same words), every tunnel
+                                   closed, and a GET PATH through the proxy: its status line
   netcli.py relay LPORT TPORT CMD...
                                    a relay on 127.0.0.1:LPORT forwarding to 127.0.0.1:TPORT
                                    while CMD runs; exits with CMD's status
@@ -246,6 +255,61 @@ def cmd_tunnel_idle(port, secs, path):
     return 0
 
 
+def try_tunnel(port):
+    """A CONNECT through the proxy: (socket, "open") when answered 200, else (None, how it
+    ended)."""
+    try:
+        s = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+    except OSError as e:
+        return None, f"error: {errno.errorcode.get(e.errno, e)}"
+    try:
+        s.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+                  .encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = s.recv(1)
+            if not chunk:
+                break
+            head += chunk
+    except socket.timeout:
+        s.close()
+        return None, "no answer"
+    except OSError as e:
+        s.close()
+        return None, "refused" if e.errno == errno.ECONNRESET else f"error: {e}"
+    if head.startswith(b"HTTP/1.1 200"):
+        return s, "open"
+    s.close()
+    line = head.decode("latin-1").split("\r\n", 1)[0]
+    # 502: accepted, but no descriptor left for the connection to the destination.
+    return None, "refused" if not head else f"refused: {line}" if " 502 " in line else line
+
+
+def cmd_fd_flood(port, most, secs, path):
+    held, how = [], "open"
+    while len(held) < int(most):
+        s, how = try_tunnel(port)
+        if not s:
+            break
+        held.append(s)
+    # An idle tunnel costs the proxy two descriptors (its sockets, no pipes): at least 40 fit in
+    # the suite's 128 where six each (with pipes) would be 18.
+    print("tunnels open" if len(held) >= 40 else f"only {len(held)} tunnels")
+    print(how)
+    time.sleep(float(secs))  # past the proxy's periodic reload of the host's addresses
+    s, how = try_tunnel(port)
+    print(how)
+    for t in held + ([s] if s else []):
+        t.close()
+    time.sleep(0.5)
+    with socket.create_connection(("127.0.0.1", 3128), timeout=10) as c:
+        c.sendall(f"GET http://127.0.0.1:{port}{path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                  f"Connection: close\r\n\r\n".encode())
+        got = recv_all(c, 20)
+        print(got.decode("latin-1").split("\r\n", 1)[0] if got else "(closed)")
+    return 0
+
+
 def pipe(a, b):
     try:
         while True:
@@ -452,6 +516,7 @@ def main(argv):
         "connect": (cmd_connect, 1), "urllib": (cmd_urllib, 1),
         "urllib-post": (cmd_urllib_post, 1),
         "tunnel-idle": (cmd_tunnel_idle, 3), "socks-cmd": (cmd_socks_cmd, 1),
+        "fd-flood": (cmd_fd_flood, 4),
         "late-body": (cmd_late_body, 1), "peek-proxy": (cmd_peek_proxy, 0), "socks-host": (cmd_socks_host, 4), "tcp": (cmd_tcp, 3), "dns": (cmd_dns, 2),
     }
     if len(argv) >= 2 and argv[1] in cmds and len(argv) == 2 + cmds[argv[1]][1]:

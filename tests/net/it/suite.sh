@@ -650,6 +650,20 @@ t_hostile() {
                         $CLI slowloris 1080 '\\x05\\x02' > sl2 & \
                         $CLI tunnel-idle $P 12 /hello/@M@-idle > idle & \
                         wait; cat sl1 sl2 idle; rm -f sl1 sl2 idle"
+        # The proxy out of descriptors (a hard RLIMIT_NOFILE of 128 for the whole run): idle
+        # tunnels hold no pipes, so at least 40 fit (src/net/proxy-tunnel.c); the
+        # tunnels past its room are refused at once (closed unanswered, or answered 502 when the
+        # accept took the last descriptor), not left queued while it spins; its reload
+        # of the host's addresses (every 10 s) still finds a descriptor, so it keeps serving,
+        # and once the tunnels close a request passes again (src/net/proxy.c, spare_take()).
+        printf '#!/bin/sh\nulimit -n 128 && exec "%s" "$@"\n' "$CORDON" > "$IT_TMP/cordon-128fds"
+        chmod 755 "$IT_TMP/cordon-128fds"
+        _cordon=$CORDON
+        CORDON=$IT_TMP/cordon-128fds
+        net "limits: out of descriptors, the proxy refuses the excess and keeps serving" 0 \
+                "tunnels open refused* refused* HTTP/1.1 200 OK" - + $LOCAL -- \
+                $CLI fd-flood $P 100 11 /hello/@M@
+        CORDON=$_cordon
 }
 
 # ---- relays, the proxy's own ports, tools that ignore the proxy, non-TCP ---------------------
