@@ -80,7 +80,6 @@ typedef struct report_limit {
 struct supervisor {
         int listener;
         int proc_fd;
-        int stop_fd; /* eventfd: readable once supervisor_stop() began */
         const name_rules *rules;
         supervisor_violation_fn on_violation;
         supervisor_report_fn on_report;
@@ -97,12 +96,11 @@ struct supervisor {
         report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
-        pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
         pthread_mutex_t git_lock;  /* orders the git checks with the operations (supervisor-git.c) */
         strv repos;                /* directories that became git-shaped (under git_lock) */
         uint64_t repos_dropped;    /* ... beyond SUPERVISOR_MAX_REPOS */
         atomic_bool stopping;
-        atomic_bool targets_gone;  /* the listener reported POLLHUP: no task uses the filter */
+        atomic_bool targets_gone;  /* RECV found no task using the filter any more (POLLHUP) */
 
         unsigned n_workers;
         worker *workers;
