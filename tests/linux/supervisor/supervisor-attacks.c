@@ -333,6 +333,37 @@ static void test_page_boundary(void **state) {
         sup_check(sc_page_boundary, NULL, 0, NULL, NULL);
 }
 
+/* The workers sleep in NOTIF_RECV; with the command still alive its filter has users, so only
+ * supervisor_stop()'s SIGUSR2 ends the ioctl. The stop must return (a hang is caught by the
+ * alarm), with one worker and with several. */
+static int sc_served_then_idle(sup_env *env, void *arg) {
+        (void) arg;
+        for (int i = 0; i < 5; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "live-%d", i);
+                CHECK_CREATE(name);
+        }
+        CHECK_OK(prctl(PR_SET_PDEATHSIG, SIGKILL)); /* a test killed by its alarm takes it along */
+        CHECK(write(env->ready_fd, "r", 1) == 1);
+        for (;;)
+                pause(); /* killed by the test once the supervisor stopped */
+}
+
+static void test_stop_with_live_command(void **state) {
+        (void) state;
+        for (unsigned workers = 1; workers <= 3; workers++) {
+                sup_env *env = NULL;
+                assert_int_equal(sup_env_new(&env), 0);
+                env->workers = workers;
+                alarm(30);
+                long ms = sup_run_stop_live(env, sc_served_then_idle, NULL);
+                alarm(0);
+                fprintf(stderr, "stop with a live command, %u worker(s): %ld ms\n", workers, ms);
+                assert_true(ms >= 0);
+                sup_env_free(env);
+        }
+}
+
 static void test_race_buffer_flip(void **state) {
         (void) state;
         sup_check(sc_race_buffer, NULL, 2, NULL, NULL);
@@ -591,6 +622,7 @@ int supervisor_attack_tests_run(void) {
                 cmocka_unit_test(test_escape_hatches),
                 cmocka_unit_test(test_confused_deputy),
                 cmocka_unit_test(test_page_boundary),
+                cmocka_unit_test(test_stop_with_live_command),
                 cmocka_unit_test(test_race_buffer_flip),
                 cmocka_unit_test(test_race_symlink_swap),
                 cmocka_unit_test(test_signal_storm),
