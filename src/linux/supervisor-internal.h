@@ -104,8 +104,8 @@ struct supervisor {
 
         unsigned n_workers;
         worker *workers;
-        pthread_mutex_t start_lock;
-        pthread_cond_t start_cond;
+        pthread_mutex_t start_lock; /* n_started, start_error and each worker's `exited` */
+        pthread_cond_t start_cond;  /* a worker started or exited */
         unsigned n_started;
         int start_error;
 
