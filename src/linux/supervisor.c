@@ -36,6 +36,7 @@ struct worker {
         supervisor *s;
         pthread_t thread;
         worker_creds creds;
+        caller_handles handles;
         struct seccomp_notif *notif;
         request *req;
         bool exited; /* under s->start_lock */
@@ -108,6 +109,7 @@ static void handle(worker *w) {
         /* The argument buffers are not cleared: every op writes before it reads. */
         r->s = s;
         r->creds = &w->creds;
+        r->handles = &w->handles;
         r->n = w->notif;
         r->syscall_name = "?";
         r->tid_fd = r->sock_fd = -1;
@@ -197,6 +199,7 @@ static void *worker_main(void *arg) {
         sigaddset(&usr2, SIGUSR2);
         /* A private fs_struct: umask() and fchdir() affect this worker only. SIGUSR2 must reach
          * it, or supervisor_stop() could not end its RECV. */
+        caller_handles_init(&w->handles);
         int e = unshare(CLONE_FS) < 0 ? -errno : -pthread_sigmask(SIG_UNBLOCK, &usr2, NULL);
         if (e == 0)
                 e = worker_creds_init(&w->creds, w->s->proc_fd);
@@ -204,6 +207,7 @@ static void *worker_main(void *arg) {
         if (e == 0)
                 serve(w);
         worker_creds_done(&w->creds);
+        caller_handles_done(&w->handles);
         pthread_mutex_lock(&w->s->start_lock);
         w->exited = true;
         pthread_cond_broadcast(&w->s->start_cond);
