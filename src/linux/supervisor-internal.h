@@ -80,7 +80,6 @@ typedef struct report_limit {
 struct supervisor {
         int listener;
         int proc_fd;
-        int stop_fd; /* eventfd: readable once supervisor_stop() began */
         const name_rules *rules;
         supervisor_violation_fn on_violation;
         supervisor_report_fn on_report;
@@ -97,17 +96,16 @@ struct supervisor {
         report_limit *limit;
         size_t notif_size, resp_size; /* SECCOMP_GET_NOTIF_SIZES, at least our struct sizes */
 
-        pthread_mutex_t recv_lock; /* one worker at a time polls and receives (leader/followers) */
         pthread_mutex_t git_lock;  /* orders the git checks with the operations (supervisor-git.c) */
         strv repos;                /* directories that became git-shaped (under git_lock) */
         uint64_t repos_dropped;    /* ... beyond SUPERVISOR_MAX_REPOS */
         atomic_bool stopping;
-        atomic_bool targets_gone;  /* the listener reported POLLHUP: no task uses the filter */
+        atomic_bool targets_gone;  /* RECV found no task using the filter any more (POLLHUP) */
 
         unsigned n_workers;
         worker *workers;
-        pthread_mutex_t start_lock;
-        pthread_cond_t start_cond;
+        pthread_mutex_t start_lock; /* n_started, start_error and each worker's `exited` */
+        pthread_cond_t start_cond;  /* a worker started or exited */
         unsigned n_started;
         int start_error;
 
@@ -136,15 +134,32 @@ typedef struct worker_creds {
         ino_t userns_ino;
 } worker_creds;
 
+/* The callers' /proc/<tid> and /proc/<tid>/status, kept open per worker across notifications
+ * (supervisor-target.c): each pair is bound to one task, and its status is read afresh, through
+ * the same fd, at every request. Only the opens are saved, never a value. */
+#define CALLER_HANDLES 8
+typedef struct caller_handle {
+        pid_t tid;     /* 0: free slot */
+        int tid_fd;    /* O_PATH|O_DIRECTORY of /proc/<tid> in cfg->proc_fd */
+        int status_fd; /* its status, read with pread() from offset 0 */
+} caller_handle;
+
+typedef struct caller_handles {
+        caller_handle h[CALLER_HANDLES];
+        unsigned next; /* the slot reused when all are taken (round robin) */
+} caller_handles;
+
 typedef struct request {
         supervisor *s;
         worker_creds *creds;
+        caller_handles *handles;
         struct seccomp_notif *n;
         const char *syscall_name;
 
         /* The caller. Opened before NOTIF_ID_VALID, so ID_VALID proves they name the right task
          * (a pid cannot be reused while its task is blocked in the notified syscall). */
-        int tid_fd;     /* O_PATH of /proc/<tid> in cfg->proc_fd: bound to the task */
+        int tid_fd;     /* O_PATH of /proc/<tid> in cfg->proc_fd: bound to the task (borrowed
+                         * from r->handles, not closed with the request) */
         pid_t tgid;
         pid_t sid;      /* its session id in the sandbox's PID namespace (0: unknown) */
         mode_t umask;
@@ -167,6 +182,8 @@ typedef struct request {
 /* ---- supervisor-target.c ---------------------------------------------------------------------- */
 int worker_creds_init(worker_creds *c, int proc_fd);
 void worker_creds_done(worker_creds *c);
+void caller_handles_init(caller_handles *hs);
+void caller_handles_done(caller_handles *hs);
 /* Opens /proc/<tid>, reads umask, tgid and credentials. Refuses (-EPERM) a caller whose file
  * system identity differs from the supervisor's, and lowers this thread's effective
  * capabilities to what the caller has: the supervisor must never be a stronger opener. */

@@ -216,33 +216,121 @@ static bool status_complete(const target_status *t) {
 }
 
 /* procfs generates the whole status text at the first read and hands as much of it as fits, so
- * one read() is normally the whole file (the second read that would return 0 is saved). Should
- * a kernel hand out less, the rest is read and everything parsed again. */
-static int read_status(int tid_fd, unsigned sid_index, target_status *t) {
+ * one read is normally the whole file. pread() from offset 0 makes procfs generate it afresh from
+ * the task as it is now, also through an fd opened at an earlier request. Should a kernel hand
+ * out less, the rest is read and everything parsed again. -ESRCH: the fd's task is gone. */
+static int read_status_fd(int fd, unsigned sid_index, target_status *t) {
         char buf[8192];
-        _cleanup_close_ int fd = openat(tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
         ssize_t n;
         do
-                n = read(fd, buf, sizeof(buf) - 1);
+                n = pread(fd, buf, sizeof(buf) - 1, 0);
         while (n < 0 && errno == EINTR);
         if (n < 0)
                 return -errno;
         buf[n] = '\0';
         *t = (target_status) { .sid_index = sid_index };
         parse_status(buf, t);
-        if (!status_complete(t) && n > 0 && (size_t) n < sizeof(buf) - 1) {
-                ssize_t more = read_full(fd, buf + n, sizeof(buf) - 1 - (size_t) n);
-                if (more < 0)
-                        return (int) more;
-                buf[n + more] = '\0';
+        while (!status_complete(t) && n > 0 && (size_t) n < sizeof(buf) - 1) {
+                ssize_t more = pread(fd, buf + n, sizeof(buf) - 1 - (size_t) n, n);
+                if (more < 0 && errno == EINTR)
+                        continue;
+                if (more <= 0)
+                        break;
+                n += more;
+                buf[n] = '\0';
                 *t = (target_status) { .sid_index = sid_index };
                 parse_status(buf, t);
         }
         if (!status_complete(t))
                 return -EPERM; /* cannot tell who the caller is: act for nobody */
         return 0;
+}
+
+static int read_status(int tid_fd, unsigned sid_index, target_status *t) {
+        _cleanup_close_ int fd = openat(tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        return read_status_fd(fd, sid_index, t);
+}
+
+/* ---- The callers' /proc handles, kept across notifications ----------------------------------- */
+
+/* Why a kept pair names the caller. Both fds are bound to one struct pid (procfs inodes hold it),
+ * never to a number. A status read through them succeeds only while that struct pid has a task;
+ * while it has one, it holds its number, and no other live task can hold the same number in the
+ * same PID namespace. The caller of the notification holds its tid from RECV until it is
+ * answered, and NOTIF_ID_VALID, later, proves it still does. So a successful read of the kept
+ * status for the caller's tid is a read of the caller's own task, as a fresh open of /proc/<tid>
+ * after RECV would be. A read that fails with ESRCH means that task is gone and the tid may name
+ * another task now: the pair is closed and /proc/<tid> opened again. An exec by a non-leader
+ * thread moves the leader's struct pid to that thread (de_thread): the pair then names it, the
+ * thread that now has the tid, and its status is what is read. Nothing read is kept: the umask,
+ * identity and capabilities are the task's at this request. */
+
+void caller_handles_init(caller_handles *hs) {
+        *hs = (caller_handles) { .next = 0 };
+        for (unsigned i = 0; i < CALLER_HANDLES; i++)
+                hs->h[i] = (caller_handle) { .tid = 0, .tid_fd = -1, .status_fd = -1 };
+}
+
+static void handle_drop(caller_handle *h) {
+        h->tid_fd = safe_close(h->tid_fd);
+        h->status_fd = safe_close(h->status_fd);
+        h->tid = 0;
+}
+
+void caller_handles_done(caller_handles *hs) {
+        for (unsigned i = 0; i < CALLER_HANDLES; i++)
+                handle_drop(&hs->h[i]);
+}
+
+static caller_handle *handle_new(caller_handles *hs, pid_t tid, int proc_fd) {
+        caller_handle *h = NULL;
+        for (unsigned i = 0; i < CALLER_HANDLES && !h; i++)
+                if (hs->h[i].tid == 0)
+                        h = &hs->h[i];
+        if (!h) {
+                h = &hs->h[hs->next];
+                hs->next = (hs->next + 1) % CALLER_HANDLES;
+                handle_drop(h);
+        }
+        char name[32];
+        (void) snprintf(name, sizeof(name), "%d", tid);
+        h->tid_fd = openat(proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (h->tid_fd >= 0)
+                h->status_fd = openat(h->tid_fd, "status", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (h->tid_fd < 0 || h->status_fd < 0) {
+                int e = errno;
+                handle_drop(h);
+                errno = e;
+                return NULL;
+        }
+        h->tid = tid;
+        return h;
+}
+
+/* The caller's status, read through its kept handles (opened now if there are none, or if the
+ * task they named is gone); sets r->tid_fd. */
+static int caller_status(request *r, target_status *t) {
+        pid_t tid = (pid_t) r->n->pid;
+        caller_handles *hs = r->handles;
+        for (unsigned i = 0; i < CALLER_HANDLES; i++) {
+                caller_handle *h = &hs->h[i];
+                if (h->tid != tid)
+                        continue;
+                int e = read_status_fd(h->status_fd, r->s->sid_index, t);
+                if (e != -ESRCH) {
+                        r->tid_fd = h->tid_fd;
+                        return e;
+                }
+                handle_drop(h); /* its task is gone: the tid may name another task now */
+                break;
+        }
+        caller_handle *h = handle_new(hs, tid, r->s->proc_fd);
+        if (!h)
+                return errno == ENOENT ? -ESRCH : -errno;
+        r->tid_fd = h->tid_fd;
+        return read_status_fd(h->status_fd, r->s->sid_index, t);
 }
 
 /* ---- Identity: the supervisor must never be a stronger opener than the caller ----------------- */
@@ -293,13 +381,8 @@ static int adopt_identity(request *r, const target_status *t) {
 }
 
 int target_open(request *r) {
-        char name[32];
-        (void) snprintf(name, sizeof(name), "%u", r->n->pid);
-        r->tid_fd = openat(r->s->proc_fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
-        if (r->tid_fd < 0)
-                return errno == ENOENT ? -ESRCH : -errno;
         target_status t;
-        int e = read_status(r->tid_fd, r->s->sid_index, &t);
+        int e = caller_status(r, &t);
         if (e < 0) {
                 if (e == -EPERM)
                         r->refusal = "caller's /proc status unreadable";
@@ -439,7 +522,7 @@ int target_validate(request *r) {
 }
 
 void target_close(request *r) {
-        r->tid_fd = safe_close(r->tid_fd);
+        r->tid_fd = -1; /* borrowed from r->handles */
         r->sock_fd = safe_close(r->sock_fd);
 }
 

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The creation-rule supervisor: a pool of worker threads serving seccomp user notifications.
  *
- * Workers take turns as the receiver (leader/followers): the one holding recv_lock polls the
- * listener and a stop eventfd, receives one notification, releases the lock and serves it. RECV
- * is only called after poll() reported a pending notification, so no worker ever sleeps inside
- * the ioctl where supervisor_stop() could not wake it. Each worker unshares CLONE_FS so it can
- * take the caller's umask (and, for bind, cwd) privately, and adjusts its own capabilities per
- * request (credentials are per thread). */
+ * Every worker sleeps in SECCOMP_IOCTL_NOTIF_RECV itself, serves what it received and goes back
+ * into the ioctl: no poll() before it and no lock handed from worker to worker, so a creation
+ * costs one wake-up of the supervisor, which SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP lets the kernel
+ * switch to on the caller's CPU. supervisor_stop() wakes a worker out of the ioctl with SIGUSR2
+ * (a handler that does nothing, installed without SA_RESTART: the ioctl fails with EINTR), and
+ * a RECV that finds no task using the filter any more fails with ENOENT, when the listener
+ * reports POLLHUP. Each worker unshares CLONE_FS so it can take the caller's umask (and, for
+ * bind, cwd) privately, and adjusts its own capabilities per request (credentials are per
+ * thread). */
 #include "linux/supervisor-internal.h"
 
 #include <fcntl.h>
@@ -14,8 +17,8 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
-#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -33,8 +36,10 @@ struct worker {
         supervisor *s;
         pthread_t thread;
         worker_creds creds;
+        caller_handles handles;
         struct seccomp_notif *notif;
         request *req;
+        bool exited; /* under s->start_lock */
 };
 
 /* ---- Answering ------------------------------------------------------------------------------- */
@@ -104,6 +109,7 @@ static void handle(worker *w) {
         /* The argument buffers are not cleared: every op writes before it reads. */
         r->s = s;
         r->creds = &w->creds;
+        r->handles = &w->handles;
         r->n = w->notif;
         r->syscall_name = "?";
         r->tid_fd = r->sock_fd = -1;
@@ -139,35 +145,37 @@ static void handle(worker *w) {
         target_close(r);
 }
 
+/* No task uses the filter any more (all of them exited): the listener reports POLLHUP. */
+static bool targets_gone(const supervisor *s) {
+        struct pollfd p = { .fd = s->listener, .events = POLLIN };
+        return poll(&p, 1, 0) > 0 && !(p.revents & POLLIN) &&
+               (p.revents & (POLLHUP | POLLERR | POLLNVAL));
+}
+
 /* Returns 1 with a notification in w->notif, 0 to retry, -1 to stop. */
 static int receive(worker *w) {
         supervisor *s = w->s;
-        struct pollfd p[2] = { { .fd = s->listener, .events = POLLIN },
-                               { .fd = s->stop_fd, .events = POLLIN } };
         if (atomic_load(&s->stopping) || atomic_load(&s->targets_gone))
                 return -1;
-        if (poll(p, 2, -1) < 0)
-                return errno == EINTR ? 0 : -1;
-        if (p[1].revents)
-                return -1;
-        if (!(p[0].revents & POLLIN)) {
-                if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL)) {
-                        atomic_store(&s->targets_gone, true); /* no task uses the filter any more */
-                        return -1;
-                }
-                return 0;
-        }
         memset(w->notif, 0, s->notif_size); /* the kernel insists on a zeroed buffer */
-        if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, w->notif) < 0)
-                return 0; /* ENOENT: the caller was killed after poll; EINTR */
-        return 1;
+        if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, w->notif) == 0)
+                return 1;
+        if (errno == EINTR)
+                return 0; /* supervisor_stop()'s SIGUSR2 (the flag is checked above) */
+        if (errno != ENOENT)
+                return -1;
+        /* ENOENT: another worker took the notification, its caller was killed meanwhile, or no
+         * task uses the filter any more (then RECV would fail at once forever). */
+        if (targets_gone(s)) {
+                atomic_store(&s->targets_gone, true);
+                return -1;
+        }
+        return 0;
 }
 
 static void serve(worker *w) {
         for (;;) {
-                pthread_mutex_lock(&w->s->recv_lock);
                 int got = receive(w);
-                pthread_mutex_unlock(&w->s->recv_lock);
                 if (got < 0)
                         return;
                 if (got > 0)
@@ -186,14 +194,24 @@ static void report_started(supervisor *s, int error) {
 
 static void *worker_main(void *arg) {
         worker *w = arg;
-        /* A private fs_struct: umask() and fchdir() affect this worker only. */
-        int e = unshare(CLONE_FS) < 0 ? -errno : 0;
+        sigset_t usr2;
+        sigemptyset(&usr2);
+        sigaddset(&usr2, SIGUSR2);
+        /* A private fs_struct: umask() and fchdir() affect this worker only. SIGUSR2 must reach
+         * it, or supervisor_stop() could not end its RECV. */
+        caller_handles_init(&w->handles);
+        int e = unshare(CLONE_FS) < 0 ? -errno : -pthread_sigmask(SIG_UNBLOCK, &usr2, NULL);
         if (e == 0)
                 e = worker_creds_init(&w->creds, w->s->proc_fd);
         report_started(w->s, e);
         if (e == 0)
                 serve(w);
         worker_creds_done(&w->creds);
+        caller_handles_done(&w->handles);
+        pthread_mutex_lock(&w->s->start_lock);
+        w->exited = true;
+        pthread_cond_broadcast(&w->s->start_cond);
+        pthread_mutex_unlock(&w->s->start_lock);
         return NULL;
 }
 
@@ -243,13 +261,31 @@ static int start_workers(supervisor *s, worker *ws, unsigned *ret_started) {
         return e;
 }
 
+/* Every worker sleeps in RECV: each is interrupted with SIGUSR2 until it has seen `stopping`.
+ * Repeated, because a signal that arrives after a worker checked the flag but before it entered
+ * the ioctl is taken by the handler and interrupts nothing; the next one does. */
 static void join_workers(supervisor *s, worker *ws, unsigned n) {
         atomic_store(&s->stopping, true);
-        uint64_t one = 1;
-        /* Wakes the polling leader. An eventfd write of 1 fails only on counter overflow, which
-         * cannot happen with one write per stop; the flag above is checked anyway. */
-        ssize_t w = write(s->stop_fd, &one, sizeof(one));
-        (void) w;
+        pthread_mutex_lock(&s->start_lock);
+        for (;;) {
+                bool running = false;
+                for (unsigned i = 0; i < n; i++)
+                        if (!ws[i].exited) {
+                                running = true;
+                                (void) pthread_kill(ws[i].thread, SIGUSR2);
+                        }
+                if (!running)
+                        break;
+                struct timespec t;
+                (void) clock_gettime(CLOCK_REALTIME, &t); /* the condition's clock */
+                t.tv_nsec += 1000 * 1000;
+                if (t.tv_nsec >= 1000 * 1000 * 1000) {
+                        t.tv_sec++;
+                        t.tv_nsec -= 1000 * 1000 * 1000;
+                }
+                (void) pthread_cond_timedwait(&s->start_cond, &s->start_lock, &t);
+        }
+        pthread_mutex_unlock(&s->start_lock);
         for (unsigned i = 0; i < n; i++)
                 (void) pthread_join(ws[i].thread, NULL);
 }
@@ -268,7 +304,7 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
         supervisor *s = calloc(1, sizeof(*s));
         if (!s)
                 return NULL;
-        *s = (supervisor) { .listener = cfg->listener_fd, .proc_fd = cfg->proc_fd, .stop_fd = -1,
+        *s = (supervisor) { .listener = cfg->listener_fd, .proc_fd = cfg->proc_fd,
                             .rules = cfg->rules, .on_violation = cfg->on_violation,
                             .on_report = cfg->on_report, .userdata = cfg->userdata,
                             .filter = { .notify_creates = true,
@@ -282,7 +318,6 @@ static supervisor *supervisor_new(const supervisor_config *cfg) {
                             .on_connection = cfg->attribute ? cfg->on_connection : NULL };
         s->n_workers = cfg->workers == 0 ? DEFAULT_WORKERS
                        : cfg->workers > MAX_WORKERS ? MAX_WORKERS : cfg->workers;
-        pthread_mutex_init(&s->recv_lock, NULL);
         pthread_mutex_init(&s->git_lock, NULL);
         pthread_mutex_init(&s->start_lock, NULL);
         pthread_cond_init(&s->start_cond, NULL);
@@ -295,8 +330,6 @@ static void supervisor_free(supervisor *s) {
         git_report_repositories(s);
         report_limit_flush_free(s);
         safe_close(s->listener);
-        safe_close(s->stop_fd);
-        pthread_mutex_destroy(&s->recv_lock);
         pthread_mutex_destroy(&s->git_lock);
         pthread_mutex_destroy(&s->start_lock);
         pthread_cond_destroy(&s->start_cond);
@@ -311,7 +344,9 @@ static void interrupt_only(int sig) {
 
 int supervisor_start(const supervisor_config *cfg, supervisor **ret) {
         int e = check_config(cfg);
-        if (e == 0 && cfg->unix_allow) {
+        if (e == 0) {
+                /* No SA_RESTART: supervisor_stop() ends a worker's RECV and a pool thread's
+                 * connect with it (EINTR). */
                 struct sigaction sa = { .sa_handler = interrupt_only, .sa_flags = 0 };
                 sigemptyset(&sa.sa_mask);
                 if (sigaction(SIGUSR2, &sa, NULL) < 0)
@@ -332,10 +367,6 @@ int supervisor_start(const supervisor_config *cfg, supervisor **ret) {
                 e = notif_sizes(s);
         if (e == 0 && s->attribute)
                 e = supervisor_sid_index(s->proc_fd, &s->sid_index);
-        if (e == 0)
-                s->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (e == 0 && s->stop_fd < 0)
-                e = -errno;
         /* Optional (6.6): wake the supervisor on the caller's CPU. Older kernels: EINVAL. */
         if (e == 0)
                 (void) ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,

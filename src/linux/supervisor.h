@@ -122,9 +122,10 @@ void supervisor_unix_allow_free(supervisor_unix_allow *a);
  * A command that makes itself non-dumpable cannot be read by an unprivileged supervisor: its
  * creations fail closed with EPERM (and are reported).
  *
- * With cfg->unix_allow the supervisor also performs every connect() (the filter notifies them):
- * it installs a no-op SIGUSR2 handler (no SA_RESTART) in the embedding process, with which
- * supervisor_stop() interrupts a connect still waiting on a pool thread.
+ * The supervisor installs a no-op SIGUSR2 handler (no SA_RESTART) in the embedding process, with
+ * which supervisor_stop() interrupts its workers' SECCOMP_IOCTL_NOTIF_RECV and (with
+ * cfg->unix_allow, when the supervisor performs every connect()) a connect still waiting on a
+ * pool thread; SIGUSR2 must not be blocked in the thread that calls supervisor_start().
  *
  * Violations are reported as (syscall name, absolute path as resolved here, or "" when the caller
  * could not be inspected, rule): the rule is a string of cfg->rules, or a fixed explanation such

@@ -194,6 +194,52 @@ static int run(sup_env *env, scenario_fn fn, void *arg, unsigned kill_after_ms) 
         return r < 0 ? r : st;
 }
 
+long sup_run_stop_live(sup_env *env, scenario_fn fn, void *arg) {
+        int ready[2], sp[2];
+        if (pipe2(ready, O_CLOEXEC) < 0)
+                return -errno;
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+                return -errno;
+        env->ready_fd = ready[1];
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0)
+                return -errno;
+        if (pid == 0) {
+                close(sp[0]);
+                close(ready[0]);
+                child_main(env, fn, arg, sp[1]);
+        }
+        close(sp[1]);
+        close(ready[1]);
+        env->ready_fd = -1;
+        int listener = fd_recv(sp[0]);
+        int proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        supervisor *s = NULL;
+        supervisor_config cfg = { .listener_fd = listener, .proc_fd = proc_fd, .rules = &env->rules,
+                                  .on_report = record_report, .userdata = env,
+                                  .workers = env->workers };
+        long r = listener < 0 || proc_fd < 0 ? -EBADF : supervisor_start(&cfg, &s);
+        char c;
+        if (r == 0 && (write(sp[0], "g", 1) != 1 || read(ready[0], &c, 1) != 1))
+                r = -EIO; /* the scenario failed before it was ready */
+        if (r == 0) {
+                struct timespec a, b;
+                clock_gettime(CLOCK_MONOTONIC, &a);
+                supervisor_stop(s); /* the child lives: its filter has users */
+                clock_gettime(CLOCK_MONOTONIC, &b);
+                r = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+                s = NULL;
+        }
+        kill(pid, SIGKILL);
+        (void) wait_child(pid, 0);
+        supervisor_stop(s);
+        close(proc_fd);
+        close(sp[0]);
+        close(ready[0]);
+        return r;
+}
+
 int sup_run(sup_env *env, scenario_fn fn, void *arg) {
         return run(env, fn, arg, 0);
 }

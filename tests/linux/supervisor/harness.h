@@ -28,6 +28,7 @@ typedef struct sup_env {
         strv reports;        /* every report: "action syscall target rule", an aggregate as one
                               * entry ending in " xN" */
         const supervisor_unix_allow *unix_allow; /* allowUnixSockets for sup_run (NULL: none) */
+        int ready_fd;        /* sup_run_stop_live: the scenario writes one byte here, then waits */
 } sup_env;
 
 typedef int (*scenario_fn)(sup_env *env, void *arg);
@@ -39,6 +40,12 @@ void sup_env_free(sup_env *env);
 int sup_run(sup_env *env, scenario_fn fn, void *arg);
 /* Like sup_run, but kills the child after `kill_after_ms` and checks supervisor_stop() returns. */
 int sup_run_killed(sup_env *env, scenario_fn fn, void *arg, unsigned kill_after_ms);
+
+/* Like sup_run, but stops the supervisor while the child still lives: once the scenario has
+ * written a byte to env->ready_fd (and then waits, never to be served again), supervisor_stop()
+ * is called with the child's tasks still using the filter, then the child is killed. Returns
+ * the time supervisor_stop() took in ms, or -errno. */
+long sup_run_stop_live(sup_env *env, scenario_fn fn, void *arg);
 
 /* Host-side checks (parent). */
 size_t sup_violations(sup_env *env, const char *needle);

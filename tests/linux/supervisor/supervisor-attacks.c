@@ -292,6 +292,78 @@ static int sc_race_symlink(sup_env *env, void *arg) {
         return 0;
 }
 
+/* The path is copied a page at a time (the first read stops at its page's end): a name split
+ * across two pages is still checked whole, never as the prefix on the first page, and a string
+ * that runs into an unmapped page is EFAULT, as the kernel answers. */
+static int sc_page_boundary(sup_env *env, void *arg) {
+        (void) env, (void) arg;
+        long page = sysconf(_SC_PAGESIZE);
+        char *m = mmap(NULL, (size_t) page * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                       -1, 0);
+        CHECK(m != MAP_FAILED);
+        CHECK_OK(mprotect(m + 2 * page, (size_t) page, PROT_NONE));
+        char *edge = m + page; /* the first byte of the second page */
+        strcpy(edge - 4, "b.pem");  /* "b.pe" | "m": a prefix alone would be allowed */
+        CHECK_ERR(open(edge - 4, O_CREAT | O_WRONLY | O_CLOEXEC, 0644), EACCES);
+        strcpy(edge - 1, ".env");   /* "." | "env" */
+        CHECK_ERR(open(edge - 1, O_CREAT | O_WRONLY | O_CLOEXEC, 0644), EACCES);
+        strcpy(edge - 3, "ok.txt"); /* allowed, and created under its whole name */
+        int fd = open(edge - 3, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        close(fd);
+        CHECK(access("ok.txt", F_OK) == 0 && access("ok", F_OK) < 0);
+        strcpy(edge - 4, "end");    /* the NUL is the first page's last byte */
+        fd = open(edge - 4, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        CHECK(fd >= 0);
+        close(fd);
+        /* Unterminated up to the unmapped third page, shorter than PATH_MAX: EFAULT; longer:
+         * ENAMETOOLONG, across the page boundary. */
+        char *hole = m + 2 * page;
+        memset(hole - 100, 'a', 100);
+        CHECK_ERR(open(hole - 100, O_CREAT | O_WRONLY | O_CLOEXEC, 0644), EFAULT);
+        memset(m, 'a', (size_t) page * 2);
+        CHECK_ERR(open(edge - 8, O_CREAT | O_WRONLY | O_CLOEXEC, 0644), ENAMETOOLONG);
+        CHECK(access("b.pem", F_OK) < 0 && access(".env", F_OK) < 0);
+        munmap(m, (size_t) page * 3);
+        return 0;
+}
+
+static void test_page_boundary(void **state) {
+        (void) state;
+        sup_check(sc_page_boundary, NULL, 0, NULL, NULL);
+}
+
+/* The workers sleep in NOTIF_RECV; with the command still alive its filter has users, so only
+ * supervisor_stop()'s SIGUSR2 ends the ioctl. The stop must return (a hang is caught by the
+ * alarm), with one worker and with several. */
+static int sc_served_then_idle(sup_env *env, void *arg) {
+        (void) arg;
+        for (int i = 0; i < 5; i++) {
+                char name[32];
+                snprintf(name, sizeof(name), "live-%d", i);
+                CHECK_CREATE(name);
+        }
+        CHECK_OK(prctl(PR_SET_PDEATHSIG, SIGKILL)); /* a test killed by its alarm takes it along */
+        CHECK(write(env->ready_fd, "r", 1) == 1);
+        for (;;)
+                pause(); /* killed by the test once the supervisor stopped */
+}
+
+static void test_stop_with_live_command(void **state) {
+        (void) state;
+        for (unsigned workers = 1; workers <= 3; workers++) {
+                sup_env *env = NULL;
+                assert_int_equal(sup_env_new(&env), 0);
+                env->workers = workers;
+                alarm(30);
+                long ms = sup_run_stop_live(env, sc_served_then_idle, NULL);
+                alarm(0);
+                fprintf(stderr, "stop with a live command, %u worker(s): %ld ms\n", workers, ms);
+                assert_true(ms >= 0);
+                sup_env_free(env);
+        }
+}
+
 static void test_race_buffer_flip(void **state) {
         (void) state;
         sup_check(sc_race_buffer, NULL, 2, NULL, NULL);
@@ -549,6 +621,8 @@ int supervisor_attack_tests_run(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_escape_hatches),
                 cmocka_unit_test(test_confused_deputy),
+                cmocka_unit_test(test_page_boundary),
+                cmocka_unit_test(test_stop_with_live_command),
                 cmocka_unit_test(test_race_buffer_flip),
                 cmocka_unit_test(test_race_symlink_swap),
                 cmocka_unit_test(test_signal_storm),

@@ -208,6 +208,54 @@ static int sc_modes(sup_env *env, void *arg) {
         return 0;
 }
 
+static void *set_umask_077(void *arg) {
+        (void) arg;
+        umask(077); /* the fs_struct is shared with the main thread */
+        return NULL;
+}
+
+/* The supervisor keeps each caller's /proc/<tid> and status open across requests (8 per
+ * worker) and reads the status afresh every time: a umask changed by the same task, or by
+ * another thread sharing its fs_struct, shows at the next create; more short-lived children than
+ * slots (each with its own umask, their tids freed and possibly reused) each get their own. */
+static int sc_kept_handles(sup_env *env, void *arg) {
+        (void) env, (void) arg;
+        for (int i = 0; i < 40; i++) {
+                mode_t mask = i % 3 == 0 ? 022 : i % 3 == 1 ? 077 : 002;
+                char name[32];
+                umask(mask);
+                snprintf(name, sizeof(name), "self-%d", i);
+                int fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+                CHECK(fd >= 0 && mode_of_fd(fd) == (int) (0666 & ~mask));
+                close(fd);
+                pid_t c = fork();
+                CHECK(c >= 0);
+                if (c == 0) {
+                        umask(mask ^ 070);
+                        snprintf(name, sizeof(name), "child-%d", i);
+                        fd = open(name, O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+                        _exit(fd >= 0 && mode_of_fd(fd) == (int) (0666 & ~(mask ^ 070)) ? 0 : 1);
+                }
+                int st;
+                CHECK(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        }
+        umask(022);
+        CHECK_CREATE("before-thread");
+        pthread_t t;
+        CHECK(pthread_create(&t, NULL, set_umask_077, NULL) == 0);
+        pthread_join(t, NULL);
+        int fd = open("after-thread", O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+        CHECK(fd >= 0 && mode_of_fd(fd) == 0600);
+        close(fd);
+        return 0;
+}
+
+static void test_kept_handles(void **state) {
+        (void) state;
+        sup_check(sc_kept_handles, NULL, 0, NULL, NULL);
+        sup_check(sc_kept_handles, NULL, 1, NULL, NULL);
+}
+
 static void test_modes(void **state) {
         (void) state;
         sup_check(sc_modes, NULL, 0, NULL, NULL);
@@ -694,6 +742,7 @@ int main(void) {
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_allowed),
                 cmocka_unit_test(test_modes),
+                cmocka_unit_test(test_kept_handles),
                 cmocka_unit_test(test_fds),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_existing_denied),
