@@ -39,6 +39,9 @@
 #define PORT "/dev/vport0p1" /* the one virtio-serial device's port 1: cordon.ctl */
 
 static int chan = -1;
+/* The exec being served (its EXEC frame's id): every frame of it carries the id; the agent's
+ * own frames (READY, ERROR) carry VM_FRAME_AGENT. */
+static uint32_t cur_exec = VM_FRAME_AGENT;
 
 /* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", and one
  * "mount TAG PATH" per writable root, in mount order. */
@@ -66,7 +69,8 @@ static void put(const void *data, size_t size) {
 
 static void send_frame(vm_frame_type type, const void *data, size_t size) {
         uint8_t h[VM_FRAME_HEADER];
-        vm_frame_header(h, type, size);
+        bool agent = type == VM_FRAME_READY || type == VM_FRAME_ERROR;
+        vm_frame_header(h, type, agent ? VM_FRAME_AGENT : cur_exec, size);
         put(h, sizeof(h));
         put(data, size);
 }
@@ -189,15 +193,16 @@ typedef struct request {
 
 static request read_request(void) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD + 1];
-        uint8_t h[VM_FRAME_HEADER];
+        uint8_t h[VM_FRAME_HEADER], type = 0;
+        uint32_t id = 0;
         read_exact(h, sizeof(h));
-        uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 | (uint32_t) h[2] << 16 |
-                          (uint32_t) h[3] << 24;
-        if (h[4] != VM_FRAME_EXEC || length < 1 + VM_EXEC_FIXED ||
-            length - 1 > VM_FRAME_MAX_PAYLOAD)
-                die("expected an exec request, got type %u of length %u", h[4], length);
-        size_t size = length - 1;
+        long length = vm_frame_parse_header(h, &type, &id);
+        if (type != VM_FRAME_EXEC || length < (long) VM_EXEC_FIXED || id == VM_FRAME_AGENT)
+                die("expected an exec request, got type %u of length %ld for exec %u", type,
+                    length, id);
+        size_t size = (size_t) length;
         read_exact(buf, size);
+        cur_exec = id;
         buf[size] = '\0';
         uint32_t argc, envc, flags;
         memcpy(&argc, buf, 4); /* little-endian, as the guest is x86-64 */
@@ -318,28 +323,29 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                 return pid;
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
         for (;;) {
-                uint8_t h[VM_FRAME_HEADER];
+                uint8_t h[VM_FRAME_HEADER], type = 0;
+                uint32_t id = 0;
                 read_exact(h, sizeof(h));
-                uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 |
-                                  (uint32_t) h[2] << 16 | (uint32_t) h[3] << 24;
-                if (length < 1 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+                long length = vm_frame_parse_header(h, &type, &id);
+                /* One exec at a time: every frame until END is this exec's. */
+                if (length < 0 || id != cur_exec)
                         _exit(1);
-                read_exact(buf, length - 1);
+                read_exact(buf, (size_t) length);
                 uint32_t sig = 0;
-                if (h[4] == VM_FRAME_END)
+                if (type == VM_FRAME_END)
                         _exit(0);
-                if (h[4] == VM_FRAME_SIGNAL && length - 1 == sizeof(sig)) {
+                if (type == VM_FRAME_SIGNAL && length == sizeof(sig)) {
                         memcpy(&sig, buf, sizeof(sig));
                         if (sig >= 1 && sig <= 64)
                                 (void) kill(-cmd, (int) sig);
-                } else if (h[4] == VM_FRAME_RESIZE) {
-                        guest_pty_resize(buf, length - 1);
-                } else if (in >= 0 && h[4] == VM_FRAME_STDIN_EOF) {
+                } else if (type == VM_FRAME_RESIZE) {
+                        guest_pty_resize(buf, (size_t) length);
+                } else if (in >= 0 && type == VM_FRAME_STDIN_EOF) {
                         (void) close(in);
                         in = -1;
                         guest_pty_hangup(cmd);
-                } else if (in >= 0 && h[4] == VM_FRAME_STDIN &&
-                           (command_gone || !feed_stdin(in, buf, length - 1))) {
+                } else if (in >= 0 && type == VM_FRAME_STDIN &&
+                           (command_gone || !feed_stdin(in, buf, (size_t) length))) {
                         (void) close(in);
                         in = -1;
                 }

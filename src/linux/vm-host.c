@@ -234,9 +234,14 @@ static void guest_env(const plan *p, strv *env) {
         }
 }
 
+/* The exec id of this process's exec (vm-frame.h): a one-shot run's only exec is 1; a warm
+ * session's init counts them (vm_host_session_exec_prepare) and each exec's process inherits
+ * its own at the fork. */
+static uint32_t exec_id = 1;
+
 static void send_frame(int chan, vm_frame_type type, const void *data, size_t size) {
         uint8_t h[VM_FRAME_HEADER];
-        vm_frame_header(h, type, size);
+        vm_frame_header(h, type, exec_id, size);
         if (write_all(chan, h, sizeof(h)) < 0 || (size && write_all(chan, data, size) < 0))
                 fail("writing to the guest's channel: %s", strerror(errno));
 }
@@ -406,6 +411,9 @@ static int relay(int chan) {
         static vm_frame_reader r;
         static uint8_t buf[65536];
         vm_frame_reader_init(&r);
+        /* Its ids only: the request was sent. Ids below it are earlier execs', finished. */
+        if (vm_frame_reader_open(&r, exec_id) < 0)
+                fail("exec id %u out of order", exec_id);
         for (;;) {
                 ssize_t n = read(chan, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
@@ -490,6 +498,8 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
 /* ---- a warm session's VM (session-init.c) ---------------------------------------------------- */
 
 static int session_chan = -1;
+/* Init's count of the session's execs: the id the next one gets (1 and up). */
+static uint32_t session_next_id = 1;
 /* The write end of the pipe an exec's VM side reports on once the channel is back at a frame's
  * boundary (vm_host_session_exec_prepare); held by init only from the pipe to the fork. */
 static int clean_fd = -1;
@@ -561,6 +571,8 @@ int vm_host_session_exec_prepare(void) {
         if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) < 0)
                 return -errno;
         clean_fd = fd[1];
+        /* The next exec's id, inherited by its process: never reused in this VM. */
+        exec_id = session_next_id++;
         return fd[0];
 }
 
