@@ -36,20 +36,23 @@
 #include "linux/vm-frame.h"
 
 #define ROOT "/root"
-#define PORT "/dev/vport0p1" /* the one virtio-serial device's port 1: cordon.ctl */
+#define PORT "/dev/vport0p%u" /* the virtio-serial device's port K: cordon.ctlK */
+#define PORTS_MAX 30u           /* ports 1..30: the device's 31 less the console's 0 */
 
 static int chan = -1;
 /* The exec being served (its EXEC frame's id): every frame of it carries the id; the agent's
  * own frames (READY, ERROR) carry VM_FRAME_AGENT. */
 static uint32_t cur_exec = VM_FRAME_AGENT;
 
-/* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", and one
- * "mount TAG PATH" per writable root, in mount order. */
+/* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", "ports N"
+ * (the channel ports, one exec at a time each), and one "mount TAG PATH" per writable root, in
+ * mount order. */
 #define MAX_MOUNTS 64
 static struct {
         uid_t uid;
         gid_t gid;
         bool net;
+        unsigned ports;
         size_t n_mounts;
         char *tag[MAX_MOUNTS], *path[MAX_MOUNTS];
 } conf;
@@ -115,9 +118,11 @@ static void load_modules(void) {
 
 /* The port appears once the host's virtio-serial device has announced it, after the module
  * bound: waited for, at most 30 s (a TCG guest on a loaded host is slow). */
-static void open_channel(void) {
+static void open_channel(unsigned port) {
+        char path[32];
+        (void) snprintf(path, sizeof(path), PORT, port);
         for (int i = 0; i < 3000 && chan < 0; i++) {
-                chan = open(PORT, O_RDWR | O_CLOEXEC | O_NOCTTY);
+                chan = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
                 if (chan < 0)
                         (void) nanosleep(&(struct timespec) { .tv_nsec = 10000000 }, NULL);
         }
@@ -142,6 +147,8 @@ static void read_conf(void) {
                         conf.gid = (gid_t) strtoul(sp, NULL, 10);
                 else if (strcmp(line, "net") == 0)
                         conf.net = strcmp(sp, "on") == 0;
+                else if (strcmp(line, "ports") == 0)
+                        conf.ports = (unsigned) strtoul(sp, NULL, 10);
                 else if (strcmp(line, "mount") == 0 && conf.n_mounts < MAX_MOUNTS &&
                          strchr(sp, ' ') && strchr(sp, ' ')[1] == '/') {
                         char *path = strchr(sp, ' ');
@@ -152,6 +159,8 @@ static void read_conf(void) {
                         die("/cordon.conf: %s %s", line, sp);
         }
         (void) fclose(f);
+        if (conf.ports < 1 || conf.ports > PORTS_MAX)
+                die("/cordon.conf: ports %u", conf.ports);
 }
 
 static void read_exact(void *buf, size_t size) {
@@ -463,13 +472,62 @@ static void mount_writable(void) {
         }
 }
 
+/* One port's server: READY, then its execs one after the other (each exec's frames name it by
+ * its id). A process per port, so that each port has one writer and one reader, and an exec's
+ * command or its host consumer that stops reading stalls only its own port. */
+__attribute__((noreturn)) static void serve(void) {
+        send_frame(VM_FRAME_READY, NULL, 0);
+        for (;;) {
+                request r = read_request();
+                run(&r);
+                free(r.argv);
+                free(r.envp);
+        }
+}
+
+static pid_t servers[PORTS_MAX];
+
+/* A server per port: port 1's is the channel opened at the boot (its ERROR frames told the host
+ * of a failed set-up), the others open theirs in their own process. */
+static void start_servers(void) {
+        for (unsigned k = 1; k <= conf.ports; k++) {
+                pid_t pid = fork();
+                if (pid < 0)
+                        die("fork: %s", strerror(errno));
+                if (pid == 0) {
+                        if (k > 1) {
+                                (void) close(chan);
+                                chan = -1;
+                                open_channel(k);
+                        }
+                        serve();
+                }
+                servers[k - 1] = pid;
+        }
+        (void) close(chan);
+        chan = -1;
+}
+
+/* PID 1 from then on: reaps what the commands leave behind (orphans are its children). A server
+ * that ended left its port with no one to answer: the VM powers off, the host reports it. */
+__attribute__((noreturn)) static void reap_forever(void) {
+        for (;;) {
+                pid_t w = wait(NULL);
+                if (w < 0 && errno != EINTR)
+                        power_off();
+                for (unsigned k = 0; w > 0 && k < conf.ports; k++)
+                        if (servers[k] == w)
+                                power_off();
+        }
+}
+
 int main(void) {
         /* Before the channel is open there is no one to tell: a failure just powers off. */
         if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
             mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) < 0)
                 power_off();
         load_modules();
-        open_channel();
+        open_channel(1);
         read_conf();
         mount_or_die("root", ROOT, "9p", MS_RDONLY,
                      "trans=virtio,version=9p2000.L,cache=none,msize=262144");
@@ -488,11 +546,6 @@ int main(void) {
          * installed a handler of its own would kill it. No SA_RESTART (on_command_gone). */
         struct sigaction sa = { .sa_handler = on_command_gone };
         (void) sigaction(SIGUSR1, &sa, NULL);
-        send_frame(VM_FRAME_READY, NULL, 0);
-        for (;;) {
-                request r = read_request();
-                run(&r);
-                free(r.argv);
-                free(r.envp);
-        }
+        start_servers();
+        reap_forever();
 }
