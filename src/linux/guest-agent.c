@@ -5,7 +5,8 @@
  * 9p tags and paths, whether there is a network), mounts the host's root (9p tag "root",
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
- * channel port, sends READY, and then serves EXEC frames one at a time: each command runs
+ * channel ports (docs/design/microvm.md "Channels"), and then a server per port sends READY
+ * and serves that port's EXEC frames one after the other (the ports' at once): each command runs
  * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames
  * and its output relayed as frames (on a PTY of the guest's own when the request asks for a
  * terminal, guest-pty.h), then the EXIT frame; the host's END frame closes the exec, and the
