@@ -12,7 +12,8 @@ booted once, serves every check below, as root and as cordon-test (cordond run a
   and the VM serves the next exec;
 - three execs at once, each waiting for the others to start, their stdout and stderr byte for
   byte and their own exit codes; an exec killed while another streams: the stream goes on
-  unbroken, the killed command is gone from the guest;
+  unbroken, the killed command is gone from the guest; eight at once, a ninth refused
+  (LAUNCH_FAILED), the eight unharmed;
 - session.suspend stops a guest counter printing every 0.2 s (the whole VM is frozen);
   session.resume lets it go on;
 - an exec whose VM side is killed outright (SIGKILL, the channel mid-exec) ends the session:
@@ -215,6 +216,35 @@ class MicrovmSession(unittest.TestCase):
         self.assertTrue(out.endswith("next\n"), (out, resp))
         self.assertNotIn("sleep 60", out)
 
+    def at_most_eight(self, sid):
+        """Eight execs run at once (one channel port each); a ninth while they run is refused
+        (LAUNCH_FAILED), not queued; released, the eight end with their own output."""
+        rids = {}
+        for i in range(8):
+            rids[self.c.start("session.exec", {"sessionId": sid, "argv": [
+                "sh", "-c", f"echo up; while [ ! -e release ]; do sleep 0.1; done; "
+                            f"echo out{i}; exit {i}"]})] = i
+        events = {r: [] for r in rids}
+        up = set()
+        while len(up) < 8:
+            msg = self.c.read()
+            self.assertIn("event", msg, msg)
+            events[msg["id"]].append(msg["event"])
+            if msg["event"]["type"] == "stdout":
+                up.add(msg["id"])
+        other = cc.Client(self.d.sock, timeout=120)
+        ev, resp = other.request("session.exec", {"sessionId": sid, "argv": ["echo", "ninth"]})
+        other.close()
+        self.assertEqual(resp.get("error", {}).get("code"), "LAUNCH_FAILED", (ev, resp))
+        self.assertIn("at most 8 execs at once", resp["error"]["message"])
+        self.assertNotIn("ninth", json.dumps(ev))
+        with open(os.path.join(self.ws, "release"), "w", encoding="utf-8"):
+            pass
+        rest, resps = self.collect_all(self.c, list(rids))
+        for rid, i in rids.items():
+            out = self.output(events[rid] + rest[rid])
+            self.assertEqual((out, resps[rid]["result"]["exitCode"]), (f"up\nout{i}\n", i))
+
     def test_session(self):
         policy = {"microvm": {"accel": self.accel}, "limits": {"cpus": CPUS, "timeout": "15s"}}
         t0 = time.monotonic()
@@ -254,6 +284,7 @@ class MicrovmSession(unittest.TestCase):
 
         self.concurrent(sid)
         self.kill_beside_stream(sid)
+        self.at_most_eight(sid)
 
         # limits.timeout (15 s: the counter below must fit in it, frozen time included) kills the exec's command in the guest; the VM stays.
         events, resp = self.exec(sid, ["sh", "-c", "echo started; sleep 60"])
