@@ -529,13 +529,14 @@ static int clean_fd = -1;
  * BOOT_TIMEOUT_S: a session launch has no limits.timeout of its own, and a guest that hangs
  * before its agent runs (a kernel that cannot start) would hold it forever. */
 #define BOOT_TIMEOUT_S 300
-static void wait_ready(int chan) {
+static void wait_ready(int chan, int64_t deadline_ms) {
         static vm_frame_reader r;
         static uint8_t buf[64];
         vm_frame_reader_init(&r);
         for (;;) {
                 struct pollfd pf = { .fd = chan, .events = POLLIN };
-                int ready = poll(&pf, 1, BOOT_TIMEOUT_S * 1000);
+                int64_t left = deadline_ms - monotonic_ms();
+                int ready = left <= 0 ? 0 : poll(&pf, 1, (int) left);
                 if (ready < 0 && errno == EINTR)
                         continue;
                 if (ready == 0)
@@ -576,9 +577,10 @@ pid_t vm_host_session_boot(const plan *p, const vm_host *vm, int report_fd) {
         for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
                 (void) close(vmm_ends[k]);
         /* Each port's server in the guest sends its own READY: every port starts at a frame's
-         * boundary. */
+         * boundary. One deadline for them all: the boot, not each port, has BOOT_TIMEOUT_S. */
+        int64_t deadline = monotonic_ms() + BOOT_TIMEOUT_S * 1000;
         for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
-                wait_ready(session_chans[k]);
+                wait_ready(session_chans[k], deadline);
         report = -1;
         return vmm;
 }
