@@ -64,7 +64,7 @@ static int drop_capabilities(void) {
 
 typedef struct grip {
         int proc_fd;             /* the host's /proc, for the supervisor */
-        cgroup_procs procs;      /* the run's cgroup.procs, opened before Landlock */
+        cgroup_procs procs;      /* the way into the run's cgroup, opened before Landlock */
         supervisor_unix_allow *unix_allow;
 } grip;
 
@@ -232,7 +232,7 @@ static void take_grip(const plan *p, int report_fd, grip *g) {
         g->proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
         if (g->proc_fd < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: open /proc");
-        int r = cgroup_procs_open(p->cgroup, &g->procs);
+        int r = cgroup_procs_open_self(p->cgroup, &g->procs);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
         if ((r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
@@ -277,21 +277,24 @@ static _noreturn_ void monitor_main(const plan *p, const landlock_run *lr, char 
         if (command < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, errno, "monitor: fork");
         if (command == 0) {
+                /* First, still single-threaded cordon code: the command moves itself into its
+                 * cgroup (no RCU grace period on v1, cgroup_procs_enter_self()), so all it forks
+                 * is born inside. Without a PID namespace these files could move any of the
+                 * user's processes: they are closed before anything else runs. Fail closed: no
+                 * run without its limits. */
+                int r = cgroup_procs_enter_self(&g.procs);
+                cgroup_procs_close(&g.procs);
+                if (r < 0)
+                        fail(report_fd, CORDON_LAUNCH_FAILED, r,
+                             "cannot move the command into its cgroup");
                 (void) close(sp[0]);
                 (void) close(sfd);
                 (void) close(g.proc_fd); /* the command's tree must never hold these */
-                cgroup_procs_close(&g.procs);
                 supervisor_unix_allow_free(TAKE_PTR(g.unix_allow));
                 command_main(p, lr, argv, report_fd, sp[1], me);
         }
         (void) close(sp[1]);
-        int r = cgroup_procs_attach(&g.procs, command);
         cgroup_procs_close(&g.procs);
-        if (r < 0) {
-                (void) kill(command, SIGKILL); /* fail closed: no run without its limits */
-                fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot move the command into "
-                                                         "its cgroup");
-        }
         monitor_ctx m = { .report_fd = report_fd };
         supervisor_landlock sl;
         supervisor *s = start_supervisor(p, lr, &g, report_fd, sp[0], command, &m, &sl);

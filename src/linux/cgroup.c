@@ -506,12 +506,15 @@ void cgroup_destroy(run_cgroup *cg) {
 
 /* ---- the monitor's side ------------------------------------------------------------------------- */
 
-int cgroup_procs_open(const run_cgroup *cg, cgroup_procs *ret) {
+/* `self`: the files through which a process moves itself (v1's per-thread `tasks`), else the
+ * ones through which it moves another process by pid (`cgroup.procs`). */
+static int procs_open(const run_cgroup *cg, bool self, cgroup_procs *ret) {
         *ret = (cgroup_procs) CGROUP_PROCS_INIT;
+        const char *name = self && cg && cg->kind == CGROUP_V1 ? "tasks" : "cgroup.procs";
         for (size_t i = 0; cg && i < 2; i++) {
                 if (!cg->dirs[i])
                         continue;
-                _cleanup_free_ char *p = path_join(cg->dirs[i], "cgroup.procs");
+                _cleanup_free_ char *p = path_join(cg->dirs[i], name);
                 if (!p) {
                         cgroup_procs_close(ret);
                         return -ENOMEM;
@@ -526,13 +529,35 @@ int cgroup_procs_open(const run_cgroup *cg, cgroup_procs *ret) {
         return 0;
 }
 
+int cgroup_procs_open(const run_cgroup *cg, cgroup_procs *ret) {
+        return procs_open(cg, false, ret);
+}
+
+int cgroup_procs_open_self(const run_cgroup *cg, cgroup_procs *ret) {
+        return procs_open(cg, true, ret);
+}
+
+static int procs_write(const cgroup_procs *procs, const char *buf, size_t len) {
+        for (size_t i = 0; i < 2; i++)
+                if (procs->fd[i] >= 0 && write(procs->fd[i], buf, len) != (ssize_t) len)
+                        return -errno;
+        return 0;
+}
+
 int cgroup_procs_attach(const cgroup_procs *procs, pid_t pid) {
         char buf[32];
         int len = snprintf(buf, sizeof(buf), "%d", (int) pid);
-        for (size_t i = 0; i < 2; i++)
-                if (procs->fd[i] >= 0 && write(procs->fd[i], buf, (size_t) len) != len)
-                        return -errno;
-        return 0;
+        return procs_write(procs, buf, (size_t) len);
+}
+
+/* "0" names the writer. On v1 the `tasks` file moves the one calling thread, and the kernel then
+ * skips the global cgroup_threadgroup_rwsem (cgroup_procs_write_start(): only a write naming
+ * another task, or a whole thread group, needs it stable). Taking that lock for writing is what
+ * costs a migration by pid: it waits for an RCU grace period, 6-16 ms on the machines of
+ * BENCHMARKS.md, on the critical path of every start. A single-threaded caller has no other
+ * thread to leave behind, and what it forks from then on is born inside. */
+int cgroup_procs_enter_self(const cgroup_procs *procs) {
+        return procs_write(procs, "0", 1);
 }
 
 void cgroup_procs_close(cgroup_procs *procs) {

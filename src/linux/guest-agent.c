@@ -7,7 +7,8 @@
  * mount) and each writable root read-write at its own path, brings up the network, opens the
  * channel ports (docs/design/microvm.md "Channels"), and then a server per port sends READY
  * and serves that port's EXEC frames one after the other (the ports' at once): each command runs
- * chrooted into that root as the caller's uid and gid, its stdin and signals taken from frames
+ * chrooted into that root as the caller's uid and gid, with no capability and the native
+ * sandbox's syscall filter (guest-rules.h), its stdin and signals taken from frames
  * and its output relayed as frames (on a PTY of the guest's own when the request asks for a
  * terminal, guest-pty.h), then the EXIT frame; the host's END frame closes the exec, and the
  * next EXEC may follow (a one-shot run's host kills the VM after the first). Every failure is
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -34,6 +36,7 @@
 
 #include "linux/guest-net.h"
 #include "linux/guest-pty.h"
+#include "linux/guest-rules.h"
 #include "linux/vm-frame.h"
 
 #define ROOT "/root"
@@ -243,11 +246,23 @@ __attribute__((noreturn)) static void child(const request *r, int in, int out, i
                 dprintf(2, "cordon guest: TIOCSCTTY: %s\n", strerror(errno));
                 _exit(126);
         }
+        int e = guest_rules_drop_bounding();
+        if (e < 0) {
+                dprintf(2, "cordon guest: the capability bounding set: %s\n", strerror(-e));
+                _exit(126);
+        }
         /* The caller's ids, not root: files the command creates in the writable roots are the
-         * caller's, and root inside the guest could remount the 9p exports as it likes. */
+         * caller's; and a caller that is root gets no capability (guest_rules_enter). */
         if (setgroups(0, NULL) < 0 || setgid(conf.gid) < 0 || setuid(conf.uid) < 0) {
                 dprintf(2, "cordon guest: cannot take uid %u gid %u: %s\n", (unsigned) conf.uid,
                         (unsigned) conf.gid, strerror(errno));
+                _exit(126);
+        }
+        /* The native sandbox's syscall filter, last: a command that cannot have it does not
+         * run (fail closed), it never runs unfiltered. */
+        e = guest_rules_enter();
+        if (e < 0) {
+                dprintf(2, "cordon guest: the syscall filter: %s\n", strerror(-e));
                 _exit(126);
         }
         execvpe(r->argv[0], r->argv, r->envp);
@@ -425,7 +440,8 @@ static void mount_or_die(const char *src, const char *dst, const char *type, uns
 
 /* The command's /dev: a tmpfs with the character devices programs expect and nothing else. Not
  * the guest's devtmpfs: that holds the channel port (the command could write frames of its own
- * into the host's stream) and the virtio devices' nodes. */
+ * into the host's stream) and the virtio devices' nodes. Made read-only once complete
+ * (guest_rules_lock), with the shm export mounted on its shm directory. */
 static void make_dev(void) {
         static const struct {
                 const char *name;
@@ -440,6 +456,8 @@ static void make_dev(void) {
                     chmod(path, 0666) < 0)
                         die("mknod %s: %s", path, strerror(errno));
         }
+        if (mkdir(ROOT "/dev/shm", 01777) < 0)
+                die("mkdir /dev/shm: %s", strerror(errno));
         static const char *const links[][2] = { { "/proc/self/fd", ROOT "/dev/fd" },
                                                 { "/proc/self/fd/0", ROOT "/dev/stdin" },
                                                 { "/proc/self/fd/1", ROOT "/dev/stdout" },
@@ -449,8 +467,8 @@ static void make_dev(void) {
                         die("symlink %s: %s", links[i][1], strerror(errno));
 }
 
-/* mkdir -p beneath ROOT: a writable root under /tmp has no directory in the guest's fresh tmpfs
- * (elsewhere it exists in the read-only root, the sandbox's view). */
+/* mkdir -p beneath ROOT: the mount point of a writable root exists in the sandbox's view that
+ * the exports show (the root's, /tmp's), so this finds it there; kept for a path that does not. */
 static void make_dirs(char *path) {
         for (char *s = path + strlen(ROOT) + 1; (s = strchr(s, '/')); s++) {
                 *s = '\0';
@@ -522,22 +540,58 @@ __attribute__((noreturn)) static void reap_forever(void) {
         }
 }
 
-int main(void) {
-        /* Before the channel is open there is no one to tell: a failure just powers off. */
-        if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
-            mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) < 0)
-                power_off();
-        load_modules();
-        open_channel(1);
-        read_conf();
-        mount_or_die("root", ROOT, "9p", MS_RDONLY,
+/* The syscall filter the host built (/cordon.bpf), loaded and tried once at boot: a guest
+ * kernel that refuses it fails the boot (SANDBOX_UNAVAILABLE on the host) instead of each exec. */
+static void load_filter(void) {
+        int r = guest_rules_load("/cordon.bpf");
+        if (r < 0)
+                die("the syscall filter /cordon.bpf: %s", strerror(-r));
+        r = guest_rules_check();
+        if (r < 0)
+                die("the guest kernel refuses the syscall filter: %s", strerror(-r));
+}
+
+/* The command's root: the host's (the sandbox's view) read-only, its own /proc and /dev, /tmp
+ * and /dev/shm the sandbox's private ones (read-write 9p exports: the VMM's creations there meet
+ * the host's name rules, as the native command's do), the guest's own file systems locked. */
+static void make_root(void) {
+        /* nosuid, nodev: the host's setuid binaries would make a guest command root in the
+         * guest (no_new_privs stops that too), and a host device node would name a guest
+         * device. */
+        mount_or_die("root", ROOT, "9p", MS_RDONLY | MS_NOSUID | MS_NODEV,
                      "trans=virtio,version=9p2000.L,cache=none,msize=262144");
         mount_or_die("proc", ROOT "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
         make_dev();
         if (guest_pty_mount(ROOT) < 0)
                 die("devpts: %s", strerror(errno));
-        mount_or_die("tmpfs", ROOT "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777");
+        const char *what = NULL;
+        int r = guest_rules_lock(ROOT, &what);
+        if (r < 0)
+                die("read-only %s: %s", what, strerror(-r));
+        /* cache=mmap: shared writable mappings (shm_open, sem_open, a database's mapped files)
+         * need it on 9p; only the guest uses these two exports, so nothing is incoherent. */
+        mount_or_die("tmp", ROOT "/tmp", "9p", MS_NOSUID | MS_NODEV,
+                     "trans=virtio,version=9p2000.L,cache=mmap,msize=262144");
+        mount_or_die("shm", ROOT "/dev/shm", "9p", MS_NOSUID | MS_NODEV,
+                     "trans=virtio,version=9p2000.L,cache=mmap,msize=262144");
         mount_writable();
+}
+
+int main(void) {
+        /* Before the channel is open there is no one to tell: a failure just powers off. */
+        if (mount("proc", "/proc", "proc", 0, NULL) < 0 ||
+            mount("devtmpfs", "/dev", "devtmpfs", 0, NULL) < 0)
+                power_off();
+        /* Not dumpable: a guest command of uid 0 (the caller's) could otherwise open
+         * /proc/1/mem or /proc/1/root of the agent and its pumps (same uid) and act unfiltered;
+         * with it, that takes CAP_SYS_PTRACE, which the command never has. */
+        if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+                power_off();
+        load_modules();
+        open_channel(1);
+        read_conf();
+        load_filter();
+        make_root();
         if (conf.net) {
                 char why[256];
                 if (guest_net_up(ROOT, why, sizeof(why)) < 0)

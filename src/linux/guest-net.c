@@ -78,7 +78,9 @@ static int resolv_conf(const char *root, char *why, size_t size) {
                 link[n] = '\0';
                 (void) snprintf(at, sizeof(at), "%s%s", root, link);
         }
-        if (mount("/resolv.conf", at, NULL, MS_BIND, NULL) < 0)
+        /* Read-only: the file is the agent's own (the initramfs's), not the command's to edit. */
+        if (mount("/resolv.conf", at, NULL, MS_BIND, NULL) < 0 ||
+            mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL) < 0)
                 return snprintf(why, size, "bind over %s: %s", at, strerror(errno)), -1;
         return 0;
 }

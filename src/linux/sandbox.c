@@ -183,11 +183,28 @@ static void confine_self(const plan *p, int report_fd, int sock) {
         (void) close(listener); /* a listener kept here could answer CONTINUE to itself */
 }
 
-static _noreturn_ void init_main(const plan *p, char *const argv[], int report_fd, int sock) {
+/* Init moves itself into the run's cgroup, first: everything it forks is then born inside, the
+ * command included, so no process of the sandbox ever runs outside its limits. Moving itself
+ * (rather than being moved by the monitor) is what spares the start an RCU grace period on
+ * cgroup v1 (cgroup_procs_enter_self()). Init is single-threaded, and the files were opened by
+ * the monitor in the host's namespaces. They are closed at once, so the command's tree never
+ * holds them: a writer names tasks in its own PID namespace, so even a leaked one could move only
+ * sandbox processes, but nothing of the host's stays within the command's reach. Fail closed: no
+ * run without its limits. */
+static void enter_run_cgroup(cgroup_procs *procs, int report_fd) {
+        int r = cgroup_procs_enter_self(procs);
+        cgroup_procs_close(procs);
+        if (r < 0)
+                fail(report_fd, CORDON_LAUNCH_FAILED, r, "init: cannot enter the run's cgroup");
+}
+
+static _noreturn_ void init_main(const plan *p, char *const argv[], int report_fd, int sock,
+                                 cgroup_procs *procs) {
         /* The parent is outside this PID namespace (getppid() reads 0), so liveness is checked by
          * the handshake below instead. */
         if (process_die_with_parent(0) < 0)
                 _exit(125);
+        enter_run_cgroup(procs, report_fd);
         (void) prctl(PR_SET_NAME, "cordon-init", 0, 0, 0); /* cosmetic: names it in ps */
         confine_self(p, report_fd, sock);
         char ack;
@@ -402,11 +419,11 @@ static void send_proxy_listeners(int report_fd, int proxy_ch) {
         (void) close(proxy_ch);
 }
 
-/* What the monitor takes from the host before it leaves the host's namespaces: the cgroup.procs
- * files of the run's cgroup (the kernel checks a migration against the opener's credentials and
- * cgroup namespace, and the sandbox's cgroup namespace will not contain the run's cgroup), and
- * the allowUnixSockets sockets, pinned while the host's file system is in view (the sandbox's
- * /tmp is private: an ssh-agent socket there would be out of reach afterwards). */
+/* What the monitor takes from the host before it leaves the host's namespaces: the files through
+ * which init enters the run's cgroup (the kernel checks a migration against the opener's
+ * credentials and cgroup namespace, and the sandbox's cgroup namespace will not contain the run's
+ * cgroup), and the allowUnixSockets sockets, pinned while the host's file system is in view (the
+ * sandbox's /tmp is private: an ssh-agent socket there would be out of reach afterwards). */
 typedef struct host_grip {
         cgroup_procs procs;
         supervisor_unix_allow *unix_allow;
@@ -414,7 +431,7 @@ typedef struct host_grip {
 
 static void grip_host(const plan *p, int report_fd, host_grip *g) {
         *g = (host_grip) { .procs = CGROUP_PROCS_INIT };
-        int r = cgroup_procs_open(p->cgroup, &g->procs);
+        int r = cgroup_procs_open_self(p->cgroup, &g->procs);
         if (r < 0)
                 fail(report_fd, CORDON_LAUNCH_FAILED, r, "monitor: cannot open the run's cgroup");
         if ((r = supervisor_unix_allow_new(&p->unix_sockets, &g->unix_allow)) < 0)
@@ -433,21 +450,10 @@ static void grip_private_mounts(const plan *p, int report_fd, host_grip *g) {
         }
 }
 
-/* Init takes nothing of it along: a cgroup.procs opened by the host could move host processes. */
+/* Init takes nothing of it along but the cgroup's files, which it uses and closes before it
+ * starts anything (enter_run_cgroup()); the monitor closes its own copies once init exists. */
 static void release_grip(host_grip *g) {
-        cgroup_procs_close(&g->procs);
         supervisor_unix_allow_free(TAKE_PTR(g->unix_allow));
-}
-
-/* Before init may start the command (it waits for the monitor's acknowledgement). */
-static void attach_init(host_grip *g, int report_fd, pid_t init) {
-        int r = cgroup_procs_attach(&g->procs, init);
-        cgroup_procs_close(&g->procs);
-        if (r < 0) {
-                (void) kill(init, SIGKILL); /* fail closed: no run without its limits */
-                fail(report_fd, CORDON_LAUNCH_FAILED, r,
-                     "monitor: cannot move the sandbox into its cgroup");
-        }
 }
 
 _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int report_fd,
@@ -486,9 +492,9 @@ _noreturn_ void sandbox_monitor_main(const plan *p, char *const argv[], int repo
                 (void) close(sp[0]);
                 (void) close(proc_fd); /* the command's tree must never hold the host's /proc */
                 release_grip(&grip);
-                init_main(p, argv, report_fd, sp[1]);
+                init_main(p, argv, report_fd, sp[1], &grip.procs);
         }
         (void) close(sp[1]);
-        attach_init(&grip, report_fd, init);
+        cgroup_procs_close(&grip.procs);
         supervise(p, report_fd, proc_fd, sp[0], init, grip.unix_allow, record);
 }

@@ -9,6 +9,7 @@
 #include <linux/audit.h>
 #include <seccomp.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 
 #include "plan/seccomp-plan.h"
@@ -100,6 +101,27 @@ static int export_ctx(scmp_filter_ctx ctx, struct sock_filter **ret, size_t *ret
         return 0;
 }
 
+/* The microvm guest's program: no listener exists in the guest, so a notifying leaf anywhere
+ * would make its call fail with ENOSYS instead of being judged (a creation rule silently turned
+ * into a broken syscall): none may exist. And its unix rules are the native sandbox's. */
+static int check_guest_program(const struct sock_filter *prog, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if (BPF_CLASS(prog[i].code) == BPF_RET &&
+                    (BPF_RVAL(prog[i].code) != BPF_K ||
+                     (prog[i].k & SECCOMP_RET_ACTION_FULL) == SECCOMP_RET_USER_NOTIF))
+                        return -ENOTRECOVERABLE;
+#if defined(__x86_64__)
+        struct seccomp_data d = { .nr = SYS_socket, .arch = AUDIT_ARCH_X86_64,
+                                  .args = { AF_UNIX, SOCK_STREAM } };
+        if (seccomp_bpf_run(prog, n, &d) != SECCOMP_RET_ALLOW)
+                return -ENOTRECOVERABLE;
+        d.args[1] = SOCK_DGRAM;
+        if (seccomp_bpf_run(prog, n, &d) != (SECCOMP_RET_ERRNO | EPERM))
+                return -ENOTRECOVERABLE;
+#endif
+        return 0;
+}
+
 /* The escape hatches this filter exists to close are checked on the finished program, so a
  * libseccomp that generated something else (no x32 test, another arch action) fails closed here
  * rather than in the field. */
@@ -123,13 +145,15 @@ static int check_program(const struct sock_filter *prog, size_t n, const seccomp
 #else
         (void) prog, (void) n, (void) opt;
 #endif
-        return 0;
+        return opt->vm_guest ? check_guest_program(prog, n) : 0;
 }
 
 int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t *ret_len) {
         _cleanup_(ctx_releasep) scmp_filter_ctx ctx = NULL;
         if ((opt->unix_connect || opt->landlock_backend) && !opt->notify_creates)
                 return -EINVAL; /* nobody would answer connect() */
+        if (opt->vm_guest && (opt->notify_creates || opt->landlock_backend || opt->kernel_denials))
+                return -EINVAL; /* the guest has no supervisor */
         int r = build_ctx(opt, &ctx);
         if (r < 0)
                 return r;

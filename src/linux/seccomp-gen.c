@@ -80,6 +80,7 @@ int main(int argc, char *argv[]) {
         r |= emit_program(f, "cordon_seccomp_bpf_landlock_unix",
                           (seccomp_options) { .notify_creates = true, .unix_connect = true,
                                               .landlock_backend = true });
+        r |= emit_program(f, "cordon_seccomp_bpf_guest", (seccomp_options) { .vm_guest = true });
         r |= emit_rule_nrs(f);
 #if defined(__x86_64__)
         emit_names(f, "cordon_seccomp_ia32_names", SCMP_ARCH_X86, 0, 512);

@@ -28,7 +28,12 @@ int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret
         if (opt->kernel_denials || ((opt->unix_connect || opt->landlock_backend) &&
                                     !opt->notify_creates))
                 return -EINVAL;
-        if (opt->landlock_backend) {
+        if (opt->vm_guest) {
+                if (opt->notify_creates || opt->unix_connect || opt->landlock_backend)
+                        return -EINVAL;
+                *ret = cordon_seccomp_bpf_guest;
+                *ret_len = sizeof(cordon_seccomp_bpf_guest);
+        } else if (opt->landlock_backend) {
                 *ret = opt->unix_connect ? cordon_seccomp_bpf_landlock_unix : cordon_seccomp_bpf_landlock;
                 *ret_len = opt->unix_connect ? sizeof(cordon_seccomp_bpf_landlock_unix)
                                              : sizeof(cordon_seccomp_bpf_landlock);

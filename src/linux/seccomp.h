@@ -22,7 +22,8 @@ int seccomp_export_sandbox_filter(const seccomp_options *opt, void **ret, size_t
 
 /* The program cordon loads: generated at build time from the same rule table (static storage).
  * -EINVAL for a combination that is never generated (unix_connect or landlock_backend
- * without notify_creates, kernel_denials). */
+ * without notify_creates, kernel_denials, vm_guest with any other option). vm_guest's is the
+ * microvm guest's, which the guest agent loads (vm-host.c carries it in the initramfs). */
 int seccomp_embedded_sandbox_filter(const seccomp_options *opt, const void **ret, size_t *ret_len);
 
 /* The table rule a notified native call matched, in the program `opt` describes (for the

@@ -19,6 +19,7 @@
 #include <linux/close_range.h>
 #include <unistd.h>
 
+#include "linux/seccomp.h"
 #include "linux/vm-frame.h"
 #include "linux/vm-initramfs.h"
 #include "linux/vm-pty.h"
@@ -96,7 +97,17 @@ static char *agent_conf(const plan *p, unsigned ports, size_t *ret_size) {
         return text;
 }
 
-/* The initramfs in a memfd: the agent as /init, the modules, /cordon.conf. */
+/* The syscall filter for the guest's commands (seccomp.h: vm_guest), built at build time from
+ * the native sandbox's rule table, as /cordon.bpf for the agent to load (guest-rules.h). */
+static int guest_filter(vm_initramfs *w) {
+        const void *prog = NULL;
+        size_t len = 0;
+        int r = seccomp_embedded_sandbox_filter(&(seccomp_options) { .vm_guest = true }, &prog,
+                                                &len);
+        return r < 0 ? r : vm_initramfs_bytes(w, "cordon.bpf", 0400, prog, len);
+}
+
+/* The initramfs in a memfd: the agent as /init, the modules, /cordon.conf, /cordon.bpf. */
 static int initramfs(const plan *p, const vm_host *vm, unsigned ports) {
         int fd = memfd_create("cordon-initramfs", 0); /* inherited by the VMM: -initrd reads it */
         if (fd < 0)
@@ -114,6 +125,8 @@ static int initramfs(const plan *p, const vm_host *vm, unsigned ports) {
                                        (size_t) (vm_guest_agent_end - vm_guest_agent_start));
         if (r >= 0)
                 r = vm_initramfs_bytes(&w, "cordon.conf", 0644, conf, conf_size);
+        if (r >= 0)
+                r = guest_filter(&w);
         if (r >= 0)
                 r = vm_initramfs_modules(&w, vm->modules, missing, sizeof(missing));
         if (r >= 0)
@@ -133,12 +146,23 @@ static unsigned guest_mib(const plan *p) {
                                                       : GUEST_MIB_MIN;
 }
 
-/* The exports: the sandbox's root read-only, each writable root read-write under tag wN. */
+/* The exports: the sandbox's root read-only; its private /tmp and /dev/shm read-write (tags tmp
+ * and shm: the guest's own, whose creations the supervisor judges on the VMM's calls, as it
+ * judges the native command's, where a guest tmpfs would take any name); each writable root
+ * read-write under tag wN. */
 static void exports(strv *a, const plan *p) {
         push(a, "-fsdev");
         push(a, "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap");
         push(a, "-device");
         push(a, "virtio-9p-device,fsdev=root,mount_tag=root");
+        static const char *const scratch[][2] = { { "tmp", "/tmp" }, { "shm", "/dev/shm" } };
+        for (size_t i = 0; i < ELEMENTSOF(scratch); i++) {
+                push(a, "-fsdev");
+                pushf(a, "local,id=%s,path=%s,security_model=none,multidevs=remap", scratch[i][0],
+                      scratch[i][1]);
+                push(a, "-device");
+                pushf(a, "virtio-9p-device,fsdev=%s,mount_tag=%s", scratch[i][0], scratch[i][0]);
+        }
         for (size_t i = 0; i < p->writable_roots.n; i++) {
                 char *path = qemu_escaped(p->writable_roots.v[i]);
                 push(a, "-fsdev");

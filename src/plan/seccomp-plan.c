@@ -262,15 +262,17 @@ const seccomp_plan_rule *seccomp_plan_rules(size_t *ret_n) {
 }
 
 bool seccomp_plan_rule_wanted(const seccomp_plan_rule *rule, const seccomp_options *opt) {
+        /* The guest's program keeps the unix variant's refusals (vm_guest above). */
+        bool unix_on = opt->unix_connect || opt->vm_guest;
         if (rule->action == SECCOMP_PLAN_NOTIFY && !opt->notify_creates)
                 return false;
-        if ((rule->flags & SECCOMP_PLAN_UNIX_ON) && !opt->unix_connect)
+        if ((rule->flags & SECCOMP_PLAN_UNIX_ON) && !unix_on)
                 return false;
         if ((rule->flags & SECCOMP_PLAN_LANDLOCK_ON) && !opt->landlock_backend)
                 return false;
         if ((rule->flags & SECCOMP_PLAN_LANDLOCK_OFF) && opt->landlock_backend)
                 return false;
-        return !(rule->flags & SECCOMP_PLAN_UNIX_OFF) || !opt->unix_connect;
+        return !(rule->flags & SECCOMP_PLAN_UNIX_OFF) || !unix_on;
 }
 
 /* A refusal goes to the supervisor, which answers with the same errno and reports it, only when

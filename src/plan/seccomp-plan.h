@@ -64,6 +64,14 @@ typedef struct seccomp_options {
          * run's proxy, and unlink() of files is notified so the supervisor can keep protected
          * files in place (needs notify_creates). */
         bool landlock_backend;
+        /* The microvm guest's commands (docs/design/microvm.md "The guest's rules"): no
+         * supervisor runs in the guest, so no NOTIFY rule (every place a guest command can
+         * create a name is a 9p export whose creations are the VMM's own calls, which the host's
+         * supervisor judges) and every refusal answered by the guest kernel. The deny rules are
+         * the native sandbox's unix variant: AF_UNIX stream sockets allowed (a guest socket
+         * reaches only the guest's own listeners: no host socket is reachable through 9p),
+         * datagram ones refused. Alone: with no other option. */
+        bool vm_guest;
         /* Answer every ERRNO rule in the kernel even with a listener. Not used by the sandbox:
          * tests compare its cost with the reporting program's. */
         bool kernel_denials;

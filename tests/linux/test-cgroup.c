@@ -353,6 +353,56 @@ static void test_pids_hits(void **state) {
         close(go[0]);
 }
 
+/* A process that enters the cgroup itself (init's way, sandbox.c): it is inside, and so is
+ * everything it forks from then on, with the limits in force; the launcher stays outside. */
+static void test_enter_self(void **state) {
+        (void) state;
+        run_cgroup *cg = NULL;
+        if (cgroup_create(NULL, &(cgroup_limits) { .pids = 8 }, &cg) < 0)
+                skip();
+        cgroup_procs procs;
+        assert_int_equal(cgroup_procs_open_self(cg, &procs), 0);
+        int go[2];
+        assert_int_equal(pipe(go), 0);
+        pid_t c = fork();
+        assert_true(c >= 0);
+        if (c == 0) {
+                char b;
+                int failed = 0;
+                close(go[1]); /* the children see EOF once the test closes its end */
+                if (cgroup_procs_enter_self(&procs) < 0)
+                        _exit(3);
+                cgroup_procs_close(&procs);
+                for (int i = 0; i < 32; i++) { /* children that wait: 8 tasks at most */
+                        pid_t k = fork();
+                        if (k == 0) {
+                                (void) !read(go[0], &b, 1);
+                                _exit(0);
+                        }
+                        failed += k < 0 && errno == EAGAIN;
+                }
+                _exit(failed >= 24 ? 0 : 5);
+        }
+        cgroup_procs_close(&procs);
+        close(go[1]);
+        int st;
+        assert_int_equal(waitpid(c, &st, 0), c);
+        close(go[0]);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+        assert_true(cgroup_pids_hits(cg) >= 24);
+        /* The test process itself never moved. */
+        char self[4096] = "";
+        int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_true(read(fd, self, sizeof(self) - 1) > 0);
+        close(fd);
+        const char *base = strrchr(cgroup_get_path(cg), '/');
+        assert_non_null(base);
+        assert_null(strstr(self, base));
+        cgroup_destroy(cg);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_parse_self),
@@ -362,6 +412,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_parent_choice, setup_tmp, teardown_tmp),
                 cmocka_unit_test(test_real_run_cgroup),
                 cmocka_unit_test(test_pids_hits),
+                cmocka_unit_test(test_enter_self),
                 cmocka_unit_test(test_for_limits),
         };
         return cmocka_run_group_tests_name("cgroup", tests, NULL, NULL);

@@ -26,11 +26,12 @@ typedef struct prog {
         size_t n;
 } prog;
 
-/* The three programs the sandbox can load. */
+/* The programs the sandbox can load, and the microvm guest's. */
 static const seccomp_options variants[] = {
         { .notify_creates = true },
         { .notify_creates = true, .unix_connect = true },
         { 0 },
+        { .vm_guest = true },
 };
 
 static prog export_opts(seccomp_options o) {
@@ -50,7 +51,8 @@ static int rule_nr(const seccomp_plan_rule *r) {
 }
 
 static const char *variant_name(const seccomp_options *o) {
-        return o->unix_connect ? "notify+unix" : o->notify_creates ? "notify" : "plain";
+        return o->vm_guest ? "guest" : o->unix_connect ? "notify+unix"
+                                    : o->notify_creates ? "notify" : "plain";
 }
 
 static uint32_t run(const prog *p, uint32_t arch, int nr, const uint64_t args[6]) {
@@ -243,6 +245,43 @@ static void test_abis(void **state) {
                 check_abis(&variants[i]);
 }
 
+/* The microvm guest's program: the native unix variant's refusals, answered by the kernel (no
+ * supervisor listens in the guest), and no notifying leaf at all; creations pass to the guest
+ * kernel, whose writable file systems are all 9p exports the host's supervisor judges. */
+static void test_guest_program(void **state) {
+        (void) state;
+        prog p = export_opts((seccomp_options) { .vm_guest = true });
+        for (size_t i = 0; i < p.n; i++)
+                if (BPF_CLASS(p.insns[i].code) == BPF_RET)
+                        assert_int_not_equal(p.insns[i].k & SECCOMP_RET_ACTION_FULL,
+                                             SECCOMP_RET_USER_NOTIF);
+        uint64_t a[6] = { (uint64_t) AT_FDCWD, 0, O_CREAT | O_WRONLY, 0644 };
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_openat, a), SECCOMP_RET_ALLOW);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_mkdirat, NULL), SECCOMP_RET_ALLOW);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_renameat2, NULL), SECCOMP_RET_ALLOW);
+        uint64_t so[6] = { 1 /* AF_UNIX */, 1 /* SOCK_STREAM */ };
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_socket, so), SECCOMP_RET_ALLOW);
+        so[1] = 2; /* SOCK_DGRAM */
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_socket, so), SECCOMP_RET_ERRNO | EPERM);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_connect, NULL), SECCOMP_RET_ALLOW);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_ptrace, NULL), SECCOMP_RET_ERRNO | EPERM);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_io_uring_setup, NULL),
+                         SECCOMP_RET_ERRNO | ENOSYS);
+        assert_int_equal(run(&p, AUDIT_ARCH_X86_64, SYS_init_module, NULL),
+                         SECCOMP_RET_ERRNO | EPERM);
+        assert_int_equal(run(&p, AUDIT_ARCH_I386, 20 /* getpid */, NULL),
+                         SECCOMP_RET_ERRNO | ENOSYS);
+        free(p.insns);
+        /* Never combined with a supervisor's options. */
+        void *none = NULL;
+        size_t len = 0;
+        seccomp_options odd = { .vm_guest = true, .notify_creates = true };
+        assert_int_equal(seccomp_export_sandbox_filter(&odd, &none, &len), -EINVAL);
+        const void *emb = NULL;
+        odd = (seccomp_options) { .vm_guest = true, .unix_connect = true };
+        assert_int_equal(seccomp_embedded_sandbox_filter(&odd, &emb, &len), -EINVAL);
+}
+
 static void test_details(void **state) {
         (void) state;
         prog p = export(true);
@@ -400,6 +439,7 @@ int main(void) {
                 cmocka_unit_test(test_names_for_reports),
                 cmocka_unit_test(test_unix_variant),
                 cmocka_unit_test(test_embedded_matches_table),
+                cmocka_unit_test(test_guest_program),
                 cmocka_unit_test(test_abis),
                 cmocka_unit_test(test_details),
                 cmocka_unit_test(test_interpreter),

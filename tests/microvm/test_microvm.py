@@ -203,8 +203,8 @@ class Guest(unittest.TestCase):
                 self.fail("CORDON_TEST_MUST_WORK=1: no VMM or guest kernel")
             self.skipTest("no VMM or guest kernel (scripts/install-deps.sh)")
         self.accel = "kvm" if hardware_kvm(k) else "tcg"
-        # Not under /tmp: the guest mounts a tmpfs of its own there, which would hide the secret
-        # whatever the sandbox does.
+        # Not under /tmp: the guest's /tmp is the sandbox's private one, which would hide the
+        # secret whatever the covering of the secret set does.
         self.home = tempfile.mkdtemp(prefix="cordon-microvm-home-", dir="/var/tmp")
         self.ws = os.path.join(self.home, "ws")
         self.secret = os.path.join(self.home, ".ssh", "id_guest")
