@@ -156,7 +156,7 @@ class MicrovmTerminal(unittest.TestCase):
     # ---- the checks ------------------------------------------------------------------------
 
     def interactive(self, sid):
-        """A shell's life: its tty, size, resize, a line into cat, ^C, one exec at a time, exit."""
+        """A shell's life: its tty, size, resize, a line into cat, ^C, an exec beside it, exit."""
         tid = self.shell(sid, 30, 100)
         _, m = self.cmd(tid, "tty", r"(/dev/pts/\d+|not a tty)\r\n")
         self.assertRegex(m.group(1), r"^/dev/pts/\d+$")
