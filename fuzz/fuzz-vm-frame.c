@@ -2,10 +2,12 @@
 /* Fuzz target for the microvm channel's reader (src/linux/vm-frame.c): the input is what a
  * (possibly compromised) guest writes on the channel port. Oracles beyond "no crash, no
  * sanitizer report":
- *   - every frame handed out is one a guest may send, with a payload inside the bounds and the
- *     shape of its type; at most one EXIT, and nothing after it; READY only first and empty;
- *     a violation leaves the reader
- *     failed with a reason, and every later call fails too;
+ *   - the host opened execs 1, 2 and 3 and then 4, which it closed (its END sent): every frame
+ *     handed out is one a guest may send, with a payload inside the bounds and the shape of its
+ *     type; an exec's frames name an open exec (1-3), never 0, the closed 4 or one never opened;
+ *     the agent's (READY, ERROR) name 0; at most one EXIT per exec, and nothing of that exec
+ *     after it; READY only first and empty; a violation leaves the reader failed with a reason,
+ *     and every later call fails too;
  *   - chunking does not matter: fed one byte at a time, the reader hands out the same frames
  *     (type, size, bytes) and ends in the same state as fed the whole input at once.
  * Built with libFuzzer (-DCORDON_LIBFUZZER) and as a plain program replaying the seed corpus in
@@ -26,12 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A digest of the frames handed out: enough to compare two readings. */
 typedef struct reading {
         uint64_t hash;
-        unsigned frames, exits;
+        unsigned frames, exits[4]; /* per open exec 1..3 */
         bool failed;
 } reading;
 
+#define OPEN_EXECS 3u /* 1..3; 4 opened and closed */
+
 static void check_frame(const vm_frame *f, reading *out) {
         CHECK(f->size <= VM_FRAME_MAX_PAYLOAD);
+        bool agent = f->type == VM_FRAME_READY || f->type == VM_FRAME_ERROR;
+        CHECK(agent ? f->exec == VM_FRAME_AGENT : f->exec >= 1 && f->exec <= OPEN_EXECS);
+        if (!agent)
+                CHECK(out->exits[f->exec] == 0); /* nothing of an exec after its exit */
         switch (f->type) {
         case VM_FRAME_STDOUT:
         case VM_FRAME_STDERR:
@@ -40,7 +48,7 @@ static void check_frame(const vm_frame *f, reading *out) {
         case VM_FRAME_EXIT:
                 CHECK(f->size == 8);
                 CHECK(f->signaled ? f->value >= 1 && f->value <= 64 : f->value <= 255);
-                out->exits++;
+                out->exits[f->exec]++;
                 break;
         case VM_FRAME_READY:
                 CHECK(f->size == 0 && out->frames == 0);
@@ -59,8 +67,8 @@ static void check_frame(const vm_frame *f, reading *out) {
         default:
                 CHECK(!"a host-to-guest or unknown type handed out");
         }
-        CHECK(out->exits <= 1);
-        out->hash = out->hash * 1099511628211u + (uint64_t) f->type * 31u + f->size;
+        out->hash = out->hash * 1099511628211u + (uint64_t) f->type * 31u + f->size +
+                    (uint64_t) f->exec * 7u;
         for (size_t i = 0; i < f->size; i++)
                 out->hash = out->hash * 131u + f->data[i];
         out->frames++;
@@ -83,6 +91,9 @@ static reading read_in(const uint8_t *data, size_t size, size_t chunk) {
         static vm_frame_reader r;
         reading out = { 0 };
         vm_frame_reader_init(&r);
+        for (uint32_t id = 1; id <= OPEN_EXECS + 1; id++)
+                CHECK(vm_frame_reader_open(&r, id) == 0);
+        vm_frame_reader_close(&r, OPEN_EXECS + 1);
         size_t at = 0;
         while (at < size && !out.failed) {
                 size_t want = size - at < chunk ? size - at : chunk;

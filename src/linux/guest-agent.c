@@ -5,7 +5,8 @@
  * 9p tags and paths, whether there is a network), mounts the host's root (9p tag "root",
  * read-only: the VMM exports the native sandbox's view of it, so secrets are not there to
  * mount) and each writable root read-write at its own path, brings up the network, opens the
- * channel port, sends READY, and then serves EXEC frames one at a time: each command runs
+ * channel ports (docs/design/microvm.md "Channels"), and then a server per port sends READY
+ * and serves that port's EXEC frames one after the other (the ports' at once): each command runs
  * chrooted into that root as the caller's uid and gid, with no capability and the native
  * sandbox's syscall filter (guest-rules.h), its stdin and signals taken from frames
  * and its output relayed as frames (on a PTY of the guest's own when the request asks for a
@@ -39,17 +40,23 @@
 #include "linux/vm-frame.h"
 
 #define ROOT "/root"
-#define PORT "/dev/vport0p1" /* the one virtio-serial device's port 1: cordon.ctl */
+#define PORT "/dev/vport0p%u" /* the virtio-serial device's port K: cordon.ctlK */
+#define PORTS_MAX 30u           /* ports 1..30: the device's 31 less the console's 0 */
 
 static int chan = -1;
+/* The exec being served (its EXEC frame's id): every frame of it carries the id; the agent's
+ * own frames (READY, ERROR) carry VM_FRAME_AGENT. */
+static uint32_t cur_exec = VM_FRAME_AGENT;
 
-/* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", and one
- * "mount TAG PATH" per writable root, in mount order. */
+/* /cordon.conf, written by the launcher (vm-host.c): "uid N", "gid N", "net on", "ports N"
+ * (the channel ports, one exec at a time each), and one "mount TAG PATH" per writable root, in
+ * mount order. */
 #define MAX_MOUNTS 64
 static struct {
         uid_t uid;
         gid_t gid;
         bool net;
+        unsigned ports;
         size_t n_mounts;
         char *tag[MAX_MOUNTS], *path[MAX_MOUNTS];
 } conf;
@@ -69,7 +76,8 @@ static void put(const void *data, size_t size) {
 
 static void send_frame(vm_frame_type type, const void *data, size_t size) {
         uint8_t h[VM_FRAME_HEADER];
-        vm_frame_header(h, type, size);
+        bool agent = type == VM_FRAME_READY || type == VM_FRAME_ERROR;
+        vm_frame_header(h, type, agent ? VM_FRAME_AGENT : cur_exec, size);
         put(h, sizeof(h));
         put(data, size);
 }
@@ -114,9 +122,11 @@ static void load_modules(void) {
 
 /* The port appears once the host's virtio-serial device has announced it, after the module
  * bound: waited for, at most 30 s (a TCG guest on a loaded host is slow). */
-static void open_channel(void) {
+static void open_channel(unsigned port) {
+        char path[32];
+        (void) snprintf(path, sizeof(path), PORT, port);
         for (int i = 0; i < 3000 && chan < 0; i++) {
-                chan = open(PORT, O_RDWR | O_CLOEXEC | O_NOCTTY);
+                chan = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
                 if (chan < 0)
                         (void) nanosleep(&(struct timespec) { .tv_nsec = 10000000 }, NULL);
         }
@@ -141,6 +151,8 @@ static void read_conf(void) {
                         conf.gid = (gid_t) strtoul(sp, NULL, 10);
                 else if (strcmp(line, "net") == 0)
                         conf.net = strcmp(sp, "on") == 0;
+                else if (strcmp(line, "ports") == 0)
+                        conf.ports = (unsigned) strtoul(sp, NULL, 10);
                 else if (strcmp(line, "mount") == 0 && conf.n_mounts < MAX_MOUNTS &&
                          strchr(sp, ' ') && strchr(sp, ' ')[1] == '/') {
                         char *path = strchr(sp, ' ');
@@ -151,6 +163,8 @@ static void read_conf(void) {
                         die("/cordon.conf: %s %s", line, sp);
         }
         (void) fclose(f);
+        if (conf.ports < 1 || conf.ports > PORTS_MAX)
+                die("/cordon.conf: ports %u", conf.ports);
 }
 
 static void read_exact(void *buf, size_t size) {
@@ -192,15 +206,16 @@ typedef struct request {
 
 static request read_request(void) {
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD + 1];
-        uint8_t h[VM_FRAME_HEADER];
+        uint8_t h[VM_FRAME_HEADER], type = 0;
+        uint32_t id = 0;
         read_exact(h, sizeof(h));
-        uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 | (uint32_t) h[2] << 16 |
-                          (uint32_t) h[3] << 24;
-        if (h[4] != VM_FRAME_EXEC || length < 1 + VM_EXEC_FIXED ||
-            length - 1 > VM_FRAME_MAX_PAYLOAD)
-                die("expected an exec request, got type %u of length %u", h[4], length);
-        size_t size = length - 1;
+        long length = vm_frame_parse_header(h, &type, &id);
+        if (type != VM_FRAME_EXEC || length < (long) VM_EXEC_FIXED || id == VM_FRAME_AGENT)
+                die("expected an exec request, got type %u of length %ld for exec %u", type,
+                    length, id);
+        size_t size = (size_t) length;
         read_exact(buf, size);
+        cur_exec = id;
         buf[size] = '\0';
         uint32_t argc, envc, flags;
         memcpy(&argc, buf, 4); /* little-endian, as the guest is x86-64 */
@@ -333,28 +348,29 @@ static pid_t stdin_pump(int in, pid_t cmd) {
                 return pid;
         static uint8_t buf[VM_FRAME_MAX_PAYLOAD];
         for (;;) {
-                uint8_t h[VM_FRAME_HEADER];
+                uint8_t h[VM_FRAME_HEADER], type = 0;
+                uint32_t id = 0;
                 read_exact(h, sizeof(h));
-                uint32_t length = (uint32_t) h[0] | (uint32_t) h[1] << 8 |
-                                  (uint32_t) h[2] << 16 | (uint32_t) h[3] << 24;
-                if (length < 1 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+                long length = vm_frame_parse_header(h, &type, &id);
+                /* One exec at a time: every frame until END is this exec's. */
+                if (length < 0 || id != cur_exec)
                         _exit(1);
-                read_exact(buf, length - 1);
+                read_exact(buf, (size_t) length);
                 uint32_t sig = 0;
-                if (h[4] == VM_FRAME_END)
+                if (type == VM_FRAME_END)
                         _exit(0);
-                if (h[4] == VM_FRAME_SIGNAL && length - 1 == sizeof(sig)) {
+                if (type == VM_FRAME_SIGNAL && length == sizeof(sig)) {
                         memcpy(&sig, buf, sizeof(sig));
                         if (sig >= 1 && sig <= 64)
                                 (void) kill(-cmd, (int) sig);
-                } else if (h[4] == VM_FRAME_RESIZE) {
-                        guest_pty_resize(buf, length - 1);
-                } else if (in >= 0 && h[4] == VM_FRAME_STDIN_EOF) {
+                } else if (type == VM_FRAME_RESIZE) {
+                        guest_pty_resize(buf, (size_t) length);
+                } else if (in >= 0 && type == VM_FRAME_STDIN_EOF) {
                         (void) close(in);
                         in = -1;
                         guest_pty_hangup(cmd);
-                } else if (in >= 0 && h[4] == VM_FRAME_STDIN &&
-                           (command_gone || !feed_stdin(in, buf, length - 1))) {
+                } else if (in >= 0 && type == VM_FRAME_STDIN &&
+                           (command_gone || !feed_stdin(in, buf, (size_t) length))) {
                         (void) close(in);
                         in = -1;
                 }
@@ -475,6 +491,55 @@ static void mount_writable(void) {
         }
 }
 
+/* One port's server: READY, then its execs one after the other (each exec's frames name it by
+ * its id). A process per port, so that each port has one writer and one reader, and an exec's
+ * command or its host consumer that stops reading stalls only its own port. */
+__attribute__((noreturn)) static void serve(void) {
+        send_frame(VM_FRAME_READY, NULL, 0);
+        for (;;) {
+                request r = read_request();
+                run(&r);
+                free(r.argv);
+                free(r.envp);
+        }
+}
+
+static pid_t servers[PORTS_MAX];
+
+/* A server per port: port 1's is the channel opened at the boot (its ERROR frames told the host
+ * of a failed set-up), the others open theirs in their own process. */
+static void start_servers(void) {
+        for (unsigned k = 1; k <= conf.ports; k++) {
+                pid_t pid = fork();
+                if (pid < 0)
+                        die("fork: %s", strerror(errno));
+                if (pid == 0) {
+                        if (k > 1) {
+                                (void) close(chan);
+                                chan = -1;
+                                open_channel(k);
+                        }
+                        serve();
+                }
+                servers[k - 1] = pid;
+        }
+        (void) close(chan);
+        chan = -1;
+}
+
+/* PID 1 from then on: reaps what the commands leave behind (orphans are its children). A server
+ * that ended left its port with no one to answer: the VM powers off, the host reports it. */
+__attribute__((noreturn)) static void reap_forever(void) {
+        for (;;) {
+                pid_t w = wait(NULL);
+                if (w < 0 && errno != EINTR)
+                        power_off();
+                for (unsigned k = 0; w > 0 && k < conf.ports; k++)
+                        if (servers[k] == w)
+                                power_off();
+        }
+}
+
 /* The syscall filter the host built (/cordon.bpf), loaded and tried once at boot: a guest
  * kernel that refuses it fails the boot (SANDBOX_UNAVAILABLE on the host) instead of each exec. */
 static void load_filter(void) {
@@ -523,7 +588,7 @@ int main(void) {
         if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
                 power_off();
         load_modules();
-        open_channel();
+        open_channel(1);
         read_conf();
         load_filter();
         make_root();
@@ -536,11 +601,6 @@ int main(void) {
          * installed a handler of its own would kill it. No SA_RESTART (on_command_gone). */
         struct sigaction sa = { .sa_handler = on_command_gone };
         (void) sigaction(SIGUSR1, &sa, NULL);
-        send_frame(VM_FRAME_READY, NULL, 0);
-        for (;;) {
-                request r = read_request();
-                run(&r);
-                free(r.argv);
-                free(r.envp);
-        }
+        start_servers();
+        reap_forever();
 }

@@ -39,6 +39,7 @@
 #include "run/run-end.h"
 #include "linux/launch.h"
 #include "linux/session-init.h"
+#include "linux/vm-host.h"
 #include "plan/plan.h"
 #include "util/util.h"
 
@@ -250,12 +251,14 @@ static void start_exec(host *h, uint64_t id, const char *json, int stdio[3]) {
         int r = !o || stdio[0] < 0 || stdio[1] < 0 || stdio[2] < 0 ? -EINVAL
                 : h->n_execs >= HOST_EXECS_MAX                  ? -EBUSY
                                                                : launch_fds_check(&f, h->p, &e);
-        /* The VM serves one exec at a time (docs/design/microvm.md "Channels"): a second one is
-         * refused while the first runs, never queued behind it in silence. */
-        if (r >= 0 && h->backend == CORDON_BACKEND_MICROVM && h->n_execs > 0)
+        /* The VM runs VM_SESSION_EXECS_MAX execs at once, one channel port each
+         * (docs/design/microvm.md "Channels"): one more is refused while they run, never queued
+         * behind them in silence. */
+        if (r >= 0 && h->backend == CORDON_BACKEND_MICROVM && h->n_execs >= VM_SESSION_EXECS_MAX)
                 r = cordon_set_error(&e, CORDON_LAUNCH_FAILED, EBUSY,
-                                     "a microvm session runs one exec at a time and one is "
-                                     "running; hint: wait for it, or use a native session");
+                                     "a microvm session runs at most %u execs at once and that "
+                                     "many are running; hint: wait for one, or use a native "
+                                     "session", VM_SESSION_EXECS_MAX);
         if (r >= 0)
                 r = capture_pipes(x, want, stdio);
         if (r >= 0)

@@ -157,9 +157,9 @@ static void start_exec(const plan *p, int ctl, char *buf, size_t len, const int 
         char **env = calloc((size_t) h.envc + 1, sizeof(char *));
         char *cwd = NULL;
         pid_t pid = -1;
-        /* A microvm session's VM serves one exec at a time (its channel has no exec id); the
-         * host refuses a second one before it gets here (session-host.c). */
-        size_t max = p->vm ? 1 : SESSION_EXECS_MAX;
+        /* A microvm session's VM runs VM_SESSION_EXECS_MAX at once (one channel port each);
+         * the host refuses one more before it gets here (session-host.c). */
+        size_t max = p->vm ? VM_SESSION_EXECS_MAX : SESSION_EXECS_MAX;
         int clean_fd = -1;
         if (argv && env && *n_run < max && unpack(buf, len, &h, argv, env, &cwd) &&
             cwd[0] == '/' && (!p->vm || (clean_fd = vm_host_session_exec_prepare()) >= 0)) {
@@ -170,7 +170,7 @@ static void start_exec(const plan *p, int ctl, char *buf, size_t len, const int 
                         vm_host_session_exec_forked();
         }
         if (pid < 0 && clean_fd >= 0)
-                (void) close(clean_fd);
+                (void) vm_host_session_exec_clean(clean_fd); /* frees its port */
         free(argv);
         free(env);
         session_msg m = { .type = pid > 0 ? SESSION_MSG_STARTED : SESSION_MSG_EXITED,

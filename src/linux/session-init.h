@@ -42,7 +42,7 @@ typedef struct session_msg {
 /* Init's loop (runs confined, as PID 1 of the sandbox): serves exec requests on ctl until the host
  * closes it, then exits — which ends the PID namespace and kills every process in it. `vmm`: a
  * microvm session's VMM (vm-host.h: vm_host_session_boot), else -1; its end ends the session, and
- * the VM serves one exec at a time. */
+ * the VM runs up to VM_SESSION_EXECS_MAX execs at once (vm-host.h). */
 _noreturn_ void session_init_loop(const plan *p, int ctl, pid_t vmm);
 
 /* Host side: sends one exec request. fds[4] = stdin, stdout, stderr, the exec's report channel.

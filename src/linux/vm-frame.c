@@ -23,10 +23,36 @@ static void put_u32(uint8_t *p, uint32_t v) {
 void vm_frame_reader_init(vm_frame_reader *r) {
         r->len = 0;
         r->handed = 0;
-        r->exited = false;
+        r->n_execs = 0;
+        r->last_id = 0;
         r->any = false;
         r->failed = false;
         r->why[0] = '\0';
+}
+
+int vm_frame_reader_open(vm_frame_reader *r, uint32_t id) {
+        if (id == VM_FRAME_AGENT || id <= r->last_id)
+                return -EINVAL;
+        if (r->n_execs == VM_FRAME_EXECS_MAX)
+                return -EMFILE;
+        r->execs[r->n_execs++] = (vm_frame_exec) { .id = id };
+        r->last_id = id;
+        return 0;
+}
+
+void vm_frame_reader_close(vm_frame_reader *r, uint32_t id) {
+        for (size_t i = 0; i < r->n_execs; i++)
+                if (r->execs[i].id == id) {
+                        r->execs[i] = r->execs[--r->n_execs];
+                        return;
+                }
+}
+
+static vm_frame_exec *find_exec(vm_frame_reader *r, uint32_t id) {
+        for (size_t i = 0; i < r->n_execs; i++)
+                if (r->execs[i].id == id)
+                        return &r->execs[i];
+        return NULL;
 }
 
 __attribute__((format(printf, 2, 3))) static int fail(vm_frame_reader *r, const char *fmt, ...) {
@@ -57,7 +83,7 @@ long vm_frame_feed(vm_frame_reader *r, const uint8_t *data, size_t size) {
 }
 
 /* An EXIT payload: the kind and a value in its range (a wait status the launcher can report). */
-static int check_exit(vm_frame_reader *r, vm_frame *f) {
+static int check_exit(vm_frame_reader *r, vm_frame_exec *e, vm_frame *f) {
         if (f->size != 8)
                 return fail(r, "an exit frame of %zu bytes (8 expected)", f->size);
         uint32_t kind = get_u32(f->data), value = get_u32(f->data + 4);
@@ -68,14 +94,36 @@ static int check_exit(vm_frame_reader *r, vm_frame *f) {
                             kind ? "signal" : "code", value);
         f->signaled = kind == 1;
         f->value = value;
-        r->exited = true;
+        e->exited = true;
+        return 0;
+}
+
+/* Whose frame it is: the agent's own types carry VM_FRAME_AGENT, an exec's frames the id of an
+ * exec the host opened and has not closed, before that exec's exit. A frame for an exec the host
+ * never opened or already closed is refused: the guest cannot inject output into an exec it was
+ * not asked for, nor outlive an exec's END with output the host would hand to no one (or, were
+ * ids reused, to the wrong exec). */
+static int check_owner(vm_frame_reader *r, vm_frame *f, vm_frame_exec **ret) {
+        bool agent_type = f->type == VM_FRAME_READY || f->type == VM_FRAME_ERROR;
+        *ret = NULL;
+        if (f->exec == VM_FRAME_AGENT)
+                return agent_type ? 0 : fail(r, "a frame of type %u for exec 0 (the agent's)",
+                                             (unsigned) f->type);
+        if (agent_type)
+                return fail(r, "an agent's frame of type %u naming exec %u", (unsigned) f->type,
+                            f->exec);
+        vm_frame_exec *e = find_exec(r, f->exec);
+        if (!e)
+                return fail(r, "a frame for exec %u, which is %s", f->exec,
+                            f->exec > r->last_id ? "unknown" : "finished");
+        if (e->exited)
+                return fail(r, "a frame for exec %u after its exit frame", f->exec);
+        *ret = e;
         return 0;
 }
 
 /* What a guest may send, and each payload's shape. */
-static int check_frame(vm_frame_reader *r, vm_frame *f) {
-        if (r->exited)
-                return fail(r, "a frame after the exit frame");
+static int check_frame(vm_frame_reader *r, vm_frame *f, vm_frame_exec *owner) {
         bool first = !r->any;
         r->any = true;
         switch (f->type) {
@@ -88,7 +136,7 @@ static int check_frame(vm_frame_reader *r, vm_frame *f) {
         case VM_FRAME_STDERR:
                 return f->size > 0 ? 0 : fail(r, "an empty output frame");
         case VM_FRAME_EXIT:
-                return check_exit(r, f);
+                return check_exit(r, owner, f);
         case VM_FRAME_ERROR:
                 if (f->size == 0 || f->size > VM_FRAME_MAX_ERROR)
                         return fail(r, "an error frame of %zu bytes", f->size);
@@ -115,14 +163,18 @@ int vm_frame_next(vm_frame_reader *r, vm_frame *ret) {
         if (r->len < VM_FRAME_HEADER)
                 return 0;
         uint32_t length = get_u32(r->buf);
-        if (length < 1 || length - 1 > VM_FRAME_MAX_PAYLOAD)
+        if (length < VM_FRAME_HEADER - 4 || length - (VM_FRAME_HEADER - 4) > VM_FRAME_MAX_PAYLOAD)
                 return fail(r, "a frame length of %u", length);
         if (r->len < 4 + (size_t) length)
                 return 0;
-        *ret = (vm_frame) { .type = (vm_frame_type) r->buf[4], .size = length - 1u,
+        *ret = (vm_frame) { .type = (vm_frame_type) r->buf[4], .exec = get_u32(r->buf + 5),
+                            .size = length - (VM_FRAME_HEADER - 4),
                             .data = r->buf + VM_FRAME_HEADER };
         r->handed = 4 + (size_t) length;
-        int e = check_frame(r, ret);
+        vm_frame_exec *owner = NULL;
+        int e = check_owner(r, ret, &owner);
+        if (e >= 0)
+                e = check_frame(r, ret, owner);
         return e < 0 ? e : 1;
 }
 
@@ -130,9 +182,20 @@ size_t vm_frame_pending(const vm_frame_reader *r) {
         return r->len - r->handed;
 }
 
-void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, size_t payload) {
-        put_u32(out, (uint32_t) payload + 1u);
+void vm_frame_header(uint8_t out[VM_FRAME_HEADER], vm_frame_type type, uint32_t id,
+                     size_t payload) {
+        put_u32(out, (uint32_t) payload + (VM_FRAME_HEADER - 4));
         out[4] = (uint8_t) type;
+        put_u32(out + 5, id);
+}
+
+long vm_frame_parse_header(const uint8_t h[VM_FRAME_HEADER], uint8_t *type, uint32_t *id) {
+        uint32_t length = get_u32(h);
+        if (length < VM_FRAME_HEADER - 4 || length - (VM_FRAME_HEADER - 4) > VM_FRAME_MAX_PAYLOAD)
+                return -1;
+        *type = h[4];
+        *id = get_u32(h + 5);
+        return (long) (length - (VM_FRAME_HEADER - 4));
 }
 
 static size_t strv_size(char *const v[], uint32_t *count) {

@@ -78,14 +78,14 @@ static char *qemu_escaped(const char *path) {
 /* /cordon.conf for the agent: the ids the command runs as, the network, the writable roots. A
  * path with a newline would end its line early: refused (the launcher's plan never has one
  * from a real directory name it resolved, but nothing here relies on that). */
-static char *agent_conf(const plan *p, size_t *ret_size) {
+static char *agent_conf(const plan *p, unsigned ports, size_t *ret_size) {
         char *text = NULL;
         size_t size = 0;
         FILE *f = open_memstream(&text, &size);
         if (!f)
                 fail("out of memory");
-        fprintf(f, "uid %u\ngid %u\nnet %s\n", (unsigned) getuid(), (unsigned) getgid(),
-                p->net.enabled ? "on" : "off");
+        fprintf(f, "uid %u\ngid %u\nnet %s\nports %u\n", (unsigned) getuid(),
+                (unsigned) getgid(), p->net.enabled ? "on" : "off", ports);
         for (size_t i = 0; i < p->writable_roots.n; i++) {
                 if (strchr(p->writable_roots.v[i], '\n'))
                         fail("a writable root's path holds a newline");
@@ -108,14 +108,14 @@ static int guest_filter(vm_initramfs *w) {
 }
 
 /* The initramfs in a memfd: the agent as /init, the modules, /cordon.conf, /cordon.bpf. */
-static int initramfs(const plan *p, const vm_host *vm) {
+static int initramfs(const plan *p, const vm_host *vm, unsigned ports) {
         int fd = memfd_create("cordon-initramfs", 0); /* inherited by the VMM: -initrd reads it */
         if (fd < 0)
                 fail("memfd_create: %s", strerror(errno));
         vm_initramfs w;
         char missing[512] = "";
         size_t conf_size = 0;
-        char *conf = agent_conf(p, &conf_size);
+        char *conf = agent_conf(p, ports, &conf_size);
         vm_initramfs_init(&w, fd);
         int r = vm_initramfs_dir(&w, "proc");
         if (r >= 0)
@@ -173,7 +173,22 @@ static void exports(strv *a, const plan *p) {
         }
 }
 
-static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int chan) {
+/* One virtserialport per channel (docs/design/microvm.md "Channels"): port K (1 and up) is
+ * cordon.ctlK on chardev ctlK, the guest's /dev/vport0pK. */
+static void vmm_ports(strv *a, const int *chans, unsigned n) {
+        push(a, "-device");
+        push(a, "virtio-serial-device");
+        for (unsigned k = 0; k < n; k++) {
+                push(a, "-chardev");
+                pushf(a, "socket,id=ctl%u,fd=%d", k + 1, chans[k]);
+                push(a, "-device");
+                pushf(a, "virtserialport,chardev=ctl%u,name=cordon.ctl%u,nr=%u", k + 1, k + 1,
+                      k + 1);
+        }
+}
+
+static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, const int *chans,
+                     unsigned n) {
         push(a, vm->vmm);
         push(a, "-M");
         push(a, "microvm,acpi=on,pit=on,pic=on,rtc=on");
@@ -195,12 +210,7 @@ static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int 
          * "Booting it"). */
         push(a, vm->tcg ? "quiet loglevel=0 rdinit=/init panic=-1 tsc_early_khz=2000000"
                         : "quiet loglevel=0 rdinit=/init panic=-1");
-        push(a, "-chardev");
-        pushf(a, "socket,id=ctl,fd=%d", chan);
-        const char *serial[] = { "-device", "virtio-serial-device", "-device",
-                                 "virtserialport,chardev=ctl,name=cordon.ctl,nr=1" };
-        for (size_t i = 0; i < ELEMENTSOF(serial); i++)
-                push(a, serial[i]);
+        vmm_ports(a, chans, n);
         exports(a, p);
         /* slirp: its sockets are this sandbox's, so every guest connection meets the
          * transparent interception and the proxy; no hostfwd, nothing inbound. */
@@ -212,10 +222,11 @@ static void vmm_argv(strv *a, const plan *p, const vm_host *vm, int initrd, int 
         }
 }
 
-static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
-        int initrd = initramfs(p, vm);
+/* The VMM with `n` channels: chans[k] is the VMM's end of port k + 1's socketpair. */
+static pid_t start_vmm(const plan *p, const vm_host *vm, const int *chans, unsigned n) {
+        int initrd = initramfs(p, vm, n);
         strv a = { 0 };
-        vmm_argv(&a, p, vm, initrd, chan);
+        vmm_argv(&a, p, vm, initrd, chans, n);
         pid_t pid = fork();
         if (pid == 0) {
                 /* A process group of its own: a signal for the command's group
@@ -233,8 +244,11 @@ static pid_t start_vmm(const plan *p, const vm_host *vm, int chan) {
                 sigemptyset(&none);
                 (void) sigprocmask(SIG_SETMASK, &none, NULL); /* init's mask is not qemu's */
                 if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0 ||
-                    fcntl(chan, F_SETFD, 0) < 0 || fcntl(initrd, F_SETFD, 0) < 0)
+                    fcntl(initrd, F_SETFD, 0) < 0)
                         _exit(127);
+                for (unsigned k = 0; k < n; k++)
+                        if (fcntl(chans[k], F_SETFD, 0) < 0)
+                                _exit(127);
                 execv(a.v[0], a.v);
                 _exit(127);
         }
@@ -258,9 +272,14 @@ static void guest_env(const plan *p, strv *env) {
         }
 }
 
+/* The exec id of this process's exec (vm-frame.h): a one-shot run's only exec is 1; a warm
+ * session's init counts them (vm_host_session_exec_prepare) and each exec's process inherits
+ * its own at the fork. */
+static uint32_t exec_id = 1;
+
 static void send_frame(int chan, vm_frame_type type, const void *data, size_t size) {
         uint8_t h[VM_FRAME_HEADER];
-        vm_frame_header(h, type, size);
+        vm_frame_header(h, type, exec_id, size);
         if (write_all(chan, h, sizeof(h)) < 0 || (size && write_all(chan, data, size) < 0))
                 fail("writing to the guest's channel: %s", strerror(errno));
 }
@@ -430,6 +449,9 @@ static int relay(int chan) {
         static vm_frame_reader r;
         static uint8_t buf[65536];
         vm_frame_reader_init(&r);
+        /* Its ids only: the request was sent. Ids below it are earlier execs', finished. */
+        if (vm_frame_reader_open(&r, exec_id) < 0)
+                fail("exec id %u out of order", exec_id);
         for (;;) {
                 ssize_t n = read(chan, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
@@ -503,7 +525,7 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
         report = report_fd;
         int sv[2];
         channel(sv);
-        pid_t vmm = start_vmm(p, vm, sv[1]);
+        pid_t vmm = start_vmm(p, vm, &sv[1], 1);
         (void) close(sv[1]);
         int status = exec_in_vm(sv[0], p, argv);
         (void) kill(vmm, SIGKILL);
@@ -513,8 +535,17 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
 
 /* ---- a warm session's VM (session-init.c) ---------------------------------------------------- */
 
+/* The session's channels, one port each (docs/design/microvm.md "Channels"): an exec takes a
+ * free one for its whole life, so each port has one exec and one writer per direction at a
+ * time, and one exec's unread output fills only its own port. In init: which exec holds each
+ * (the read end of its clean pipe, -1 when free); in an exec's process: session_chan is its
+ * port's. */
+static int session_chans[VM_SESSION_EXECS_MAX] = { [0 ... VM_SESSION_EXECS_MAX - 1] = -1 };
+static int port_holder[VM_SESSION_EXECS_MAX] = { [0 ... VM_SESSION_EXECS_MAX - 1] = -1 };
 static int session_chan = -1;
-/* The write end of the pipe an exec's VM side reports on once the channel is back at a frame's
+/* Init's count of the session's execs: the id the next one gets (1 and up). */
+static uint32_t session_next_id = 1;
+/* The write end of the pipe an exec's VM side reports on once its port is back at a frame's
  * boundary (vm_host_session_exec_prepare); held by init only from the pipe to the fork. */
 static int clean_fd = -1;
 
@@ -522,13 +553,14 @@ static int clean_fd = -1;
  * BOOT_TIMEOUT_S: a session launch has no limits.timeout of its own, and a guest that hangs
  * before its agent runs (a kernel that cannot start) would hold it forever. */
 #define BOOT_TIMEOUT_S 300
-static void wait_ready(int chan) {
+static void wait_ready(int chan, int64_t deadline_ms) {
         static vm_frame_reader r;
         static uint8_t buf[64];
         vm_frame_reader_init(&r);
         for (;;) {
                 struct pollfd pf = { .fd = chan, .events = POLLIN };
-                int ready = poll(&pf, 1, BOOT_TIMEOUT_S * 1000);
+                int64_t left = deadline_ms - monotonic_ms();
+                int ready = left <= 0 ? 0 : poll(&pf, 1, (int) left);
                 if (ready < 0 && errno == EINTR)
                         continue;
                 if (ready == 0)
@@ -558,12 +590,21 @@ static void wait_ready(int chan) {
 
 pid_t vm_host_session_boot(const plan *p, const vm_host *vm, int report_fd) {
         report = report_fd;
-        int sv[2];
-        channel(sv);
-        pid_t vmm = start_vmm(p, vm, sv[1]);
-        (void) close(sv[1]);
-        wait_ready(sv[0]);
-        session_chan = sv[0];
+        int vmm_ends[VM_SESSION_EXECS_MAX];
+        for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++) {
+                int sv[2];
+                channel(sv);
+                session_chans[k] = sv[0];
+                vmm_ends[k] = sv[1];
+        }
+        pid_t vmm = start_vmm(p, vm, vmm_ends, VM_SESSION_EXECS_MAX);
+        for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
+                (void) close(vmm_ends[k]);
+        /* Each port's server in the guest sends its own READY: every port starts at a frame's
+         * boundary. One deadline for them all: the boot, not each port, has BOOT_TIMEOUT_S. */
+        int64_t deadline = monotonic_ms() + BOOT_TIMEOUT_S * 1000;
+        for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
+                wait_ready(session_chans[k], deadline);
         report = -1;
         return vmm;
 }
@@ -572,6 +613,10 @@ _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int repo
         report = report_fd;
         if (session_chan < 0)
                 fail("the session's VM is not booted");
+        /* Its own port only: nothing in this process can write into another exec's. */
+        for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
+                if (session_chans[k] != session_chan)
+                        (void) close(session_chans[k]);
         /* A closed stdout must not end this process by SIGPIPE mid-exec (the channel would be
          * left in the middle of it): the output is dropped instead, the guest command runs on. */
         (void) signal(SIGPIPE, SIG_IGN);
@@ -581,10 +626,19 @@ _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int repo
 }
 
 int vm_host_session_exec_prepare(void) {
+        unsigned k = 0;
+        while (k < VM_SESSION_EXECS_MAX && port_holder[k] >= 0)
+                k++;
+        if (k == VM_SESSION_EXECS_MAX)
+                return -EBUSY; /* the session host refuses before this (session-host.c) */
         int fd[2];
         if (pipe2(fd, O_CLOEXEC | O_NONBLOCK) < 0)
                 return -errno;
         clean_fd = fd[1];
+        port_holder[k] = fd[0];
+        session_chan = session_chans[k];
+        /* The next exec's id, inherited by its process: never reused in this VM. */
+        exec_id = session_next_id++;
         return fd[0];
 }
 
@@ -597,6 +651,11 @@ void vm_host_session_exec_forked(void) {
 bool vm_host_session_exec_clean(int fd) {
         char c;
         bool clean = read(fd, &c, 1) == 1;
+        /* The port is free again (an exec that left it mid-frame ends the session: init hands
+         * out no port after that). */
+        for (unsigned k = 0; k < VM_SESSION_EXECS_MAX; k++)
+                if (port_holder[k] == fd)
+                        port_holder[k] = -1;
         (void) close(fd);
         return clean;
 }

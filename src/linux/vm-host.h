@@ -19,6 +19,10 @@
 #include "plan/plan.h"
 #include "util/util.h"
 
+/* Execs a warm microvm session runs at once: one channel port each (docs/design/microvm.md
+ * "Channels"); the session host refuses one more while that many run. */
+#define VM_SESSION_EXECS_MAX 8u
+
 /* What the launcher found for the run (launch-backends.c: the probe's VMM and kernel, the
  * accelerator the policy chose), copied into the sandbox by the fork. */
 typedef struct vm_host {
@@ -41,8 +45,9 @@ _noreturn_ void vm_host_main(const plan *p, const vm_host *vm, char *const argv[
  * as init's child and waits for the guest agent's READY frame; returns the VMM's pid (its end
  * is the session's). A failure is one SANDBOX_UNAVAILABLE report on `report_fd` and exit 125. */
 pid_t vm_host_session_boot(const plan *p, const vm_host *vm, int report_fd);
-/* In an exec's command process forked by that init: runs `argv` in the booted VM (one exec at a
- * time: the channel carries no exec id) and ends as the guest command ended. */
+/* In an exec's command process forked by that init: runs `argv` in the booted VM on the port
+ * _prepare() gave it (execs on other ports run alongside) and ends as the guest command
+ * ended. */
 _noreturn_ void vm_host_session_exec(const plan *p, char *const argv[], int report_fd);
 /* The signal init sends an exec's process for its kill (SESSION_MSG_KILL): forwarded into the
  * guest as SIGKILL of the command's process group, where a SIGKILL here would leave it running. */
@@ -50,10 +55,12 @@ int vm_host_kill_signal(void);
 /* The signals an exec's process handles once its pump runs (the forwarded ones, the kill): a
  * microvm session's init keeps them blocked, so that they wait for the handlers. */
 void vm_host_exec_signals(sigset_t *set);
-/* Whether an exec left the channel at a frame's boundary, for init to tell before the next one:
- * before the exec's fork, _prepare() makes a pipe (the read end returned, or -errno); after it,
+/* Whether an exec left its port at a frame's boundary, for init to tell before the port's next
+ * exec: before the exec's fork, _prepare() takes a free port and makes a pipe (the read end
+ * returned, or -errno: -EBUSY with every port taken); after it,
  * _forked() closes init's write end; the exec's VM side writes one byte to it once its END
- * frame is sent; once the exec's process is reaped, _clean() reads (and closes) the read end.
+ * frame is sent; once the exec's process is reaped (or its fork failed), _clean() reads (and
+ * closes) the read end and frees the port.
  * An exec that ended without the byte (killed outright, mid-exec) left the channel mid-frame:
  * the session must end rather than hand the next exec the rest of this one. */
 int vm_host_session_exec_prepare(void);

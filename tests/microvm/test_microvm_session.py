@@ -10,7 +10,10 @@ booted once, serves every check below, as root and as cordon-test (cordond run a
 - a file one exec writes in the workspace is there for the next (and on the host);
 - an exec whose limits.timeout expires is killed (its stream ends "killed", reason "timeout")
   and the VM serves the next exec;
-- a second exec while one runs is refused (one exec at a time), the first unharmed;
+- three execs at once, each waiting for the others to start, their stdout and stderr byte for
+  byte and their own exit codes; an exec killed while another streams: the stream goes on
+  unbroken, the killed command is gone from the guest; eight at once, a ninth refused
+  (LAUNCH_FAILED), the eight unharmed;
 - session.suspend stops a guest counter printing every 0.2 s (the whole VM is frozen);
   session.resume lets it go on;
 - an exec whose VM side is killed outright (SIGKILL, the channel mid-exec) ends the session:
@@ -139,6 +142,109 @@ class MicrovmSession(unittest.TestCase):
         self.assertIn("error", resp, resp)
         self.assertNotIn("begun", json.dumps(resp))
 
+    def collect_all(self, client, rids):
+        """Events and response of each request in rids, read from one client as they come."""
+        events = {r: [] for r in rids}
+        resps = {}
+        while len(resps) < len(rids):
+            msg = client.read()
+            self.assertIsNotNone(msg, "end of file before every response")
+            self.assertIn(msg.get("id"), events, msg)
+            if "event" in msg:
+                events[msg["id"]].append(msg["event"])
+            else:
+                resps[msg["id"]] = msg
+        return events, resps
+
+    def concurrent(self, sid):
+        """Three execs at once in the one VM: each waits until all three run (served one after
+        the other, the first would wait for ever, until limits.timeout), then writes 400 lines to
+        stdout and 400 to stderr; each stream arrives byte for byte, each exit code its own."""
+        tags = {"A": 3, "B": 4, "C": 5}
+        rids = {}
+        for tag, code in tags.items():
+            script = (f"touch started-{tag}; for t in A B C; do while [ ! -e started-$t ]; do "
+                      f"sleep 0.05; done; done; i=0; while [ $i -lt 400 ]; do echo {tag}$i; "
+                      f"echo e{tag}$i >&2; i=$((i+1)); done; exit {code}")
+            rids[tag] = self.c.start("session.exec", {"sessionId": sid,
+                                                      "argv": ["sh", "-c", script]})
+        events, resps = self.collect_all(self.c, list(rids.values()))
+        for tag, code in tags.items():
+            ev, resp = events[rids[tag]], resps[rids[tag]]
+            self.assertEqual(resp.get("result", {}).get("exitCode"), code, (tag, resp))
+            self.assertEqual(self.output(ev), "".join(f"{tag}{i}\n" for i in range(400)), tag)
+            self.assertEqual(self.output(ev, "stderr"),
+                             "".join(f"e{tag}{i}\n" for i in range(400)), tag)
+
+    def kill_beside_stream(self, sid):
+        """One exec killed (its client gone: the kill goes into the guest) while another
+        streams a counter: the counter goes on unbroken to its end and its own exit code, and no
+        `sleep 60` of the killed one is left in the guest."""
+        rid = self.c.start("session.exec", {"sessionId": sid, "argv": [
+            "sh", "-c", "i=0; while [ ! -e stop ]; do echo s$i; i=$((i+1)); sleep 0.1; done; "
+                        "echo end; exit 6"]})
+        seen = []
+
+        def read_until(n):
+            while len(seen) < n:
+                msg = self.c.read()
+                self.assertEqual(msg.get("id"), rid, msg)
+                self.assertIn("event", msg, msg)
+                if msg["event"]["type"] == "stdout":
+                    seen.extend(msg["event"]["data"].split())
+        read_until(1)
+        other = cc.Client(self.d.sock, timeout=120)
+        kid = other.start("session.exec", {"sessionId": sid, "argv": [
+            "sh", "-c", "echo doomed; exec sleep 60"]})
+        msg = other.read()
+        while msg.get("event", {}).get("type") != "stdout":
+            msg = other.read()
+        self.assertEqual((msg["id"], msg["event"]["data"]), (kid, "doomed\n"))
+        other.close()  # its exec is killed
+        got = len(seen)
+        read_until(got + 5)  # the counter goes on past the kill
+        with open(os.path.join(self.ws, "stop"), "w", encoding="utf-8"):
+            pass
+        events, resp = self.c.collect(rid)
+        seen.extend(self.output(events).split())
+        self.assertEqual(seen[-1], "end", seen)
+        self.assertEqual(seen[:-1], [f"s{i}" for i in range(len(seen) - 1)], seen)
+        self.assertEqual(resp["result"]["exitCode"], 6, resp)
+        events, resp = self.exec(sid, ["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; "
+                                       "echo; echo next"])
+        out = self.output(events)
+        self.assertTrue(out.endswith("next\n"), (out, resp))
+        self.assertNotIn("sleep 60", out)
+
+    def at_most_eight(self, sid):
+        """Eight execs run at once (one channel port each); a ninth while they run is refused
+        (LAUNCH_FAILED), not queued; released, the eight end with their own output."""
+        rids = {}
+        for i in range(8):
+            rids[self.c.start("session.exec", {"sessionId": sid, "argv": [
+                "sh", "-c", f"echo up; while [ ! -e release ]; do sleep 0.1; done; "
+                            f"echo out{i}; exit {i}"]})] = i
+        events = {r: [] for r in rids}
+        up = set()
+        while len(up) < 8:
+            msg = self.c.read()
+            self.assertIn("event", msg, msg)
+            events[msg["id"]].append(msg["event"])
+            if msg["event"]["type"] == "stdout":
+                up.add(msg["id"])
+        other = cc.Client(self.d.sock, timeout=120)
+        ev, resp = other.request("session.exec", {"sessionId": sid, "argv": ["echo", "ninth"]})
+        other.close()
+        self.assertEqual(resp.get("error", {}).get("code"), "LAUNCH_FAILED", (ev, resp))
+        self.assertIn("at most 8 execs at once", resp["error"]["message"])
+        self.assertNotIn("ninth", json.dumps(ev))
+        with open(os.path.join(self.ws, "release"), "w", encoding="utf-8"):
+            pass
+        rest, resps = self.collect_all(self.c, list(rids))
+        for rid, i in rids.items():
+            out = self.output(events[rid] + rest[rid])
+            self.assertEqual((out, resps[rid]["result"]["exitCode"]), (f"up\nout{i}\n", i))
+
     def test_session(self):
         policy = {"microvm": {"accel": self.accel}, "limits": {"cpus": CPUS, "timeout": "15s"}}
         t0 = time.monotonic()
@@ -176,23 +282,9 @@ class MicrovmSession(unittest.TestCase):
         with open(os.path.join(self.ws, "made.txt"), encoding="utf-8") as f:
             self.assertEqual(f.read(), "kept\n")
 
-        # One exec at a time: a second one while the first runs (it waits for a file the test
-        # makes after the refusal) is refused, and the first goes on.
-        rid = self.c.start("session.exec", {"sessionId": sid, "argv": [
-            "sh", "-c", "echo first; while [ ! -e go ]; do sleep 0.1; done; echo done"]})
-        msg = self.c.read()
-        while msg["event"]["type"] != "stdout":
-            msg = self.c.read()
-        self.assertEqual(msg["event"]["data"], "first\n")
-        other = cc.Client(self.d.sock, timeout=120)
-        events, resp = other.request("session.exec", {"sessionId": sid, "argv": ["true"]})
-        other.close()
-        self.assertEqual(resp.get("error", {}).get("code"), "LAUNCH_FAILED", (events, resp))
-        self.assertIn("one exec at a time", resp["error"]["message"])
-        with open(os.path.join(self.ws, "go"), "w", encoding="utf-8"):
-            pass
-        events, resp = self.c.collect(rid)
-        self.assertEqual((self.output(events), resp["result"]["exitCode"]), ("done\n", 0))
+        self.concurrent(sid)
+        self.kill_beside_stream(sid)
+        self.at_most_eight(sid)
 
         # limits.timeout (15 s: the counter below must fit in it, frozen time included) kills the exec's command in the guest; the VM stays.
         events, resp = self.exec(sid, ["sh", "-c", "echo started; sleep 60"])
