@@ -22,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-from mvlib import users, vmm_pids  # noqa: E402
+from mvlib import microvm_accel, users, vmm_pids  # noqa: E402
 
 CORDON = None
 MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
@@ -69,14 +69,7 @@ class Server:
 
 class McpMicrovmSession(unittest.TestCase):
     def setUp(self):
-        r = subprocess.run([CORDON, "probe", "--json"], capture_output=True, text=True,
-                           check=True, cwd="/")
-        vm = [b for b in json.loads(r.stdout)["backends"] if b["name"] == "microvm"][0]
-        if vm["status"] == "unusable":
-            if MUST_WORK:
-                self.fail(f"the microvm backend is unusable here: {vm}")
-            self.skipTest(f"the microvm backend is unusable here: {vm.get('hint')}")
-        self.accel = "kvm" if vm["status"] == "full" else "tcg"
+        self.accel = microvm_accel(self, CORDON, MUST_WORK)
         self.before = vmm_pids()
         self.ws = tempfile.mkdtemp(prefix="cordon-mvmcp-", dir=BASE)
         os.chmod(self.ws, 0o755)

@@ -36,7 +36,7 @@ import tempfile
 import time
 import unittest
 
-from mvlib import users, vmm_pids  # noqa: E402
+from mvlib import daemon_in, microvm_accel, users, vmm_pids  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import cordond_client as cc  # noqa: E402
@@ -50,36 +50,19 @@ CPUS = 2
 
 
 
-def probe_microvm():
-    r = subprocess.run([CORDON, "probe", "--json"], capture_output=True, text=True, check=True,
-                       cwd="/")
-    facts = json.loads(r.stdout)
-    vm = [b for b in facts["backends"] if b["name"] == "microvm"][0]
-    return vm
 
 
 class MicrovmSession(unittest.TestCase):
     """The shared session's checks, in order."""
 
     def setUp(self):
-        vm = probe_microvm()
-        if vm["status"] == "unusable":
-            if MUST_WORK:
-                self.fail(f"the microvm backend is unusable here: {vm}")
-            self.skipTest(f"the microvm backend is unusable here: {vm.get('hint')}")
-        self.accel = "kvm" if vm["status"] == "full" else "tcg"
+        self.accel = microvm_accel(self, CORDON, MUST_WORK)
         self.before = vmm_pids()
         self.dir = tempfile.mkdtemp(prefix="cordon-mvs-", dir=cc.base_tmp())
         os.chmod(self.dir, 0o755)
         self.ws = os.path.join(self.dir, "ws")
         os.mkdir(self.ws)
-        self.d = cc.Daemon(start=False)
-        shutil.rmtree(self.d.dir)
-        self.d.dir = self.dir
-        self.d.sockdir = os.path.join(self.dir, "run")
-        self.d.sock = os.path.join(self.d.sockdir, "cordond.sock")
-        self.d.errpath = os.path.join(self.dir, "stderr")
-        self.d.start()
+        self.d = daemon_in(cc, self.dir)
         self.c = cc.Client(self.d.sock, timeout=120)
 
     def tearDown(self):

@@ -21,7 +21,6 @@ The accelerator is KVM when the probe finds hardware KVM, else TCG (policy micro
 CORDON_TEST_MUST_WORK=1 makes a host without qemu or the guest kernel a failure.
 
 Usage: test_microvm_terminal.py CORDOND CORDON"""
-import json
 import os
 import re
 import shutil
@@ -31,7 +30,7 @@ import tempfile
 import time
 import unittest
 
-from mvlib import users, vmm_pids  # noqa: E402
+from mvlib import daemon_in, microvm_accel, users, vmm_pids  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 import cordond_client as cc  # noqa: E402
@@ -42,34 +41,19 @@ MUST_WORK = os.environ.get("CORDON_TEST_MUST_WORK") == "1"
 SHELL = ["/bin/sh", "-c", "PS1='mv$ '; export PS1; exec /bin/sh -i"]
 
 
-def probe_microvm():
-    r = subprocess.run([CORDON, "probe", "--json"], capture_output=True, text=True, check=True,
-                       cwd="/")
-    return [b for b in json.loads(r.stdout)["backends"] if b["name"] == "microvm"][0]
 
 
 class MicrovmTerminal(unittest.TestCase):
     """The shared session's checks, in order."""
 
     def setUp(self):
-        vm = probe_microvm()
-        if vm["status"] == "unusable":
-            if MUST_WORK:
-                self.fail(f"the microvm backend is unusable here: {vm}")
-            self.skipTest(f"the microvm backend is unusable here: {vm.get('hint')}")
-        self.accel = "kvm" if vm["status"] == "full" else "tcg"
+        self.accel = microvm_accel(self, CORDON, MUST_WORK)
         self.before = vmm_pids()
         self.dir = tempfile.mkdtemp(prefix="cordon-mvt-", dir=cc.base_tmp())
         os.chmod(self.dir, 0o755)
         self.ws = os.path.join(self.dir, "ws")
         os.mkdir(self.ws)
-        self.d = cc.Daemon(start=False)
-        shutil.rmtree(self.d.dir)
-        self.d.dir = self.dir
-        self.d.sockdir = os.path.join(self.dir, "run")
-        self.d.sock = os.path.join(self.d.sockdir, "cordond.sock")
-        self.d.errpath = os.path.join(self.dir, "stderr")
-        self.d.start()
+        self.d = daemon_in(cc, self.dir)
         self.c = cc.Client(self.d.sock, timeout=120)
 
     def tearDown(self):
