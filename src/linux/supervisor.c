@@ -17,11 +17,11 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <time.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 
 #if !defined(__x86_64__) && !defined(__aarch64__)
 #error "the supervisor knows the syscall ABI of x86_64 and aarch64 only"

@@ -388,8 +388,7 @@ static void spare_take(proxy *px) {
 }
 
 static void spare_release(proxy *px) {
-        safe_close(px->spare_fd);
-        px->spare_fd = -1;
+        px->spare_fd = safe_close(px->spare_fd);
 }
 
 /* accept() failed for want of a descriptor: the connection is taken with the spare and closed. */
